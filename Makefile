@@ -1,0 +1,115 @@
+# Non-recursive build of the profiler suite.
+#
+#   make                 build tools and test programs under build/
+#   make check           run the test suite (bats)
+#   make SANITIZE=1      AddressSanitizer + UndefinedBehaviorSanitizer build,
+#                        objects under build-san/
+#   make install prefix=/usr/local DESTDIR=...
+#   make V=1             show the commands
+
+VERSION := 0.1.0
+
+prefix ?= /usr/local
+bindir ?= $(prefix)/bin
+datadir ?= $(prefix)/share
+bashcompdir ?= $(datadir)/bash-completion/completions
+
+CC ?= cc
+CFLAGS ?= -O2 -g
+WARN := -Wall -Wextra -Wformat=2 -Wshadow -Wstrict-prototypes \
+	-Wmissing-prototypes -Wno-unused-parameter -Wvla
+CPPFLAGS_ALL := -I. -Icommon -Isymbolize -Iformats -D_GNU_SOURCE \
+	-DPROF_VERSION='"$(VERSION)"' $(CPPFLAGS)
+LIBS := -lelf -ldwarf -lz -lm
+
+ifeq ($(SANITIZE),1)
+BUILD ?= build-san
+SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer \
+	-fno-sanitize-recover=undefined
+else
+BUILD ?= build
+SANFLAGS :=
+endif
+
+ifneq ($(V),1)
+Q := @
+quiet = @printf '  %-7s %s\n' $(1) $(2);
+else
+Q :=
+quiet =
+endif
+
+LIB_SRC := $(wildcard common/*.c symbolize/*.c formats/*.c)
+LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
+LIB := $(BUILD)/libprof.a
+
+TOOLS := uprofile kprofile
+TOOL_BIN := $(TOOLS:%=$(BUILD)/%)
+
+# Test programs: hot spots known by construction.  Built with frame
+# pointers and debug info, without optimisation surprises where the test
+# depends on the shape of the code (see each source's header comment).
+TPROG_DIR := tests/programs
+TPROG_CFLAGS := -O1 -g -fno-omit-frame-pointer
+TPROGS := spin2 inline shlib forkexec threads kernelloop exitwith demo
+TPROG_BIN := $(TPROGS:%=$(BUILD)/tests/%) $(BUILD)/tests/libhot.so \
+	$(BUILD)/tests/spin2-stripped
+TEST_TOOLS := $(BUILD)/tests/symtool
+
+all: $(TOOL_BIN) $(TPROG_BIN) $(TEST_TOOLS)
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(call quiet,CC,$@)$(CC) $(CPPFLAGS_ALL) $(WARN) $(CFLAGS) $(SANFLAGS) \
+		-MMD -MP -c -o $@ $<
+
+$(LIB): $(LIB_OBJ)
+	$(call quiet,AR,$@)rm -f $@ && $(AR) rcs $@ $^
+
+# Front ends: one directory each, main.c plus the library.
+$(BUILD)/uprofile: $(BUILD)/obj/uprofile/main.o $(LIB)
+	$(call quiet,LINK,$@)$(CC) $(CFLAGS) $(SANFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
+$(BUILD)/kprofile: $(BUILD)/obj/kprofile/main.o $(LIB)
+	$(call quiet,LINK,$@)$(CC) $(CFLAGS) $(SANFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
+
+$(BUILD)/tests/symtool: $(BUILD)/obj/tests/tools/symtool.o $(LIB)
+	@mkdir -p $(dir $@)
+	$(call quiet,LINK,$@)$(CC) $(CFLAGS) $(SANFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
+
+# Test programs are never sanitized: they are workloads, not our code.
+$(BUILD)/tests/libhot.so: $(TPROG_DIR)/libhot.c
+	@mkdir -p $(dir $@)
+	$(call quiet,CC,$@)$(CC) $(TPROG_CFLAGS) -fPIC -shared -o $@ $<
+$(BUILD)/tests/shlib: $(TPROG_DIR)/shlib.c $(BUILD)/tests/libhot.so
+	$(call quiet,CC,$@)$(CC) $(TPROG_CFLAGS) -o $@ $< \
+		-L$(BUILD)/tests -lhot -Wl,-rpath,'$$ORIGIN'
+$(BUILD)/tests/threads: $(TPROG_DIR)/threads.c
+	@mkdir -p $(dir $@)
+	$(call quiet,CC,$@)$(CC) $(TPROG_CFLAGS) -pthread -o $@ $<
+$(BUILD)/tests/inline: $(TPROG_DIR)/inline.c
+	@mkdir -p $(dir $@)
+	$(call quiet,CC,$@)$(CC) -O2 -g -fno-omit-frame-pointer -o $@ $<
+$(BUILD)/tests/spin2-stripped: $(BUILD)/tests/spin2
+	$(call quiet,STRIP,$@)strip -o $@ $<
+$(BUILD)/tests/%: $(TPROG_DIR)/%.c
+	@mkdir -p $(dir $@)
+	$(call quiet,CC,$@)$(CC) $(TPROG_CFLAGS) -o $@ $<
+
+check: all
+	bats tests
+
+install: $(TOOL_BIN)
+	install -d $(DESTDIR)$(bindir) $(DESTDIR)$(bashcompdir)
+	install -m 755 $(TOOL_BIN) $(DESTDIR)$(bindir)/
+	install -m 644 completions/uprofile.bash \
+		$(DESTDIR)$(bashcompdir)/uprofile
+	install -m 644 completions/kprofile.bash \
+		$(DESTDIR)$(bashcompdir)/kprofile
+
+clean:
+	rm -rf build build-san
+
+.PHONY: all check install clean
+.SECONDARY:
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Growable arrays: one checked helper instead of scattered realloc calls.
+ *
+ *   ALLOC_GROW(ptr, nr, alloc) makes room for at least nr elements in ptr,
+ *   whose current capacity is alloc (updated).  It evaluates to 0 on
+ *   success and -1 when out of memory, in which case ptr is untouched.
+ */
+#ifndef COMMON_ARRAY_H
+#define COMMON_ARRAY_H
+
+#include <stddef.h>
+
+int array_grow(void **ptr, size_t elem_size, size_t nr, size_t *alloc);
+
+#define ALLOC_GROW(ptr, nr, alloc) \
+	array_grow((void **)&(ptr), sizeof(*(ptr)), (nr), &(alloc))
+
+#endif

@@ -1,0 +1,702 @@
+/* SPDX-License-Identifier: MIT */
+#include <linux/perf_event.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "array.h"
+#include "collect.h"
+#include "error.h"
+#include "symbolize.h"
+
+#define T_INF UINT64_MAX
+#define NO_PROC UINT32_MAX
+/* A parked sample is retried this many rounds before it is given up. */
+#define PENDING_ROUNDS 3
+
+struct object {
+	char *path;
+	uint32_t kind;
+	uint8_t build_id[20];
+	uint32_t build_id_len;
+	uint64_t start, end, pgoff;
+};
+
+struct mapping {
+	uint64_t start, end, pgoff;
+	uint64_t t_from, t_to;
+	uint32_t obj;
+};
+
+struct process {
+	uint32_t pid;		/* NO_PROC: empty slot */
+	struct mapping *maps;
+	size_t nmaps, alloc_maps;
+};
+
+struct agg_entry {
+	uint64_t offset;
+	uint32_t obj, stat, split;
+	uint32_t used;
+	uint64_t samples, weight;
+};
+
+struct parked {
+	struct collect_sample s;
+	unsigned rounds;
+};
+
+struct collector {
+	enum collect_split split;
+	size_t nstats;
+	uint64_t *samples, *lost;
+
+	struct object *objects;
+	size_t nobjects, alloc_objects;
+	uint32_t obj_kernel, obj_unknown, obj_guest, obj_hv;
+
+	struct process *procs;	/* open addressing by pid */
+	size_t nprocs, cap_procs;
+
+	struct agg_entry *agg;	/* open addressing */
+	size_t nagg, cap_agg;
+
+	struct parked *parked;
+	size_t nparked, alloc_parked;
+
+	struct prof_modes *modes;	/* indexed by cpu */
+	size_t nmodes, alloc_modes;
+
+	int oom;
+};
+
+static uint64_t mix64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ULL;
+	x ^= x >> 33;
+	return x;
+}
+
+static uint32_t add_object(struct collector *c, uint32_t kind,
+			   const char *path, const uint8_t *bid, size_t bidlen,
+			   uint64_t start, uint64_t end, uint64_t pgoff)
+{
+	struct object *o;
+	size_t i;
+
+	if (bidlen > 20)
+		bidlen = 20;
+	for (i = 0; i < c->nobjects; i++) {
+		o = &c->objects[i];
+		if (o->kind != kind || strcmp(o->path, path))
+			continue;
+		/* Same path, other build-id: the file was replaced. */
+		if (bidlen && o->build_id_len &&
+		    (o->build_id_len != bidlen ||
+		     memcmp(o->build_id, bid, bidlen)))
+			continue;
+		if (bidlen && !o->build_id_len) {
+			memcpy(o->build_id, bid, bidlen);
+			o->build_id_len = (uint32_t)bidlen;
+		}
+		return (uint32_t)i;
+	}
+	if (ALLOC_GROW(c->objects, c->nobjects + 1, c->alloc_objects))
+		goto oom;
+	o = &c->objects[c->nobjects];
+	memset(o, 0, sizeof(*o));
+	o->path = strdup(path);
+	if (!o->path)
+		goto oom;
+	o->kind = kind;
+	if (bidlen)
+		memcpy(o->build_id, bid, bidlen);
+	o->build_id_len = (uint32_t)bidlen;
+	o->start = start;
+	o->end = end;
+	o->pgoff = pgoff;
+	return (uint32_t)c->nobjects++;
+oom:
+	c->oom = 1;
+	return 0;
+}
+
+struct collector *collector_new(enum collect_split split, size_t nstats)
+{
+	struct collector *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	c->split = split;
+	c->nstats = nstats;
+	c->samples = calloc(nstats ? nstats : 1, sizeof(uint64_t));
+	c->lost = calloc(nstats ? nstats : 1, sizeof(uint64_t));
+	c->cap_procs = 64;
+	c->procs = malloc(c->cap_procs * sizeof(*c->procs));
+	c->cap_agg = 4096;
+	c->agg = calloc(c->cap_agg, sizeof(*c->agg));
+	if (!c->samples || !c->lost || !c->procs || !c->agg) {
+		collector_free(c);
+		return NULL;
+	}
+	for (size_t i = 0; i < c->cap_procs; i++)
+		c->procs[i].pid = NO_PROC;
+	c->obj_kernel = add_object(c, PROF_OBJ_KERNEL, "[kernel.kallsyms]",
+				   NULL, 0, 0, 0, 0);
+	c->obj_unknown = add_object(c, PROF_OBJ_ANON, "[unknown]", NULL, 0,
+				    0, 0, 0);
+	c->obj_guest = add_object(c, PROF_OBJ_ANON, "[guest]", NULL, 0, 0, 0,
+				  0);
+	c->obj_hv = add_object(c, PROF_OBJ_ANON, "[hypervisor]", NULL, 0, 0,
+			       0, 0);
+	if (c->oom) {
+		collector_free(c);
+		return NULL;
+	}
+	return c;
+}
+
+void collector_free(struct collector *c)
+{
+	size_t i;
+
+	if (!c)
+		return;
+	for (i = 0; i < c->nobjects; i++)
+		free(c->objects[i].path);
+	free(c->objects);
+	for (i = 0; c->procs && i < c->cap_procs; i++)
+		if (c->procs[i].pid != NO_PROC)
+			free(c->procs[i].maps);
+	free(c->procs);
+	free(c->agg);
+	free(c->parked);
+	free(c->modes);
+	free(c->samples);
+	free(c->lost);
+	free(c);
+}
+
+/* ---- processes --------------------------------------------------------- */
+
+static struct process *proc_find(struct collector *c, uint32_t pid)
+{
+	size_t mask = c->cap_procs - 1, i = mix64(pid) & mask;
+
+	for (;; i = (i + 1) & mask) {
+		if (c->procs[i].pid == pid)
+			return &c->procs[i];
+		if (c->procs[i].pid == NO_PROC)
+			return NULL;
+	}
+}
+
+static int procs_grow(struct collector *c)
+{
+	size_t ncap = c->cap_procs * 2, i, j;
+	struct process *n = malloc(ncap * sizeof(*n));
+
+	if (!n)
+		return -1;
+	for (i = 0; i < ncap; i++)
+		n[i].pid = NO_PROC;
+	for (i = 0; i < c->cap_procs; i++) {
+		if (c->procs[i].pid == NO_PROC)
+			continue;
+		j = mix64(c->procs[i].pid) & (ncap - 1);
+		while (n[j].pid != NO_PROC)
+			j = (j + 1) & (ncap - 1);
+		n[j] = c->procs[i];
+	}
+	free(c->procs);
+	c->procs = n;
+	c->cap_procs = ncap;
+	return 0;
+}
+
+static struct process *proc_get(struct collector *c, uint32_t pid)
+{
+	struct process *p = proc_find(c, pid);
+	size_t mask, i;
+
+	if (p)
+		return p;
+	if ((c->nprocs + 1) * 4 > c->cap_procs * 3 && procs_grow(c)) {
+		c->oom = 1;
+		return NULL;
+	}
+	mask = c->cap_procs - 1;
+	i = mix64(pid) & mask;
+	while (c->procs[i].pid != NO_PROC)
+		i = (i + 1) & mask;
+	p = &c->procs[i];
+	memset(p, 0, sizeof(*p));
+	p->pid = pid;
+	c->nprocs++;
+	return p;
+}
+
+static enum prof_obj_kind kind_of(const char *path)
+{
+	if (!strcmp(path, "[vdso]"))
+		return PROF_OBJ_VDSO;
+	if (path[0] == '/' && strncmp(path, "//anon", 6) &&
+	    strncmp(path, "/memfd:", 7))
+		return PROF_OBJ_FILE;
+	return PROF_OBJ_ANON;
+}
+
+void collector_mmap(struct collector *c, uint32_t pid, uint64_t start,
+		    uint64_t len, uint64_t pgoff, const char *path,
+		    const uint8_t *build_id, size_t build_id_len,
+		    uint64_t time)
+{
+	enum prof_obj_kind kind = kind_of(path);
+	struct process *p;
+	struct mapping *m;
+	uint32_t obj;
+
+	if (pid == UINT32_MAX)	/* the kernel's own maps: not per process */
+		return;
+	p = proc_get(c, pid);
+	if (!p)
+		return;
+	obj = add_object(c, kind, path, build_id, build_id_len, start,
+			 start + len, pgoff);
+	if (ALLOC_GROW(p->maps, p->nmaps + 1, p->alloc_maps)) {
+		c->oom = 1;
+		return;
+	}
+	m = &p->maps[p->nmaps++];
+	m->start = start;
+	m->end = start + len;
+	m->pgoff = pgoff;
+	m->obj = obj;
+	m->t_from = time;
+	m->t_to = T_INF;
+}
+
+void collector_comm(struct collector *c, uint32_t pid, uint32_t tid,
+		    const char *comm, int exec, uint64_t time)
+{
+	struct process *p;
+	size_t i;
+
+	if (!exec)
+		return;
+	p = proc_get(c, pid);
+	if (!p)
+		return;
+	/* exec replaced the address space: earlier maps end now. */
+	for (i = 0; i < p->nmaps; i++)
+		if (p->maps[i].t_to == T_INF && p->maps[i].t_from <= time)
+			p->maps[i].t_to = time;
+}
+
+void collector_fork(struct collector *c, uint32_t pid, uint32_t ppid,
+		    uint64_t time)
+{
+	struct process *parent, *child;
+	size_t i;
+
+	if (pid == ppid)	/* a new thread shares its process's maps */
+		return;
+	child = proc_get(c, pid);
+	parent = proc_find(c, ppid);
+	if (!child || !parent)
+		return;
+	/* proc_get may have moved the table: look the parent up again. */
+	parent = proc_find(c, ppid);
+	child->nmaps = 0;
+	for (i = 0; i < parent->nmaps; i++) {
+		struct mapping m = parent->maps[i];
+
+		if (m.t_to <= time)
+			continue;
+		if (ALLOC_GROW(child->maps, child->nmaps + 1,
+			       child->alloc_maps)) {
+			c->oom = 1;
+			return;
+		}
+		m.t_from = 0;	/* valid in the child since its birth */
+		child->maps[child->nmaps++] = m;
+	}
+}
+
+void collector_exit(struct collector *c, uint32_t pid, uint32_t tid,
+		    uint64_t time)
+{
+	/* Maps are kept: samples of the process may still be undrained. */
+}
+
+/* ---- aggregation ------------------------------------------------------- */
+
+static int agg_grow(struct collector *c)
+{
+	size_t ncap = c->cap_agg * 2, i;
+	struct agg_entry *n = calloc(ncap, sizeof(*n));
+
+	if (!n)
+		return -1;
+	for (i = 0; i < c->cap_agg; i++) {
+		struct agg_entry *e = &c->agg[i];
+		size_t j;
+
+		if (!e->used)
+			continue;
+		j = mix64(e->offset ^ ((uint64_t)e->obj << 40) ^
+			  ((uint64_t)e->stat << 56) ^ ((uint64_t)e->split << 20))
+		    & (ncap - 1);
+		while (n[j].used)
+			j = (j + 1) & (ncap - 1);
+		n[j] = *e;
+	}
+	free(c->agg);
+	c->agg = n;
+	c->cap_agg = ncap;
+	return 0;
+}
+
+static void aggregate(struct collector *c, uint32_t obj, uint64_t offset,
+		      uint32_t stat, uint32_t split, uint64_t period)
+{
+	size_t mask, i;
+	struct agg_entry *e;
+
+	if ((c->nagg + 1) * 10 > c->cap_agg * 7 && agg_grow(c)) {
+		c->oom = 1;
+		return;
+	}
+	mask = c->cap_agg - 1;
+	i = mix64(offset ^ ((uint64_t)obj << 40) ^ ((uint64_t)stat << 56) ^
+		  ((uint64_t)split << 20)) & mask;
+	for (;; i = (i + 1) & mask) {
+		e = &c->agg[i];
+		if (!e->used)
+			break;
+		if (e->offset == offset && e->obj == obj && e->stat == stat &&
+		    e->split == split) {
+			e->samples++;
+			e->weight += period;
+			return;
+		}
+	}
+	e->used = 1;
+	e->offset = offset;
+	e->obj = obj;
+	e->stat = stat;
+	e->split = split;
+	e->samples = 1;
+	e->weight = period;
+	c->nagg++;
+}
+
+static void count_mode(struct collector *c, uint32_t cpu, enum prof_mode m)
+{
+	if (cpu >= c->nmodes) {
+		size_t i;
+
+		if (cpu > 65535 ||
+		    ALLOC_GROW(c->modes, (size_t)cpu + 1, c->alloc_modes)) {
+			c->oom = 1;
+			return;
+		}
+		for (i = c->nmodes; i <= cpu; i++) {
+			memset(&c->modes[i], 0, sizeof(c->modes[i]));
+			c->modes[i].cpu = (uint32_t)i;
+		}
+		c->nmodes = (size_t)cpu + 1;
+	}
+	c->modes[cpu].n[m]++;
+}
+
+static uint32_t split_of(const struct collector *c,
+			 const struct collect_sample *s)
+{
+	switch (c->split) {
+	case COLLECT_SPLIT_PID: return s->pid;
+	case COLLECT_SPLIT_CPU: return s->cpu;
+	default: return 0;
+	}
+}
+
+/* Returns 0 when the sample was charged, -1 when its map is unknown. */
+static int charge_user(struct collector *c, const struct collect_sample *s,
+		       int final)
+{
+	struct process *p = proc_find(c, s->pid);
+	size_t i;
+
+	if (p) {
+		/* Newest first: a later mapping shadows an older one. */
+		for (i = p->nmaps; i-- > 0;) {
+			const struct mapping *m = &p->maps[i];
+			uint64_t off;
+
+			if (s->ip < m->start || s->ip >= m->end ||
+			    s->time < m->t_from || s->time >= m->t_to)
+				continue;
+			off = c->objects[m->obj].kind == PROF_OBJ_ANON ?
+			      s->ip : s->ip - m->start + m->pgoff;
+			aggregate(c, m->obj, off, s->stat, split_of(c, s),
+				  s->period);
+			return 0;
+		}
+	}
+	if (!final)
+		return -1;
+	aggregate(c, c->obj_unknown, s->ip, s->stat, split_of(c, s),
+		  s->period);
+	return 0;
+}
+
+void collector_sample(struct collector *c, const struct collect_sample *s)
+{
+	uint32_t split = split_of(c, s);
+
+	if (s->stat >= c->nstats)
+		return;
+	c->samples[s->stat]++;
+	switch (s->cpumode) {
+	case PERF_RECORD_MISC_KERNEL:
+		count_mode(c, s->cpu, s->pid == 0 ? PROF_MODE_IDLE :
+			   PROF_MODE_KERNEL);
+		aggregate(c, c->obj_kernel, s->ip, s->stat, split, s->period);
+		return;
+	case PERF_RECORD_MISC_USER:
+		count_mode(c, s->cpu, PROF_MODE_USER);
+		break;
+	case PERF_RECORD_MISC_GUEST_KERNEL:
+	case PERF_RECORD_MISC_GUEST_USER:
+		count_mode(c, s->cpu, PROF_MODE_GUEST);
+		aggregate(c, c->obj_guest, s->ip, s->stat, split, s->period);
+		return;
+	case PERF_RECORD_MISC_HYPERVISOR:
+		count_mode(c, s->cpu, PROF_MODE_HV);
+		aggregate(c, c->obj_hv, s->ip, s->stat, split, s->period);
+		return;
+	default:
+		aggregate(c, c->obj_unknown, s->ip, s->stat, split, s->period);
+		return;
+	}
+	if (charge_user(c, s, 0) == 0)
+		return;
+	if (ALLOC_GROW(c->parked, c->nparked + 1, c->alloc_parked)) {
+		c->oom = 1;
+		return;
+	}
+	c->parked[c->nparked].s = *s;
+	c->parked[c->nparked].rounds = 0;
+	c->nparked++;
+}
+
+static void retry_parked(struct collector *c, int final)
+{
+	size_t i, kept = 0;
+
+	for (i = 0; i < c->nparked; i++) {
+		struct parked *p = &c->parked[i];
+		int last = final || ++p->rounds >= PENDING_ROUNDS;
+
+		if (charge_user(c, &p->s, last) == 0)
+			continue;
+		c->parked[kept++] = *p;
+	}
+	c->nparked = kept;
+}
+
+void collector_round_end(struct collector *c)
+{
+	retry_parked(c, 0);
+}
+
+void collector_lost(struct collector *c, uint32_t stat, uint64_t n)
+{
+	if (stat < c->nstats)
+		c->lost[stat] += n;
+}
+
+uint64_t collector_samples(const struct collector *c, uint32_t stat)
+{
+	return stat < c->nstats ? c->samples[stat] : 0;
+}
+
+uint64_t collector_lost_total(const struct collector *c, uint32_t stat)
+{
+	return stat < c->nstats ? c->lost[stat] : 0;
+}
+
+/* ---- building profiles ------------------------------------------------- */
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int cmp_count(const void *a, const void *b)
+{
+	const struct prof_count *x = a, *y = b;
+
+	if (x->obj != y->obj)
+		return x->obj < y->obj ? -1 : 1;
+	if (x->stat != y->stat)
+		return x->stat < y->stat ? -1 : 1;
+	return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+
+static int copy_meta(struct profile *dst, const struct profile *src)
+{
+#define DUP(f) do { \
+		if (src->f && !(dst->f = strdup(src->f))) return -1; \
+	} while (0)
+	DUP(tool);
+	DUP(hostname);
+	DUP(sysname);
+	DUP(release);
+	DUP(machine);
+	DUP(cpu_model);
+#undef DUP
+	dst->start_time_ns = src->start_time_ns;
+	dst->duration_ns = src->duration_ns;
+	dst->exit_status = src->exit_status;
+	dst->ncpus = src->ncpus;
+	return profile_set_argv(dst, src->argc, src->argv);
+}
+
+static int build_one(struct collector *c, const struct profile *tpl,
+		     uint32_t split, struct profile **out)
+{
+	struct profile *p = profile_new();
+	uint32_t *remap = NULL;
+	size_t i;
+
+	*out = p;
+	if (!p || copy_meta(p, tpl))
+		return -PROF_ENOMEM;
+	if (c->split == COLLECT_SPLIT_PID)
+		p->pid = (int32_t)split;
+	if (c->split == COLLECT_SPLIT_CPU)
+		p->cpu = (int32_t)split;
+	for (i = 0; i < tpl->nstats; i++) {
+		struct prof_stat s = tpl->stats[i];
+
+		s.samples = 0;
+		s.lost = c->split == COLLECT_SPLIT_NONE && i < c->nstats ?
+			 c->lost[i] : 0;
+		if (profile_add_stat(p, &s) < 0)
+			return -PROF_ENOMEM;
+	}
+	remap = malloc((c->nobjects ? c->nobjects : 1) * sizeof(*remap));
+	if (!remap)
+		return -PROF_ENOMEM;
+	for (i = 0; i < c->nobjects; i++)
+		remap[i] = UINT32_MAX;
+	for (i = 0; i < c->cap_agg; i++) {
+		const struct agg_entry *e = &c->agg[i];
+		struct prof_count k;
+
+		if (!e->used || e->split != split || e->stat >= p->nstats)
+			continue;
+		if (remap[e->obj] == UINT32_MAX) {
+			const struct object *o = &c->objects[e->obj];
+			struct prof_object po = {
+				.path = o->path, .kind = o->kind,
+				.build_id_len = o->build_id_len,
+				.start = o->start, .end = o->end,
+				.pgoff = o->pgoff,
+			};
+			int idx;
+
+			memcpy(po.build_id, o->build_id, sizeof(po.build_id));
+			if (!po.build_id_len && o->kind == PROF_OBJ_FILE) {
+				int n = sym_read_build_id(o->path, po.build_id,
+							  sizeof(po.build_id));
+
+				po.build_id_len = n > 0 ? (uint32_t)n : 0;
+			}
+			idx = profile_add_object(p, &po);
+			if (idx < 0) {
+				free(remap);
+				return idx;
+			}
+			remap[e->obj] = (uint32_t)idx;
+		}
+		k.obj = remap[e->obj];
+		k.stat = e->stat;
+		k.offset = e->offset;
+		k.samples = e->samples;
+		k.weight = e->weight;
+		if (profile_add_count(p, &k) < 0) {
+			free(remap);
+			return -PROF_ENOMEM;
+		}
+		p->stats[e->stat].samples += e->samples;
+	}
+	free(remap);
+	qsort(p->counts, p->ncounts, sizeof(*p->counts), cmp_count);
+	for (i = 0; i < c->nmodes; i++) {
+		if (c->split == COLLECT_SPLIT_CPU && i != split)
+			continue;
+		if (ALLOC_GROW(p->modes, p->nmodes + 1, p->alloc_modes))
+			return -PROF_ENOMEM;
+		p->modes[p->nmodes++] = c->modes[i];
+	}
+	return 0;
+}
+
+int collector_build(struct collector *c, const struct profile *tpl,
+		    struct profile ***out)
+{
+	uint32_t *splits = NULL;
+	size_t nsplits = 0, alloc = 0, i, j;
+	struct profile **ps;
+	int err;
+
+	*out = NULL;
+	retry_parked(c, 1);
+	if (c->oom)
+		return prof_fail(PROF_ENOMEM, "out of memory while collecting");
+	if (c->split == COLLECT_SPLIT_NONE) {
+		if (ALLOC_GROW(splits, 1, alloc))
+			return -PROF_ENOMEM;
+		splits[nsplits++] = 0;
+	} else {
+		for (i = 0; i < c->cap_agg; i++) {
+			if (!c->agg[i].used)
+				continue;
+			for (j = 0; j < nsplits; j++)
+				if (splits[j] == c->agg[i].split)
+					break;
+			if (j < nsplits)
+				continue;
+			if (ALLOC_GROW(splits, nsplits + 1, alloc)) {
+				free(splits);
+				return -PROF_ENOMEM;
+			}
+			splits[nsplits++] = c->agg[i].split;
+		}
+		qsort(splits, nsplits, sizeof(*splits), cmp_u32);
+	}
+	ps = calloc(nsplits ? nsplits : 1, sizeof(*ps));
+	if (!ps) {
+		free(splits);
+		return -PROF_ENOMEM;
+	}
+	for (i = 0; i < nsplits; i++) {
+		err = build_one(c, tpl, splits[i], &ps[i]);
+		if (err) {
+			for (j = 0; j <= i; j++)
+				profile_free(ps[j]);
+			free(ps);
+			free(splits);
+			return prof_fail(err, "out of memory building profile");
+		}
+	}
+	free(splits);
+	*out = ps;
+	return (int)nsplits;
+}

@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The collector: where samples are aggregated.
+ *
+ * An engine feeds it the records it drains, in time order within a drain
+ * round: mappings (MMAP2), process events (COMM/FORK/EXIT), samples and
+ * lost-sample counts.  The collector keeps one address-space map per
+ * process, with each mapping valid over a time interval (so a sample is
+ * attributed to the image that was mapped when it was taken, across exec
+ * and munmap), and aggregates every sample at once into a hash table keyed
+ * by (object, offset, statistic[, pid or cpu]).  Nothing per sample is
+ * kept.  A sample whose process or mapping is not known yet (records of
+ * another CPU's buffer not drained yet) is parked and retried after the
+ * round; what stays unknown at the end is charged to "[unknown]".
+ *
+ * Memory is owned by the collector; collector_free(NULL) is a no-op.
+ */
+#ifndef COMMON_COLLECT_H
+#define COMMON_COLLECT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "profile.h"
+
+enum collect_split {
+	COLLECT_SPLIT_NONE,	/* one profile */
+	COLLECT_SPLIT_PID,	/* one profile per process (-pids) */
+	COLLECT_SPLIT_CPU,	/* one profile per CPU (-each) */
+};
+
+/* What the engine knows about one sample. */
+struct collect_sample {
+	uint32_t stat;		/* index of the statistic */
+	uint32_t pid, tid, cpu;
+	uint64_t ip;
+	uint64_t period;
+	uint64_t time;
+	unsigned cpumode;	/* PERF_RECORD_MISC_CPUMODE_* */
+};
+
+struct collector;
+
+struct collector *collector_new(enum collect_split split, size_t nstats);
+void collector_free(struct collector *c);
+
+void collector_mmap(struct collector *c, uint32_t pid, uint64_t start,
+		    uint64_t len, uint64_t pgoff, const char *path,
+		    const uint8_t *build_id, size_t build_id_len,
+		    uint64_t time);
+void collector_comm(struct collector *c, uint32_t pid, uint32_t tid,
+		    const char *comm, int exec, uint64_t time);
+void collector_fork(struct collector *c, uint32_t pid, uint32_t ppid,
+		    uint64_t time);
+void collector_exit(struct collector *c, uint32_t pid, uint32_t tid,
+		    uint64_t time);
+void collector_sample(struct collector *c, const struct collect_sample *s);
+void collector_lost(struct collector *c, uint32_t stat, uint64_t n);
+/* Called by the engine after each drain round. */
+void collector_round_end(struct collector *c);
+
+/* Totals so far (for the summary line). */
+uint64_t collector_samples(const struct collector *c, uint32_t stat);
+uint64_t collector_lost_total(const struct collector *c, uint32_t stat);
+
+/*
+ * Build the aggregated profiles: one with COLLECT_SPLIT_NONE, else one per
+ * pid/cpu seen (sorted).  Statistics (with everything but samples and
+ * lost, which the collector fills) come from the caller in template, which
+ * also provides the metadata copied into each.  Returns the number of
+ * profiles in *out (an array the caller frees with its profiles), or a
+ * negative PROF_E* code.
+ */
+int collector_build(struct collector *c, const struct profile *template,
+		    struct profile ***out);
+
+#endif

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: MIT */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "error.h"
+
+static const char *const texts[] = {
+#define E(name, text) [PROF_E##name] = text,
+	PROF_ERRORS
+#undef E
+};
+
+static char detail[1024];
+
+const char *prof_strerror(int err)
+{
+	if (err < 0)
+		err = -err;
+	if (err >= PROF_NERRORS)
+		return "unknown error";
+	return texts[err];
+}
+
+int prof_fail(int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(detail, sizeof(detail), fmt, ap);
+	va_end(ap);
+	return -abs(err);
+}
+
+const char *prof_error(int err)
+{
+	return detail[0] ? detail : prof_strerror(err);
+}

@@ -1,0 +1,978 @@
+/* SPDX-License-Identifier: MIT */
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "array.h"
+#include "collect.h"
+#include "error.h"
+#include "frontend.h"
+#include "launch.h"
+#include "parse.h"
+#include "perf.h"
+#include "profile.h"
+#include "report.h"
+#include "stats.h"
+#include "symbolize.h"
+
+#define DEFAULT_FREQ 1000
+#define SUMMARY_ROWS 5
+
+enum {
+	OPT_KERNEL = 1000, OPT_USER, OPT_DIRNAME, OPT_PIDS, OPT_NOPIDS,
+	OPT_ALL, OPT_EACH, OPT_ONE, OPT_DISPLAY, OPT_PROCEDURES, OPT_LINES,
+	OPT_HEAVY, OPT_QUIT, OPT_ONLY, OPT_EXCLUDE, OPT_NUMBERS, OPT_FORMAT,
+	OPT_QUIET, OPT_COMPLETION,
+};
+
+static const struct argp_option stat_options[] = {
+	{ NULL, 0, NULL, 0, "Statistics and sampling:", 1 },
+	{ "event", 'e', "NAME[,NAME...]", 0,
+	  "statistics to sample (default: cycles); also as words before "
+	  "PROGRAM; NAME:u, :k, :h limit the modes", 1 },
+	{ "freq", 'F', "HZ", 0,
+	  "samples per second per statistic (default: 1000)", 1 },
+	{ "period", 'c', "N", 0,
+	  "one sample every N events (instead of -F)", 1 },
+	{ "kernel", OPT_KERNEL, NULL, 0, "also sample kernel mode", 1 },
+	{ "user", OPT_USER, NULL, 0, "also sample user mode", 1 },
+	{ 0 }
+};
+
+static const struct argp_option output_options[] = {
+	{ NULL, 0, NULL, 0, "Output:", 2 },
+	{ "output", 'o', "FILE", 0, "profile file name", 2 },
+	{ "dirname", OPT_DIRNAME, "DIR", 0, "directory for profile files", 2 },
+	{ "pids", OPT_PIDS, NULL, 0,
+	  "one profile per process, PID in the file name", 2 },
+	{ "nopids", OPT_NOPIDS, NULL, 0, "one profile for all (default)", 2 },
+	{ "all", OPT_ALL, NULL, 0, "one profile for all CPUs (default)", 2 },
+	{ "each", OPT_EACH, NULL, 0, "one profile per CPU: FILE.N", 2 },
+	{ "one", OPT_ONE, NULL, 0,
+	  "only the CPU the tool runs on (it pins itself there)", 2 },
+	{ "quiet", OPT_QUIET, NULL, 0, "no informational messages", 2 },
+	{ "verbose", 'v', NULL, 0, "say what is profiled and how", 2 },
+	{ 0 }
+};
+
+static const struct argp_option run_options[] = {
+	{ NULL, 0, NULL, 0, "What to profile:", 3 },
+	{ "pid", 'p', "PID", 0,
+	  "attach to a running process and its threads", 3 },
+	{ "duration", 'd', "SECONDS", 0,
+	  "stop collecting after SECONDS (with -p or without PROGRAM)", 3 },
+	{ "input", 'i', "FILE", 0,
+	  "report an existing profile FILE; run nothing", 3 },
+	{ 0 }
+};
+
+static const struct argp_option display_options[] = {
+	{ NULL, 0, NULL, 0, "Display (any of these implies -display):", 4 },
+	{ "display", OPT_DISPLAY, NULL, 0,
+	  "print the report after collecting", 4 },
+	{ "procedures", OPT_PROCEDURES, NULL, 0,
+	  "per procedure, hottest first (default)", 4 },
+	{ "lines", OPT_LINES, NULL, 0,
+	  "per source line, in procedure and line order", 4 },
+	{ "heavy", OPT_HEAVY, NULL, 0, "per source line, hottest first", 4 },
+	{ "quit", OPT_QUIT, "N|N%", 0,
+	  "stop after N rows, or at the first row below N percent", 4 },
+	{ "only", OPT_ONLY, "PROC", 0,
+	  "only procedures matching PROC (a glob; repeatable)", 4 },
+	{ "exclude", OPT_EXCLUDE, "PROC", 0,
+	  "leave out procedures matching PROC (repeatable)", 4 },
+	{ "numbers", OPT_NUMBERS, NULL, 0, "show addresses", 4 },
+	{ "format", OPT_FORMAT, "text|json", 0, "report format", 4 },
+	{ "completion-helper", OPT_COMPLETION, NULL, OPTION_HIDDEN,
+	  "list options for shell completion", 4 },
+	{ 0 }
+};
+
+static const struct argp_option *const all_option_tables[] = {
+	stat_options, output_options, run_options, display_options,
+};
+
+static const struct fe_tool *g_tool;
+
+static int add_str(char ***v, size_t *n, size_t *alloc, char *s)
+{
+	if (ALLOC_GROW(*v, *n + 1, *alloc))
+		return -1;
+	(*v)[(*n)++] = s;
+	return 0;
+}
+
+static void add_stats(struct fe_config *c, char *list,
+		      struct argp_state *state)
+{
+	char *save = NULL, *tok;
+
+	for (tok = strtok_r(list, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save))
+		if (add_str(&c->stats, &c->nstats, &c->alloc_stats, tok))
+			argp_failure(state, FE_EXIT_FAIL, ENOMEM, "options");
+}
+
+static void print_completion(void)
+{
+	size_t t;
+	const struct argp_option *o;
+
+	for (t = 0; t < sizeof(all_option_tables) /
+		    sizeof(all_option_tables[0]); t++)
+		for (o = all_option_tables[t]; o->name || o->key || o->doc;
+		     o++)
+			if (o->name && !(o->flags & OPTION_HIDDEN))
+				printf("-%s\n", o->name);
+	for (o = g_tool->options; o && (o->name || o->key || o->doc); o++)
+		if (o->name && !(o->flags & OPTION_HIDDEN))
+			printf("-%s\n", o->name);
+	for (t = 0; t < stat_table_len; t++)
+		printf("stat:%s\n", stat_table[t].name);
+}
+
+static error_t parse_shared(int key, char *arg, struct argp_state *state)
+{
+	struct fe_config *c = state->input;
+	uint64_t u;
+	long l;
+
+	switch (key) {
+	case 'e':
+		add_stats(c, arg, state);
+		break;
+	case 'F':
+		if (parse_u64(arg, 1, 1000000, &u))
+			argp_error(state, "bad frequency '%s': expected 1 to "
+				   "1000000 samples per second", arg);
+		c->freq = u;
+		c->period = 0;
+		break;
+	case 'c':
+		if (parse_u64(arg, 1, UINT64_MAX / 2, &u))
+			argp_error(state, "bad period '%s': expected a "
+				   "positive number of events", arg);
+		c->period = u;
+		c->freq = 0;
+		break;
+	case OPT_KERNEL: c->add_modes |= STAT_MODE_KERNEL; break;
+	case OPT_USER: c->add_modes |= STAT_MODE_USER; break;
+	case 'o': c->output = arg; break;
+	case OPT_DIRNAME: c->dirname = arg; break;
+	case OPT_PIDS: c->pids = 1; break;
+	case OPT_NOPIDS: c->pids = 0; break;
+	case OPT_ALL: c->cpus = FE_CPUS_ALL; break;
+	case OPT_EACH: c->cpus = FE_CPUS_EACH; break;
+	case OPT_ONE: c->cpus = FE_CPUS_ONE; break;
+	case OPT_QUIET: c->quiet = 1; break;
+	case 'v': c->verbose = 1; break;
+	case 'p':
+		if (parse_int(arg, 1, INT_MAX, &l))
+			argp_error(state, "bad process id '%s'", arg);
+		c->attach_pid = l;
+		break;
+	case 'd':
+		if (parse_double(arg, 0.001, 1e7, &c->duration))
+			argp_error(state, "bad duration '%s': expected "
+				   "seconds, e.g. 10 or 2.5", arg);
+		break;
+	case 'i': c->input = arg; break;
+	case OPT_DISPLAY: c->display = 1; break;
+	case OPT_PROCEDURES: c->display = 1; c->view = REPORT_PROCEDURES;
+		break;
+	case OPT_LINES: c->display = 1; c->view = REPORT_LINES; break;
+	case OPT_HEAVY: c->display = 1; c->view = REPORT_HEAVY; break;
+	case OPT_QUIT: {
+		size_t n = strlen(arg);
+
+		c->display = 1;
+		if (n > 1 && arg[n - 1] == '%') {
+			char num[64];
+
+			snprintf(num, sizeof(num), "%.*s", (int)(n - 1), arg);
+			if (parse_double(num, 0, 100, &c->quit_percent))
+				argp_error(state, "bad -quit '%s'", arg);
+		} else if (parse_u64(arg, 1, SIZE_MAX, &u)) {
+			argp_error(state, "bad -quit '%s': expected N rows "
+				   "or N%%", arg);
+		} else {
+			c->quit_rows = (size_t)u;
+		}
+		break;
+	}
+	case OPT_ONLY:
+		c->display = 1;
+		if (add_str((char ***)&c->only, &c->nonly, &c->alloc_only,
+			    arg))
+			argp_failure(state, FE_EXIT_FAIL, ENOMEM, "options");
+		break;
+	case OPT_EXCLUDE:
+		c->display = 1;
+		if (add_str((char ***)&c->exclude, &c->nexclude,
+			    &c->alloc_exclude, arg))
+			argp_failure(state, FE_EXIT_FAIL, ENOMEM, "options");
+		break;
+	case OPT_NUMBERS: c->display = 1; c->numbers = 1; break;
+	case OPT_FORMAT:
+		if (!strcmp(arg, "json"))
+			c->json = 1;
+		else if (!strcmp(arg, "text"))
+			c->json = 0;
+		else
+			argp_error(state, "bad format '%s': use text or json",
+				   arg);
+		break;
+	case OPT_COMPLETION:
+		print_completion();
+		exit(0);
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static int looks_like_stat(const char *word)
+{
+	char name[64];
+
+	snprintf(name, sizeof(name), "%s", word);
+	name[strcspn(name, ":")] = '\0';
+	return !strchr(word, '/') && stat_lookup(name) != NULL;
+}
+
+static error_t parse_root(int key, char *arg, struct argp_state *state)
+{
+	struct fe_config *c = state->input;
+	size_t i;
+
+	switch (key) {
+	case ARGP_KEY_INIT:
+		for (i = 0; i < 4; i++)
+			state->child_inputs[i] = c;
+		return 0;
+	case ARGP_KEY_ARG:
+		/* Tru64: statistics are the words before the program. */
+		if (!c->cmd && looks_like_stat(arg)) {
+			add_stats(c, arg, state);
+			return 0;
+		}
+		c->cmd = &state->argv[state->next - 1];
+		c->ncmd = state->argc - state->next + 1;
+		state->next = state->argc;
+		return 0;
+	case ARGP_KEY_END:
+		if (c->input && (c->cmd || c->attach_pid))
+			argp_error(state, "-i reports a file; it cannot be "
+				   "combined with a program or -p");
+		if (c->attach_pid && c->cmd)
+			argp_error(state, "give either a program or -p PID, "
+				   "not both");
+		if (!c->input && !c->attach_pid && !c->cmd &&
+		    g_tool->program_required)
+			argp_error(state, "no program to profile (give "
+				   "PROGRAM, -p PID or -i FILE)");
+		if (c->duration && c->cmd)
+			argp_error(state, "-d applies to -p or to collection "
+				   "without a program");
+		return 0;
+	default:
+		if (g_tool->parse)
+			return g_tool->parse(key, arg, state, c);
+		return ARGP_ERR_UNKNOWN;
+	}
+}
+
+/* ---- running ----------------------------------------------------------- */
+
+static uint64_t now_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void notice(const struct fe_config *c, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void notice(const struct fe_config *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (c->quiet)
+		return;
+	fprintf(stderr, "%s: ", g_tool->name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static int fail(int err)
+{
+	fprintf(stderr, "%s: %s\n", g_tool->name, prof_error(err));
+	return FE_EXIT_FAIL;
+}
+
+/* Synthesize the mappings of an existing process from /proc. */
+static void synthesize_maps(struct collector *col, pid_t pid)
+{
+	char path[64], line[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long lo, hi, off;
+		char perm[8];
+		int name_at = 0;
+
+		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s%n", &lo, &hi,
+			   perm, &off, &name_at) < 4 || perm[2] != 'x')
+			continue;
+		while (line[name_at] == ' ')
+			name_at++;
+		line[strcspn(line, "\n")] = '\0';
+		collector_mmap(col, (uint32_t)pid, lo, hi - lo, off,
+			       line + name_at, NULL, 0, 0);
+	}
+	fclose(f);
+}
+
+static int list_tids(pid_t pid, pid_t **tids, size_t *n)
+{
+	char path[64];
+	DIR *d;
+	struct dirent *e;
+	size_t alloc = 0;
+
+	*tids = NULL;
+	*n = 0;
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	d = opendir(path);
+	if (!d)
+		return prof_fail(PROF_ENOENT, "no process %d", (int)pid);
+	while ((e = readdir(d))) {
+		long t;
+
+		if (parse_int(e->d_name, 1, INT_MAX, &t))
+			continue;
+		if (ALLOC_GROW(*tids, *n + 1, alloc)) {
+			closedir(d);
+			return -PROF_ENOMEM;
+		}
+		(*tids)[(*n)++] = (pid_t)t;
+	}
+	closedir(d);
+	return 0;
+}
+
+static void synthesize_all(struct collector *col)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		long pid;
+
+		if (!parse_int(e->d_name, 1, INT_MAX, &pid))
+			synthesize_maps(col, (pid_t)pid);
+	}
+	closedir(d);
+}
+
+/* File name for one profile of a run. */
+static char *profile_path(const struct fe_config *c, const struct profile *p,
+			  int split)
+{
+	const char *base = c->output ? c->output : g_tool->default_file;
+	char *name = NULL, *full = NULL;
+	size_t n = strlen(base);
+	int r;
+
+	if (split && p->pid >= 0) {
+		/* umon.out -> umon.1234.out, other names get .1234 */
+		if (n > 4 && !strcmp(base + n - 4, ".out"))
+			r = asprintf(&name, "%.*s.%d.out", (int)(n - 4), base,
+				     p->pid);
+		else
+			r = asprintf(&name, "%s.%d", base, p->pid);
+	} else if (split && p->cpu >= 0) {
+		r = asprintf(&name, "%s.%d", base, p->cpu);
+	} else {
+		r = asprintf(&name, "%s", base);
+	}
+	if (r < 0)
+		return NULL;
+	if (!c->dirname || base[0] == '/')
+		return name;
+	r = asprintf(&full, "%s/%s", c->dirname, name);
+	free(name);
+	return r < 0 ? NULL : full;
+}
+
+static int show_report(const struct fe_config *c, const struct profile *p,
+		       const char *file, int summary_only)
+{
+	struct sym_config sc = { .vmlinux = c->vmlinux };
+	struct symbolizer *sym = symbolizer_new(&sc);
+	struct report_options ro = {
+		.view = (enum report_view)c->view,
+		.quit_rows = c->quit_rows,
+		.quit_percent = c->quit_percent,
+		.only = c->only, .nonly = c->nonly,
+		.exclude = c->exclude, .nexclude = c->nexclude,
+		.numbers = c->numbers,
+		.file = file,
+	};
+	struct report *r;
+	int err;
+
+	if (!sym)
+		return prof_fail(PROF_ENOMEM, "out of memory");
+	if (summary_only) {
+		ro.view = REPORT_PROCEDURES;
+		ro.nonly = ro.nexclude = 0;
+		ro.quit_rows = ro.quit_percent = 0;
+	}
+	err = report_build(p, sym, &ro, &r);
+	if (err) {
+		symbolizer_free(sym);
+		return err;
+	}
+	if (summary_only)
+		err = report_summary(stderr, r, SUMMARY_ROWS);
+	else if (c->json)
+		err = report_json(stdout, r);
+	else
+		err = report_text(stdout, r);
+	if (!err && fflush(stdout))
+		err = prof_fail(PROF_EIO, "cannot write report: %s",
+				strerror(errno));
+	report_free(r);
+	symbolizer_free(sym);
+	return err;
+}
+
+static int report_only(const struct fe_config *c)
+{
+	struct profile *p;
+	int err = profile_read(c->input, &p);
+
+	if (err)
+		return fail(err);
+	err = show_report(c, p, c->input, 0);
+	profile_free(p);
+	return err ? fail(err) : 0;
+}
+
+struct run {
+	struct fe_config *cfg;
+	struct stat_choice *choice;
+	size_t nstats;
+	struct perf_event_spec *specs;
+	struct collector *col;
+	struct perf_session *sess;
+	struct launch child;
+	int have_child;
+	int sigfd;
+	int sigint_ignored;
+	sigset_t old_mask;
+};
+
+static int resolve_stats(struct run *r)
+{
+	struct fe_config *c = r->cfg;
+	unsigned modes = g_tool->default_modes | c->add_modes;
+	size_t i;
+	static char *dflt[] = { (char *)"cycles" };
+	char **names = c->nstats ? c->stats : dflt;
+
+	r->nstats = c->nstats ? c->nstats : 1;
+	r->choice = calloc(r->nstats, sizeof(*r->choice));
+	r->specs = calloc(r->nstats, sizeof(*r->specs));
+	if (!r->choice || !r->specs)
+		return -PROF_ENOMEM;
+	for (i = 0; i < r->nstats; i++) {
+		struct stat_choice *ch = &r->choice[i];
+		int err = stat_resolve(names[i], modes, perf_probe, NULL, ch);
+		size_t j;
+
+		if (err)
+			return err;
+		for (j = 0; j < i; j++)
+			if (r->choice[j].def == ch->def &&
+			    r->choice[j].modes == ch->modes)
+				return prof_fail(PROF_EINVAL,
+						 "statistic '%s' is given twice"
+						 " (as '%s' and '%s')",
+						 ch->def->name,
+						 r->choice[j].requested,
+						 ch->requested);
+		if (ch->substitute)
+			notice(c, "'%s' is not available here (no hardware "
+			       "PMU); sampling '%s' instead",
+			       ch->requested, ch->def->name);
+		r->specs[i].type = ch->def->type;
+		r->specs[i].config = ch->def->config;
+		r->specs[i].modes = ch->modes;
+		r->specs[i].period = c->period;
+		r->specs[i].freq = c->period ? 0 :
+				   (c->freq ? c->freq : DEFAULT_FREQ);
+	}
+	return 0;
+}
+
+/* Signals become readable events, so the loop below decides what each
+ * means: the terminal's Ctrl-C already reached the program. */
+static int setup_signals(struct run *r)
+{
+	sigset_t set;
+	struct sigaction old;
+
+	sigaction(SIGINT, NULL, &old);
+	r->sigint_ignored = old.sa_handler == SIG_IGN;
+	sigemptyset(&set);
+	if (!r->sigint_ignored)
+		sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGQUIT);
+	if (sigprocmask(SIG_BLOCK, &set, &r->old_mask))
+		return prof_fail(PROF_EIO, "cannot block signals: %s",
+				 strerror(errno));
+	r->sigfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (r->sigfd < 0)
+		return prof_fail(PROF_EIO, "cannot watch signals: %s",
+				 strerror(errno));
+	return 0;
+}
+
+static int pin_to_current_cpu(int *cpu)
+{
+	cpu_set_t set;
+
+	*cpu = sched_getcpu();
+	if (*cpu < 0)
+		return prof_fail(PROF_EIO, "cannot tell the current CPU: %s",
+				 strerror(errno));
+	CPU_ZERO(&set);
+	CPU_SET(*cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		return prof_fail(PROF_EIO, "cannot pin to CPU %d: %s", *cpu,
+				 strerror(errno));
+	return 0;
+}
+
+/*
+ * Collect until the program exits, the duration passes, or a signal says
+ * stop.  Returns the program's status (or 0), or a negative error.
+ */
+static int collect(struct run *r, int *status)
+{
+	struct fe_config *c = r->cfg;
+	struct pollfd extra[2];
+	size_t nextra = 0;
+	uint64_t deadline = 0;
+	int child_extra = -1, attach_pidfd = -1;
+	int stop = 0;
+
+	*status = 0;
+	extra[nextra].fd = r->sigfd;
+	extra[nextra++].events = POLLIN;
+	if (r->have_child && r->child.pidfd >= 0) {
+		child_extra = (int)nextra;
+		extra[nextra].fd = r->child.pidfd;
+		extra[nextra++].events = POLLIN;
+	} else if (c->attach_pid) {
+		attach_pidfd = launch_pidfd((pid_t)c->attach_pid);
+		if (attach_pidfd >= 0) {
+			child_extra = (int)nextra;
+			extra[nextra].fd = attach_pidfd;
+			extra[nextra++].events = POLLIN;
+		}
+	}
+	if (c->duration > 0)
+		deadline = now_ns(CLOCK_MONOTONIC) +
+			   (uint64_t)(c->duration * 1e9);
+	while (!stop) {
+		int timeout = 100;
+		struct signalfd_siginfo si;
+		int err;
+
+		if (deadline) {
+			uint64_t t = now_ns(CLOCK_MONOTONIC);
+
+			if (t >= deadline)
+				break;
+			if ((deadline - t) / 1000000 < 100)
+				timeout = (int)((deadline - t) / 1000000) + 1;
+		}
+		err = perf_session_poll(r->sess, timeout, extra, nextra);
+		if (err)
+			return err;
+		while (read(r->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+			if (r->have_child) {
+				/* The terminal sent Ctrl-C to the program too;
+				 * a signal sent to us alone is passed on. */
+				if (si.ssi_code == SI_USER ||
+				    si.ssi_code == SI_QUEUE)
+					kill(r->child.pid, (int)si.ssi_signo);
+			} else {
+				stop = 1;
+			}
+		}
+		if (r->have_child) {
+			if ((child_extra >= 0 && extra[child_extra].revents) ||
+			    child_extra < 0) {
+				if (launch_poll(&r->child, status))
+					break;
+			}
+		} else if (c->attach_pid) {
+			if ((child_extra >= 0 && extra[child_extra].revents) ||
+			    (child_extra < 0 && kill((pid_t)c->attach_pid, 0) &&
+			     errno == ESRCH))
+				break;
+		}
+	}
+	if (attach_pidfd >= 0)
+		close(attach_pidfd);
+	return 0;
+}
+
+static int write_and_report(struct run *r, struct profile *tpl, int status)
+{
+	struct fe_config *c = r->cfg;
+	struct profile **ps = NULL;
+	int n, i, err = 0, split;
+	char *first = NULL;
+	uint64_t samples = 0, lost = 0;
+
+	n = collector_build(r->col, tpl, &ps);
+	if (n < 0)
+		return n;
+	split = c->pids || c->cpus == FE_CPUS_EACH;
+	if (c->dirname) {
+		struct stat st;
+
+		if (stat(c->dirname, &st) || !S_ISDIR(st.st_mode)) {
+			err = prof_fail(PROF_EIO, "cannot write profiles to '%s':"
+					" %s", c->dirname, errno ? strerror(errno) :
+					"not a directory");
+			goto out;
+		}
+	}
+	for (i = 0; i < n; i++) {
+		char *path = profile_path(c, ps[i], split);
+
+		if (!path) {
+			err = -PROF_ENOMEM;
+			goto out;
+		}
+		err = profile_write(ps[i], path);
+		if (err) {
+			free(path);
+			goto out;
+		}
+		if (!first)
+			first = path;
+		else
+			free(path);
+	}
+	for (i = 0; i < (int)r->nstats; i++) {
+		samples += collector_samples(r->col, (uint32_t)i);
+		lost += collector_lost_total(r->col, (uint32_t)i);
+	}
+	if (!c->quiet && n > 0 && !c->display) {
+		/* A single merged profile is summarized; split runs list
+		 * their files only. */
+		if (n == 1)
+			show_report(c, ps[0], first, 1);
+	}
+	if (c->display) {
+		for (i = 0; i < n && !err; i++) {
+			char *path = profile_path(c, ps[i], split);
+
+			err = show_report(c, ps[i], path, 0);
+			free(path);
+		}
+	}
+	if (!c->quiet) {
+		char names[256];
+		size_t k, used = 0;
+
+		names[0] = '\0';
+		for (k = 0; k < r->nstats; k++) {
+			int w = snprintf(names + used, sizeof(names) - used,
+					 "%s%s", k ? ", " : "",
+					 r->choice[k].def->name);
+			if (w < 0 || (size_t)w >= sizeof(names) - used)
+				break;
+			used += (size_t)w;
+		}
+		if (n == 1)
+			notice(c, "%" PRIu64 " samples (%s), %" PRIu64 " lost; "
+			       "profile written to %s", samples, names, lost,
+			       first);
+		else
+			notice(c, "%" PRIu64 " samples (%s), %" PRIu64 " lost; "
+			       "%d profiles written (%s%s)", samples, names,
+			       lost, n, first ? first : "none",
+			       n > 1 ? ", ..." : "");
+		if (lost)
+			notice(c, "the kernel dropped %" PRIu64 " samples: "
+			       "lower the rate with -F", lost);
+	}
+	(void)status;
+out:
+	free(first);
+	for (i = 0; i < n; i++)
+		profile_free(ps[i]);
+	free(ps);
+	return err;
+}
+
+static int run_collection(struct fe_config *c, int argc, char **argv)
+{
+	struct run r = { .cfg = c, .sigfd = -1 };
+	struct perf_target t = { 0 };
+	struct profile *tpl = NULL;
+	pid_t *tids = NULL;
+	size_t ntids = 0, i;
+	char *path = NULL;
+	int one_cpu, status = 0, err, code = FE_EXIT_FAIL;
+	uint64_t t0, t0_wall;
+	enum collect_split split = c->pids ? COLLECT_SPLIT_PID :
+				   c->cpus == FE_CPUS_EACH ? COLLECT_SPLIT_CPU :
+				   COLLECT_SPLIT_NONE;
+
+	err = resolve_stats(&r);
+	if (err)
+		goto fail;
+	if (c->cmd) {
+		err = launch_find(c->cmd[0], &path);
+		if (err) {
+			code = err == -PROF_ENOENT ? FE_EXIT_NOTFOUND :
+			       err == -PROF_ENOEXEC ? FE_EXIT_NOEXEC :
+			       FE_EXIT_FAIL;
+			goto fail;
+		}
+	}
+	if (c->cpus == FE_CPUS_ONE) {
+		err = pin_to_current_cpu(&one_cpu);
+		if (err)
+			goto fail;
+		t.cpus = &one_cpu;
+		t.ncpus = 1;
+	}
+	r.col = collector_new(split, r.nstats);
+	if (!r.col) {
+		err = prof_fail(PROF_ENOMEM, "out of memory");
+		goto fail;
+	}
+	err = setup_signals(&r);
+	if (err)
+		goto fail;
+	if (g_tool->scope == FE_SCOPE_SYSTEM) {
+		t.kind = PERF_TARGET_CPUS;
+		if ((g_tool->default_modes | c->add_modes) & STAT_MODE_USER)
+			synthesize_all(r.col);
+	} else if (c->attach_pid) {
+		err = list_tids((pid_t)c->attach_pid, &tids, &ntids);
+		if (err)
+			goto fail;
+		synthesize_maps(r.col, (pid_t)c->attach_pid);
+		t.kind = PERF_TARGET_TASKS;
+		t.tids = tids;
+		t.ntids = ntids;
+	}
+	if (c->cmd) {
+		err = launch_start(&r.child, path, c->cmd);
+		if (err)
+			goto fail;
+		r.have_child = 1;
+		if (g_tool->scope == FE_SCOPE_TASKS) {
+			t.kind = PERF_TARGET_TASKS;
+			t.tids = &r.child.pid;
+			t.ntids = 1;
+			t.enable_on_exec = 1;
+		}
+	}
+	if (c->verbose) {
+		for (i = 0; i < r.nstats; i++)
+			notice(c, "sampling %s (type %u, config %#" PRIx64
+			       ") in %s mode, %s %" PRIu64, r.choice[i].def->name,
+			       r.specs[i].type, r.specs[i].config,
+			       stat_modes_text(r.specs[i].modes),
+			       r.specs[i].period ? "every" : "at",
+			       r.specs[i].period ? r.specs[i].period :
+			       r.specs[i].freq);
+		if (c->cmd)
+			notice(c, "running %s and its descendants", path);
+		else if (c->attach_pid)
+			notice(c, "attaching to process %ld (%zu threads)",
+			       c->attach_pid, ntids);
+		else
+			notice(c, "profiling all CPUs until SIGTERM%s",
+			       r.sigint_ignored ? "" : " or Ctrl-C");
+	}
+	err = perf_session_open(&r.sess, r.specs, r.nstats, &t, r.col);
+	if (err) {
+		if (r.have_child) {
+			kill(r.child.pid, SIGKILL);
+			launch_wait(&r.child);
+			r.have_child = 0;
+		}
+		goto fail;
+	}
+	t0 = now_ns(CLOCK_MONOTONIC);
+	t0_wall = now_ns(CLOCK_REALTIME);
+	if (!t.enable_on_exec) {
+		err = perf_session_enable(r.sess);
+		if (err)
+			goto fail_child;
+	}
+	if (r.have_child) {
+		err = launch_release(&r.child, c->cmd[0]);
+		if (err) {
+			status = launch_wait(&r.child);
+			r.have_child = 0;
+			code = err == -PROF_ENOENT ? FE_EXIT_NOTFOUND :
+			       FE_EXIT_NOEXEC;
+			goto fail;
+		}
+	}
+	err = collect(&r, &status);
+	if (err)
+		goto fail_child;
+	perf_session_disable(r.sess);
+	perf_session_drain(r.sess);
+
+	tpl = profile_new();
+	if (!tpl) {
+		err = -PROF_ENOMEM;
+		goto fail;
+	}
+	tpl->tool = strdup(g_tool->name);
+	profile_identify_host(tpl);
+	tpl->start_time_ns = t0_wall;
+	tpl->duration_ns = now_ns(CLOCK_MONOTONIC) - t0;
+	tpl->exit_status = r.have_child ? status : -1;
+	if (c->cmd)
+		profile_set_argv(tpl, c->ncmd, c->cmd);
+	else if (c->attach_pid) {
+		char pidtxt[32];
+		char *av[] = { pidtxt, NULL };
+
+		snprintf(pidtxt, sizeof(pidtxt), "pid:%ld", c->attach_pid);
+		profile_set_argv(tpl, 1, av);
+	}
+	for (i = 0; i < r.nstats; i++) {
+		struct perf_totals tot;
+		struct prof_stat s = {
+			.name = (char *)r.choice[i].def->name,
+			.requested = r.choice[i].requested,
+			.type = r.specs[i].type,
+			.modes = r.specs[i].modes,
+			.config = r.specs[i].config,
+			.period = r.specs[i].period,
+			.freq = r.specs[i].freq,
+		};
+
+		perf_session_totals(r.sess, i, &tot);
+		s.value = tot.value;
+		s.time_enabled = tot.time_enabled;
+		s.time_running = tot.time_running;
+		if (profile_add_stat(tpl, &s) < 0) {
+			err = -PROF_ENOMEM;
+			goto fail;
+		}
+	}
+	err = write_and_report(&r, tpl, status);
+	if (err)
+		goto fail;
+	code = r.have_child ? status : 0;
+	goto out;
+fail_child:
+	if (r.have_child) {
+		kill(r.child.pid, SIGKILL);
+		launch_wait(&r.child);
+	}
+fail:
+	fprintf(stderr, "%s: %s\n", g_tool->name, prof_error(err));
+	/* The program ran: its status is still the most useful answer
+	 * only if we failed after it finished; otherwise ours. */
+out:
+	(void)argc;
+	(void)argv;
+	profile_free(tpl);
+	perf_session_free(r.sess);
+	collector_free(r.col);
+	if (r.have_child)
+		launch_release_fds(&r.child);
+	if (r.sigfd >= 0)
+		close(r.sigfd);
+	free(r.choice);
+	free(r.specs);
+	free(tids);
+	free(path);
+	return code;
+}
+
+int fe_main(const struct fe_tool *tool, int argc, char **argv)
+{
+	static char version[64];
+	const struct argp_child children[] = {
+		{ &(struct argp){ .options = stat_options,
+				  .parser = parse_shared }, 0, NULL, 1 },
+		{ &(struct argp){ .options = output_options,
+				  .parser = parse_shared }, 0, NULL, 2 },
+		{ &(struct argp){ .options = run_options,
+				  .parser = parse_shared }, 0, NULL, 3 },
+		{ &(struct argp){ .options = display_options,
+				  .parser = parse_shared }, 0, NULL, 4 },
+		{ 0 }
+	};
+	struct argp argp = {
+		.options = tool->options,
+		.parser = parse_root,
+		.args_doc = tool->args_doc,
+		.doc = tool->doc,
+		.children = children,
+	};
+	struct fe_config cfg = { 0 };
+	int code;
+
+	g_tool = tool;
+	snprintf(version, sizeof(version), "%s %s", tool->name, PROF_VERSION);
+	argp_program_version = version;
+	argp_err_exit_status = FE_EXIT_FAIL;
+	setvbuf(stderr, NULL, _IOLBF, 0);
+	if (argp_parse(&argp, argc, argv, ARGP_LONG_ONLY | ARGP_IN_ORDER,
+		       NULL, &cfg))
+		return FE_EXIT_FAIL;
+	if (cfg.input)
+		code = report_only(&cfg);
+	else
+		code = run_collection(&cfg, argc, argv);
+	free(cfg.stats);
+	free(cfg.only);
+	free(cfg.exclude);
+	return code;
+}

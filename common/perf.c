@@ -1,0 +1,595 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "array.h"
+#include "collect.h"
+#include "error.h"
+#include "perf.h"
+#include "stats.h"
+
+#ifndef PERF_RECORD_MISC_MMAP_BUILD_ID
+#define PERF_RECORD_MISC_MMAP_BUILD_ID (1 << 14)
+#endif
+
+/* What every sample carries, in the kernel's order. */
+#define SAMPLE_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | \
+		     PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | \
+		     PERF_SAMPLE_PERIOD)
+
+struct ring {
+	int fd;				/* owns the buffer */
+	struct perf_event_mmap_page *meta;
+	uint8_t *data;
+	size_t size;			/* data area, power of two */
+};
+
+struct event_fd {
+	int fd;
+	uint64_t id;
+	uint32_t stat;
+};
+
+/* A record copied out of a ring, delivered in time order. */
+struct rec {
+	uint64_t time;
+	uint64_t seq;
+	size_t off;		/* into the round's arena */
+};
+
+struct perf_session {
+	struct event_fd *fds;
+	size_t nfds, alloc_fds;
+	struct ring *rings;
+	size_t nrings;
+	size_t nspecs;
+	int callchain;
+	struct collector *col;
+
+	uint8_t *arena;
+	size_t arena_len, arena_alloc;
+	struct rec *recs;
+	size_t nrecs, alloc_recs;
+	uint64_t seq;
+
+	struct pollfd *pfds;
+	size_t alloc_pfds;
+};
+
+static long sys_perf_event_open(struct perf_event_attr *attr, pid_t pid,
+				int cpu, int group_fd, unsigned long flags)
+{
+	return syscall(SYS_perf_event_open, attr, pid, cpu, group_fd, flags);
+}
+
+static void set_modes(struct perf_event_attr *a, unsigned modes)
+{
+	a->exclude_user = !(modes & STAT_MODE_USER);
+	a->exclude_kernel = !(modes & STAT_MODE_KERNEL);
+	a->exclude_hv = !(modes & STAT_MODE_HV);
+}
+
+int perf_probe(uint32_t type, uint64_t config, unsigned modes, void *unused)
+{
+	struct perf_event_attr a;
+	long fd;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = type;
+	a.config = config;
+	a.disabled = 1;
+	a.sample_period = 100000;
+	set_modes(&a, modes);
+	fd = sys_perf_event_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	close((int)fd);
+	return 0;
+}
+
+int perf_online_cpus(int **cpus, size_t *n)
+{
+	FILE *f = fopen("/sys/devices/system/cpu/online", "r");
+	char line[4096], *p;
+	int *v = NULL;
+	size_t nv = 0, alloc = 0;
+
+	*cpus = NULL;
+	*n = 0;
+	if (!f || !fgets(line, sizeof(line), f)) {
+		long c = sysconf(_SC_NPROCESSORS_ONLN);
+
+		if (f)
+			fclose(f);
+		snprintf(line, sizeof(line), "0-%ld", c > 0 ? c - 1 : 0);
+	} else {
+		fclose(f);
+	}
+	for (p = line; *p && *p != '\n';) {
+		char *end;
+		long lo = strtol(p, &end, 10), hi = lo, c;
+
+		if (end == p)
+			break;
+		if (*end == '-')
+			hi = strtol(end + 1, &end, 10);
+		for (c = lo; c <= hi; c++) {
+			if (ALLOC_GROW(v, nv + 1, alloc)) {
+				free(v);
+				return prof_fail(PROF_ENOMEM, "out of memory");
+			}
+			v[nv++] = (int)c;
+		}
+		p = *end == ',' ? end + 1 : end;
+	}
+	*cpus = v;
+	*n = nv;
+	return 0;
+}
+
+static int open_error(int err, const struct perf_event_spec *spec, pid_t pid)
+{
+	const char *hint = "";
+
+	if (err == EACCES || err == EPERM)
+		hint = " (perf_event_paranoid or missing CAP_PERFMON)";
+	else if (err == ESRCH)
+		return prof_fail(PROF_ENOENT, "no process %d", (int)pid);
+	else if (err == EMFILE)
+		hint = " (too many open files: raise ulimit -n)";
+	return prof_fail(err == EACCES || err == EPERM ? PROF_EPERM : PROF_EPERF,
+			 "cannot open performance event (type %u, config %#llx): %s%s",
+			 spec->type, (unsigned long long)spec->config,
+			 strerror(err), hint);
+}
+
+static int open_one(struct perf_session *s, const struct perf_event_spec *sp,
+		    uint32_t stat, const struct perf_target *t, pid_t pid,
+		    int cpu, int track, int *fd_out)
+{
+	struct perf_event_attr a;
+	long fd;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = sp->type;
+	a.config = sp->config;
+	a.sample_type = SAMPLE_TYPE |
+			(sp->callchain ? PERF_SAMPLE_CALLCHAIN : 0);
+	a.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
+			PERF_FORMAT_TOTAL_TIME_RUNNING;
+	if (sp->period) {
+		a.sample_period = sp->period;
+	} else {
+		a.freq = 1;
+		a.sample_freq = sp->freq;
+	}
+	a.disabled = 1;
+	a.inherit = t->kind == PERF_TARGET_TASKS;
+	a.enable_on_exec = t->enable_on_exec;
+	set_modes(&a, sp->modes);
+	a.sample_id_all = 1;
+	a.watermark = 1;
+	/* Wake the drainer at 32 KiB so bursts never fill the buffer. */
+	a.wakeup_watermark = 32 * 1024;
+	if (track) {
+		a.mmap = 1;
+		a.mmap2 = 1;
+		a.comm = 1;
+		a.comm_exec = 1;
+		a.task = 1;
+		a.build_id = 1;
+	}
+	if (sp->callchain)
+		a.exclude_callchain_user = 1;
+	fd = sys_perf_event_open(&a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0 && errno == EINVAL && track) {
+		/* Kernels before 5.12 have no build-ids in MMAP2. */
+		a.build_id = 0;
+		fd = sys_perf_event_open(&a, pid, cpu, -1,
+					 PERF_FLAG_FD_CLOEXEC);
+	}
+	if (fd < 0)
+		return open_error(errno, sp, pid);
+	*fd_out = (int)fd;
+	if (ALLOC_GROW(s->fds, s->nfds + 1, s->alloc_fds)) {
+		close((int)fd);
+		return prof_fail(PROF_ENOMEM, "out of memory");
+	}
+	s->fds[s->nfds].fd = (int)fd;
+	s->fds[s->nfds].stat = stat;
+	if (ioctl((int)fd, PERF_EVENT_IOC_ID, &s->fds[s->nfds].id)) {
+		close((int)fd);
+		return prof_fail(PROF_EPERF, "cannot identify event: %s",
+				 strerror(errno));
+	}
+	s->nfds++;
+	return 0;
+}
+
+static int map_ring(struct perf_session *s, struct ring *r, int fd,
+		    size_t pages)
+{
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+	void *m = mmap(NULL, (pages + 1) * pg, PROT_READ | PROT_WRITE,
+		       MAP_SHARED, fd, 0);
+
+	if (m == MAP_FAILED)
+		return prof_fail(errno == EPERM ? PROF_EPERM : PROF_EPERF,
+				 "cannot map sample buffer: %s%s",
+				 strerror(errno),
+				 errno == EPERM ?
+				 " (raise perf_event_mlock_kb)" : "");
+	r->fd = fd;
+	r->meta = m;
+	r->data = (uint8_t *)m + pg;
+	r->size = pages * pg;
+	return 0;
+}
+
+static int cmp_fd_id(const void *a, const void *b)
+{
+	const struct event_fd *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+int perf_session_open(struct perf_session **out,
+		      const struct perf_event_spec *specs, size_t nspecs,
+		      const struct perf_target *t, struct collector *col)
+{
+	struct perf_session *s;
+	int *cpus = NULL;
+	const int *cpu_list = t->cpus;
+	size_t ncpus = t->ncpus, ci, ti, si;
+	size_t pages = t->ring_pages ? t->ring_pages : 64;
+	size_t ntasks = t->kind == PERF_TARGET_TASKS ? t->ntids : 1;
+	int err;
+
+	*out = NULL;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return prof_fail(PROF_ENOMEM, "out of memory");
+	s->col = col;
+	s->nspecs = nspecs;
+	if (!cpu_list) {
+		err = perf_online_cpus(&cpus, &ncpus);
+		if (err) {
+			free(s);
+			return err;
+		}
+		cpu_list = cpus;
+	}
+	s->rings = calloc(ncpus ? ncpus : 1, sizeof(*s->rings));
+	if (!s->rings) {
+		err = prof_fail(PROF_ENOMEM, "out of memory");
+		goto fail;
+	}
+	/*
+	 * Inherited events cannot have per-task buffers, so every event is
+	 * opened per CPU, and the events of one CPU share its ring buffer.
+	 */
+	for (ci = 0; ci < ncpus; ci++) {
+		int ring_fd = -1;
+
+		for (ti = 0; ti < ntasks; ti++) {
+			pid_t pid = t->kind == PERF_TARGET_TASKS ?
+				    t->tids[ti] : -1;
+
+			for (si = 0; si < nspecs; si++) {
+				int fd = -1;
+
+				err = open_one(s, &specs[si], (uint32_t)si, t,
+					       pid, cpu_list[ci], si == 0, &fd);
+				if (err)
+					goto fail;
+				if (ring_fd < 0) {
+					err = map_ring(s, &s->rings[s->nrings],
+						       fd, pages);
+					if (err)
+						goto fail;
+					s->nrings++;
+					ring_fd = fd;
+				} else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT,
+						 ring_fd)) {
+					err = prof_fail(PROF_EPERF,
+							"cannot share sample buffer: %s",
+							strerror(errno));
+					goto fail;
+				}
+			}
+		}
+	}
+	qsort(s->fds, s->nfds, sizeof(*s->fds), cmp_fd_id);
+	for (si = 0; si < nspecs; si++)
+		s->callchain |= specs[si].callchain;
+	free(cpus);
+	*out = s;
+	return 0;
+fail:
+	free(cpus);
+	perf_session_free(s);
+	return err;
+}
+
+static int ioctl_all(struct perf_session *s, unsigned long req)
+{
+	size_t i;
+
+	for (i = 0; i < s->nfds; i++)
+		if (ioctl(s->fds[i].fd, req, 0))
+			return prof_fail(PROF_EPERF, "cannot %s events: %s",
+					 req == PERF_EVENT_IOC_ENABLE ?
+					 "enable" : "disable",
+					 strerror(errno));
+	return 0;
+}
+
+int perf_session_enable(struct perf_session *s)
+{
+	return ioctl_all(s, PERF_EVENT_IOC_ENABLE);
+}
+
+int perf_session_disable(struct perf_session *s)
+{
+	return ioctl_all(s, PERF_EVENT_IOC_DISABLE);
+}
+
+static uint32_t stat_of_id(const struct perf_session *s, uint64_t id)
+{
+	size_t lo = 0, hi = s->nfds;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (s->fds[mid].id == id)
+			return s->fds[mid].stat;
+		if (s->fds[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return UINT32_MAX;
+}
+
+static inline uint64_t rd64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return v;
+}
+
+static inline uint32_t rd32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
+
+/* Copy every complete record of one ring into the arena. */
+static void read_ring(struct perf_session *s, struct ring *r)
+{
+	uint64_t head = __atomic_load_n(&r->meta->data_head, __ATOMIC_ACQUIRE);
+	uint64_t tail = r->meta->data_tail;
+	size_t mask = r->size - 1;
+
+	while (tail < head) {
+		struct perf_event_header h;
+		size_t at = tail & mask, first;
+		uint8_t *dst;
+		struct rec *rc;
+
+		first = r->size - at < sizeof(h) ? r->size - at : sizeof(h);
+		memcpy(&h, r->data + at, first);
+		memcpy((uint8_t *)&h + first, r->data, sizeof(h) - first);
+		if (h.size < sizeof(h) || tail + h.size > head)
+			break;
+		if (ALLOC_GROW(s->arena, s->arena_len + h.size,
+			       s->arena_alloc) ||
+		    ALLOC_GROW(s->recs, s->nrecs + 1, s->alloc_recs))
+			break;
+		dst = s->arena + s->arena_len;
+		first = r->size - at < h.size ? r->size - at : h.size;
+		memcpy(dst, r->data + at, first);
+		memcpy(dst + first, r->data, h.size - first);
+		rc = &s->recs[s->nrecs++];
+		rc->off = s->arena_len;
+		rc->seq = s->seq++;
+		if (h.type == PERF_RECORD_SAMPLE && h.size >= 40)
+			rc->time = rd64(dst + 32);
+		else if (h.size >= sizeof(h) + 24)
+			rc->time = rd64(dst + h.size - 24);
+		else
+			rc->time = 0;
+		s->arena_len += h.size;
+		tail += h.size;
+	}
+	__atomic_store_n(&r->meta->data_tail, tail, __ATOMIC_RELEASE);
+}
+
+static int cmp_rec(const void *a, const void *b)
+{
+	const struct rec *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static void deliver(struct perf_session *s, const uint8_t *p)
+{
+	const struct perf_event_header *h = (const void *)p;
+	const uint8_t *b = p + sizeof(*h);
+	const uint8_t *end = p + h->size;
+	struct collect_sample cs;
+
+	switch (h->type) {
+	case PERF_RECORD_SAMPLE:
+		if (h->size < 56)
+			return;
+		cs.stat = stat_of_id(s, rd64(b));
+		cs.ip = rd64(b + 8);
+		cs.pid = rd32(b + 16);
+		cs.tid = rd32(b + 20);
+		cs.time = rd64(b + 24);
+		cs.cpu = rd32(b + 32);
+		cs.period = rd64(b + 40);
+		cs.cpumode = h->misc & PERF_RECORD_MISC_CPUMODE_MASK;
+		collector_sample(s->col, &cs);
+		return;
+	case PERF_RECORD_MMAP2: {
+		uint64_t time = rd64(end - 24);
+		const char *name = (const char *)b + 64;
+		const uint8_t *bid = NULL;
+		size_t bidlen = 0;
+
+		if (h->size < sizeof(*h) + 64 + 24 ||
+		    !memchr(name, '\0', (size_t)(end - 24 - (const uint8_t *)name)))
+			return;
+		if (h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
+			bidlen = b[32];
+			bid = b + 36;
+			if (bidlen > 20)
+				bidlen = 20;
+		}
+		if (!(rd32(b + 56) & PROT_EXEC))
+			return;
+		collector_mmap(s->col, rd32(b), rd64(b + 8), rd64(b + 16),
+			       rd64(b + 24), name, bid, bidlen, time);
+		return;
+	}
+	case PERF_RECORD_MMAP: {
+		const char *name = (const char *)b + 32;
+
+		if (h->size < sizeof(*h) + 32 + 24 ||
+		    !memchr(name, '\0', (size_t)(end - 24 - (const uint8_t *)name)))
+			return;
+		collector_mmap(s->col, rd32(b), rd64(b + 8), rd64(b + 16),
+			       rd64(b + 24), name, NULL, 0, rd64(end - 24));
+		return;
+	}
+	case PERF_RECORD_COMM: {
+		const char *name = (const char *)b + 8;
+
+		if (h->size < sizeof(*h) + 8 + 24 ||
+		    !memchr(name, '\0', (size_t)(end - 24 - (const uint8_t *)name)))
+			return;
+		collector_comm(s->col, rd32(b), rd32(b + 4), name,
+			       !!(h->misc & PERF_RECORD_MISC_COMM_EXEC),
+			       rd64(end - 24));
+		return;
+	}
+	case PERF_RECORD_FORK:
+		if (h->size >= sizeof(*h) + 24)
+			collector_fork(s->col, rd32(b), rd32(b + 4),
+				       rd64(b + 16));
+		return;
+	case PERF_RECORD_EXIT:
+		if (h->size >= sizeof(*h) + 24)
+			collector_exit(s->col, rd32(b), rd32(b + 8),
+				       rd64(b + 16));
+		return;
+	case PERF_RECORD_LOST:
+		if (h->size >= sizeof(*h) + 16)
+			collector_lost(s->col, stat_of_id(s, rd64(b)),
+				       rd64(b + 8));
+		return;
+	case PERF_RECORD_LOST_SAMPLES:
+		if (h->size >= sizeof(*h) + 8 + 24)
+			collector_lost(s->col, stat_of_id(s, rd64(end - 8)),
+				       rd64(b));
+		return;
+	default:
+		return;
+	}
+}
+
+void perf_session_drain(struct perf_session *s)
+{
+	size_t i;
+
+	s->arena_len = 0;
+	s->nrecs = 0;
+	for (i = 0; i < s->nrings; i++)
+		read_ring(s, &s->rings[i]);
+	if (!s->nrecs)
+		return;
+	qsort(s->recs, s->nrecs, sizeof(*s->recs), cmp_rec);
+	for (i = 0; i < s->nrecs; i++)
+		deliver(s, s->arena + s->recs[i].off);
+	collector_round_end(s->col);
+}
+
+int perf_session_poll(struct perf_session *s, int timeout_ms,
+		      struct pollfd *extra, size_t nextra)
+{
+	size_t n = s->nrings + nextra, i;
+	int r;
+
+	if (ALLOC_GROW(s->pfds, n ? n : 1, s->alloc_pfds))
+		return prof_fail(PROF_ENOMEM, "out of memory");
+	for (i = 0; i < s->nrings; i++) {
+		s->pfds[i].fd = s->rings[i].fd;
+		s->pfds[i].events = POLLIN;
+		s->pfds[i].revents = 0;
+	}
+	for (i = 0; i < nextra; i++) {
+		extra[i].revents = 0;
+		s->pfds[s->nrings + i] = extra[i];
+	}
+	r = poll(s->pfds, n, timeout_ms);
+	if (r < 0 && errno != EINTR)
+		return prof_fail(PROF_EIO, "poll failed: %s", strerror(errno));
+	for (i = 0; r > 0 && i < nextra; i++)
+		extra[i].revents = s->pfds[s->nrings + i].revents;
+	perf_session_drain(s);
+	return 0;
+}
+
+void perf_session_totals(struct perf_session *s, size_t stat,
+			 struct perf_totals *t)
+{
+	size_t i;
+
+	memset(t, 0, sizeof(*t));
+	for (i = 0; i < s->nfds; i++) {
+		uint64_t v[3];
+
+		if (s->fds[i].stat != stat)
+			continue;
+		if (read(s->fds[i].fd, v, sizeof(v)) != (ssize_t)sizeof(v))
+			continue;
+		t->value += v[0];
+		t->time_enabled += v[1];
+		t->time_running += v[2];
+	}
+}
+
+void perf_session_free(struct perf_session *s)
+{
+	size_t i, pg;
+
+	if (!s)
+		return;
+	pg = (size_t)sysconf(_SC_PAGESIZE);
+	for (i = 0; i < s->nrings; i++)
+		munmap(s->rings[i].meta, s->rings[i].size + pg);
+	for (i = 0; i < s->nfds; i++)
+		close(s->fds[i].fd);
+	free(s->rings);
+	free(s->fds);
+	free(s->arena);
+	free(s->recs);
+	free(s->pfds);
+	free(s);
+}

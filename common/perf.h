@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The perf engine: the only code that calls perf_event_open(2).
+ *
+ * A session opens one sampling event per (statistic, CPU[, task]), shares
+ * one ring buffer per CPU between them, and drains the buffers into a
+ * collector, delivering the records of one drain round in time order.
+ * Side-band records (MMAP2, COMM, FORK, EXIT) are requested on the first
+ * statistic only, so the collector sees each once.
+ *
+ * Functions return 0 or a negative PROF_E* code with a one-line detail
+ * (prof_error).  perf_session_free(NULL) is a no-op.
+ */
+#ifndef COMMON_PERF_H
+#define COMMON_PERF_H
+
+#include <poll.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct collector;
+
+struct perf_event_spec {
+	uint32_t type;		/* PERF_TYPE_* */
+	uint64_t config;
+	unsigned modes;		/* STAT_MODE_* */
+	uint64_t period;	/* events per sample, or 0 to use freq */
+	uint64_t freq;		/* samples per second */
+	int callchain;		/* record kernel call chains */
+};
+
+enum perf_target_kind {
+	PERF_TARGET_TASKS,	/* given tasks and their descendants */
+	PERF_TARGET_CPUS,	/* everything on the given CPUs */
+};
+
+struct perf_target {
+	enum perf_target_kind kind;
+	const pid_t *tids;	/* TASKS: tasks to follow (inherit) */
+	size_t ntids;
+	const int *cpus;	/* CPUs to open on; NULL: all online */
+	size_t ncpus;
+	int enable_on_exec;	/* TASKS: counting starts at the task's exec */
+	size_t ring_pages;	/* data pages per buffer (power of 2), 0: 64 */
+};
+
+/* Per-statistic totals read from the counters. */
+struct perf_totals {
+	uint64_t value, time_enabled, time_running;
+};
+
+struct perf_session;
+
+/* 0 if (type, config) can be sampled here in modes, else -errno. */
+int perf_probe(uint32_t type, uint64_t config, unsigned modes, void *unused);
+
+/* Online CPUs from sysfs.  *cpus is malloc'd. */
+int perf_online_cpus(int **cpus, size_t *n);
+
+int perf_session_open(struct perf_session **out,
+		      const struct perf_event_spec *specs, size_t nspecs,
+		      const struct perf_target *target,
+		      struct collector *collector);
+int perf_session_enable(struct perf_session *s);
+int perf_session_disable(struct perf_session *s);
+
+/*
+ * Wait up to timeout_ms (-1: forever) for ring-buffer data or for one of
+ * the caller's extra descriptors, then drain what is there.  extra[i]
+ * .revents is filled.  Returns 0, or a negative code on poll failure
+ * other than EINTR (EINTR returns 0 with no revents).
+ */
+int perf_session_poll(struct perf_session *s, int timeout_ms,
+		      struct pollfd *extra, size_t nextra);
+/* Drain every buffer now. */
+void perf_session_drain(struct perf_session *s);
+/* Totals of statistic i over all CPUs and tasks. */
+void perf_session_totals(struct perf_session *s, size_t i,
+			 struct perf_totals *t);
+void perf_session_free(struct perf_session *s);
+
+#endif

@@ -1,0 +1,918 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Profile model and its file format.  The layout is documented in
+ * docs/profile-format.md; keep the two in step.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "array.h"
+#include "error.h"
+#include "profile.h"
+
+static const char magic[8] = { 'U', 'M', 'O', 'N', 'P', 'R', 'O', 'F' };
+
+enum section_id {
+	SEC_META = 1,
+	SEC_STATS = 2,
+	SEC_OBJECTS = 3,
+	SEC_COUNTS = 4,
+	SEC_MODES = 5,
+};
+
+#define HEADER_SIZE 32
+#define SECTION_ENTRY_SIZE 24
+#define MAX_STRING (1u << 20)
+#define MAX_SECTIONS 64
+
+struct profile *profile_new(void)
+{
+	struct profile *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	p->exit_status = -1;
+	p->pid = -1;
+	p->cpu = -1;
+	return p;
+}
+
+void profile_free(struct profile *p)
+{
+	size_t i;
+
+	if (!p)
+		return;
+	free(p->tool);
+	for (i = 0; p->argv && p->argv[i]; i++)
+		free(p->argv[i]);
+	free(p->argv);
+	free(p->hostname);
+	free(p->sysname);
+	free(p->release);
+	free(p->machine);
+	free(p->cpu_model);
+	for (i = 0; i < p->nobjects; i++)
+		free(p->objects[i].path);
+	free(p->objects);
+	for (i = 0; i < p->nstats; i++) {
+		free(p->stats[i].name);
+		free(p->stats[i].requested);
+	}
+	free(p->stats);
+	free(p->counts);
+	free(p->modes);
+	free(p);
+}
+
+static char *dup_or_empty(const char *s)
+{
+	return strdup(s ? s : "");
+}
+
+int profile_add_object(struct profile *p, const struct prof_object *o)
+{
+	struct prof_object *n;
+
+	if (ALLOC_GROW(p->objects, p->nobjects + 1, p->alloc_objects))
+		return -PROF_ENOMEM;
+	n = &p->objects[p->nobjects];
+	*n = *o;
+	if (n->build_id_len > sizeof(n->build_id))
+		n->build_id_len = sizeof(n->build_id);
+	n->path = dup_or_empty(o->path);
+	if (!n->path)
+		return -PROF_ENOMEM;
+	return (int)p->nobjects++;
+}
+
+int profile_add_stat(struct profile *p, const struct prof_stat *s)
+{
+	struct prof_stat *n;
+
+	if (ALLOC_GROW(p->stats, p->nstats + 1, p->alloc_stats))
+		return -PROF_ENOMEM;
+	n = &p->stats[p->nstats];
+	*n = *s;
+	n->name = dup_or_empty(s->name);
+	n->requested = dup_or_empty(s->requested ? s->requested : s->name);
+	if (!n->name || !n->requested) {
+		free(n->name);
+		free(n->requested);
+		return -PROF_ENOMEM;
+	}
+	return (int)p->nstats++;
+}
+
+int profile_add_count(struct profile *p, const struct prof_count *c)
+{
+	if (ALLOC_GROW(p->counts, p->ncounts + 1, p->alloc_counts))
+		return -PROF_ENOMEM;
+	p->counts[p->ncounts] = *c;
+	return (int)p->ncounts++;
+}
+
+int profile_set_argv(struct profile *p, int argc, char *const *argv)
+{
+	int i;
+
+	p->argv = calloc(argc + 1, sizeof(*p->argv));
+	if (!p->argv)
+		return -PROF_ENOMEM;
+	for (i = 0; i < argc; i++) {
+		p->argv[i] = strdup(argv[i]);
+		if (!p->argv[i])
+			return -PROF_ENOMEM;
+	}
+	p->argc = argc;
+	return 0;
+}
+
+static char *read_cpu_model(void)
+{
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	char line[512];
+	char *model = NULL;
+
+	if (!f)
+		return NULL;
+	while (fgets(line, sizeof(line), f)) {
+		char *colon = strchr(line, ':');
+
+		if (!colon || strncmp(line, "model name", 10))
+			continue;
+		colon++;
+		while (*colon == ' ' || *colon == '\t')
+			colon++;
+		colon[strcspn(colon, "\n")] = '\0';
+		model = strdup(colon);
+		break;
+	}
+	fclose(f);
+	return model;
+}
+
+void profile_identify_host(struct profile *p)
+{
+	struct utsname u;
+
+	if (uname(&u) == 0) {
+		p->hostname = strdup(u.nodename);
+		p->sysname = strdup(u.sysname);
+		p->release = strdup(u.release);
+		p->machine = strdup(u.machine);
+	}
+	p->cpu_model = read_cpu_model();
+	p->ncpus = (uint32_t)sysconf(_SC_NPROCESSORS_CONF);
+}
+
+uint64_t profile_stat_samples(const struct profile *p, size_t stat)
+{
+	uint64_t n = 0;
+	size_t i;
+
+	for (i = 0; i < p->ncounts; i++)
+		if (p->counts[i].stat == stat)
+			n += p->counts[i].samples;
+	return n;
+}
+
+/* ---- encoding ---------------------------------------------------------- */
+
+struct buf {
+	uint8_t *data;
+	size_t len, alloc;
+	int failed;
+};
+
+static void put(struct buf *b, const void *src, size_t n)
+{
+	if (b->failed)
+		return;
+	if (ALLOC_GROW(b->data, b->len + n, b->alloc)) {
+		b->failed = 1;
+		return;
+	}
+	memcpy(b->data + b->len, src, n);
+	b->len += n;
+}
+
+static void put_u32(struct buf *b, uint32_t v)
+{
+	uint8_t x[4];
+	int i;
+
+	for (i = 0; i < 4; i++)
+		x[i] = (uint8_t)(v >> (8 * i));
+	put(b, x, 4);
+}
+
+static void put_u64(struct buf *b, uint64_t v)
+{
+	uint8_t x[8];
+	int i;
+
+	for (i = 0; i < 8; i++)
+		x[i] = (uint8_t)(v >> (8 * i));
+	put(b, x, 8);
+}
+
+static void put_str(struct buf *b, const char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+
+	if (n > MAX_STRING)
+		n = MAX_STRING;
+	put_u32(b, (uint32_t)n);
+	put(b, s, n);
+}
+
+static void set_u32(struct buf *b, size_t at, uint32_t v)
+{
+	int i;
+
+	for (i = 0; i < 4; i++)
+		b->data[at + i] = (uint8_t)(v >> (8 * i));
+}
+
+static void set_u64(struct buf *b, size_t at, uint64_t v)
+{
+	int i;
+
+	for (i = 0; i < 8; i++)
+		b->data[at + i] = (uint8_t)(v >> (8 * i));
+}
+
+static void put_kv(struct buf *b, const char *k, const char *v)
+{
+	put_str(b, k);
+	put_str(b, v);
+}
+
+static void put_kv_num(struct buf *b, const char *k, int64_t v)
+{
+	char num[32];
+
+	snprintf(num, sizeof(num), "%" PRId64, v);
+	put_kv(b, k, num);
+}
+
+static void encode_meta(struct buf *b, const struct profile *p)
+{
+	struct buf argv = { 0 };
+	int i;
+
+	for (i = 0; i < p->argc; i++)
+		put(&argv, p->argv[i], strlen(p->argv[i]) + 1);
+	put_u32(b, 12);
+	put_kv(b, "tool", p->tool);
+	put_str(b, "argv");
+	put_u32(b, (uint32_t)argv.len);
+	put(b, argv.data, argv.len);
+	b->failed |= argv.failed;
+	free(argv.data);
+	put_kv(b, "hostname", p->hostname);
+	put_kv(b, "sysname", p->sysname);
+	put_kv(b, "release", p->release);
+	put_kv(b, "machine", p->machine);
+	put_kv(b, "cpu_model", p->cpu_model);
+	put_kv_num(b, "start_time_ns", (int64_t)p->start_time_ns);
+	put_kv_num(b, "duration_ns", (int64_t)p->duration_ns);
+	put_kv_num(b, "exit_status", p->exit_status);
+	put_kv_num(b, "pid", p->pid);
+	put_kv_num(b, "cpu", p->cpu);
+	/* ncpus travels in the MODES section header to keep META at 12. */
+}
+
+static void encode_stats(struct buf *b, const struct profile *p)
+{
+	size_t i;
+
+	put_u32(b, (uint32_t)p->nstats);
+	for (i = 0; i < p->nstats; i++) {
+		const struct prof_stat *s = &p->stats[i];
+
+		put_str(b, s->name);
+		put_str(b, s->requested);
+		put_u32(b, s->type);
+		put_u32(b, s->modes);
+		put_u64(b, s->config);
+		put_u64(b, s->period);
+		put_u64(b, s->freq);
+		put_u64(b, s->samples);
+		put_u64(b, s->lost);
+		put_u64(b, s->value);
+		put_u64(b, s->time_enabled);
+		put_u64(b, s->time_running);
+	}
+}
+
+static void encode_objects(struct buf *b, const struct profile *p)
+{
+	size_t i;
+
+	put_u32(b, (uint32_t)p->nobjects);
+	for (i = 0; i < p->nobjects; i++) {
+		const struct prof_object *o = &p->objects[i];
+
+		put_u32(b, o->kind);
+		put_str(b, o->path);
+		put_u32(b, o->build_id_len);
+		put(b, o->build_id, o->build_id_len);
+		put_u64(b, o->start);
+		put_u64(b, o->end);
+		put_u64(b, o->pgoff);
+	}
+}
+
+static void encode_counts(struct buf *b, const struct profile *p)
+{
+	size_t i;
+
+	put_u32(b, (uint32_t)p->ncounts);
+	for (i = 0; i < p->ncounts; i++) {
+		const struct prof_count *c = &p->counts[i];
+
+		put_u32(b, c->obj);
+		put_u32(b, c->stat);
+		put_u64(b, c->offset);
+		put_u64(b, c->samples);
+		put_u64(b, c->weight);
+	}
+}
+
+static void encode_modes(struct buf *b, const struct profile *p)
+{
+	size_t i;
+	int m;
+
+	put_u32(b, p->ncpus);
+	put_u32(b, PROF_NMODES);
+	put_u32(b, (uint32_t)p->nmodes);
+	for (i = 0; i < p->nmodes; i++) {
+		put_u32(b, p->modes[i].cpu);
+		for (m = 0; m < PROF_NMODES; m++)
+			put_u64(b, p->modes[i].n[m]);
+	}
+}
+
+static int encode(const struct profile *p, struct buf *b)
+{
+	static void (*const enc[])(struct buf *, const struct profile *) = {
+		[SEC_META] = encode_meta,
+		[SEC_STATS] = encode_stats,
+		[SEC_OBJECTS] = encode_objects,
+		[SEC_COUNTS] = encode_counts,
+		[SEC_MODES] = encode_modes,
+	};
+	const uint32_t nsec = 5;
+	uint32_t id;
+	size_t table, start;
+	uint8_t zero[SECTION_ENTRY_SIZE] = { 0 };
+
+	put(b, magic, sizeof(magic));
+	put_u32(b, PROF_FILE_VERSION);
+	put_u32(b, nsec);
+	put_u64(b, 0);		/* file size, set below */
+	put_u32(b, 0);		/* crc32, set below */
+	put_u32(b, 0);
+	table = b->len;
+	for (id = 0; id < nsec; id++)
+		put(b, zero, sizeof(zero));
+	for (id = 1; id <= nsec; id++) {
+		size_t e = table + (id - 1) * SECTION_ENTRY_SIZE;
+
+		start = b->len;
+		enc[id](b, p);
+		if (b->failed)
+			return -PROF_ENOMEM;
+		set_u32(b, e, id);
+		set_u32(b, e + 4, 0);
+		set_u64(b, e + 8, start);
+		set_u64(b, e + 16, b->len - start);
+	}
+	if (b->failed)
+		return -PROF_ENOMEM;
+	set_u64(b, 16, b->len);
+	set_u32(b, 24, (uint32_t)crc32(0, b->data + HEADER_SIZE,
+				       (uInt)(b->len - HEADER_SIZE)));
+	return 0;
+}
+
+static int write_all(int fd, const uint8_t *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+int profile_write(const struct profile *p, const char *path)
+{
+	struct buf b = { 0 };
+	char *tmp;
+	int fd, err;
+	size_t n = strlen(path);
+
+	err = encode(p, &b);
+	if (err) {
+		free(b.data);
+		return prof_fail(PROF_ENOMEM, "cannot write '%s': %s", path,
+				 prof_strerror(err));
+	}
+	tmp = malloc(n + 16);
+	if (!tmp) {
+		free(b.data);
+		return prof_fail(PROF_ENOMEM, "cannot write '%s': out of memory",
+				 path);
+	}
+	snprintf(tmp, n + 16, "%s.tmpXXXXXX", path);
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		err = errno;
+		free(tmp);
+		free(b.data);
+		return prof_fail(PROF_EIO, "cannot write '%s': %s", path,
+				 strerror(err));
+	}
+	/* mkstemp makes 0600; a profile is an ordinary file. */
+	{
+		mode_t um = umask(0);
+
+		umask(um);
+		fchmod(fd, 0666 & ~um);
+	}
+	if (write_all(fd, b.data, b.len) || fsync(fd) || close(fd)) {
+		err = errno;
+		close(fd);
+		unlink(tmp);
+		free(tmp);
+		free(b.data);
+		return prof_fail(PROF_EIO, "cannot write '%s': %s", path,
+				 strerror(err));
+	}
+	if (rename(tmp, path)) {
+		err = errno;
+		unlink(tmp);
+		free(tmp);
+		free(b.data);
+		return prof_fail(PROF_EIO, "cannot write '%s': %s", path,
+				 strerror(err));
+	}
+	free(tmp);
+	free(b.data);
+	return 0;
+}
+
+/* ---- decoding ---------------------------------------------------------- */
+
+struct cursor {
+	const uint8_t *p;
+	size_t len, pos;
+	const char *what;	/* section being read, for messages */
+	int bad;
+};
+
+static int need(struct cursor *c, size_t n)
+{
+	if (c->bad || n > c->len - c->pos) {
+		c->bad = 1;
+		return -1;
+	}
+	return 0;
+}
+
+static uint32_t get_u32(struct cursor *c)
+{
+	uint32_t v = 0;
+	int i;
+
+	if (need(c, 4))
+		return 0;
+	for (i = 0; i < 4; i++)
+		v |= (uint32_t)c->p[c->pos + i] << (8 * i);
+	c->pos += 4;
+	return v;
+}
+
+static uint64_t get_u64(struct cursor *c)
+{
+	uint64_t v = 0;
+	int i;
+
+	if (need(c, 8))
+		return 0;
+	for (i = 0; i < 8; i++)
+		v |= (uint64_t)c->p[c->pos + i] << (8 * i);
+	c->pos += 8;
+	return v;
+}
+
+/* Returns a malloc'd NUL-terminated copy, or NULL (cursor marked bad). */
+static char *get_str(struct cursor *c)
+{
+	uint32_t n = get_u32(c);
+	char *s;
+
+	if (n > MAX_STRING || need(c, n)) {
+		c->bad = 1;
+		return NULL;
+	}
+	if (memchr(c->p + c->pos, '\0', n)) {
+		c->bad = 1;
+		return NULL;
+	}
+	s = malloc(n + 1);
+	if (!s) {
+		c->bad = 1;
+		return NULL;
+	}
+	memcpy(s, c->p + c->pos, n);
+	s[n] = '\0';
+	c->pos += n;
+	return s;
+}
+
+static int parse_num(const char *s, int64_t *out)
+{
+	char *end;
+	long long v;
+
+	if (!s || !*s)
+		return -1;
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno || *end)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int decode_argv(struct profile *p, struct cursor *c)
+{
+	uint32_t n = get_u32(c);
+	const char *s;
+	size_t i, argc = 0;
+
+	if (n > MAX_STRING || need(c, n))
+		return -1;
+	s = (const char *)c->p + c->pos;
+	if (n && s[n - 1] != '\0')
+		return -1;
+	for (i = 0; i < n; i++)
+		if (!s[i])
+			argc++;
+	p->argv = calloc(argc + 1, sizeof(char *));
+	if (!p->argv)
+		return -1;
+	for (i = 0; i < argc; i++) {
+		p->argv[i] = strdup(s);
+		if (!p->argv[i])
+			return -1;
+		s += strlen(s) + 1;
+	}
+	p->argc = (int)argc;
+	c->pos += n;
+	return 0;
+}
+
+static int decode_meta(struct profile *p, struct cursor *c)
+{
+	uint32_t n = get_u32(c), i;
+
+	if (n > 4096)
+		return -1;
+	for (i = 0; i < n && !c->bad; i++) {
+		char *k = get_str(c), *v = NULL;
+		char **dst = NULL;
+		int64_t num;
+
+		if (!k)
+			return -1;
+		if (!strcmp(k, "argv")) {
+			free(k);
+			if (p->argv || decode_argv(p, c))
+				return -1;
+			continue;
+		}
+		v = get_str(c);
+		if (!v) {
+			free(k);
+			return -1;
+		}
+		if (!strcmp(k, "tool"))
+			dst = &p->tool;
+		else if (!strcmp(k, "hostname"))
+			dst = &p->hostname;
+		else if (!strcmp(k, "sysname"))
+			dst = &p->sysname;
+		else if (!strcmp(k, "release"))
+			dst = &p->release;
+		else if (!strcmp(k, "machine"))
+			dst = &p->machine;
+		else if (!strcmp(k, "cpu_model"))
+			dst = &p->cpu_model;
+		if (dst) {
+			free(*dst);
+			*dst = v;
+			v = NULL;
+		} else if (!strcmp(k, "start_time_ns") ||
+			   !strcmp(k, "duration_ns") ||
+			   !strcmp(k, "exit_status") || !strcmp(k, "pid") ||
+			   !strcmp(k, "cpu")) {
+			if (parse_num(v, &num)) {
+				free(k);
+				free(v);
+				return -1;
+			}
+			if (k[0] == 's')
+				p->start_time_ns = (uint64_t)num;
+			else if (k[0] == 'd')
+				p->duration_ns = (uint64_t)num;
+			else if (k[0] == 'e')
+				p->exit_status = (int32_t)num;
+			else if (k[0] == 'p')
+				p->pid = (int32_t)num;
+			else
+				p->cpu = (int32_t)num;
+		}
+		/* Unknown keys are ignored: newer writers may add some. */
+		free(k);
+		free(v);
+	}
+	return c->bad ? -1 : 0;
+}
+
+static int decode_stats(struct profile *p, struct cursor *c)
+{
+	uint32_t n = get_u32(c), i;
+
+	/* Each entry is at least 80 bytes: bound n before allocating. */
+	if (n > (c->len - c->pos) / 80)
+		return -1;
+	for (i = 0; i < n; i++) {
+		struct prof_stat s = { 0 };
+		int r;
+
+		s.name = get_str(c);
+		s.requested = get_str(c);
+		s.type = get_u32(c);
+		s.modes = get_u32(c);
+		s.config = get_u64(c);
+		s.period = get_u64(c);
+		s.freq = get_u64(c);
+		s.samples = get_u64(c);
+		s.lost = get_u64(c);
+		s.value = get_u64(c);
+		s.time_enabled = get_u64(c);
+		s.time_running = get_u64(c);
+		r = c->bad ? -1 : profile_add_stat(p, &s);
+		free(s.name);
+		free(s.requested);
+		if (r < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int decode_objects(struct profile *p, struct cursor *c)
+{
+	uint32_t n = get_u32(c), i;
+
+	if (n > (c->len - c->pos) / 36)
+		return -1;
+	for (i = 0; i < n; i++) {
+		struct prof_object o = { 0 };
+		int r;
+
+		o.kind = get_u32(c);
+		o.path = get_str(c);
+		o.build_id_len = get_u32(c);
+		if (o.kind > PROF_OBJ_MODULE ||
+		    o.build_id_len > sizeof(o.build_id) ||
+		    need(c, o.build_id_len)) {
+			free(o.path);
+			return -1;
+		}
+		memcpy(o.build_id, c->p + c->pos, o.build_id_len);
+		c->pos += o.build_id_len;
+		o.start = get_u64(c);
+		o.end = get_u64(c);
+		o.pgoff = get_u64(c);
+		r = c->bad ? -1 : profile_add_object(p, &o);
+		free(o.path);
+		if (r < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int decode_counts(struct profile *p, struct cursor *c)
+{
+	uint32_t n = get_u32(c), i;
+
+	if (n > (c->len - c->pos) / 32)
+		return -1;
+	p->counts = calloc(n ? n : 1, sizeof(*p->counts));
+	if (!p->counts)
+		return -1;
+	p->alloc_counts = n;
+	for (i = 0; i < n; i++) {
+		struct prof_count *k = &p->counts[i];
+
+		k->obj = get_u32(c);
+		k->stat = get_u32(c);
+		k->offset = get_u64(c);
+		k->samples = get_u64(c);
+		k->weight = get_u64(c);
+		if (c->bad || k->obj >= p->nobjects || k->stat >= p->nstats)
+			return -1;
+		p->ncounts++;
+	}
+	return 0;
+}
+
+static int decode_modes(struct profile *p, struct cursor *c)
+{
+	uint32_t nmodes, n, i, m;
+
+	p->ncpus = get_u32(c);
+	nmodes = get_u32(c);
+	n = get_u32(c);
+	if (c->bad || nmodes < PROF_NMODES || nmodes > 64 ||
+	    n > (c->len - c->pos) / (4 + 8 * (size_t)nmodes))
+		return -1;
+	p->modes = calloc(n ? n : 1, sizeof(*p->modes));
+	if (!p->modes)
+		return -1;
+	p->alloc_modes = n;
+	for (i = 0; i < n; i++) {
+		p->modes[i].cpu = get_u32(c);
+		for (m = 0; m < nmodes; m++) {
+			uint64_t v = get_u64(c);
+
+			if (m < PROF_NMODES)
+				p->modes[i].n[m] = v;
+		}
+		p->nmodes++;
+	}
+	return c->bad ? -1 : 0;
+}
+
+int profile_decode(const void *data, size_t len, struct profile **out)
+{
+	static const char *const names[] = {
+		[SEC_META] = "metadata", [SEC_STATS] = "statistics",
+		[SEC_OBJECTS] = "objects", [SEC_COUNTS] = "counts",
+		[SEC_MODES] = "modes",
+	};
+	static int (*const dec[])(struct profile *, struct cursor *) = {
+		[SEC_META] = decode_meta,
+		[SEC_STATS] = decode_stats,
+		[SEC_OBJECTS] = decode_objects,
+		[SEC_COUNTS] = decode_counts,
+		[SEC_MODES] = decode_modes,
+	};
+	const uint8_t *d = data;
+	struct cursor h = { .p = d, .len = len };
+	struct profile *p;
+	uint32_t version, nsec, crc, i, order;
+	uint64_t size;
+	int seen = 0;
+
+	*out = NULL;
+	if (len < HEADER_SIZE || memcmp(d, magic, sizeof(magic)))
+		return prof_fail(PROF_EFORMAT, "not a profile file (bad magic)");
+	h.pos = 8;
+	version = get_u32(&h);
+	nsec = get_u32(&h);
+	size = get_u64(&h);
+	crc = get_u32(&h);
+	if (version != PROF_FILE_VERSION)
+		return prof_fail(PROF_EVERSION,
+				 "profile file version %u is not supported "
+				 "(this build reads version %u)",
+				 version, PROF_FILE_VERSION);
+	if (size != len)
+		return prof_fail(PROF_EFORMAT,
+				 "profile file is truncated or has trailing data "
+				 "(%zu bytes, header says %" PRIu64 ")", len,
+				 size);
+	if (nsec == 0 || nsec > MAX_SECTIONS ||
+	    HEADER_SIZE + (size_t)nsec * SECTION_ENTRY_SIZE > len)
+		return prof_fail(PROF_EFORMAT, "bad section table");
+	if (crc != (uint32_t)crc32(0, d + HEADER_SIZE,
+				   (uInt)(len - HEADER_SIZE)))
+		return prof_fail(PROF_EFORMAT,
+				 "profile file is corrupt (checksum mismatch)");
+	p = profile_new();
+	if (!p)
+		return prof_fail(PROF_ENOMEM, "out of memory");
+	/* Sections are decoded in dependency order: stats and objects
+	 * before the counts that index them. */
+	for (order = SEC_META; order <= SEC_MODES; order++) {
+		h.pos = HEADER_SIZE;
+		for (i = 0; i < nsec; i++) {
+			uint32_t id = get_u32(&h);
+			uint64_t off, slen;
+			struct cursor c;
+
+			get_u32(&h);
+			off = get_u64(&h);
+			slen = get_u64(&h);
+			if (id != order)
+				continue;
+			if (off < HEADER_SIZE || off > len || slen > len - off) {
+				profile_free(p);
+				return prof_fail(PROF_EFORMAT,
+						 "%s section lies outside the file",
+						 names[id]);
+			}
+			c = (struct cursor){ .p = d + off, .len = slen,
+					     .what = names[id] };
+			if (seen & (1 << id) || dec[id](p, &c) || c.bad ||
+			    c.pos != c.len) {
+				profile_free(p);
+				return prof_fail(PROF_EFORMAT,
+						 "%s section is malformed",
+						 names[id]);
+			}
+			seen |= 1 << id;
+		}
+	}
+	if ((seen & 0x3e) != 0x3e) {
+		profile_free(p);
+		return prof_fail(PROF_EFORMAT, "a required section is missing");
+	}
+	if (!p->tool)
+		p->tool = strdup("");
+	if (!p->argv)
+		p->argv = calloc(1, sizeof(char *));
+	*out = p;
+	return 0;
+}
+
+int profile_read(const char *path, struct profile **out)
+{
+	struct stat st;
+	uint8_t *data;
+	size_t got = 0;
+	int fd, err;
+
+	*out = NULL;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return prof_fail(errno == ENOENT ? PROF_ENOENT : PROF_EIO,
+				 "cannot open '%s': %s", path, strerror(errno));
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return prof_fail(PROF_EIO, "cannot read '%s': not a regular file",
+				 path);
+	}
+	if ((uint64_t)st.st_size > SIZE_MAX / 2) {
+		close(fd);
+		return prof_fail(PROF_EFORMAT, "'%s' is too large", path);
+	}
+	data = malloc(st.st_size ? (size_t)st.st_size : 1);
+	if (!data) {
+		close(fd);
+		return prof_fail(PROF_ENOMEM, "cannot read '%s': out of memory",
+				 path);
+	}
+	while (got < (size_t)st.st_size) {
+		ssize_t r = read(fd, data + got, (size_t)st.st_size - got);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		got += (size_t)r;
+	}
+	close(fd);
+	err = profile_decode(data, got, out);
+	free(data);
+	if (err) {
+		char why[512];
+
+		snprintf(why, sizeof(why), "%s", prof_error(err));
+		return prof_fail(err, "cannot read '%s': %s", path, why);
+	}
+	return 0;
+}

@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The profile: what collection produces and reporting consumes, in memory
+ * and on disk (umon.out / kmon.out; layout in docs/profile-format.md).
+ *
+ * - A profile owns all its strings and arrays; profile_free() releases
+ *   them.  profile_free(NULL) is a no-op.
+ * - Counts are aggregated: one entry per (object, offset, statistic), never
+ *   one per sample, so the file grows with the code touched, not with time.
+ * - Offsets of file-backed objects are file offsets; kernel and anonymous
+ *   objects use absolute addresses (see symbolize.h).
+ * - profile_write() is atomic: a temporary file in the same directory,
+ *   then rename(2); on any failure the previous file is untouched.
+ * - profile_read() validates every length, index and offset and the
+ *   checksum; a damaged file is -PROF_EFORMAT with a detail, never a crash.
+ */
+#ifndef COMMON_PROFILE_H
+#define COMMON_PROFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define PROF_FILE_VERSION 1
+
+enum prof_obj_kind {	/* same values as enum sym_obj_kind */
+	PROF_OBJ_FILE = 0,
+	PROF_OBJ_VDSO = 1,
+	PROF_OBJ_ANON = 2,
+	PROF_OBJ_KERNEL = 3,
+	PROF_OBJ_MODULE = 4,
+};
+
+struct prof_object {
+	char *path;
+	uint32_t kind;
+	uint32_t build_id_len;
+	uint8_t build_id[20];
+	uint64_t start, end, pgoff;	/* first executable mapping seen */
+};
+
+struct prof_stat {
+	char *name;		/* statistic measured, e.g. "cpu-clock" */
+	char *requested;	/* what the user asked for, e.g. "cycles" */
+	uint32_t type;		/* PERF_TYPE_* */
+	uint32_t modes;		/* STAT_MODE_* */
+	uint64_t config;
+	uint64_t period;	/* events per sample, 0 with freq */
+	uint64_t freq;		/* samples per second, 0 with period */
+	uint64_t samples;	/* samples received */
+	uint64_t lost;		/* samples the kernel dropped */
+	uint64_t value;		/* counter total (all tasks, all CPUs) */
+	uint64_t time_enabled, time_running;	/* ns */
+};
+
+struct prof_count {
+	uint32_t obj;		/* index into objects */
+	uint32_t stat;		/* index into stats */
+	uint64_t offset;
+	uint64_t samples;
+	uint64_t weight;	/* sum of sample periods */
+};
+
+/* Sample modes of the mode histogram. */
+enum prof_mode {
+	PROF_MODE_USER, PROF_MODE_KERNEL, PROF_MODE_IDLE, PROF_MODE_GUEST,
+	PROF_MODE_HV, PROF_NMODES
+};
+
+struct prof_modes {
+	uint32_t cpu;
+	uint64_t n[PROF_NMODES];
+};
+
+struct profile {
+	char *tool;		/* "uprofile" or "kprofile" */
+	char **argv;		/* profiled command line, NULL-terminated */
+	int argc;
+	char *hostname, *sysname, *release, *machine, *cpu_model;
+	uint64_t start_time_ns;	/* wall clock at start, Unix epoch */
+	uint64_t duration_ns;
+	int32_t exit_status;	/* profiled command's status, -1 if none */
+	int32_t pid;		/* with -pids: the process, else -1 */
+	int32_t cpu;		/* with -each: the CPU, else -1 */
+	uint32_t ncpus;
+
+	struct prof_object *objects;
+	size_t nobjects, alloc_objects;
+	struct prof_stat *stats;
+	size_t nstats, alloc_stats;
+	struct prof_count *counts;
+	size_t ncounts, alloc_counts;
+	struct prof_modes *modes;
+	size_t nmodes, alloc_modes;
+};
+
+struct profile *profile_new(void);
+void profile_free(struct profile *p);
+
+/* Append; the profile takes copies of the strings.  Return the index, or
+ * a negative PROF_E* code. */
+int profile_add_object(struct profile *p, const struct prof_object *o);
+int profile_add_stat(struct profile *p, const struct prof_stat *s);
+int profile_add_count(struct profile *p, const struct prof_count *c);
+int profile_set_argv(struct profile *p, int argc, char *const *argv);
+/* Fill host, kernel and CPU identification from this machine. */
+void profile_identify_host(struct profile *p);
+
+/* Sum of samples / weights of one statistic over all counts. */
+uint64_t profile_stat_samples(const struct profile *p, size_t stat);
+
+int profile_write(const struct profile *p, const char *path);
+int profile_read(const char *path, struct profile **out);
+/* Decode an in-memory image (what profile_read uses); for tests/fuzzing. */
+int profile_decode(const void *buf, size_t len, struct profile **out);
+
+#endif

@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The report model: rows (procedure | source line) x statistics, built
+ * from a profile and a symbolizer.  All figures a report shows are
+ * computed here (report_build); the renderers in this directory only lay
+ * them out.  Percentages are of the statistic's total in the whole
+ * profile, so -only/-exclude never inflate them.
+ *
+ * A report owns its rows and strings (report_free); it points into the
+ * profile it was built from, which must outlive it.
+ */
+#ifndef FORMATS_REPORT_H
+#define FORMATS_REPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "profile.h"
+
+struct symbolizer;
+
+enum report_view {
+	REPORT_PROCEDURES,	/* per procedure, hottest first */
+	REPORT_LINES,		/* per source line, procedure/line order */
+	REPORT_HEAVY,		/* per source line, hottest first */
+};
+
+enum report_format {
+	REPORT_TEXT,
+	REPORT_JSON,
+};
+
+struct report_options {
+	enum report_view view;
+	size_t quit_rows;		/* 0: all rows */
+	double quit_percent;		/* 0: no threshold */
+	const char *const *only;	/* procedure patterns (fnmatch) */
+	size_t nonly;
+	const char *const *exclude;
+	size_t nexclude;
+	int numbers;			/* show addresses */
+	const char *file;		/* profile file name, for the heading */
+};
+
+struct report_row {
+	const char *procedure;		/* innermost function */
+	const char *inlined_into;	/* enclosing function, or NULL */
+	const char *object;		/* full path of the object */
+	const char *module;		/* kernel module, or NULL */
+	const char *file;		/* source file, or NULL */
+	unsigned line;			/* 0 when unknown */
+	uint64_t address;		/* hottest address (ELF vaddr for files) */
+	uint64_t *samples;		/* per statistic */
+	uint64_t *weight;		/* per statistic: sum of periods */
+	double *percent;		/* per statistic */
+	double cum_percent;		/* of the first statistic */
+};
+
+struct report {
+	const struct profile *prof;
+	struct report_options opt;
+	size_t nstats;
+	uint64_t *total_samples, *total_weight;	/* per statistic */
+	struct report_row *rows;
+	size_t nrows;
+	size_t nrows_all;		/* before -quit/-only/-exclude */
+	size_t unresolved_objects;	/* objects that could not be read */
+	void *priv;
+};
+
+int report_build(const struct profile *p, struct symbolizer *sym,
+		 const struct report_options *opt, struct report **out);
+void report_free(struct report *r);
+
+/* Renderers: write the report to f.  Return 0 or -PROF_EIO. */
+int report_text(FILE *f, const struct report *r);
+int report_json(FILE *f, const struct report *r);
+/* The short summary printed after a run: top n procedures. */
+int report_summary(FILE *f, const struct report *r, size_t n);
+
+#define REPORT_JSON_VERSION 1
+
+#endif

@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The prof-style text report.  Layout only: every figure comes from the
+ * report model.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "error.h"
+#include "report.h"
+#include "stats.h"
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s && s[1] ? s + 1 : path;
+}
+
+static const char *object_name(const struct report_row *row)
+{
+	if (row->module)
+		return row->module;
+	return base_name(row->object);
+}
+
+static const char *view_name(enum report_view v)
+{
+	switch (v) {
+	case REPORT_LINES: return "source lines, in procedure order";
+	case REPORT_HEAVY: return "source lines, heaviest first";
+	default: return "procedures";
+	}
+}
+
+static void print_rate(FILE *f, const struct prof_stat *s)
+{
+	if (s->period)
+		fprintf(f, "every %" PRIu64 " events", s->period);
+	else
+		fprintf(f, "%" PRIu64 " Hz", s->freq);
+}
+
+static void heading(FILE *f, const struct report *r)
+{
+	const struct profile *p = r->prof;
+	int i;
+	size_t s;
+
+	fprintf(f, "%s profile", p->tool && *p->tool ? p->tool : "");
+	if (r->opt.file)
+		fprintf(f, " '%s'", r->opt.file);
+	if (p->argc) {
+		fputs(" of:", f);
+		for (i = 0; i < p->argc; i++)
+			fprintf(f, " %s", p->argv[i]);
+	}
+	if (p->pid >= 0)
+		fprintf(f, " (process %d)", p->pid);
+	if (p->cpu >= 0)
+		fprintf(f, " (CPU %d)", p->cpu);
+	fputc('\n', f);
+	for (s = 0; s < r->nstats; s++) {
+		const struct prof_stat *st = &p->stats[s];
+
+		fprintf(f, "  %s", st->name);
+		if (strcmp(st->name, st->requested))
+			fprintf(f, " (substitute for %s)", st->requested);
+		fprintf(f, ", %s mode, sampled ", stat_modes_text(st->modes));
+		print_rate(f, st);
+		fprintf(f, ": %" PRIu64 " samples, %" PRIu64 " lost\n",
+			r->total_samples[s], st->lost);
+	}
+	if (r->unresolved_objects)
+		fprintf(f, "  note: %zu object(s) could not be read; their "
+			"addresses are shown as object+offset\n",
+			r->unresolved_objects);
+}
+
+static void row_procedure(char *buf, size_t len, const struct report_row *row)
+{
+	if (row->inlined_into)
+		snprintf(buf, len, "%s [inlined into %s]", row->procedure,
+			 row->inlined_into);
+	else
+		snprintf(buf, len, "%s", row->procedure);
+}
+
+int report_text(FILE *f, const struct report *r)
+{
+	int lines = r->opt.view != REPORT_PROCEDURES;
+	size_t i, s;
+	char proc[512], where[512];
+
+	heading(f, r);
+	fprintf(f, "\n%s", view_name(r->opt.view));
+	if (r->nstats)
+		fprintf(f, ", by %s", r->prof->stats[0].name);
+	if (r->nrows < r->nrows_all)
+		fprintf(f, " (%zu of %zu rows)", r->nrows, r->nrows_all);
+	fputs(":\n", f);
+	for (s = 0; s < r->nstats; s++)
+		fprintf(f, "%8s %9s ", s == 0 ? "%" : "%", "samples");
+	fprintf(f, "%7s ", "cum%");
+	if (r->opt.numbers)
+		fprintf(f, "%-18s ", "address");
+	if (lines)
+		fprintf(f, "%-28s ", "source line");
+	fprintf(f, "%-32s %s\n", "procedure", "object");
+	if (r->nstats > 1) {
+		fputs("  (", f);
+		for (s = 0; s < r->nstats; s++)
+			fprintf(f, "%s%s", s ? ", " : "",
+				r->prof->stats[s].name);
+		fputs(")\n", f);
+	}
+	for (i = 0; i < r->nrows; i++) {
+		const struct report_row *row = &r->rows[i];
+
+		for (s = 0; s < r->nstats; s++)
+			fprintf(f, "%8.2f %9" PRIu64 " ", row->percent[s],
+				row->samples[s]);
+		fprintf(f, "%7.2f ", row->cum_percent);
+		if (r->opt.numbers)
+			fprintf(f, "0x%-16" PRIx64 " ", row->address);
+		if (lines) {
+			if (row->file)
+				snprintf(where, sizeof(where), "%s:%u",
+					 base_name(row->file), row->line);
+			else
+				snprintf(where, sizeof(where), "??");
+			fprintf(f, "%-28s ", where);
+		}
+		row_procedure(proc, sizeof(proc), row);
+		fprintf(f, "%-32s %s\n", proc, object_name(row));
+	}
+	if (!r->nrows)
+		fputs("  (no samples)\n", f);
+	return ferror(f) ? -PROF_EIO : 0;
+}
+
+int report_summary(FILE *f, const struct report *r, size_t n)
+{
+	size_t i;
+	char proc[512];
+
+	if (!r->nstats)
+		return 0;
+	fprintf(f, "top procedures by %s:\n", r->prof->stats[0].name);
+	for (i = 0; i < r->nrows && i < n; i++) {
+		const struct report_row *row = &r->rows[i];
+
+		row_procedure(proc, sizeof(proc), row);
+		fprintf(f, "  %6.2f%%  %-40s %s\n", row->percent[0], proc,
+			object_name(row));
+	}
+	if (!r->nrows)
+		fputs("  (no samples)\n", f);
+	return ferror(f) ? -PROF_EIO : 0;
+}

@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * symbolize: turn (object, offset) pairs into procedures, source lines and
+ * inline chains.
+ *
+ * Contract
+ * --------
+ * - A symbolizer owns every string it returns; they stay valid until
+ *   symbolizer_free().  Callers never free them.
+ * - Each object is opened and parsed at most once per symbolizer (ELF symbol
+ *   tables and DWARF line tables and inline trees are read into sorted
+ *   indexes the first time the object is asked about).  No helper process is
+ *   ever started.
+ * - Offsets for file-backed objects (SYM_OBJ_FILE, SYM_OBJ_VDSO) are *file
+ *   offsets* (what the kernel reports as ip - map_start + pgoff).  The
+ *   symbolizer converts them to ELF virtual addresses through the PT_LOAD
+ *   program headers, so PIE executables and shared libraries need no load
+ *   address.  For SYM_OBJ_KERNEL and SYM_OBJ_MODULE the "offset" is the
+ *   absolute kernel virtual address.  SYM_OBJ_ANON has no symbols: the
+ *   result is always the fallback.
+ * - Debug information is looked up, in order: the object itself, then
+ *   <debug_root>/.build-id/xx/yyyy.debug by build-id, then
+ *   .gnu_debuglink next to the object, in <dir>/.debug/ and under
+ *   <debug_root><dir>/.  debug_root defaults to /usr/lib/debug.
+ * - A build-id given by the caller that does not match the file found at
+ *   the path makes the symbolizer ignore that file (it was rebuilt since the
+ *   profile was taken); the result is then the fallback and
+ *   SYM_F_STALE is set.
+ * - Nothing here prints or exits.  Functions that can fail return a
+ *   negative SYM_E* code; sym_strerror() describes it.
+ * - Not thread-safe; use one symbolizer per thread.
+ */
+#ifndef SYMBOLIZE_H
+#define SYMBOLIZE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum sym_obj_kind {
+	SYM_OBJ_FILE = 0,	/* executable or shared library on disk */
+	SYM_OBJ_VDSO = 1,	/* the kernel's vdso image of this machine */
+	SYM_OBJ_ANON = 2,	/* anonymous or JIT code, no symbols */
+	SYM_OBJ_KERNEL = 3,	/* the running kernel, [kernel.kallsyms] */
+	SYM_OBJ_MODULE = 4,	/* a kernel module, path is its name */
+};
+
+/* The object an offset belongs to, as recorded in a profile. */
+struct sym_object {
+	enum sym_obj_kind kind;
+	const char *path;		/* file path, module name, or NULL */
+	const uint8_t *build_id;	/* NULL when unknown */
+	size_t build_id_len;
+};
+
+#define SYM_MAX_FRAMES 16
+
+/*
+ * One level of an inline chain.  frames[0] is the innermost code at the
+ * address: its function is the inlined function (or the real one when
+ * nothing was inlined) and file/line are the source line of the address.
+ * frames[i] for i > 0 is the function that frames[i-1] was inlined into;
+ * its file/line are the call site (DW_AT_call_file/DW_AT_call_line).
+ * The last frame is the out-of-line procedure the symbol table knows.
+ * file is NULL and line 0 when there is no line information.
+ */
+struct sym_frame {
+	const char *function;	/* never NULL; "object+0xoff" as last resort */
+	const char *file;	/* full path as recorded in DWARF, or NULL */
+	unsigned line;
+};
+
+#define SYM_F_SYMBOL	0x1	/* a symbol table entry covered the address */
+#define SYM_F_DWARF	0x2	/* line information was found */
+#define SYM_F_STALE	0x4	/* file at path has another build-id */
+#define SYM_F_NOFILE	0x8	/* object could not be opened */
+
+struct sym_result {
+	unsigned flags;
+	unsigned nframes;		/* >= 1 */
+	struct sym_frame frames[SYM_MAX_FRAMES];
+	uint64_t symbol_start;	/* offset (same space as the query) of the
+				 * outermost procedure, for grouping; equal to
+				 * the query offset when no symbol was found */
+	const char *module;	/* kernel module name for kernel addresses in a
+				 * module, else NULL */
+	uint64_t vaddr;		/* the query as an ELF virtual address (what
+				 * addr2line and objdump take) for file-backed
+				 * objects; the query itself otherwise */
+};
+
+struct sym_config {
+	const char *debug_root;	/* NULL: /usr/lib/debug */
+	const char *vmlinux;	/* NULL: kernel symbols from /proc/kallsyms */
+	const char *kallsyms;	/* NULL: /proc/kallsyms (tests pass a copy) */
+};
+
+enum {
+	SYM_OK = 0,
+	SYM_ENOMEM = -1,
+	SYM_EOPEN = -2,		/* object cannot be opened */
+	SYM_EELF = -3,		/* not a valid ELF object */
+	SYM_EDWARF = -4,	/* malformed DWARF */
+	SYM_EKALLSYMS = -5,	/* kernel symbols unavailable */
+	SYM_EINVAL = -6,
+};
+
+struct symbolizer;
+
+/* Returns NULL only when out of memory.  cfg may be NULL. */
+struct symbolizer *symbolizer_new(const struct sym_config *cfg);
+void symbolizer_free(struct symbolizer *s);	/* NULL is a no-op */
+
+/*
+ * Resolve one address.  Always fills *res with at least one frame: when
+ * nothing is known the frame's function is "path+0xoffset" (basename of
+ * path).  Returns SYM_OK, or a negative SYM_E* code describing why the
+ * object could not be used (res is still filled with the fallback).
+ */
+int sym_resolve(struct symbolizer *s, const struct sym_object *obj,
+		uint64_t offset, struct sym_result *res);
+
+/* Human-readable text for a SYM_E* code. */
+const char *sym_strerror(int err);
+
+/*
+ * Read the GNU build-id note of the ELF file at path into buf (up to len
+ * bytes).  Returns the id's length, 0 when the file has none, or a
+ * negative SYM_E* code.  Used by collectors to key objects.
+ */
+int sym_read_build_id(const char *path, uint8_t *buf, size_t len);
+
+/*
+ * Same, for an ELF image in memory (the vdso).  Returns as above.
+ */
+int sym_read_build_id_mem(const void *image, size_t size, uint8_t *buf,
+			  size_t len);
+
+#endif
