@@ -38,6 +38,8 @@ struct collect_sample {
 	uint64_t period;
 	uint64_t time;
 	unsigned cpumode;	/* PERF_RECORD_MISC_CPUMODE_* */
+	const uint64_t *chain;	/* kernel call chain (8-byte aligned), or NULL */
+	uint64_t nchain;
 };
 
 struct collector;

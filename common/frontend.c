@@ -791,7 +791,10 @@ static int run_collection(struct fe_config *c, int argc, char **argv)
 		goto fail;
 	if (g_tool->scope == FE_SCOPE_SYSTEM) {
 		t.kind = PERF_TARGET_CPUS;
-		if ((g_tool->default_modes | c->add_modes) & STAT_MODE_USER)
+		/* User-mode rows need every process's maps. */
+		t.track = !!((g_tool->default_modes | c->add_modes) &
+			     STAT_MODE_USER);
+		if (t.track)
 			synthesize_all(r.col);
 	} else if (c->attach_pid) {
 		err = list_tids((pid_t)c->attach_pid, &tids, &ntids);
@@ -801,6 +804,7 @@ static int run_collection(struct fe_config *c, int argc, char **argv)
 		t.kind = PERF_TARGET_TASKS;
 		t.tids = tids;
 		t.ntids = ntids;
+		t.track = 1;
 	}
 	if (c->cmd) {
 		err = launch_start(&r.child, path, c->cmd);
@@ -812,6 +816,7 @@ static int run_collection(struct fe_config *c, int argc, char **argv)
 			t.tids = &r.child.pid;
 			t.ntids = 1;
 			t.enable_on_exec = 1;
+			t.track = 1;
 		}
 	}
 	if (c->verbose) {

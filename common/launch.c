@@ -111,11 +111,9 @@ int launch_start(struct launch *l, const char *path, char *const argv[])
 
 		close(gate[1]);
 		close(errp[0]);
-		signal(SIGINT, SIG_DFL);
-		signal(SIGQUIT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		signal(SIGPIPE, SIG_DFL);
-		signal(SIGCHLD, SIG_DFL);
+		/* The profiler only blocked signals (it reads them from a
+		 * signalfd); dispositions, ignored SIGINT included, are what
+		 * the program would have had without it. */
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
 		/* Wait for the profiler: EOF on the gate means go. */

@@ -7,7 +7,7 @@
  * forks a child that waits, with everything set up, until launch_release()
  * lets it exec; so events can be attached to its pid before it runs a
  * single instruction of the program.  The child keeps stdin, stdout and
- * stderr, and gets default SIGINT/SIGQUIT handling back.
+ * stderr and the signal dispositions the profiler was started with.
  */
 #ifndef COMMON_LAUNCH_H
 #define COMMON_LAUNCH_H

@@ -151,45 +151,60 @@ static int open_error(int err, const struct perf_event_spec *spec, pid_t pid)
 			 strerror(err), hint);
 }
 
+#define NO_STAT UINT32_MAX
+
+/*
+ * Open one event.  sp NULL opens the tracking dummy: no samples, only the
+ * side-band records, enabled from the start (or at exec).
+ */
 static int open_one(struct perf_session *s, const struct perf_event_spec *sp,
 		    uint32_t stat, const struct perf_target *t, pid_t pid,
-		    int cpu, int track, int *fd_out)
+		    int cpu, int *fd_out)
 {
 	struct perf_event_attr a;
+	int track = sp == NULL;
 	long fd;
 
 	memset(&a, 0, sizeof(a));
 	a.size = sizeof(a);
-	a.type = sp->type;
-	a.config = sp->config;
-	a.sample_type = SAMPLE_TYPE |
-			(sp->callchain ? PERF_SAMPLE_CALLCHAIN : 0);
+	a.sample_type = SAMPLE_TYPE;
 	a.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
 			PERF_FORMAT_TOTAL_TIME_RUNNING;
-	if (sp->period) {
-		a.sample_period = sp->period;
-	} else {
-		a.freq = 1;
-		a.sample_freq = sp->freq;
-	}
-	a.disabled = 1;
 	a.inherit = t->kind == PERF_TARGET_TASKS;
-	a.enable_on_exec = t->enable_on_exec;
-	set_modes(&a, sp->modes);
 	a.sample_id_all = 1;
 	a.watermark = 1;
 	/* Wake the drainer at 32 KiB so bursts never fill the buffer. */
 	a.wakeup_watermark = 32 * 1024;
 	if (track) {
+		a.type = PERF_TYPE_SOFTWARE;
+		a.config = PERF_COUNT_SW_DUMMY;
+		a.sample_period = 1;
 		a.mmap = 1;
 		a.mmap2 = 1;
 		a.comm = 1;
 		a.comm_exec = 1;
 		a.task = 1;
 		a.build_id = 1;
+		a.exclude_kernel = 1;
+		a.disabled = t->enable_on_exec;
+		a.enable_on_exec = t->enable_on_exec;
+	} else {
+		a.type = sp->type;
+		a.config = sp->config;
+		if (sp->callchain) {
+			a.sample_type |= PERF_SAMPLE_CALLCHAIN;
+			a.exclude_callchain_user = 1;
+		}
+		if (sp->period) {
+			a.sample_period = sp->period;
+		} else {
+			a.freq = 1;
+			a.sample_freq = sp->freq;
+		}
+		set_modes(&a, sp->modes);
+		a.disabled = 1;
+		a.enable_on_exec = t->enable_on_exec && !t->triggered;
 	}
-	if (sp->callchain)
-		a.exclude_callchain_user = 1;
 	fd = sys_perf_event_open(&a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0 && errno == EINVAL && track) {
 		/* Kernels before 5.12 have no build-ids in MMAP2. */
@@ -197,8 +212,13 @@ static int open_one(struct perf_session *s, const struct perf_event_spec *sp,
 		fd = sys_perf_event_open(&a, pid, cpu, -1,
 					 PERF_FLAG_FD_CLOEXEC);
 	}
-	if (fd < 0)
-		return open_error(errno, sp, pid);
+	if (fd < 0) {
+		struct perf_event_spec dummy = {
+			.type = a.type, .config = a.config,
+		};
+
+		return open_error(errno, sp ? sp : &dummy, pid);
+	}
 	*fd_out = (int)fd;
 	if (ALLOC_GROW(s->fds, s->nfds + 1, s->alloc_fds)) {
 		close((int)fd);
@@ -249,7 +269,8 @@ int perf_session_open(struct perf_session **out,
 	struct perf_session *s;
 	int *cpus = NULL;
 	const int *cpu_list = t->cpus;
-	size_t ncpus = t->ncpus, ci, ti, si;
+	size_t ncpus = t->ncpus, ci, ti, k, i;
+	size_t nopen = nspecs + (t->track ? 1 : 0);
 	size_t pages = t->ring_pages ? t->ring_pages : 64;
 	size_t ntasks = t->kind == PERF_TARGET_TASKS ? t->ntids : 1;
 	int err;
@@ -284,11 +305,15 @@ int perf_session_open(struct perf_session **out,
 			pid_t pid = t->kind == PERF_TARGET_TASKS ?
 				    t->tids[ti] : -1;
 
-			for (si = 0; si < nspecs; si++) {
+			/* The tracking event first, then the statistics. */
+			for (k = 0; k < nopen; k++) {
 				int fd = -1;
+				int tracking = t->track && k == 0;
+				size_t si = k - (t->track ? 1 : 0);
 
-				err = open_one(s, &specs[si], (uint32_t)si, t,
-					       pid, cpu_list[ci], si == 0, &fd);
+				err = open_one(s, tracking ? NULL : &specs[si],
+					       tracking ? NO_STAT : (uint32_t)si,
+					       t, pid, cpu_list[ci], &fd);
 				if (err)
 					goto fail;
 				if (ring_fd < 0) {
@@ -309,8 +334,8 @@ int perf_session_open(struct perf_session **out,
 		}
 	}
 	qsort(s->fds, s->nfds, sizeof(*s->fds), cmp_fd_id);
-	for (si = 0; si < nspecs; si++)
-		s->callchain |= specs[si].callchain;
+	for (i = 0; i < nspecs; i++)
+		s->callchain |= specs[i].callchain;
 	free(cpus);
 	*out = s;
 	return 0;
@@ -325,7 +350,7 @@ static int ioctl_all(struct perf_session *s, unsigned long req)
 	size_t i;
 
 	for (i = 0; i < s->nfds; i++)
-		if (ioctl(s->fds[i].fd, req, 0))
+		if (s->fds[i].stat != NO_STAT && ioctl(s->fds[i].fd, req, 0))
 			return prof_fail(PROF_EPERF, "cannot %s events: %s",
 					 req == PERF_EVENT_IOC_ENABLE ?
 					 "enable" : "disable",
@@ -445,6 +470,16 @@ static void deliver(struct perf_session *s, const uint8_t *p)
 		cs.cpu = rd32(b + 32);
 		cs.period = rd64(b + 40);
 		cs.cpumode = h->misc & PERF_RECORD_MISC_CPUMODE_MASK;
+		cs.chain = NULL;
+		cs.nchain = 0;
+		if (s->callchain && h->size >= 64) {
+			uint64_t nr = rd64(b + 48);
+
+			if (nr <= (uint64_t)(h->size - 64) / 8) {
+				cs.chain = (const uint64_t *)(b + 56);
+				cs.nchain = nr;
+			}
+		}
 		collector_sample(s->col, &cs);
 		return;
 	case PERF_RECORD_MMAP2: {

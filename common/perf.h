@@ -5,8 +5,9 @@
  * A session opens one sampling event per (statistic, CPU[, task]), shares
  * one ring buffer per CPU between them, and drains the buffers into a
  * collector, delivering the records of one drain round in time order.
- * Side-band records (MMAP2, COMM, FORK, EXIT) are requested on the first
- * statistic only, so the collector sees each once.
+ * Side-band records (MMAP2, COMM, FORK, EXIT) come from one extra dummy
+ * event per buffer that is never disabled, so the collector sees each
+ * once and keeps following processes while sampling is off (-t).
  *
  * Functions return 0 or a negative PROF_E* code with a one-line detail
  * (prof_error).  perf_session_free(NULL) is a no-op.
@@ -42,6 +43,8 @@ struct perf_target {
 	const int *cpus;	/* CPUs to open on; NULL: all online */
 	size_t ncpus;
 	int enable_on_exec;	/* TASKS: counting starts at the task's exec */
+	int triggered;		/* sampling waits for perf_session_enable() */
+	int track;		/* follow mmap/comm/fork/exit (user symbols) */
 	size_t ring_pages;	/* data pages per buffer (power of 2), 0: 64 */
 };
 
@@ -62,6 +65,7 @@ int perf_session_open(struct perf_session **out,
 		      const struct perf_event_spec *specs, size_t nspecs,
 		      const struct perf_target *target,
 		      struct collector *collector);
+/* Start or stop sampling (the tracking events keep running). */
 int perf_session_enable(struct perf_session *s);
 int perf_session_disable(struct perf_session *s);
 

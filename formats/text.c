@@ -48,11 +48,13 @@ static void heading(FILE *f, const struct report *r)
 	int i;
 	size_t s;
 
-	fprintf(f, "%s profile", p->tool && *p->tool ? p->tool : "");
+	fputs("Profile", f);
 	if (r->opt.file)
-		fprintf(f, " '%s'", r->opt.file);
+		fprintf(f, " %s", r->opt.file);
+	if (p->tool && *p->tool)
+		fprintf(f, " (%s)", p->tool);
 	if (p->argc) {
-		fputs(" of:", f);
+		fputc(':', f);
 		for (i = 0; i < p->argc; i++)
 			fprintf(f, " %s", p->argv[i]);
 	}
@@ -67,11 +69,18 @@ static void heading(FILE *f, const struct report *r)
 		fprintf(f, "  %s", st->name);
 		if (strcmp(st->name, st->requested))
 			fprintf(f, " (substitute for %s)", st->requested);
-		fprintf(f, ", %s mode, sampled ", stat_modes_text(st->modes));
+		fprintf(f, ", %s mode, ", stat_modes_text(st->modes));
 		print_rate(f, st);
 		fprintf(f, ": %" PRIu64 " samples, %" PRIu64 " lost\n",
 			r->total_samples[s], st->lost);
 	}
+	fprintf(f, "  %.2f s", (double)p->duration_ns / 1e9);
+	if (p->exit_status >= 0)
+		fprintf(f, ", exit status %d", p->exit_status);
+	if (p->hostname && *p->hostname)
+		fprintf(f, ", on %s (%s %s)", p->hostname,
+			p->sysname ? p->sysname : "", p->release ? p->release : "");
+	fputc('\n', f);
 	if (r->unresolved_objects)
 		fprintf(f, "  note: %zu object(s) could not be read; their "
 			"addresses are shown as object+offset\n",

@@ -1,0 +1,94 @@
+#!/bin/bash
+# Set up a Debian 12 machine for the profiler suite, build it, and run the
+# demo or the tests.
+#
+#   ./setup.sh deps    install the missing Debian packages (needs root)
+#   ./setup.sh demo    deps + build + profile the bundled demo program
+#   ./setup.sh test    deps + build + run the test suite (bats)
+#
+# Environment: BUILD=build-san builds with sanitizers (make SANITIZE=1)
+# and runs the demo or the tests with that build; BATS_FLAGS adds options
+# to bats (e.g. --tap).
+set -euo pipefail
+cd "$(dirname "$0")"
+
+# Debian package -> why it is needed.
+PACKAGES=(
+	build-essential # gcc, make
+	pkg-config
+	libelf-dev
+	libdwarf-dev
+	zlib1g-dev
+	binutils        # objdump, strip, readelf for tests
+	elfutils        # eu-readelf, eu-addr2line for tests
+	bats bats-support bats-assert
+	jq              # JSON report checks
+	linux-perf      # reference profiler for tests and bench
+	valgrind
+	hyperfine       # bench only
+	util-linux      # setpriv
+	procps          # ps, pgrep
+)
+
+missing_packages() {
+	local p
+	for p in "${PACKAGES[@]}"; do
+		dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null |
+			grep -q '^install ok installed$' || echo "$p"
+	done
+}
+
+deps() {
+	local missing
+	missing=$(missing_packages | paste -sd ' ')
+	[[ -z $missing ]] && return 0
+	if [[ $(id -u) -ne 0 ]]; then
+		echo "setup.sh: missing Debian packages; install them with:" >&2
+		echo "  sudo apt-get install -y --no-install-recommends $missing" >&2
+		exit 1
+	fi
+	echo "setup.sh: installing $missing" >&2
+	apt-get update -q
+	# shellcheck disable=SC2086
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+		--no-install-recommends $missing
+}
+
+BUILD=${BUILD:-build}
+export BUILD
+
+build() {
+	echo "setup.sh: building in $BUILD/" >&2
+	if [[ $BUILD == build-san ]]; then
+		make -s -j2 SANITIZE=1 >/dev/null
+	else
+		make -s -j2 >/dev/null
+	fi
+}
+
+case ${1:-} in
+deps)
+	deps
+	;;
+demo)
+	deps
+	build
+	bin=$(realpath "$BUILD")
+	mkdir -p "$bin/demo"
+	cd "$bin/demo"
+	"$bin/uprofile" -display "$bin/tests/demo"
+	echo
+	echo "setup.sh: the profile is $PWD/umon.out; show it again with:"
+	echo "  $bin/uprofile -i $PWD/umon.out -lines"
+	;;
+test)
+	deps
+	build
+	# shellcheck disable=SC2086
+	exec bats ${BATS_FLAGS:-} tests/
+	;;
+*)
+	echo "usage: $0 deps|demo|test" >&2
+	exit 2
+	;;
+esac

@@ -1,0 +1,122 @@
+# Common setup for the bats test suite.  In each .bats file:
+#
+#     load helpers
+#
+# This provides a default setup() that calls common_setup; a file that
+# defines its own setup() must call common_setup first.
+#
+# Environment:
+#   BUILD   build directory relative to the repository root (default
+#           "build"; "build-san" for the sanitizer build)
+
+bats_require_minimum_version 1.5.0
+
+load '/usr/lib/bats/bats-support/load'
+load '/usr/lib/bats/bats-assert/load'
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BUILD=${BUILD:-build}
+UPROFILE=$ROOT/$BUILD/uprofile
+KPROFILE=$ROOT/$BUILD/kprofile
+# Test programs (tests/programs/*.c); the sanitizer build has its own copy.
+TPROG=$ROOT/$BUILD/tests
+export ROOT BUILD UPROFILE KPROFILE TPROG
+
+# Each test runs in its own empty directory, so umon.out / kmon.out land
+# there and the repository tree stays clean.
+common_setup() {
+	cd "$BATS_TEST_TMPDIR" || return 1
+}
+
+setup() {
+	common_setup
+}
+
+# json_share PROC STAT FILE
+# Print the percentage of statistic STAT (e.g. cpu-clock; empty: the
+# first statistic) attributed to procedure PROC in a JSON report FILE
+# ("-" for stdin) of schema version 1 (docs/json-report.md), as a number
+# with two decimals: the sum of .rows[].percent[STAT] over the rows whose
+# "procedure" is PROC (several objects, processes or, in a -lines
+# report, lines), 0.00 if there is none.
+#
+# Fails with a message, printing nothing, if FILE is not such a report:
+# not JSON, schema_version missing or not 1, no "statistics" or "rows"
+# array, STAT not one of the statistics, or a row whose "procedure" is
+# not a string or whose "percent" has no number for STAT.
+json_share() {
+	local proc=$1 stat=$2 file=$3 out
+	[[ $file == - ]] && file=/dev/stdin
+	out=$(jq -e -r --arg p "$proc" --arg s "$stat" '
+	def die($m): error("json_share: " + $m);
+	if type != "object" then die("not a JSON object")
+	elif has("schema_version") | not then die("no schema_version")
+	elif .schema_version != 1 then
+		die("schema_version \(.schema_version|tojson), expected 1")
+	elif (.statistics | type) != "array" or (.statistics | length) == 0
+		then die("no statistics array")
+	elif (.rows | type) != "array" then die("no rows array")
+	else . end
+	| (if $s == "" then .statistics[0].name else $s end) as $stat
+	| if ([.statistics[].name] | index($stat)) == null then
+		die("statistic \($stat|tojson) not in the report (has " +
+		    ([.statistics[].name] | join(", ")) + ")")
+	  else . end
+	| [.rows[]
+	   | if (.procedure | type) != "string" then
+		die("row without a procedure name: \(tojson)")
+	     elif (.percent | type) != "object" or
+		  (.percent[$stat] | type) != "number" then
+		die("row without percent.\($stat): \(tojson)")
+	     else . end
+	   | select(.procedure == $p) | .percent[$stat]]
+	| add // 0
+	' "$file") || {
+		echo "json_share: '$file' is not a schema 1 report with" \
+			"statistic '${stat:-(first)}'" >&2
+		return 1
+	}
+	awk -v v="$out" 'BEGIN { printf "%.2f\n", v }'
+}
+
+# assert_near ACTUAL EXPECTED TOLERANCE
+# Fail unless |ACTUAL - EXPECTED| <= TOLERANCE (all decimal numbers).
+assert_near() {
+	local actual=$1 expected=$2 tol=$3
+	if ! awk -v a="$actual" -v e="$expected" -v t="$tol" 'BEGIN {
+		num = "^[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][-+]?[0-9]+)?$"
+		if (a !~ num || e !~ num || t !~ num) exit 1
+		d = a - e
+		if (d < 0) d = -d
+		exit !(d <= t + 0)
+	}'; then
+		batslib_print_kv_single_or_multi 9 \
+			'expected' "$expected +/- $tol" \
+			'actual' "$actual" |
+			batslib_decorate 'value not within tolerance' |
+			fail
+	fi
+}
+
+skip_unless_root() {
+	[[ $(id -u) -eq 0 ]] || skip "needs root (uid $(id -u))"
+}
+
+# Skip when the kernel refuses perf_event_open for the cpu-clock software
+# event (seccomp in containers, perf_event_paranoid=3, no perf support).
+# The check runs once per test run and is cached.
+skip_unless_perf_works() {
+	local cache=${BATS_RUN_TMPDIR:-/tmp}/perf-works
+	if [[ ! -e $cache ]]; then
+		if ! command -v perf >/dev/null; then
+			echo "perf (package linux-perf) is not installed" >"$cache"
+		elif ! perf stat -x, -e cpu-clock -- true 2>&1 |
+			grep -Eq '^[0-9.]+,[^,]*,cpu-clock'; then
+			echo "perf_event_open(cpu-clock) fails here" \
+				"(perf_event_paranoid=$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo '?'))" >"$cache"
+		else
+			: >"$cache"
+		fi
+	fi
+	[[ ! -s $cache ]] || skip "$(cat "$cache")"
+}
