@@ -6,6 +6,7 @@
 #include "array.h"
 #include "collect.h"
 #include "error.h"
+#include "stats.h"
 #include "symbolize.h"
 
 #define T_INF UINT64_MAX
@@ -65,6 +66,13 @@ struct collector {
 
 	struct prof_modes *modes;	/* indexed by cpu */
 	size_t nmodes, alloc_modes;
+
+	unsigned *row_modes;		/* per stat: STAT_MODE_* that become rows */
+	uint32_t *expected;		/* splits that always get a profile */
+	size_t nexpected, alloc_expected;
+	struct collect_range *ranges;	/* -ra: sorted, merged */
+	size_t nranges;
+	uint64_t moved;
 
 	int oom;
 };
@@ -133,11 +141,15 @@ struct collector *collector_new(enum collect_split split, size_t nstats)
 	c->nstats = nstats;
 	c->samples = calloc(nstats ? nstats : 1, sizeof(uint64_t));
 	c->lost = calloc(nstats ? nstats : 1, sizeof(uint64_t));
+	c->row_modes = calloc(nstats ? nstats : 1, sizeof(unsigned));
+	for (size_t i = 0; c->row_modes && i < nstats; i++)
+		c->row_modes[i] = STAT_MODE_USER | STAT_MODE_KERNEL |
+				  STAT_MODE_HV;
 	c->cap_procs = 64;
 	c->procs = malloc(c->cap_procs * sizeof(*c->procs));
 	c->cap_agg = 4096;
 	c->agg = calloc(c->cap_agg, sizeof(*c->agg));
-	if (!c->samples || !c->lost || !c->procs || !c->agg) {
+	if (!c->samples || !c->lost || !c->row_modes || !c->procs || !c->agg) {
 		collector_free(c);
 		return NULL;
 	}
@@ -174,9 +186,108 @@ void collector_free(struct collector *c)
 	free(c->agg);
 	free(c->parked);
 	free(c->modes);
+	free(c->expected);
+	free(c->ranges);
 	free(c->samples);
 	free(c->lost);
+	free(c->row_modes);
 	free(c);
+}
+
+void collector_set_modes(struct collector *c, uint32_t stat, unsigned modes)
+{
+	if (stat < c->nstats)
+		c->row_modes[stat] = modes;
+}
+
+int collector_expect_split(struct collector *c, uint32_t split)
+{
+	if (ALLOC_GROW(c->expected, c->nexpected + 1, c->alloc_expected))
+		return -PROF_ENOMEM;
+	c->expected[c->nexpected++] = split;
+	return 0;
+}
+
+static int cmp_range(const void *a, const void *b)
+{
+	const struct collect_range *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+int collector_set_caller_ranges(struct collector *c,
+				const struct collect_range *r, size_t n)
+{
+	size_t i, k = 0;
+
+	free(c->ranges);
+	c->ranges = NULL;
+	c->nranges = 0;
+	if (!n)
+		return 0;
+	c->ranges = malloc(n * sizeof(*r));
+	if (!c->ranges)
+		return -PROF_ENOMEM;
+	memcpy(c->ranges, r, n * sizeof(*r));
+	qsort(c->ranges, n, sizeof(*r), cmp_range);
+	for (i = 1; i < n; i++) {
+		if (c->ranges[i].start <= c->ranges[k].end) {
+			if (c->ranges[i].end > c->ranges[k].end)
+				c->ranges[k].end = c->ranges[i].end;
+		} else {
+			c->ranges[++k] = c->ranges[i];
+		}
+	}
+	c->nranges = k + 1;
+	return 0;
+}
+
+uint64_t collector_moved(const struct collector *c)
+{
+	return c->moved;
+}
+
+static int in_ranges(const struct collector *c, uint64_t ip)
+{
+	size_t lo = 0, hi = c->nranges;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (ip < c->ranges[mid].start)
+			hi = mid;
+		else if (ip >= c->ranges[mid].end)
+			lo = mid + 1;
+		else
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * The caller of a utility routine: the first kernel return address in the
+ * chain outside every range.  Entries >= PERF_CONTEXT_MAX are context
+ * markers; the first real entry is the sample's own ip.
+ */
+static uint64_t caller_of(struct collector *c, const struct collect_sample *s)
+{
+	uint64_t i;
+
+	for (i = 0; i < s->nchain; i++) {
+		uint64_t ip = s->chain[i];
+
+		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
+			if (ip != (uint64_t)PERF_CONTEXT_KERNEL)
+				break;	/* user part: not followed */
+			continue;
+		}
+		if (!in_ranges(c, ip)) {
+			c->moved++;
+			/* A return address points after the call. */
+			return ip - 1;
+		}
+	}
+	return s->ip;
 }
 
 /* ---- processes --------------------------------------------------------- */
@@ -458,26 +569,37 @@ void collector_sample(struct collector *c, const struct collect_sample *s)
 
 	if (s->stat >= c->nstats)
 		return;
-	c->samples[s->stat]++;
 	switch (s->cpumode) {
 	case PERF_RECORD_MISC_KERNEL:
 		count_mode(c, s->cpu, s->pid == 0 ? PROF_MODE_IDLE :
 			   PROF_MODE_KERNEL);
-		aggregate(c, c->obj_kernel, s->ip, s->stat, split, s->period);
+		if (!(c->row_modes[s->stat] & STAT_MODE_KERNEL))
+			return;
+		c->samples[s->stat]++;
+		aggregate(c, c->obj_kernel,
+			  c->nranges && in_ranges(c, s->ip) ?
+			  caller_of(c, s) : s->ip,
+			  s->stat, split, s->period);
 		return;
 	case PERF_RECORD_MISC_USER:
 		count_mode(c, s->cpu, PROF_MODE_USER);
+		if (!(c->row_modes[s->stat] & STAT_MODE_USER))
+			return;
+		c->samples[s->stat]++;
 		break;
 	case PERF_RECORD_MISC_GUEST_KERNEL:
 	case PERF_RECORD_MISC_GUEST_USER:
 		count_mode(c, s->cpu, PROF_MODE_GUEST);
+		c->samples[s->stat]++;
 		aggregate(c, c->obj_guest, s->ip, s->stat, split, s->period);
 		return;
 	case PERF_RECORD_MISC_HYPERVISOR:
 		count_mode(c, s->cpu, PROF_MODE_HV);
+		c->samples[s->stat]++;
 		aggregate(c, c->obj_hv, s->ip, s->stat, split, s->period);
 		return;
 	default:
+		c->samples[s->stat]++;
 		aggregate(c, c->obj_unknown, s->ip, s->stat, split, s->period);
 		return;
 	}
@@ -665,11 +787,15 @@ int collector_build(struct collector *c, const struct profile *tpl,
 			return -PROF_ENOMEM;
 		splits[nsplits++] = 0;
 	} else {
-		for (i = 0; i < c->cap_agg; i++) {
-			if (!c->agg[i].used)
+		for (i = 0; i < c->cap_agg + c->nexpected; i++) {
+			uint32_t id;
+
+			if (i < c->cap_agg && !c->agg[i].used)
 				continue;
+			id = i < c->cap_agg ? c->agg[i].split :
+			     c->expected[i - c->cap_agg];
 			for (j = 0; j < nsplits; j++)
-				if (splits[j] == c->agg[i].split)
+				if (splits[j] == id)
 					break;
 			if (j < nsplits)
 				continue;
@@ -677,7 +803,7 @@ int collector_build(struct collector *c, const struct profile *tpl,
 				free(splits);
 				return -PROF_ENOMEM;
 			}
-			splits[nsplits++] = c->agg[i].split;
+			splits[nsplits++] = id;
 		}
 		qsort(splits, nsplits, sizeof(*splits), cmp_u32);
 	}

@@ -47,6 +47,29 @@ struct collector;
 struct collector *collector_new(enum collect_split split, size_t nstats);
 void collector_free(struct collector *c);
 
+/*
+ * Modes whose samples become profile rows (STAT_MODE_*); samples of other
+ * modes only count in the mode histogram.  Default: all.
+ */
+void collector_set_modes(struct collector *c, uint32_t stat, unsigned modes);
+
+/* Make sure a profile exists for this pid/cpu even if it gets no sample
+ * (-each writes one file per CPU). */
+int collector_expect_split(struct collector *c, uint32_t split);
+
+/*
+ * Charge samples that land in [start, end) ranges (kernel utility routines)
+ * to the first caller outside every range, using the sample's kernel call
+ * chain (-ra).  The ranges are copied.
+ */
+struct collect_range {
+	uint64_t start, end;
+};
+int collector_set_caller_ranges(struct collector *c,
+				const struct collect_range *r, size_t n);
+/* Samples moved to a caller so far. */
+uint64_t collector_moved(const struct collector *c);
+
 void collector_mmap(struct collector *c, uint32_t pid, uint64_t start,
 		    uint64_t len, uint64_t pgoff, const char *path,
 		    const uint8_t *build_id, size_t build_id_len,

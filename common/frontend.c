@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include <dirent.h>
+#include <fcntl.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -22,6 +23,7 @@
 #include "launch.h"
 #include "parse.h"
 #include "perf.h"
+#include "privilege.h"
 #include "profile.h"
 #include "report.h"
 #include "stats.h"
@@ -34,7 +36,7 @@ enum {
 	OPT_KERNEL = 1000, OPT_USER, OPT_DIRNAME, OPT_PIDS, OPT_NOPIDS,
 	OPT_ALL, OPT_EACH, OPT_ONE, OPT_DISPLAY, OPT_PROCEDURES, OPT_LINES,
 	OPT_HEAVY, OPT_QUIT, OPT_ONLY, OPT_EXCLUDE, OPT_NUMBERS, OPT_FORMAT,
-	OPT_QUIET, OPT_COMPLETION,
+	OPT_QUIET, OPT_COMPLETION, OPT_CONTROL,
 };
 
 static const struct argp_option stat_options[] = {
@@ -73,6 +75,13 @@ static const struct argp_option run_options[] = {
 	  "attach to a running process and its threads", 3 },
 	{ "duration", 'd', "SECONDS", 0,
 	  "stop collecting after SECONDS (with -p or without PROGRAM)", 3 },
+	{ "triggered", 't', NULL, 0,
+	  "set everything up but sample only when triggered: SIGUSR1 "
+	  "starts, SIGUSR2 stops, or 'enable'/'disable' lines on -control",
+	  3 },
+	{ "control", OPT_CONTROL, "FIFO", 0,
+	  "read 'enable' and 'disable' commands from FIFO (created if "
+	  "missing, and then removed at the end)", 3 },
 	{ "input", 'i', "FILE", 0,
 	  "report an existing profile FILE; run nothing", 3 },
 	{ 0 }
@@ -189,6 +198,8 @@ static error_t parse_shared(int key, char *arg, struct argp_state *state)
 				   "seconds, e.g. 10 or 2.5", arg);
 		break;
 	case 'i': c->input = arg; break;
+	case 't': c->triggered = 1; break;
+	case OPT_CONTROL: c->control = arg; break;
 	case OPT_DISPLAY: c->display = 1; break;
 	case OPT_PROCEDURES: c->display = 1; c->view = REPORT_PROCEDURES;
 		break;
@@ -493,6 +504,9 @@ struct run {
 	int have_child;
 	int sigfd;
 	int sigint_ignored;
+	int control_fd, control_keep_fd;	/* -control FIFO */
+	int control_made;			/* we created the FIFO */
+	int sampling;				/* events are enabled */
 	sigset_t old_mask;
 };
 
@@ -532,6 +546,10 @@ static int resolve_stats(struct run *r)
 		r->specs[i].type = ch->def->type;
 		r->specs[i].config = ch->def->config;
 		r->specs[i].modes = ch->modes;
+		/* System-wide, every mode is sampled so the mode histogram
+		 * is whole; only the modes asked for become rows. */
+		if (g_tool->scope == FE_SCOPE_SYSTEM)
+			r->specs[i].modes |= STAT_MODE_USER | STAT_MODE_KERNEL;
 		r->specs[i].period = c->period;
 		r->specs[i].freq = c->period ? 0 :
 				   (c->freq ? c->freq : DEFAULT_FREQ);
@@ -554,6 +572,10 @@ static int setup_signals(struct run *r)
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGHUP);
 	sigaddset(&set, SIGQUIT);
+	if (r->cfg->triggered || r->cfg->control) {
+		sigaddset(&set, SIGUSR1);
+		sigaddset(&set, SIGUSR2);
+	}
 	if (sigprocmask(SIG_BLOCK, &set, &r->old_mask))
 		return prof_fail(PROF_EIO, "cannot block signals: %s",
 				 strerror(errno));
@@ -584,18 +606,92 @@ static int pin_to_current_cpu(int *cpu)
  * Collect until the program exits, the duration passes, or a signal says
  * stop.  Returns the program's status (or 0), or a negative error.
  */
+static void set_sampling(struct run *r, int on)
+{
+	int err;
+
+	if (r->sampling == on)
+		return;
+	err = on ? perf_session_enable(r->sess) :
+		   perf_session_disable(r->sess);
+	if (err) {
+		fprintf(stderr, "%s: %s\n", g_tool->name, prof_error(err));
+		return;
+	}
+	r->sampling = on;
+	if (r->cfg->verbose)
+		notice(r->cfg, "sampling %s", on ? "enabled" : "disabled");
+}
+
+/* Commands on the control FIFO, one per line. */
+static void read_control(struct run *r)
+{
+	char buf[256];
+	ssize_t n;
+
+	while ((n = read(r->control_fd, buf, sizeof(buf) - 1)) > 0) {
+		char *save = NULL, *line;
+
+		buf[n] = '\0';
+		for (line = strtok_r(buf, "\n", &save); line;
+		     line = strtok_r(NULL, "\n", &save)) {
+			line[strcspn(line, "\r ")] = '\0';
+			if (!strcmp(line, "enable"))
+				set_sampling(r, 1);
+			else if (!strcmp(line, "disable"))
+				set_sampling(r, 0);
+			else if (*line)
+				fprintf(stderr, "%s: unknown control command "
+					"'%s' (use enable or disable)\n",
+					g_tool->name, line);
+		}
+	}
+}
+
+static int open_control(struct run *r)
+{
+	struct stat st;
+	const char *path = r->cfg->control;
+
+	if (stat(path, &st) == 0) {
+		if (!S_ISFIFO(st.st_mode))
+			return prof_fail(PROF_EINVAL, "control '%s' is not a FIFO",
+					 path);
+	} else if (errno != ENOENT || mkfifo(path, 0600)) {
+		return prof_fail(PROF_EIO, "cannot create control FIFO '%s': %s",
+				 path, strerror(errno));
+	} else {
+		r->control_made = 1;
+	}
+	r->control_fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	/* Our own writer keeps the FIFO from reporting EOF between
+	 * commands. */
+	if (r->control_fd >= 0)
+		r->control_keep_fd = open(path, O_WRONLY | O_NONBLOCK |
+					  O_CLOEXEC);
+	if (r->control_fd < 0 || r->control_keep_fd < 0)
+		return prof_fail(PROF_EIO, "cannot open control FIFO '%s': %s",
+				 path, strerror(errno));
+	return 0;
+}
+
 static int collect(struct run *r, int *status)
 {
 	struct fe_config *c = r->cfg;
-	struct pollfd extra[2];
+	struct pollfd extra[3];
 	size_t nextra = 0;
 	uint64_t deadline = 0;
-	int child_extra = -1, attach_pidfd = -1;
+	int child_extra = -1, attach_pidfd = -1, control_extra = -1;
 	int stop = 0;
 
 	*status = 0;
 	extra[nextra].fd = r->sigfd;
 	extra[nextra++].events = POLLIN;
+	if (r->control_fd >= 0) {
+		control_extra = (int)nextra;
+		extra[nextra].fd = r->control_fd;
+		extra[nextra++].events = POLLIN;
+	}
 	if (r->have_child && r->child.pidfd >= 0) {
 		child_extra = (int)nextra;
 		extra[nextra].fd = r->child.pidfd;
@@ -627,8 +723,12 @@ static int collect(struct run *r, int *status)
 		err = perf_session_poll(r->sess, timeout, extra, nextra);
 		if (err)
 			return err;
+		if (control_extra >= 0 && extra[control_extra].revents)
+			read_control(r);
 		while (read(r->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
-			if (r->have_child) {
+			if (si.ssi_signo == SIGUSR1 || si.ssi_signo == SIGUSR2) {
+				set_sampling(r, si.ssi_signo == SIGUSR1);
+			} else if (r->have_child) {
 				/* The terminal sent Ctrl-C to the program too;
 				 * a signal sent to us alone is passed on. */
 				if (si.ssi_code == SI_USER ||
@@ -750,7 +850,8 @@ out:
 
 static int run_collection(struct fe_config *c, int argc, char **argv)
 {
-	struct run r = { .cfg = c, .sigfd = -1 };
+	struct run r = { .cfg = c, .sigfd = -1, .control_fd = -1,
+			 .control_keep_fd = -1 };
 	struct perf_target t = { 0 };
 	struct profile *tpl = NULL;
 	pid_t *tids = NULL;
@@ -762,6 +863,18 @@ static int run_collection(struct fe_config *c, int argc, char **argv)
 				   c->cpus == FE_CPUS_EACH ? COLLECT_SPLIT_CPU :
 				   COLLECT_SPLIT_NONE;
 
+	{
+		unsigned m = g_tool->default_modes | c->add_modes;
+		struct priv_need need = {
+			.system_wide = g_tool->scope == FE_SCOPE_SYSTEM,
+			.kernel = !!(m & STAT_MODE_KERNEL),
+			.kernel_symbols = !!(m & STAT_MODE_KERNEL),
+		};
+
+		err = priv_check(&need);
+		if (err)
+			goto fail;
+	}
 	err = resolve_stats(&r);
 	if (err)
 		goto fail;
@@ -786,9 +899,17 @@ static int run_collection(struct fe_config *c, int argc, char **argv)
 		err = prof_fail(PROF_ENOMEM, "out of memory");
 		goto fail;
 	}
+	for (i = 0; i < r.nstats; i++)
+		collector_set_modes(r.col, (uint32_t)i, r.choice[i].modes);
 	err = setup_signals(&r);
 	if (err)
 		goto fail;
+	if (c->control) {
+		err = open_control(&r);
+		if (err)
+			goto fail;
+	}
+	t.triggered = c->triggered;
 	if (g_tool->scope == FE_SCOPE_SYSTEM) {
 		t.kind = PERF_TARGET_CPUS;
 		/* User-mode rows need every process's maps. */
@@ -824,7 +945,7 @@ static int run_collection(struct fe_config *c, int argc, char **argv)
 			notice(c, "sampling %s (type %u, config %#" PRIx64
 			       ") in %s mode, %s %" PRIu64, r.choice[i].def->name,
 			       r.specs[i].type, r.specs[i].config,
-			       stat_modes_text(r.specs[i].modes),
+			       stat_modes_text(r.choice[i].modes),
 			       r.specs[i].period ? "every" : "at",
 			       r.specs[i].period ? r.specs[i].period :
 			       r.specs[i].freq);
@@ -848,10 +969,18 @@ static int run_collection(struct fe_config *c, int argc, char **argv)
 	}
 	t0 = now_ns(CLOCK_MONOTONIC);
 	t0_wall = now_ns(CLOCK_REALTIME);
-	if (!t.enable_on_exec) {
+	if (c->triggered) {
+		if (c->verbose)
+			notice(c, "triggered mode: sampling starts on SIGUSR1%s",
+			       c->control ? " or 'enable' on the control FIFO" :
+			       "");
+	} else if (!t.enable_on_exec) {
 		err = perf_session_enable(r.sess);
 		if (err)
 			goto fail_child;
+		r.sampling = 1;
+	} else {
+		r.sampling = 1;
 	}
 	if (r.have_child) {
 		err = launch_release(&r.child, c->cmd[0]);
@@ -894,7 +1023,7 @@ static int run_collection(struct fe_config *c, int argc, char **argv)
 			.name = (char *)r.choice[i].def->name,
 			.requested = r.choice[i].requested,
 			.type = r.specs[i].type,
-			.modes = r.specs[i].modes,
+			.modes = r.choice[i].modes,
 			.config = r.specs[i].config,
 			.period = r.specs[i].period,
 			.freq = r.specs[i].freq,
@@ -933,6 +1062,12 @@ out:
 		launch_release_fds(&r.child);
 	if (r.sigfd >= 0)
 		close(r.sigfd);
+	if (r.control_fd >= 0)
+		close(r.control_fd);
+	if (r.control_keep_fd >= 0)
+		close(r.control_keep_fd);
+	if (r.control_made)
+		unlink(c->control);
 	free(r.choice);
 	free(r.specs);
 	free(tids);

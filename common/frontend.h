@@ -56,7 +56,11 @@ struct fe_config {
 	int quiet, verbose;
 	char **cmd;			/* program and arguments */
 	int ncmd;
+	int triggered;			/* -t: start with sampling off */
+	const char *control;		/* -control FIFO */
 	const char *vmlinux;		/* (tool) kernel image, -k */
+	const char **ra;		/* (tool) -ra routine patterns, or NULL */
+	size_t nra;
 };
 
 struct fe_tool {

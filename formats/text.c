@@ -87,6 +87,8 @@ static void heading(FILE *f, const struct report *r)
 			r->unresolved_objects);
 }
 
+static void mode_histogram(FILE *f, const struct profile *p);
+
 static void row_procedure(char *buf, size_t len, const struct report_row *row)
 {
 	if (row->inlined_into)
@@ -146,7 +148,48 @@ int report_text(FILE *f, const struct report *r)
 	}
 	if (!r->nrows)
 		fputs("  (no samples)\n", f);
+	mode_histogram(f, r->prof);
 	return ferror(f) ? -PROF_EIO : 0;
+}
+
+static void mode_row(FILE *f, const char *label, const uint64_t *n)
+{
+	uint64_t tot = 0;
+	int m;
+
+	for (m = 0; m < PROF_NMODES; m++)
+		tot += n[m];
+	fprintf(f, "  %5s", label);
+	for (m = 0; m < PROF_NMODES; m++)
+		fprintf(f, " %8.2f", tot ? 100.0 * (double)n[m] / (double)tot : 0);
+	fprintf(f, " %10" PRIu64 "\n", tot);
+}
+
+/* The originals' IPL histogram, made modern: where the CPUs were when
+ * sampled.  Shown for kernel profiles and whenever samples span modes. */
+static void mode_histogram(FILE *f, const struct profile *p)
+{
+	uint64_t all[PROF_NMODES] = { 0 };
+	size_t i;
+	int m, used = 0;
+	char label[16];
+
+	for (i = 0; i < p->nmodes; i++)
+		for (m = 0; m < PROF_NMODES; m++)
+			all[m] += p->modes[i].n[m];
+	for (m = 0; m < PROF_NMODES; m++)
+		used += all[m] != 0;
+	if (!used || (used < 2 && strcmp(p->tool, "kprofile")))
+		return;
+	fputs("\nsample modes, percent of each CPU's samples:\n", f);
+	fprintf(f, "  %5s %8s %8s %8s %8s %8s %10s\n", "cpu", "user",
+		"kernel", "idle", "guest", "hv", "samples");
+	for (i = 0; i < p->nmodes; i++) {
+		snprintf(label, sizeof(label), "%u", p->modes[i].cpu);
+		mode_row(f, label, p->modes[i].n);
+	}
+	if (p->nmodes > 1)
+		mode_row(f, "all", all);
 }
 
 int report_summary(FILE *f, const struct report *r, size_t n)

@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Can this process profile what it was asked to?  Checked before any event
+ * is opened, so the user gets one message saying what blocks collection
+ * and what to change, instead of a bare EACCES: perf_event_paranoid,
+ * missing CAP_PERFMON/CAP_SYS_ADMIN, kptr_restrict hiding kernel
+ * addresses, or a container refusing perf_event_open altogether.
+ */
+#ifndef COMMON_PRIVILEGE_H
+#define COMMON_PRIVILEGE_H
+
+struct priv_need {
+	int system_wide;	/* events on CPUs, every task */
+	int kernel;		/* kernel-mode samples */
+	int kernel_symbols;	/* kernel addresses must be visible */
+};
+
+/* 0, or -PROF_EPERM with a one-line detail (prof_error). */
+int priv_check(const struct priv_need *need);
+
+#endif
