@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Finding the separate debug file of an object, the way gdb and
+ * binutils do: by build-id under the debug root, then by .gnu_debuglink
+ * next to the object, in its .debug/ directory and under the debug root.
+ * Debuglink candidates are only accepted when their CRC32 matches, so a
+ * stale debug file never gives wrong lines.
+ */
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "symbolize_int.h"
+
+static bool same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	return !stat(a, &sa) && !stat(b, &sb) && sa.st_dev == sb.st_dev &&
+	       sa.st_ino == sb.st_ino;
+}
+
+static bool crc_matches(const char *path, uint32_t want)
+{
+	unsigned char buf[65536];
+	uLong crc = crc32(0L, Z_NULL, 0);
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return false;
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		crc = crc32(crc, buf, (uInt)n);
+	close(fd);
+	return n == 0 && (uint32_t)crc == want;
+}
+
+static bool build_id_matches(const char *path, const struct elfmeta *meta)
+{
+	uint8_t id[64];
+	int n = sym_read_build_id(path, id, sizeof(id));
+
+	return n > 0 && (size_t)n == meta->build_id_len &&
+	       !memcmp(id, meta->build_id, (size_t)n);
+}
+
+static char *by_build_id(const struct elfmeta *meta, const char *root)
+{
+	char *path;
+	size_t i, len;
+	int off;
+
+	if (meta->build_id_len < 2)
+		return NULL;
+	len = strlen(root) + 2 * meta->build_id_len + 32;
+	path = malloc(len);
+	if (!path)
+		return NULL;
+	off = snprintf(path, len, "%s/.build-id/%02x/", root,
+		       meta->build_id[0]);
+	for (i = 1; i < meta->build_id_len; i++)
+		off += snprintf(path + off, len - (size_t)off, "%02x",
+				meta->build_id[i]);
+	snprintf(path + off, len - (size_t)off, ".debug");
+	if (access(path, R_OK) == 0 && build_id_matches(path, meta))
+		return path;
+	free(path);
+	return NULL;
+}
+
+static char *try_link(const char *objpath, const char *a, const char *b,
+		      const char *c, const struct elfmeta *meta)
+{
+	char *path;
+
+	if (asprintf(&path, "%s%s%s", a, b, c) < 0)
+		return NULL;
+	if (access(path, R_OK) == 0 && !same_file(path, objpath) &&
+	    crc_matches(path, meta->debuglink_crc))
+		return path;
+	free(path);
+	return NULL;
+}
+
+char *debuginfo_find(const char *path, const struct elfmeta *meta,
+		     const char *debug_root)
+{
+	char real[PATH_MAX], *dir, *slash, *found;
+
+	if (!debug_root)
+		debug_root = "/usr/lib/debug";
+	found = by_build_id(meta, debug_root);
+	if (found || !path || !meta->debuglink ||
+	    strchr(meta->debuglink, '/'))
+		return found;
+	/* The debuglink is relative to the object's real directory. */
+	if (!realpath(path, real)) {
+		if (strlen(path) >= sizeof(real))
+			return NULL;
+		strcpy(real, path);
+	}
+	slash = strrchr(real, '/');
+	if (slash) {
+		slash[1] = '\0';
+		dir = real;
+	} else {
+		dir = "./";
+	}
+	found = try_link(path, dir, "", meta->debuglink, meta);
+	if (!found)
+		found = try_link(path, dir, ".debug/", meta->debuglink, meta);
+	if (!found && dir[0] == '/') {
+		char *rooted;
+
+		if (asprintf(&rooted, "%s%s", debug_root, dir) < 0)
+			return NULL;
+		found = try_link(path, rooted, "", meta->debuglink, meta);
+		free(rooted);
+	}
+	return found;
+}
+
+int sym_read_build_id(const char *path, uint8_t *buf, size_t len)
+{
+	Elf *elf;
+	int fd, ret;
+
+	if (!path || (!buf && len))
+		return SYM_EINVAL;
+	elf_version(EV_CURRENT);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return SYM_EOPEN;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF)
+		ret = SYM_EELF;
+	else
+		ret = elf_build_id(elf, buf, len);
+	elf_end(elf);
+	close(fd);
+	return ret;
+}
+
+int sym_read_build_id_mem(const void *image, size_t size, uint8_t *buf,
+			  size_t len)
+{
+	Elf *elf;
+	int ret;
+
+	if (!image || (!buf && len))
+		return SYM_EINVAL;
+	elf_version(EV_CURRENT);
+	/* libelf only reads an ELF_C_READ image; the cast is its API. */
+	elf = elf_memory((char *)image, size);
+	if (!elf || elf_kind(elf) != ELF_K_ELF)
+		ret = SYM_EELF;
+	else
+		ret = elf_build_id(elf, buf, len);
+	elf_end(elf);
+	return ret;
+}

@@ -1,0 +1,398 @@
+// SPDX-License-Identifier: MIT
+/*
+ * ELF side of the symbolizer: build-id and debuglink notes, PT_LOAD
+ * segments, and one sorted index over .symtab and .dynsym.
+ */
+#include <gelf.h>
+#include <libelf.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "symbolize_int.h"
+
+static int read_build_id_data(Elf_Data *data, uint8_t *buf, size_t len)
+{
+	GElf_Nhdr nhdr;
+	size_t off = 0, next, name_off, desc_off;
+
+	while ((next = gelf_getnote(data, off, &nhdr, &name_off,
+				    &desc_off)) > 0) {
+		const char *name = (const char *)data->d_buf + name_off;
+
+		off = next;
+		if (nhdr.n_type != NT_GNU_BUILD_ID || nhdr.n_namesz != 4 ||
+		    memcmp(name, "GNU", 4))
+			continue;
+		if (nhdr.n_descsz == 0)
+			continue;
+		if (nhdr.n_descsz < len)
+			len = nhdr.n_descsz;
+		memcpy(buf, (const char *)data->d_buf + desc_off, len);
+		return (int)len;
+	}
+	return 0;
+}
+
+/*
+ * Section notes first: separate debug files keep .note.gnu.build-id but
+ * their PT_NOTE segments may point at nothing.  Program headers are the
+ * fallback for images without section headers.
+ */
+int elf_build_id(void *handle, uint8_t *buf, size_t len)
+{
+	Elf *elf = handle;
+	Elf_Scn *scn = NULL;
+	size_t i, n;
+	int ret;
+
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+			continue;
+		data = elf_getdata(scn, NULL);
+		if (!data || !data->d_buf)
+			continue;
+		ret = read_build_id_data(data, buf, len);
+		if (ret > 0)
+			return ret;
+	}
+	if (elf_getphdrnum(elf, &n) != 0)
+		return 0;
+	for (i = 0; i < n; i++) {
+		GElf_Phdr ph;
+		Elf_Data *data;
+
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_NOTE)
+			continue;
+		data = elf_getdata_rawchunk(elf, (int64_t)ph.p_offset,
+					    ph.p_filesz,
+					    ph.p_align == 8 ? ELF_T_NHDR8 :
+					    ELF_T_NHDR);
+		if (!data || !data->d_buf)
+			continue;
+		ret = read_build_id_data(data, buf, len);
+		if (ret > 0)
+			return ret;
+	}
+	return 0;
+}
+
+static uint32_t get_u32(const unsigned char *p, bool big)
+{
+	if (big)
+		return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+		       (uint32_t)p[2] << 8 | p[3];
+	return (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[1] << 8 | p[0];
+}
+
+static void read_debuglink(Elf *elf, Elf_Scn *scn, struct elfmeta *meta)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+	const unsigned char *p;
+	const char *ident;
+	size_t nlen, crc_off;
+
+	if (!data || !data->d_buf || data->d_size < 5)
+		return;
+	p = data->d_buf;
+	nlen = strnlen((const char *)p, data->d_size);
+	crc_off = (nlen + 4) & ~(size_t)3;	/* NUL, then pad to 4 */
+	if (nlen == 0 || crc_off + 4 > data->d_size)
+		return;
+	ident = elf_getident(elf, NULL);
+	meta->debuglink = strndup((const char *)p, nlen);
+	meta->debuglink_crc = get_u32(p + crc_off,
+				      ident && ident[EI_DATA] == ELFDATA2MSB);
+}
+
+int elf_read_meta(void *handle, struct elfmeta *meta)
+{
+	Elf *elf = handle;
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	int ret;
+
+	memset(meta, 0, sizeof(*meta));
+	if (elf_kind(elf) != ELF_K_ELF)
+		return SYM_EELF;
+	ret = elf_build_id(elf, meta->build_id, sizeof(meta->build_id));
+	if (ret > 0)
+		meta->build_id_len = (size_t)ret;
+	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return SYM_OK;	/* no sections: nothing more to learn */
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		if (sh.sh_type == SHT_SYMTAB)
+			meta->has_symtab = true;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (!name)
+			continue;
+		if (!strcmp(name, ".gnu_debuglink") && !meta->debuglink)
+			read_debuglink(elf, scn, meta);
+		else if ((!strcmp(name, ".debug_info") ||
+			  !strcmp(name, ".zdebug_info")) &&
+			 sh.sh_type != SHT_NOBITS && sh.sh_size > 0)
+			meta->has_dwarf = true;
+	}
+	return SYM_OK;
+}
+
+int elf_read_loads(void *handle, struct loadseg **loads, size_t *nloads)
+{
+	Elf *elf = handle;
+	struct loadseg *v = NULL;
+	size_t i, n, nv = 0, av = 0;
+
+	*loads = NULL;
+	*nloads = 0;
+	if (elf_getphdrnum(elf, &n) != 0)
+		return SYM_OK;
+	for (i = 0; i < n; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		if (ALLOC_GROW(v, nv + 1, av)) {
+			free(v);
+			return SYM_ENOMEM;
+		}
+		v[nv].off = ph.p_offset;
+		v[nv].filesz = ph.p_filesz;
+		v[nv].vaddr = ph.p_vaddr;
+		nv++;
+	}
+	*loads = v;
+	*nloads = nv;
+	return SYM_OK;
+}
+
+/* What we need of a section to decide whether a symbol can be used. */
+struct secinfo {
+	uint64_t addr, end;
+	bool alloc;
+};
+
+static uint8_t sym_rank(const GElf_Sym *sym)
+{
+	uint8_t rank = 0;
+	int type = GELF_ST_TYPE(sym->st_info);
+
+	/* Order: sized, then function, then global > weak > local. */
+	if (sym->st_size > 0)
+		rank |= 8;
+	if (type == STT_FUNC || type == STT_GNU_IFUNC)
+		rank |= 4;
+	switch (GELF_ST_BIND(sym->st_info)) {
+	case STB_GLOBAL:
+	case STB_GNU_UNIQUE:
+		rank |= 2;
+		break;
+	case STB_WEAK:
+		rank |= 1;
+		break;
+	default:
+		break;
+	}
+	return rank;
+}
+
+static bool sym_usable(const GElf_Sym *sym, const char *name,
+		       const struct secinfo *secs, size_t nsecs)
+{
+	int type = GELF_ST_TYPE(sym->st_info);
+
+	if (type != STT_FUNC && type != STT_GNU_IFUNC && type != STT_NOTYPE)
+		return false;
+	if (!name || !*name)
+		return false;
+	if (sym->st_shndx == SHN_UNDEF || sym->st_shndx >= SHN_LORESERVE ||
+	    sym->st_shndx >= nsecs || !secs[sym->st_shndx].alloc)
+		return false;
+	/*
+	 * Local hidden zero-size NOTYPE symbols are annotation markers
+	 * (annobin), not code; binutils ignores them too.
+	 */
+	if (type == STT_NOTYPE && sym->st_size == 0 &&
+	    GELF_ST_BIND(sym->st_info) == STB_LOCAL &&
+	    GELF_ST_VISIBILITY(sym->st_other) == STV_HIDDEN)
+		return false;
+	return true;
+}
+
+static int add_symtab(struct symindex *si, struct strpool *sp, Elf *elf,
+		      Elf_Scn *scn, const GElf_Shdr *sh,
+		      const struct secinfo *secs, size_t nsecs)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+	size_t i, n;
+
+	if (sh->sh_type == SHT_NOBITS || !data || !data->d_buf ||
+	    !sh->sh_entsize)
+		return SYM_OK;
+	n = sh->sh_size / sh->sh_entsize;
+	for (i = 0; i < n; i++) {
+		GElf_Sym sym;
+		const char *name;
+		struct esym *e;
+
+		if (!gelf_getsym(data, (int)i, &sym))
+			break;
+		name = elf_strptr(elf, sh->sh_link, sym.st_name);
+		if (!sym_usable(&sym, name, secs, nsecs))
+			continue;
+		if (!si->has_text && !strcmp(name, "_text")) {
+			si->has_text = true;
+			si->text_addr = sym.st_value;
+		}
+		if (ALLOC_GROW(si->v, si->n + 1, si->alloc))
+			return SYM_ENOMEM;
+		e = &si->v[si->n];
+		e->name = strpool_add(sp, name);
+		if (!e->name)
+			return SYM_ENOMEM;
+		e->addr = sym.st_value;
+		e->size = sym.st_size;
+		e->sec_end = secs[sym.st_shndx].end;
+		e->rank = sym_rank(&sym);
+		e->order = si->n;
+		si->n++;
+	}
+	return SYM_OK;
+}
+
+int symindex_add_elf(struct symindex *si, struct strpool *sp, void *handle)
+{
+	Elf *elf = handle;
+	Elf_Scn *scn = NULL;
+	struct secinfo *secs;
+	size_t nsecs, i;
+	int ret = SYM_OK;
+
+	if (elf_getshdrnum(elf, &nsecs) != 0 || nsecs == 0)
+		return SYM_OK;
+	secs = calloc(nsecs, sizeof(*secs));
+	if (!secs)
+		return SYM_ENOMEM;
+	for (i = 1; i < nsecs; i++) {
+		GElf_Shdr sh;
+
+		scn = elf_getscn(elf, i);
+		if (!scn || !gelf_getshdr(scn, &sh))
+			continue;
+		secs[i].addr = sh.sh_addr;
+		secs[i].end = sh.sh_addr + sh.sh_size;
+		secs[i].alloc = (sh.sh_flags & SHF_ALLOC) != 0;
+	}
+	scn = NULL;
+	while (ret == SYM_OK && (scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		if (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM)
+			ret = add_symtab(si, sp, elf, scn, &sh, secs, nsecs);
+	}
+	free(secs);
+	return ret;
+}
+
+static int esym_cmp(const void *a, const void *b)
+{
+	const struct esym *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	if (x->rank != y->rank)
+		return x->rank > y->rank ? -1 : 1;
+	/* Then the first in symbol table order, as binutils does. */
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* Sort, keep the best symbol per address, precompute the prefix max. */
+int symindex_finish(struct symindex *si)
+{
+	size_t i, n = 0;
+	uint64_t maxend = 0;
+
+	if (!si->n)
+		return SYM_OK;
+	qsort(si->v, si->n, sizeof(*si->v), esym_cmp);
+	for (i = 0; i < si->n; i++) {
+		if (n && si->v[n - 1].addr == si->v[i].addr)
+			continue;
+		si->v[n++] = si->v[i];
+	}
+	si->n = n;
+	si->maxend = malloc(n * sizeof(*si->maxend));
+	if (!si->maxend)
+		return SYM_ENOMEM;
+	for (i = 0; i < n; i++) {
+		uint64_t end = si->v[i].addr + si->v[i].size;
+
+		if (end > maxend)
+			maxend = end;
+		si->maxend[i] = maxend;
+	}
+	return SYM_OK;
+}
+
+/*
+ * The sized symbol with the nearest start that contains addr wins.  When
+ * none does, the nearest preceding symbol within its section is returned;
+ * if it is sized (so it ends before addr) hit->stretched is set and the
+ * caller must not trust it alone: in a stripped library the exported
+ * symbols are sparse, and stretching them charges the local functions
+ * between them (say libcrypto's SHA-256 code) to an unrelated export
+ * (SHA1_Init).  perf does not stretch either; binutils does.
+ */
+bool symindex_lookup(const struct symindex *si, uint64_t addr,
+		     struct symhit *hit)
+{
+	size_t lo = 0, hi = si->n, i;
+	const struct esym *e;
+
+	if (!si->maxend)
+		return false;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (si->v[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return false;
+	for (i = lo; i-- > 0 && si->maxend[i] > addr;) {
+		e = &si->v[i];
+		if (e->size && addr < e->addr + e->size) {
+			hit->name = e->name;
+			hit->addr = e->addr;
+			hit->covered = true;
+			hit->stretched = false;
+			return true;
+		}
+	}
+	e = &si->v[lo - 1];
+	if (addr >= e->sec_end)
+		return false;
+	hit->stretched = e->size != 0;
+	hit->name = e->name;
+	hit->addr = e->addr;
+	hit->covered = e->addr == addr;
+	return true;
+}
+
+void symindex_release(struct symindex *si)
+{
+	free(si->v);
+	free(si->maxend);
+	memset(si, 0, sizeof(*si));
+}

@@ -1,0 +1,772 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The symbolizer session: a cache of parsed objects keyed by kind, path
+ * and build-id, and the assembly of sym_result from the ELF symbol index
+ * and the DWARF tables of each object.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <libelf.h>
+#include <link.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <unistd.h>
+
+#include "symbolize_int.h"
+
+/* ---- string pool ---- */
+
+#define POOL_CHUNK 65536
+
+void strpool_init(struct strpool *sp)
+{
+	memset(sp, 0, sizeof(*sp));
+}
+
+void strpool_release(struct strpool *sp)
+{
+	char *c = sp->chunk;
+
+	while (c) {
+		char *next;
+
+		memcpy(&next, c, sizeof(next));
+		free(c);
+		c = next;
+	}
+	free(sp->slots);
+	memset(sp, 0, sizeof(*sp));
+}
+
+static size_t str_hash(const char *s, size_t len)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		h ^= (unsigned char)s[i];
+		h *= 0x100000001b3ull;
+	}
+	return (size_t)(h ^ (h >> 29));
+}
+
+/* Chunks are linked through a pointer stored in their first bytes. */
+static char *pool_alloc(struct strpool *sp, size_t len)
+{
+	char *c, *p;
+	size_t size;
+
+	if (sp->chunk && sp->size - sp->used >= len) {
+		p = sp->chunk + sp->used;
+		sp->used += len;
+		return p;
+	}
+	size = len + sizeof(char *) > POOL_CHUNK ? len + sizeof(char *) :
+						   POOL_CHUNK;
+	c = malloc(size);
+	if (!c)
+		return NULL;
+	memcpy(c, &sp->chunk, sizeof(sp->chunk));
+	sp->chunk = c;
+	sp->size = size;
+	sp->used = sizeof(char *) + len;
+	return c + sizeof(char *);
+}
+
+static int pool_rehash(struct strpool *sp)
+{
+	size_t n = sp->nslots ? sp->nslots * 2 : 4096, i, mask = n - 1;
+	const char **slots = calloc(n, sizeof(*slots));
+
+	if (!slots)
+		return SYM_ENOMEM;
+	for (i = 0; i < sp->nslots; i++) {
+		const char *s = sp->slots[i];
+		size_t j;
+
+		if (!s)
+			continue;
+		for (j = str_hash(s, strlen(s)) & mask; slots[j];
+		     j = (j + 1) & mask)
+			;
+		slots[j] = s;
+	}
+	free(sp->slots);
+	sp->slots = slots;
+	sp->nslots = n;
+	return SYM_OK;
+}
+
+const char *strpool_intern(struct strpool *sp, const char *s, size_t len)
+{
+	size_t i, mask;
+	char *p;
+
+	if ((sp->nused + 1) * 4 > sp->nslots * 3 && pool_rehash(sp))
+		return NULL;
+	mask = sp->nslots - 1;
+	for (i = str_hash(s, len) & mask; sp->slots[i]; i = (i + 1) & mask) {
+		const char *t = sp->slots[i];
+
+		if (!strncmp(t, s, len) && !t[len])
+			return t;
+	}
+	p = pool_alloc(sp, len + 1);
+	if (!p)
+		return NULL;
+	memcpy(p, s, len);
+	p[len] = '\0';
+	sp->slots[i] = p;
+	sp->nused++;
+	return p;
+}
+
+const char *strpool_add(struct strpool *sp, const char *s)
+{
+	return strpool_intern(sp, s, strlen(s));
+}
+
+/* ---- objects ---- */
+
+struct symobj {
+	struct symobj *next;		/* hash chain */
+	enum sym_obj_kind kind;
+	char *path;
+	uint8_t *build_id;
+	size_t build_id_len;
+	size_t hash;
+
+	int err;			/* returned with every answer */
+	unsigned flags;			/* SYM_F_STALE, SYM_F_NOFILE */
+	const char *base;		/* basename for the fallback */
+	bool by_vaddr;			/* offsets are addresses (vmlinux) */
+	uint64_t bias;			/* vaddr = offset - bias */
+	struct loadseg *loads;
+	size_t nloads;
+	struct symindex syms;
+	struct dwinfo dw;
+};
+
+struct symbolizer {
+	char *debug_root;
+	char *vmlinux;
+	char *kallsyms_path;
+	struct strpool pool;
+	struct symobj **tab;
+	size_t ntab, nobj;
+	struct symobj *last;		/* one-entry lookup cache */
+	struct kallsyms ks;
+	int ks_err;
+	bool ks_loaded;
+};
+
+static char *dup_or_null(const char *s, bool *oom)
+{
+	char *d;
+
+	if (!s)
+		return NULL;
+	d = strdup(s);
+	if (!d)
+		*oom = true;
+	return d;
+}
+
+struct symbolizer *symbolizer_new(const struct sym_config *cfg)
+{
+	struct symbolizer *s = calloc(1, sizeof(*s));
+	bool oom = false;
+
+	if (!s)
+		return NULL;
+	elf_version(EV_CURRENT);
+	strpool_init(&s->pool);
+	if (cfg) {
+		s->debug_root = dup_or_null(cfg->debug_root, &oom);
+		s->vmlinux = dup_or_null(cfg->vmlinux, &oom);
+		s->kallsyms_path = dup_or_null(cfg->kallsyms, &oom);
+	}
+	if (oom) {
+		symbolizer_free(s);
+		return NULL;
+	}
+	return s;
+}
+
+static void obj_free(struct symobj *o)
+{
+	free(o->path);
+	free(o->build_id);
+	free(o->loads);
+	symindex_release(&o->syms);
+	dwinfo_release(&o->dw);
+	free(o);
+}
+
+void symbolizer_free(struct symbolizer *s)
+{
+	size_t i;
+
+	if (!s)
+		return;
+	for (i = 0; i < s->ntab; i++) {
+		struct symobj *o = s->tab[i];
+
+		while (o) {
+			struct symobj *next = o->next;
+
+			obj_free(o);
+			o = next;
+		}
+	}
+	free(s->tab);
+	kallsyms_release(&s->ks);
+	strpool_release(&s->pool);
+	free(s->debug_root);
+	free(s->vmlinux);
+	free(s->kallsyms_path);
+	free(s);
+}
+
+const char *sym_strerror(int err)
+{
+	switch (err) {
+	case SYM_OK:
+		return "success";
+	case SYM_ENOMEM:
+		return "out of memory";
+	case SYM_EOPEN:
+		return "object cannot be opened";
+	case SYM_EELF:
+		return "not a valid ELF object";
+	case SYM_EDWARF:
+		return "malformed DWARF";
+	case SYM_EKALLSYMS:
+		return "kernel symbols unavailable";
+	case SYM_EINVAL:
+		return "invalid argument";
+	default:
+		return "unknown error";
+	}
+}
+
+static const char *obj_base(const struct sym_object *obj)
+{
+	const char *p = obj->path, *slash;
+
+	if (!p || !*p) {
+		switch (obj->kind) {
+		case SYM_OBJ_VDSO:
+			return "[vdso]";
+		case SYM_OBJ_KERNEL:
+			return "[kernel.kallsyms]";
+		case SYM_OBJ_ANON:
+			return "[anon]";
+		default:
+			return "??";
+		}
+	}
+	slash = strrchr(p, '/');
+	return slash && slash[1] ? slash + 1 : p;
+}
+
+static size_t obj_hash(const struct sym_object *obj)
+{
+	size_t h = (size_t)obj->kind * 0x9e3779b97f4a7c15ull;
+
+	if (obj->path)
+		h ^= str_hash(obj->path, strlen(obj->path));
+	if (obj->build_id && obj->build_id_len)
+		h ^= str_hash((const char *)obj->build_id,
+			      obj->build_id_len) * 31;
+	return h;
+}
+
+static bool obj_matches(const struct symobj *o, const struct sym_object *obj,
+			size_t hash)
+{
+	size_t blen = obj->build_id ? obj->build_id_len : 0;
+
+	if (o->hash != hash || o->kind != obj->kind ||
+	    o->build_id_len != blen)
+		return false;
+	if (!o->path != !obj->path || (o->path && strcmp(o->path, obj->path)))
+		return false;
+	return !blen || !memcmp(o->build_id, obj->build_id, blen);
+}
+
+static int tab_grow(struct symbolizer *s)
+{
+	size_t n = s->ntab ? s->ntab * 2 : 64, i;
+	struct symobj **tab = calloc(n, sizeof(*tab));
+
+	if (!tab)
+		return SYM_ENOMEM;
+	for (i = 0; i < s->ntab; i++) {
+		struct symobj *o = s->tab[i];
+
+		while (o) {
+			struct symobj *next = o->next;
+
+			o->next = tab[o->hash & (n - 1)];
+			tab[o->hash & (n - 1)] = o;
+			o = next;
+		}
+	}
+	free(s->tab);
+	s->tab = tab;
+	s->ntab = n;
+	return SYM_OK;
+}
+
+/* Open an ELF file; on failure *fd tells whether open() worked. */
+static Elf *open_elf(const char *path, int *fd)
+{
+	Elf *elf;
+
+	*fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (*fd < 0)
+		return NULL;
+	elf = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
+	if (!elf)
+		close(*fd);
+	return elf;
+}
+
+static void close_elf(Elf *elf, int fd)
+{
+	elf_end(elf);
+	if (fd >= 0)
+		close(fd);
+}
+
+static bool build_id_stale(const struct symobj *o, const struct elfmeta *m)
+{
+	/* A file without a build-id cannot be checked; trust it. */
+	if (!o->build_id_len || !m->build_id_len)
+		return false;
+	return o->build_id_len != m->build_id_len ||
+	       memcmp(o->build_id, m->build_id, m->build_id_len);
+}
+
+/*
+ * Parse an ELF object: symbols of the file itself and of its debug file,
+ * DWARF from whichever of the two has it.
+ */
+static int load_elf(struct symbolizer *s, struct symobj *o, Elf *elf,
+		    const char *path)
+{
+	struct elfmeta meta;
+	char *dbg = NULL;
+	const char *dwpath = NULL;
+	int ret;
+
+	ret = elf_read_meta(elf, &meta);
+	if (ret)
+		return ret;
+	if (build_id_stale(o, &meta)) {
+		o->flags |= SYM_F_STALE;
+		free(meta.debuglink);
+		return SYM_OK;
+	}
+	ret = elf_read_loads(elf, &o->loads, &o->nloads);
+	if (!ret)
+		ret = symindex_add_elf(&o->syms, &s->pool, elf);
+	if (ret)
+		goto out;
+	if (path && meta.has_dwarf)
+		dwpath = path;
+	/* Images without a path (the vdso) can still be found by build-id. */
+	if (!meta.has_dwarf || !meta.has_symtab)
+		dbg = debuginfo_find(path, &meta, s->debug_root);
+	if (dbg) {
+		int dfd;
+		Elf *delf = open_elf(dbg, &dfd);
+		struct elfmeta dmeta;
+
+		if (delf && !elf_read_meta(delf, &dmeta)) {
+			if (!meta.has_symtab)
+				ret = symindex_add_elf(&o->syms, &s->pool,
+						       delf);
+			if (!dwpath && dmeta.has_dwarf)
+				dwpath = dbg;
+			free(dmeta.debuglink);
+		}
+		if (delf)
+			close_elf(delf, dfd);
+		if (ret)
+			goto out;
+	}
+	ret = symindex_finish(&o->syms);
+	if (!ret && dwpath) {
+		ret = dwinfo_load(&o->dw, &s->pool, dwpath);
+		/* Half-built tables are not sorted: drop them. */
+		if (ret && ret != SYM_EDWARF)
+			dwinfo_release(&o->dw);
+	}
+out:
+	free(dbg);
+	free(meta.debuglink);
+	return ret;
+}
+
+static void load_file(struct symbolizer *s, struct symobj *o)
+{
+	int fd;
+	Elf *elf;
+
+	if (!o->path) {
+		o->err = SYM_EINVAL;
+		return;
+	}
+	elf = open_elf(o->path, &fd);
+	if (!elf && fd >= 0) {
+		o->err = SYM_EELF;
+		return;
+	}
+	if (!elf) {
+		o->flags |= SYM_F_NOFILE;
+		o->err = errno == ENOMEM ? SYM_ENOMEM : SYM_EOPEN;
+		return;
+	}
+	if (elf_kind(elf) != ELF_K_ELF)
+		o->err = SYM_EELF;
+	else
+		o->err = load_elf(s, o, elf, o->path);
+	close_elf(elf, fd);
+}
+
+/* Size of an ELF image in memory, from its headers. */
+static size_t image_size(const unsigned char *img)
+{
+	const ElfW(Ehdr) *eh = (const void *)img;
+	const ElfW(Phdr) *ph;
+	size_t size, i;
+
+	if (memcmp(eh->e_ident, ELFMAG, SELFMAG))
+		return 0;
+	size = eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize;
+	ph = (const void *)(img + eh->e_phoff);
+	for (i = 0; i < eh->e_phnum; i++)
+		if (ph[i].p_offset + ph[i].p_filesz > size)
+			size = ph[i].p_offset + ph[i].p_filesz;
+	return size;
+}
+
+/*
+ * The vdso of this process.  It is copied because libelf may want to
+ * write to the image it reads, and the vdso is mapped read-only.
+ */
+static void load_vdso(struct symbolizer *s, struct symobj *o)
+{
+	const unsigned char *img = (const void *)getauxval(AT_SYSINFO_EHDR);
+	size_t size = img ? image_size(img) : 0;
+	char *copy;
+	Elf *elf;
+
+	if (!size) {
+		o->flags |= SYM_F_NOFILE;
+		o->err = SYM_EOPEN;
+		return;
+	}
+	copy = malloc(size);
+	if (!copy) {
+		o->err = SYM_ENOMEM;
+		return;
+	}
+	memcpy(copy, img, size);
+	elf = elf_memory(copy, size);
+	if (!elf || elf_kind(elf) != ELF_K_ELF)
+		o->err = SYM_EELF;
+	else
+		o->err = load_elf(s, o, elf, NULL);
+	elf_end(elf);
+	free(copy);
+}
+
+static int load_kallsyms(struct symbolizer *s)
+{
+	if (!s->ks_loaded) {
+		s->ks_loaded = true;
+		s->ks_err = kallsyms_load(&s->ks, &s->pool, s->kallsyms_path);
+	}
+	return s->ks_err;
+}
+
+/*
+ * vmlinux for kernel addresses.  KASLR moves the kernel: the shift is
+ * where kallsyms says _text is minus where vmlinux puts it.
+ */
+static void load_vmlinux(struct symbolizer *s, struct symobj *o)
+{
+	size_t i;
+
+	load_file(s, o);
+	o->by_vaddr = true;
+	if (o->err || !o->syms.has_text || load_kallsyms(s))
+		return;
+	for (i = 0; i < s->ks.n; i++)
+		if (!s->ks.v[i].module && !strcmp(s->ks.v[i].name, "_text"))
+			o->bias = s->ks.v[i].addr - o->syms.text_addr;
+}
+
+static struct symobj *get_obj(struct symbolizer *s,
+			      const struct sym_object *obj, int *err)
+{
+	size_t hash = obj_hash(obj), blen;
+	struct symobj *o;
+
+	if (s->last && obj_matches(s->last, obj, hash))
+		return s->last;
+	if (s->ntab) {
+		for (o = s->tab[hash & (s->ntab - 1)]; o; o = o->next)
+			if (obj_matches(o, obj, hash))
+				return s->last = o;
+	}
+	if ((s->nobj + 1) * 2 > s->ntab && tab_grow(s)) {
+		*err = SYM_ENOMEM;
+		return NULL;
+	}
+	o = calloc(1, sizeof(*o));
+	if (!o) {
+		*err = SYM_ENOMEM;
+		return NULL;
+	}
+	o->kind = obj->kind;
+	o->hash = hash;
+	blen = obj->build_id ? obj->build_id_len : 0;
+	if ((obj->path && !(o->path = strdup(obj->path))) ||
+	    (blen && !(o->build_id = malloc(blen)))) {
+		obj_free(o);
+		*err = SYM_ENOMEM;
+		return NULL;
+	}
+	if (blen)
+		memcpy(o->build_id, obj->build_id, blen);
+	o->build_id_len = blen;
+	o->base = strpool_add(&s->pool, obj_base(obj));
+	if (!o->base) {
+		obj_free(o);
+		*err = SYM_ENOMEM;
+		return NULL;
+	}
+	switch (obj->kind) {
+	case SYM_OBJ_FILE:
+		load_file(s, o);
+		break;
+	case SYM_OBJ_VDSO:
+		load_vdso(s, o);
+		break;
+	case SYM_OBJ_KERNEL:
+		load_vmlinux(s, o);
+		break;
+	default:
+		break;
+	}
+	o->next = s->tab[hash & (s->ntab - 1)];
+	s->tab[hash & (s->ntab - 1)] = o;
+	s->nobj++;
+	return s->last = o;
+}
+
+/* ---- answers ---- */
+
+static int fallback(struct symbolizer *s, const char *base, uint64_t off,
+		    struct sym_result *res)
+{
+	char buf[64 + 32];
+	const char *name;
+
+	snprintf(buf, sizeof(buf), "%.64s+0x%" PRIx64, base, off);
+	name = strpool_add(&s->pool, buf);
+	res->nframes = 1;
+	/* Out of memory still needs a non-NULL function. */
+	res->frames[0].function = name ? name : base;
+	res->frames[0].file = NULL;
+	res->frames[0].line = 0;
+	res->symbol_start = off;
+	return name ? SYM_OK : SYM_ENOMEM;
+}
+
+static bool off_to_vaddr(const struct symobj *o, uint64_t off, uint64_t *va)
+{
+	size_t i;
+
+	if (o->by_vaddr) {
+		*va = off - o->bias;
+		return true;
+	}
+	for (i = 0; i < o->nloads; i++) {
+		const struct loadseg *l = &o->loads[i];
+
+		if (off >= l->off && off - l->off < l->filesz) {
+			*va = off - l->off + l->vaddr;
+			return true;
+		}
+	}
+	return false;
+}
+
+static uint64_t vaddr_to_off(const struct symobj *o, uint64_t va,
+			     uint64_t dflt)
+{
+	size_t i;
+
+	if (o->by_vaddr)
+		return va + o->bias;
+	for (i = 0; i < o->nloads; i++) {
+		const struct loadseg *l = &o->loads[i];
+
+		if (va >= l->vaddr && va - l->vaddr < l->filesz)
+			return va - l->vaddr + l->off;
+	}
+	return dflt;
+}
+
+static const char *row_file(const struct dwinfo *dw, const struct lrow *r)
+{
+	return r->file < dw->nfiles ? dw->files[r->file] : NULL;
+}
+
+/* Answer from an object's symbol index and DWARF; false if nothing. */
+static bool resolve_elf(const struct symobj *o, uint64_t off,
+			struct sym_result *res)
+{
+	const struct dwinfo *dw = &o->dw;
+	const struct lrow *row;
+	const struct dwfunc *f = NULL;
+	struct symhit hit;
+	bool have_sym;
+	const char *name = NULL;
+	uint64_t va;
+	int32_t fn;
+	unsigned n;
+
+	if (!off_to_vaddr(o, off, &va))
+		return false;
+	if (!o->by_vaddr)
+		res->vaddr = va;
+	fn = dwinfo_func(dw, va);
+	row = dwinfo_line(dw, va);
+	have_sym = symindex_lookup(&o->syms, va, &hit);
+	/* A stretched symbol counts only where a line row vouches for the
+	 * address being code of a function (padding, a cold tail). */
+	if (have_sym && hit.stretched && !row)
+		have_sym = false;
+	if (fn >= 0) {
+		f = &dw->funcs[fn];
+		name = f->name;
+	}
+	if (have_sym && (hit.covered || !name))
+		res->flags |= SYM_F_SYMBOL;
+	if (!name && have_sym)
+		name = hit.name;
+	if (!name && !row)
+		return false;
+	res->frames[0].function = name;
+	if (row) {
+		res->flags |= SYM_F_DWARF;
+		res->frames[0].file = row_file(dw, row);
+		res->frames[0].line = row->line;
+	}
+	n = 1;
+	/* Walk out through the inline chain, keeping the outermost. */
+	while (f && f->inlined && f->parent >= 0) {
+		const struct dwfunc *p = &dw->funcs[f->parent];
+		struct sym_frame *fr;
+
+		if (n == SYM_MAX_FRAMES)
+			n--;
+		fr = &res->frames[n++];
+		fr->function = p->name ? p->name :
+			       have_sym ? hit.name : "??";
+		fr->file = f->call_file;
+		fr->line = f->call_line;
+		f = p;
+	}
+	res->nframes = n;
+	if (have_sym && (hit.covered || !f))
+		res->symbol_start = vaddr_to_off(o, hit.addr, off);
+	else if (f)
+		res->symbol_start = vaddr_to_off(o, f->entry, off);
+	return true;
+}
+
+static int resolve_kernel(struct symbolizer *s, const struct sym_object *obj,
+			  uint64_t addr, struct sym_result *res)
+{
+	const struct ksym *k;
+	int ret;
+
+	if (s->vmlinux && obj->kind == SYM_OBJ_KERNEL) {
+		/* Only ever asked for with this path: see get_obj(). */
+		struct sym_object vobj = {
+			.kind = SYM_OBJ_KERNEL, .path = s->vmlinux,
+		};
+		struct symobj *o = get_obj(s, &vobj, &ret);
+
+		if (o && !o->err && resolve_elf(o, addr, res))
+			return SYM_OK;
+	}
+	ret = load_kallsyms(s);
+	if (ret)
+		return ret;
+	k = kallsyms_lookup(&s->ks, addr);
+	if (!k)
+		return SYM_OK;
+	res->flags |= SYM_F_SYMBOL;
+	res->nframes = 1;
+	res->frames[0].function = k->name;
+	res->symbol_start = k->addr;
+	res->module = k->module;
+	return SYM_OK;
+}
+
+int sym_resolve(struct symbolizer *s, const struct sym_object *obj,
+		uint64_t offset, struct sym_result *res)
+{
+	struct symobj *o;
+	int ret = SYM_OK, fret;
+
+	if (!res)
+		return SYM_EINVAL;
+	memset(res, 0, sizeof(*res));
+	res->symbol_start = offset;
+	res->vaddr = offset;
+	if (!s || !obj) {
+		res->nframes = 1;
+		res->frames[0].function = "??";
+		return SYM_EINVAL;
+	}
+	switch (obj->kind) {
+	case SYM_OBJ_FILE:
+	case SYM_OBJ_VDSO:
+		o = get_obj(s, obj, &ret);
+		if (!o)
+			break;
+		ret = o->err;
+		res->flags |= o->flags;
+		if (!(o->flags & SYM_F_STALE) && resolve_elf(o, offset, res)) {
+			return ret;
+		}
+		break;
+	case SYM_OBJ_KERNEL:
+	case SYM_OBJ_MODULE:
+		ret = resolve_kernel(s, obj, offset, res);
+		if (res->nframes)
+			return ret;
+		break;
+	case SYM_OBJ_ANON:
+		break;
+	default:
+		ret = SYM_EINVAL;
+		break;
+	}
+	res->flags &= ~(unsigned)(SYM_F_SYMBOL | SYM_F_DWARF);
+	fret = fallback(s, obj_base(obj), offset, res);
+	return ret ? ret : fret;
+}

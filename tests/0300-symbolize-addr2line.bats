@@ -1,0 +1,488 @@
+#!/usr/bin/env bats
+# symbolize/ against binutils' addr2line, the oracle: for every instruction
+# of small fixtures built here (inlining two deep, PIE and not, DWARF 4 and
+# 5, stripped, separate debug files, a shared library) symtool must print
+# the same inline chain, function names and file:line as
+# "addr2line -a -i -f -e".  Plus kallsyms and the vdso.
+
+load helpers
+
+SYMTOOL=$ROOT/$BUILD/tests/symtool
+
+setup() {
+	common_setup
+	[[ -x $SYMTOOL ]] || fail "$SYMTOOL not built (make $BUILD/tests/symtool)"
+	write_fixtures
+}
+
+# Sources: a header with always_inline code two deep, a main file with a
+# function that is inlined without being asked to and a cold path (so
+# that main has DW_AT_ranges), and a shared library.  They live in
+# subdirectories and are compiled by relative path, so file names must be
+# joined from comp_dir and the include directory.
+write_fixtures() {
+	mkdir -p src/inc
+	cat >src/inc/fix.h <<'EOF'
+static inline __attribute__((always_inline)) unsigned leaf(unsigned x)
+{
+	x ^= x >> 7;
+	x *= 0x9e3779b1u;
+	return x ^ (x >> 13);
+}
+
+static inline __attribute__((always_inline)) unsigned middle(unsigned x,
+							     unsigned n)
+{
+	unsigned s = 0;
+
+	for (unsigned i = 0; i < n; i++)
+		s += leaf(x + i) * (i | 1);
+	return s;
+}
+EOF
+	cat >src/fix.c <<'EOF'
+#include <stdio.h>
+#include <stdlib.h>
+#include "fix.h"
+
+__attribute__((noinline)) unsigned work(unsigned x, unsigned n)
+{
+	return middle(x, n) + middle(x ^ n, n / 2 + 1);
+}
+
+static unsigned helper(const unsigned *v, unsigned n)
+{
+	unsigned s = 0;
+
+	for (unsigned i = 0; i < n; i++)
+		s += v[i] > 100 ? leaf(v[i]) : v[i] * 3;
+	return s;
+}
+
+__attribute__((cold, noinline)) void fail(const char *msg)
+{
+	fprintf(stderr, "%s\n", msg);
+	exit(1);
+}
+
+int main(int argc, char **argv)
+{
+	unsigned v[16], n = argc > 1 ? (unsigned)atoi(argv[1]) : 10;
+
+	if (n > 16)
+		fail("too many");
+	for (unsigned i = 0; i < n; i++)
+		v[i] = work(i, n);
+	printf("%u\n", helper(v, n));
+	return 0;
+}
+EOF
+	cat >src/lib.c <<'EOF'
+#include "fix.h"
+
+__attribute__((noinline)) unsigned lib_helper(unsigned x)
+{
+	return middle(x, x & 15) * 7;
+}
+
+static __attribute__((noinline)) unsigned lib_static(unsigned x)
+{
+	return leaf(x) + 1;
+}
+
+unsigned lib_entry(unsigned n)
+{
+	unsigned s = 0;
+
+	for (unsigned i = 0; i < n; i++)
+		s += lib_helper(i) + lib_static(s);
+	return s;
+}
+EOF
+}
+
+# cc OUT FLAGS...: build the executable fixture.
+cc_fix() {
+	local out=$1
+	shift
+	gcc "$@" -Isrc/inc src/fix.c -o "$out"
+}
+
+cc_lib() {
+	local out=$1
+	shift
+	gcc "$@" -fPIC -shared -Isrc/inc src/lib.c -o "$out"
+}
+
+# Every instruction address objdump disassembles in OBJ.
+insn_addrs() {
+	objdump -d --no-show-raw-insn "$1" |
+		awk '/^ +[0-9a-f]+:/ { sub(":", "", $1); print $1 }'
+}
+
+# addr2line's answer, made comparable: no discriminators, "?" lines are
+# 0, and a file name that is not a path (the STT_FILE name binutils
+# falls back to, e.g. crtstuff.c) counts as no file.  Address lines are
+# numbered instead of printed, so offsets and addresses compare.
+norm_addr2line() {
+	sed -e 's/ (discriminator [0-9]*)//' -e 's/:?$/:0/' \
+		-e 's@^[^/]*:0$@??:0@' |
+		awk '/^0x[0-9a-f]+$/ { print "@" ++n; next } { print }'
+}
+
+# symtool's answer in addr2line's layout; "object+0xoff" (no symbol at
+# all) is addr2line's "??".
+norm_symtool() {
+	awk -F'\t' -v base="$1" '
+		/^0x[0-9a-f]+$/ { print "@" ++n; next }
+		{ f = $1; if (index(f, base "+0x") == 1) f = "??"
+		  print f; print $2 }'
+}
+
+# File offsets of the vaddrs on stdin, from the PT_LOAD headers of $1
+# (plain awk: mawk has no strtonum).
+to_offsets() {
+	local loads
+	loads=$(readelf -lW "$1" | awk '$1 == "LOAD" { print $2, $3, $5 }')
+	awk -v loads="$loads" '
+		function hex(s,    i, v) {
+			sub(/^0x/, "", s)
+			v = 0
+			for (i = 1; i <= length(s); i++)
+				v = v * 16 + index("0123456789abcdef",
+						   substr(s, i, 1)) - 1
+			return v
+		}
+		BEGIN {
+			n = split(loads, f, /[ \n]/)
+			for (i = 1; i + 2 <= n; i += 3) {
+				off[++k] = hex(f[i])
+				va[k] = hex(f[i + 1])
+				sz[k] = hex(f[i + 2])
+			}
+		}
+		{
+			a = hex($1)
+			for (i = 1; i <= k; i++)
+				if (a >= va[i] && a < va[i] + sz[i]) {
+					printf "%x\n", a - va[i] + off[i]
+					next
+				}
+			print "bad " $1
+		}'
+}
+
+# unstretch EXPECTED ACTUAL: EXPECTED with the one intended difference
+# undone.  Where neither side has line information and symtool names no
+# symbol, addr2line has stretched the preceding sized symbol over the
+# address (a stripped object's sparse exports, padding, PLT stubs);
+# symtool does not, by design (see symindex_lookup).
+unstretch() {
+	awk 'NR == FNR { a[FNR] = $0; next }
+		{ e[FNR] = $0 }
+		END {
+			for (i = 1; i <= FNR; i++) {
+				if (a[i] == "??" && a[i + 1] == "??:0" &&
+				    e[i + 1] == "??:0")
+					e[i] = "??"
+				print e[i]
+			}
+		}' "$2" "$1"
+}
+
+# compare OBJ [--offsets] [ADDR_SOURCE]: symtool and addr2line agree on
+# every instruction address of ADDR_SOURCE (default OBJ; a stripped OBJ
+# takes its addresses from the unstripped original).  With --offsets
+# symtool is given file offsets, as profiles record them.
+compare() {
+	local obj=$1 mode=$2 src=${3:-$1} n
+	insn_addrs "$src" >addrs
+	n=$(wc -l <addrs)
+	((n >= 50)) || fail "only $n addresses in $src"
+	addr2line -a -i -f -e "$obj" <addrs | norm_addr2line >expected
+	if [[ $mode == --offsets ]]; then
+		to_offsets "$obj" <addrs >offsets
+		run ! grep -q bad offsets
+		"$SYMTOOL" -a "$obj" <offsets | norm_symtool "${obj##*/}" >actual
+	else
+		"$SYMTOOL" --vaddr -a "$obj" <addrs |
+			norm_symtool "${obj##*/}" >actual
+	fi
+	unstretch expected actual >expected.norm
+	run diff -u expected.norm actual
+	assert_success
+	echo "# $obj: $n addresses agree with addr2line" >&3
+}
+
+# The fixture really has the shape the comparisons rely on.
+# assert_inline_chain OBJ [ADDR_SOURCE]
+assert_inline_chain() {
+	local obj=$1 src=${2:-$1} addr
+	addr=$(objdump -d "$src" | awk '/<work>:/ { f = 1 } f && /imul/ {
+		sub(":", "", $1); print $1; exit }')
+	[[ -n $addr ]] || fail "no imul in work() of $src"
+	run "$SYMTOOL" --vaddr "$obj" "$addr"
+	assert_success
+	assert_line --index 0 --regexp "^leaf	$BATS_TEST_TMPDIR/src/inc/fix.h:[0-9]+$"
+	assert_line --index 1 --regexp "^middle	$BATS_TEST_TMPDIR/src/inc/fix.h:[0-9]+$"
+	assert_line --index 2 --regexp "^work	$BATS_TEST_TMPDIR/src/fix.c:7$"
+}
+
+@test "PIE, DWARF 5, -O2: every instruction matches addr2line" {
+	cc_fix fix -O2 -g -gdwarf-5
+	assert_inline_chain fix
+	compare fix
+	compare fix --offsets
+}
+
+@test "PIE, DWARF 4, -O2: every instruction matches addr2line" {
+	cc_fix fix -O2 -g -gdwarf-4
+	assert_inline_chain fix
+	compare fix
+}
+
+@test "non-PIE, DWARF 4 and 5: offsets are converted through PT_LOAD" {
+	cc_fix fix4 -O2 -g -gdwarf-4 -no-pie
+	cc_fix fix5 -O3 -g -gdwarf-5 -no-pie
+	assert_inline_chain fix5
+	compare fix4 --offsets
+	compare fix5 --offsets
+	compare fix5
+}
+
+@test "-O1 and -Os, compiled from the source directory" {
+	mkdir -p bin
+	(cd src && gcc -O1 -g -Iinc fix.c -o ../bin/fixO1) || fail
+	(cd src && gcc -Os -g -gdwarf-4 -Iinc fix.c -o ../bin/fixOs) || fail
+	compare bin/fixO1
+	compare bin/fixOs --offsets
+}
+
+@test "shared library: offsets, DWARF 5 and 4" {
+	cc_lib libfix.so -O2 -g
+	cc_lib libfix4.so -O2 -g -gdwarf-4
+	compare libfix.so --offsets
+	compare libfix.so
+	compare libfix4.so --offsets
+}
+
+@test "stripped: .dynsym names or object+offset, like addr2line" {
+	cc_lib libfix.so -O2 -g
+	strip -o libfix-stripped.so libfix.so
+	compare libfix-stripped.so --offsets libfix.so
+	cc_fix fix -O2 -g
+	strip -o fix-stripped fix
+	compare fix-stripped "" fix
+
+	# Exported functions by name, a static one only as offset.
+	addr=$(objdump -d libfix.so | awk '/<lib_static>:/ { print $1; exit }')
+	run "$SYMTOOL" --vaddr --info libfix-stripped.so "$addr"
+	assert_success
+	assert_line --index 0 --regexp '^libfix-stripped\.so\+0x[0-9a-f]+	\?\?:0$'
+	assert_line --index 1 --regexp '^# flags=0x0 '
+	addr=$(objdump -d libfix.so | awk '/<lib_entry>:/ { print $1; exit }')
+	run "$SYMTOOL" --vaddr --info libfix-stripped.so "$addr"
+	assert_line --index 0 "lib_entry	??:0"
+	assert_line --index 1 --regexp '^# flags=0x1 '
+}
+
+@test "separate debug file through .gnu_debuglink, next to and in .debug/" {
+	cc_fix fix -O2 -g
+	objcopy --only-keep-debug fix fix.debug
+	strip -o fix-dl fix
+	objcopy --add-gnu-debuglink=fix.debug fix-dl
+	compare fix-dl
+	compare fix-dl --offsets
+
+	mkdir -p sub/.debug
+	cp fix-dl sub/fix-dl
+	mv fix.debug sub/.debug/fix.debug
+	compare sub/fix-dl --offsets fix
+	assert_inline_chain sub/fix-dl fix
+}
+
+@test "debuglink with a wrong CRC is not used" {
+	cc_fix fix -O2 -g
+	objcopy --only-keep-debug fix fix.debug
+	strip -o fix-dl fix
+	objcopy --add-gnu-debuglink=fix.debug fix-dl
+	echo garbage >>fix.debug
+	addr=$(objdump -d fix | awk '/<work>:/ { print $1; exit }')
+	run "$SYMTOOL" --vaddr --info fix-dl "$addr"
+	assert_success
+	assert_line --index 0 --regexp '^fix-dl\+0x[0-9a-f]+	\?\?:0$'
+}
+
+@test "separate debug file by build-id under the debug root" {
+	cc_fix fix -O2 -g
+	strip -o fix-stripped fix
+	id=$(readelf -n fix | awk '/Build ID:/ { print $3 }')
+	[[ -n $id ]] || skip "gcc does not add build-ids here"
+	mkdir -p "root/.build-id/${id:0:2}"
+	objcopy --only-keep-debug fix "root/.build-id/${id:0:2}/${id:2}.debug"
+	insn_addrs fix >addrs
+	addr2line -a -i -f -e fix <addrs | norm_addr2line >expected
+	"$SYMTOOL" --vaddr -a --debug-root "$BATS_TEST_TMPDIR/root" \
+		fix-stripped <addrs | norm_symtool fix-stripped >actual
+	unstretch expected actual >expected.norm
+	run diff -u expected.norm actual
+	assert_success
+	run grep -c '^work$' actual
+	assert_output --regexp '^[1-9][0-9]*$'
+}
+
+@test "build-id mismatch: stale, fallback only" {
+	cc_fix fix -O2 -g
+	id=$(readelf -n fix | awk '/Build ID:/ { print $3 }')
+	[[ -n $id ]] || skip "gcc does not add build-ids here"
+	addr=$(objdump -d fix | awk '/<work>:/ { print $1; exit }')
+	run "$SYMTOOL" --vaddr --info --build-id 0123456789abcdef fix "$addr"
+	assert_success
+	assert_line --index 0 --regexp '^fix\+0x[0-9a-f]+	\?\?:0$'
+	assert_line --index 1 --regexp '^# flags=0x4 '
+	run "$SYMTOOL" --vaddr --info --build-id "$id" fix "$addr"
+	assert_line --index 0 --regexp '^work	'
+}
+
+@test "missing object: fallback name and SYM_EOPEN" {
+	run "$SYMTOOL" --info /nonexistent/libgone.so 1234
+	assert_success
+	assert_line --index 0 "libgone.so+0x1234	??:0"
+	assert_line --index 1 --regexp '^# flags=0x8 start=0x1234 module=- vaddr=0x1234 ret=-2 '
+}
+
+@test "clang -gdwarf-4 matches addr2line too" {
+	command -v clang >/dev/null || skip "clang not installed"
+	clang -O2 -g -gdwarf-4 -Isrc/inc src/fix.c -o fixclang
+	compare fixclang
+}
+
+@test "kallsyms: text symbols, aliases, modules, bounds" {
+	cat >kallsyms <<'EOF'
+ffffffff81000000 T _text
+ffffffff81000000 T startup_64
+ffffffff81000100 t do_one
+ffffffff81000100 W do_one_weak
+ffffffff81000180 D some_data
+ffffffff81000200 T do_two
+ffffffff81000400 T _etext
+ffffffffc0001000 t mod_init	[mymod]
+ffffffffc0001100 T mod_work	[mymod]
+ffffffffc0002000 t other_fn	[other]
+EOF
+	run "$SYMTOOL" --info --kallsyms kallsyms '[kernel]' \
+		ffffffff81000010 ffffffff81000190 ffffffff81000300 \
+		ffffffffc0001150 ffffffffc0002010 ffffffff80000000 \
+		ffffffffc1000000
+	assert_success
+	assert_output - <<'EOF'
+startup_64	??:0
+# flags=0x1 start=0xffffffff81000000 module=- vaddr=0xffffffff81000010 ret=0 (success)
+do_one_weak	??:0
+# flags=0x1 start=0xffffffff81000100 module=- vaddr=0xffffffff81000190 ret=0 (success)
+do_two	??:0
+# flags=0x1 start=0xffffffff81000200 module=- vaddr=0xffffffff81000300 ret=0 (success)
+mod_work	??:0
+# flags=0x1 start=0xffffffffc0001100 module=mymod vaddr=0xffffffffc0001150 ret=0 (success)
+other_fn	??:0
+# flags=0x1 start=0xffffffffc0002000 module=other vaddr=0xffffffffc0002010 ret=0 (success)
+[kernel]+0xffffffff80000000	??:0
+# flags=0x0 start=0xffffffff80000000 module=- vaddr=0xffffffff80000000 ret=0 (success)
+[kernel]+0xffffffffc1000000	??:0
+# flags=0x0 start=0xffffffffc1000000 module=- vaddr=0xffffffffc1000000 ret=0 (success)
+EOF
+}
+
+@test "kallsyms with kptr_restrict (all zero): SYM_EKALLSYMS" {
+	printf '0000000000000000 T _text\n0000000000000000 t foo [m]\n' >ks0
+	run "$SYMTOOL" --info --kallsyms ks0 '[kernel]' ffffffff81000010
+	assert_success
+	assert_line --index 0 "[kernel]+0xffffffff81000010	??:0"
+	assert_line --index 1 --regexp ' ret=-5 '
+	run "$SYMTOOL" --info --kallsyms /nonexistent '[kernel]' 1
+	assert_line --index 1 --regexp ' ret=-5 '
+}
+
+@test "vmlinux: DWARF for kernel addresses, shifted by kallsyms' _text" {
+	cat >kern.c <<'EOF'
+#include "fix.h"
+__asm__(".text\n.globl _text\n.type _text,@function\n_text:\n");
+__attribute__((noinline)) unsigned kwork(unsigned x)
+{
+	return middle(x, 3) + 1;
+}
+int main(int argc, char **argv)
+{
+	return (int)kwork((unsigned)argc);
+}
+EOF
+	gcc -O2 -g -no-pie -Isrc/inc kern.c -o vmlinux
+	text=$(nm vmlinux | awk '$3 == "_text" { print $1 }')
+	kwork=$(nm vmlinux | awk '$3 == "kwork" { print $1 }')
+	# KASLR moved the kernel by 16 MiB.
+	printf '%x T _text\n%x T kwork\n' $((0x$text + 0x1000000)) \
+		$((0x$kwork + 0x1000000)) >kallsyms
+	objdump -d vmlinux | awk '/<kwork>:/ { f = 1; next } /^$/ { f = 0 }
+		f && /^ +[0-9a-f]+:/ { sub(":", "", $1); print $1 }' >addrs
+	addr2line -a -i -f -e vmlinux <addrs | norm_addr2line >expected
+	while read -r a; do
+		printf '%x\n' $((0x$a + 0x1000000))
+	done <addrs >kaddrs
+	"$SYMTOOL" -a --vmlinux vmlinux --kallsyms kallsyms '[kernel]' \
+		<kaddrs | norm_symtool vmlinux >actual
+	run diff -u expected actual
+	assert_success
+	run grep -c '^middle$' actual
+	assert_output --regexp '^[1-9][0-9]*$'
+}
+
+@test "anonymous code: always the fallback" {
+	run "$SYMTOOL" --info '[anon]' 7f0012345678
+	assert_success
+	assert_line --index 0 "[anon]+0x7f0012345678	??:0"
+	assert_line --index 1 --regexp '^# flags=0x0 .* ret=0 '
+}
+
+@test "vdso: this process's image, same answers as addr2line on a copy" {
+	"$SYMTOOL" --dump-vdso vdso.so || skip "no vdso"
+	insn_addrs vdso.so >addrs
+	# The vdso's PT_LOAD maps offset 0 at vaddr 0 on x86-64, so its
+	# addresses are file offsets.  Aliases: addr2line takes the first
+	# in table order (clock_gettime), symtool the global one
+	# (__vdso_clock_gettime), so compare without the prefix.
+	addr2line -a -i -f -e vdso.so <addrs | norm_addr2line |
+		sed 's/^__vdso_//' >expected
+	"$SYMTOOL" -a '[vdso]' <addrs | norm_symtool '[vdso]' |
+		sed 's/^__vdso_//' >actual
+	unstretch expected actual >expected.norm
+	run diff -u expected.norm actual
+	assert_success
+	run grep -c gettimeofday actual
+	assert_output --regexp '^[1-9][0-9]*$'
+}
+
+@test "no leaks or memory errors under valgrind" {
+	command -v valgrind >/dev/null || skip "valgrind not installed"
+	! nm "$SYMTOOL" 2>/dev/null | grep -q __asan_init ||
+		skip "sanitizer build checks itself"
+	cc_fix fix -O2 -g
+	cc_lib libfix.so -O2 -g -gdwarf-4
+	objcopy --only-keep-debug fix fix.debug
+	strip -o fix-dl fix
+	objcopy --add-gnu-debuglink=fix.debug fix-dl
+	insn_addrs fix >addrs
+	for obj in fix fix-dl libfix.so /nonexistent; do
+		run valgrind -q --error-exitcode=99 --leak-check=full \
+			--errors-for-leak-kinds=definite \
+			"$SYMTOOL" --vaddr "$obj" $(head -300 addrs)
+		assert_success
+	done
+	printf 'ffffffff81000000 T _text\nffffffffc0001000 t m [mod]\n' >ks
+	run valgrind -q --error-exitcode=99 --leak-check=full \
+		--errors-for-leak-kinds=definite \
+		"$SYMTOOL" --kallsyms ks '[kernel]' ffffffff81000010 1
+	assert_success
+	run valgrind -q --error-exitcode=99 --leak-check=full \
+		--errors-for-leak-kinds=definite "$SYMTOOL" '[vdso]' 800
+	assert_success
+}
