@@ -686,6 +686,9 @@ static int copy_meta(struct profile *dst, const struct profile *src)
 	dst->duration_ns = src->duration_ns;
 	dst->exit_status = src->exit_status;
 	dst->ncpus = src->ncpus;
+	if (src->ra_routines && !(dst->ra_routines = strdup(src->ra_routines)))
+		return -1;
+	dst->ra_moved = src->ra_moved;
 	return profile_set_argv(dst, src->argc, src->argv);
 }
 

@@ -438,11 +438,101 @@ static char *profile_path(const struct fe_config *c, const struct profile *p,
 	return r < 0 ? NULL : full;
 }
 
-static int show_report(const struct fe_config *c, const struct profile *p,
-		       const char *file, int summary_only)
+static int cmp_ksym(const void *a, const void *b)
+{
+	const struct sym_ksym *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/*
+ * Put the kernel symbols that cover the profile's kernel addresses into
+ * the profile: with KASLR the addresses are only meaningful with this
+ * boot's symbols.  _text is kept too, for -k vmlinux's relocation.
+ */
+static int embed_kernel_symbols(struct profile *p, struct symbolizer *sym)
+{
+	struct sym_ksym *v = NULL, k;
+	size_t n = 0, alloc = 0, i;
+	int err = 0;
+
+	for (i = 0; i <= p->ncounts; i++) {
+		int r;
+
+		if (i < p->ncounts) {
+			if (p->objects[p->counts[i].obj].kind != PROF_OBJ_KERNEL)
+				continue;
+			r = sym_kernel_symbol(sym, p->counts[i].offset, &k);
+		} else {
+			if (!n)
+				break;
+			r = sym_kernel_symbol_by_name(sym, "_text", &k);
+		}
+		if (r < 0)
+			break;	/* hidden or unreadable: rows show addresses */
+		if (r > 0)
+			continue;
+		if (n && v[n - 1].start == k.start)
+			continue;
+		if (ALLOC_GROW(v, n + 1, alloc)) {
+			err = -PROF_ENOMEM;
+			goto out;
+		}
+		v[n++] = k;
+	}
+	qsort(v, n, sizeof(*v), cmp_ksym);
+	for (i = 0; i < n; i++) {
+		struct prof_ksym pk = {
+			.start = v[i].start, .end = v[i].end,
+			.name = (char *)v[i].name, .module = (char *)v[i].module,
+		};
+
+		if (i && v[i].start == v[i - 1].start)
+			continue;
+		if (profile_add_ksym(p, &pk) < 0) {
+			err = -PROF_ENOMEM;
+			break;
+		}
+	}
+out:
+	free(v);
+	return err;
+}
+
+/* A symbolizer for reporting p: with its own kernel symbols if it has. */
+static struct symbolizer *report_symbolizer(const struct fe_config *c,
+					    const struct profile *p)
 {
 	struct sym_config sc = { .vmlinux = c->vmlinux };
 	struct symbolizer *sym = symbolizer_new(&sc);
+	struct sym_ksym *v;
+	size_t i;
+
+	if (!sym || !p->nksyms)
+		return sym;
+	v = calloc(p->nksyms, sizeof(*v));
+	if (!v) {
+		symbolizer_free(sym);
+		return NULL;
+	}
+	for (i = 0; i < p->nksyms; i++) {
+		v[i].start = p->ksyms[i].start;
+		v[i].end = p->ksyms[i].end;
+		v[i].name = p->ksyms[i].name;
+		v[i].module = p->ksyms[i].module;
+	}
+	if (sym_set_kernel_symbols(sym, v, p->nksyms) == SYM_ENOMEM) {
+		symbolizer_free(sym);
+		sym = NULL;
+	}
+	free(v);
+	return sym;
+}
+
+static int show_report(const struct fe_config *c, const struct profile *p,
+		       const char *file, int summary_only)
+{
+	struct symbolizer *sym = report_symbolizer(c, p);
 	struct report_options ro = {
 		.view = (enum report_view)c->view,
 		.quit_rows = c->quit_rows,
@@ -501,6 +591,7 @@ struct run {
 	struct collector *col;
 	struct perf_session *sess;
 	struct launch child;
+	struct symbolizer *sym;		/* kernel symbols, when sampled */
 	int have_child;
 	int sigfd;
 	int sigint_ignored;
@@ -600,6 +691,46 @@ static int pin_to_current_cpu(int *cpu)
 		return prof_fail(PROF_EIO, "cannot pin to CPU %d: %s", *cpu,
 				 strerror(errno));
 	return 0;
+}
+
+/* -ra: the kernel utility routines whose samples go to their callers. */
+static int setup_callers(struct run *r)
+{
+	struct fe_config *c = r->cfg;
+	struct sym_ksym *v = NULL;
+	struct collect_range *rg;
+	int n, i, err;
+
+	if (!c->nra)
+		return 0;
+	n = sym_kernel_matching(r->sym, c->ra, c->nra, &v);
+	if (n < 0)
+		return prof_fail(PROF_EPERM, "-ra needs the kernel's symbols: %s",
+				 sym_strerror(n));
+	if (n == 0) {
+		free(v);
+		return prof_fail(PROF_EINVAL, "-ra: no kernel routine matches "
+				 "the list ('%s'%s)", c->ra[0],
+				 c->nra > 1 ? ", ..." : "");
+	}
+	rg = calloc((size_t)n, sizeof(*rg));
+	if (!rg) {
+		free(v);
+		return -PROF_ENOMEM;
+	}
+	for (i = 0; i < n; i++) {
+		rg[i].start = v[i].start;
+		rg[i].end = v[i].end;
+	}
+	err = collector_set_caller_ranges(r->col, rg, (size_t)n);
+	free(rg);
+	free(v);
+	for (i = 0; i < (int)r->nstats; i++)
+		r->specs[i].callchain = 1;
+	if (c->verbose)
+		notice(c, "-ra: %d kernel routines charge their samples to "
+		       "their callers", n);
+	return err;
 }
 
 /*
@@ -779,8 +910,14 @@ static int write_and_report(struct run *r, struct profile *tpl, int status)
 		}
 	}
 	for (i = 0; i < n; i++) {
-		char *path = profile_path(c, ps[i], split);
+		char *path;
 
+		if (r->sym) {
+			err = embed_kernel_symbols(ps[i], r->sym);
+			if (err)
+				goto out;
+		}
+		path = profile_path(c, ps[i], split);
 		if (!path) {
 			err = -PROF_ENOMEM;
 			goto out;
@@ -901,6 +1038,19 @@ static int run_collection(struct fe_config *c, int argc, char **argv)
 	}
 	for (i = 0; i < r.nstats; i++)
 		collector_set_modes(r.col, (uint32_t)i, r.choice[i].modes);
+	for (i = 0; i < r.nstats; i++)
+		if (r.choice[i].modes & STAT_MODE_KERNEL)
+			break;
+	if (i < r.nstats) {
+		r.sym = symbolizer_new(NULL);
+		if (!r.sym) {
+			err = prof_fail(PROF_ENOMEM, "out of memory");
+			goto fail;
+		}
+		err = setup_callers(&r);
+		if (err)
+			goto fail;
+	}
 	err = setup_signals(&r);
 	if (err)
 		goto fail;
@@ -1008,6 +1158,23 @@ static int run_collection(struct fe_config *c, int argc, char **argv)
 	tpl->start_time_ns = t0_wall;
 	tpl->duration_ns = now_ns(CLOCK_MONOTONIC) - t0;
 	tpl->exit_status = r.have_child ? status : -1;
+	if (c->nra) {
+		size_t len = 1;
+
+		for (i = 0; i < c->nra; i++)
+			len += strlen(c->ra[i]) + 1;
+		tpl->ra_routines = calloc(1, len);
+		if (!tpl->ra_routines) {
+			err = -PROF_ENOMEM;
+			goto fail;
+		}
+		for (i = 0; i < c->nra; i++) {
+			if (i)
+				strcat(tpl->ra_routines, ",");
+			strcat(tpl->ra_routines, c->ra[i]);
+		}
+		tpl->ra_moved = collector_moved(r.col);
+	}
 	if (c->cmd)
 		profile_set_argv(tpl, c->ncmd, c->cmd);
 	else if (c->attach_pid) {
@@ -1068,6 +1235,7 @@ out:
 		close(r.control_keep_fd);
 	if (r.control_made)
 		unlink(c->control);
+	symbolizer_free(r.sym);
 	free(r.choice);
 	free(r.specs);
 	free(tids);

@@ -27,6 +27,7 @@ enum section_id {
 	SEC_OBJECTS = 3,
 	SEC_COUNTS = 4,
 	SEC_MODES = 5,
+	SEC_KSYMS = 6,		/* optional */
 };
 
 #define HEADER_SIZE 32
@@ -61,6 +62,7 @@ void profile_free(struct profile *p)
 	free(p->release);
 	free(p->machine);
 	free(p->cpu_model);
+	free(p->ra_routines);
 	for (i = 0; i < p->nobjects; i++)
 		free(p->objects[i].path);
 	free(p->objects);
@@ -71,6 +73,11 @@ void profile_free(struct profile *p)
 	free(p->stats);
 	free(p->counts);
 	free(p->modes);
+	for (i = 0; i < p->nksyms; i++) {
+		free(p->ksyms[i].name);
+		free(p->ksyms[i].module);
+	}
+	free(p->ksyms);
 	free(p);
 }
 
@@ -119,6 +126,25 @@ int profile_add_count(struct profile *p, const struct prof_count *c)
 		return -PROF_ENOMEM;
 	p->counts[p->ncounts] = *c;
 	return (int)p->ncounts++;
+}
+
+int profile_add_ksym(struct profile *p, const struct prof_ksym *k)
+{
+	struct prof_ksym *n;
+
+	if (ALLOC_GROW(p->ksyms, p->nksyms + 1, p->alloc_ksyms))
+		return -PROF_ENOMEM;
+	n = &p->ksyms[p->nksyms];
+	n->start = k->start;
+	n->end = k->end;
+	n->name = dup_or_empty(k->name);
+	n->module = k->module && *k->module ? strdup(k->module) : NULL;
+	if (!n->name || (k->module && *k->module && !n->module)) {
+		free(n->name);
+		free(n->module);
+		return -PROF_ENOMEM;
+	}
+	return (int)p->nksyms++;
 }
 
 int profile_set_argv(struct profile *p, int argc, char *const *argv)
@@ -273,7 +299,7 @@ static void encode_meta(struct buf *b, const struct profile *p)
 
 	for (i = 0; i < p->argc; i++)
 		put(&argv, p->argv[i], strlen(p->argv[i]) + 1);
-	put_u32(b, 12);
+	put_u32(b, p->ra_routines ? 14 : 12);
 	put_kv(b, "tool", p->tool);
 	put_str(b, "argv");
 	put_u32(b, (uint32_t)argv.len);
@@ -290,6 +316,10 @@ static void encode_meta(struct buf *b, const struct profile *p)
 	put_kv_num(b, "exit_status", p->exit_status);
 	put_kv_num(b, "pid", p->pid);
 	put_kv_num(b, "cpu", p->cpu);
+	if (p->ra_routines) {
+		put_kv(b, "ra_routines", p->ra_routines);
+		put_kv_num(b, "ra_moved", (int64_t)p->ra_moved);
+	}
 	/* ncpus travels in the MODES section header to keep META at 12. */
 }
 
@@ -365,6 +395,19 @@ static void encode_modes(struct buf *b, const struct profile *p)
 	}
 }
 
+static void encode_ksyms(struct buf *b, const struct profile *p)
+{
+	size_t i;
+
+	put_u32(b, (uint32_t)p->nksyms);
+	for (i = 0; i < p->nksyms; i++) {
+		put_u64(b, p->ksyms[i].start);
+		put_u64(b, p->ksyms[i].end);
+		put_str(b, p->ksyms[i].name);
+		put_str(b, p->ksyms[i].module);
+	}
+}
+
 static int encode(const struct profile *p, struct buf *b)
 {
 	static void (*const enc[])(struct buf *, const struct profile *) = {
@@ -373,8 +416,9 @@ static int encode(const struct profile *p, struct buf *b)
 		[SEC_OBJECTS] = encode_objects,
 		[SEC_COUNTS] = encode_counts,
 		[SEC_MODES] = encode_modes,
+		[SEC_KSYMS] = encode_ksyms,
 	};
-	const uint32_t nsec = 5;
+	const uint32_t nsec = p->nksyms ? 6 : 5;
 	uint32_t id;
 	size_t table, start;
 	uint8_t zero[SECTION_ENTRY_SIZE] = { 0 };
@@ -629,10 +673,19 @@ static int decode_meta(struct profile *p, struct cursor *c)
 			dst = &p->machine;
 		else if (!strcmp(k, "cpu_model"))
 			dst = &p->cpu_model;
+		else if (!strcmp(k, "ra_routines"))
+			dst = &p->ra_routines;
 		if (dst) {
 			free(*dst);
 			*dst = v;
 			v = NULL;
+		} else if (!strcmp(k, "ra_moved")) {
+			if (parse_num(v, &num) || num < 0) {
+				free(k);
+				free(v);
+				return -1;
+			}
+			p->ra_moved = (uint64_t)num;
 		} else if (!strcmp(k, "start_time_ns") ||
 			   !strcmp(k, "duration_ns") ||
 			   !strcmp(k, "exit_status") || !strcmp(k, "pid") ||
@@ -776,12 +829,35 @@ static int decode_modes(struct profile *p, struct cursor *c)
 	return c->bad ? -1 : 0;
 }
 
+static int decode_ksyms(struct profile *p, struct cursor *c)
+{
+	uint32_t n = get_u32(c), i;
+
+	if (n > (c->len - c->pos) / 24)
+		return -1;
+	for (i = 0; i < n; i++) {
+		struct prof_ksym k;
+		int r;
+
+		k.start = get_u64(c);
+		k.end = get_u64(c);
+		k.name = get_str(c);
+		k.module = get_str(c);
+		r = c->bad || k.end < k.start ? -1 : profile_add_ksym(p, &k);
+		free(k.name);
+		free(k.module);
+		if (r < 0)
+			return -1;
+	}
+	return 0;
+}
+
 int profile_decode(const void *data, size_t len, struct profile **out)
 {
 	static const char *const names[] = {
 		[SEC_META] = "metadata", [SEC_STATS] = "statistics",
 		[SEC_OBJECTS] = "objects", [SEC_COUNTS] = "counts",
-		[SEC_MODES] = "modes",
+		[SEC_MODES] = "modes", [SEC_KSYMS] = "kernel symbols",
 	};
 	static int (*const dec[])(struct profile *, struct cursor *) = {
 		[SEC_META] = decode_meta,
@@ -789,6 +865,7 @@ int profile_decode(const void *data, size_t len, struct profile **out)
 		[SEC_OBJECTS] = decode_objects,
 		[SEC_COUNTS] = decode_counts,
 		[SEC_MODES] = decode_modes,
+		[SEC_KSYMS] = decode_ksyms,
 	};
 	const uint8_t *d = data;
 	struct cursor h = { .p = d, .len = len };
@@ -827,7 +904,7 @@ int profile_decode(const void *data, size_t len, struct profile **out)
 		return prof_fail(PROF_ENOMEM, "out of memory");
 	/* Sections are decoded in dependency order: stats and objects
 	 * before the counts that index them. */
-	for (order = SEC_META; order <= SEC_MODES; order++) {
+	for (order = SEC_META; order <= SEC_KSYMS; order++) {
 		h.pos = HEADER_SIZE;
 		for (i = 0; i < nsec; i++) {
 			uint32_t id = get_u32(&h);

@@ -72,6 +72,14 @@ struct prof_modes {
 	uint64_t n[PROF_NMODES];
 };
 
+/* A kernel symbol carried in the profile (kernel addresses differ per
+ * boot with KASLR, so reports do not rely on this machine's kallsyms). */
+struct prof_ksym {
+	uint64_t start, end;
+	char *name;
+	char *module;		/* NULL for the kernel proper */
+};
+
 struct profile {
 	char *tool;		/* "uprofile" or "kprofile" */
 	char **argv;		/* profiled command line, NULL-terminated */
@@ -83,6 +91,8 @@ struct profile {
 	int32_t pid;		/* with -pids: the process, else -1 */
 	int32_t cpu;		/* with -each: the CPU, else -1 */
 	uint32_t ncpus;
+	char *ra_routines;	/* -ra patterns, comma-separated, or NULL */
+	uint64_t ra_moved;	/* samples charged to callers by -ra */
 
 	struct prof_object *objects;
 	size_t nobjects, alloc_objects;
@@ -92,6 +102,8 @@ struct profile {
 	size_t ncounts, alloc_counts;
 	struct prof_modes *modes;
 	size_t nmodes, alloc_modes;
+	struct prof_ksym *ksyms;
+	size_t nksyms, alloc_ksyms;
 };
 
 struct profile *profile_new(void);
@@ -102,6 +114,7 @@ void profile_free(struct profile *p);
 int profile_add_object(struct profile *p, const struct prof_object *o);
 int profile_add_stat(struct profile *p, const struct prof_stat *s);
 int profile_add_count(struct profile *p, const struct prof_count *c);
+int profile_add_ksym(struct profile *p, const struct prof_ksym *k);
 int profile_set_argv(struct profile *p, int argc, char *const *argv);
 /* Fill host, kernel and CPU identification from this machine. */
 void profile_identify_host(struct profile *p);

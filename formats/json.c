@@ -109,6 +109,14 @@ int report_json(FILE *f, const struct report *r)
 		fprintf(f, "  \"cpu\": %d,\n", p->cpu);
 	else
 		fputs("  \"cpu\": null,\n", f);
+	if (p->ra_routines) {
+		fputs("  \"caller_attribution\": {\"routines\": ", f);
+		jstr(f, p->ra_routines);
+		fprintf(f, ", \"moved_samples\": %" PRIu64 "},\n",
+			p->ra_moved);
+	} else {
+		fputs("  \"caller_attribution\": null,\n", f);
+	}
 	fputs("  \"statistics\": [", f);
 	for (s = 0; s < r->nstats; s++) {
 		const struct prof_stat *st = &p->stats[s];

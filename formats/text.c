@@ -81,6 +81,22 @@ static void heading(FILE *f, const struct report *r)
 		fprintf(f, ", on %s (%s %s)", p->hostname,
 			p->sysname ? p->sysname : "", p->release ? p->release : "");
 	fputc('\n', f);
+	if (p->ra_routines) {
+		const char *list = p->ra_routines, *c;
+		size_t n = 1, shown = strlen(list);
+
+		for (c = list; *c; c++)
+			n += *c == ',';
+		if (shown > 48) {
+			/* Show whole patterns only. */
+			for (shown = 48; shown && list[shown] != ','; shown--)
+				;
+		}
+		fprintf(f, "  -ra: %" PRIu64 " samples in kernel utility "
+			"routines were charged to their callers (%.*s%s; %zu "
+			"pattern%s)\n", p->ra_moved, (int)shown, list,
+			list[shown] ? ",..." : "", n, n == 1 ? "" : "s");
+	}
 	if (r->unresolved_objects)
 		fprintf(f, "  note: %zu object(s) could not be read; their "
 			"addresses are shown as object+offset\n",

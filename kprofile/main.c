@@ -3,8 +3,32 @@
  * kprofile: profile the kernel, system-wide, for the life of a command or
  * until Ctrl-C/SIGTERM, into kmon.out.
  */
+#include <string.h>
+
 #include "frontend.h"
 #include "stats.h"
+
+/*
+ * -ra's default list: routines that do work on behalf of their caller
+ * (copying, clearing, comparing memory; taking and dropping locks), so a
+ * sample in them says more about the caller.  fnmatch(3) patterns.
+ */
+static const char *const default_ra[] = {
+	"memcpy*", "__memcpy*", "memmove*", "__memmove*", "memset*",
+	"__memset*", "memcmp", "bcmp", "strlen", "strcmp",
+	"copy_user*", "__copy_user*", "_copy_to_user", "_copy_from_user",
+	"copy_to_user*", "copy_from_user*", "rep_movs_alternative",
+	"rep_stos_alternative", "copy_page*", "clear_page*", "clear_user*",
+	"__clear_user", "copy_mc_*", "strncpy_from_user", "strnlen_user",
+	"_copy_to_iter", "_copy_from_iter", "copy_page_to_iter*",
+	"copy_page_from_iter*", "copy_to_user_iter*", "copy_from_user_iter*",
+	"_raw_spin_lock*", "_raw_spin_unlock*", "_raw_spin_trylock*",
+	"_raw_read_lock*", "_raw_read_unlock*", "_raw_write_lock*",
+	"_raw_write_unlock*", "native_queued_spin_lock_slowpath",
+	"queued_spin_lock_slowpath", "queued_read_lock_slowpath",
+	"queued_write_lock_slowpath", "__raw_callee_save___pv_queued_spin_*",
+	"__pv_queued_spin_*",
+};
 
 static const char doc[] =
 "Profile the kernel on every online CPU: for the life of PROGRAM when one "
@@ -15,6 +39,11 @@ static const char doc[] =
 "  kprofile -display dd if=/dev/zero of=/dev/null bs=1M count=20000\n"
 "  kprofile -d 10                system-wide for ten seconds\n"
 "  kprofile -i kmon.out -quit 20 report an existing profile\n"
+"  kprofile -ra -display dd if=/dev/zero of=/dev/null bs=64k count=100000\n"
+"                                copy routines charged to their callers\n"
+"  kprofile -t -control /tmp/kp -d 60 &\n"
+"  echo enable >/tmp/kp; run-the-phase; echo disable >/tmp/kp\n"
+"                                profile exactly one phase of a script\n"
 "\n"
 "Exit status:\n"
 "  N      the program's exit status (0 without a program)\n"
@@ -24,11 +53,22 @@ static const char doc[] =
 "  126    the program was found but could not be run\n"
 "  127    the program was not found\n";
 
+enum { OPT_RA = 2000, OPT_RA_ROUTINES };
+
 static const struct argp_option options[] = {
 	{ NULL, 'k', "IMAGE", 0,
 	  "kernel image (vmlinux with DWARF) for symbols and source lines", 0 },
+	{ "ra", OPT_RA, NULL, 0,
+	  "charge samples in kernel utility routines (memcpy, copy_user, "
+	  "clear_page, spinlocks, ...; see -ra-routines) to their callers, "
+	  "using kernel call chains", 0 },
+	{ "ra-routines", OPT_RA_ROUTINES, "GLOB[,GLOB...]", 0,
+	  "the utility routines for -ra instead of the default list "
+	  "(implies -ra)", 0 },
 	{ 0 }
 };
+
+static const char *ra_list[64];
 
 static error_t parse(int key, char *arg, struct argp_state *state,
 		     struct fe_config *cfg)
@@ -37,6 +77,29 @@ static error_t parse(int key, char *arg, struct argp_state *state,
 	case 'k':
 		cfg->vmlinux = arg;
 		return 0;
+	case OPT_RA:
+		if (!cfg->ra) {
+			cfg->ra = (const char **)default_ra;
+			cfg->nra = sizeof(default_ra) / sizeof(default_ra[0]);
+		}
+		return 0;
+	case OPT_RA_ROUTINES: {
+		char *save = NULL, *tok;
+		size_t n = 0;
+
+		for (tok = strtok_r(arg, ",", &save); tok;
+		     tok = strtok_r(NULL, ",", &save)) {
+			if (n == sizeof(ra_list) / sizeof(ra_list[0]))
+				argp_error(state, "-ra-routines: at most %zu "
+					   "patterns", n);
+			ra_list[n++] = tok;
+		}
+		if (!n)
+			argp_error(state, "-ra-routines: empty list");
+		cfg->ra = ra_list;
+		cfg->nra = n;
+		return 0;
+	}
 	default:
 		return ARGP_ERR_UNKNOWN;
 	}

@@ -60,6 +60,7 @@ static int parse_line(struct kallsyms *ks, struct strpool *sp, char *line,
 		return SYM_ENOMEM;
 	k = &ks->v[ks->n];
 	k->addr = addr;
+	k->end = 0;
 	k->name = strpool_add(sp, name);
 	k->module = NULL;
 	k->order = ks->n;
@@ -125,10 +126,52 @@ const struct ksym *kallsyms_lookup(const struct kallsyms *ks, uint64_t addr)
 	k = &ks->v[lo - 1];
 	while (k > ks->v && k[-1].addr == k->addr)
 		k--;
+	if (k->end)
+		return addr < k->end ? k : NULL;
 	if (lo == ks->n || ks->v[lo].module != k->module)
 		if (addr - k->addr >= KSYM_TAIL_MAX)
 			return NULL;
 	return k;
+}
+
+uint64_t kallsyms_end(const struct kallsyms *ks, const struct ksym *k)
+{
+	const struct ksym *e = ks->v + ks->n, *n = k + 1;
+
+	if (k->end)
+		return k->end;
+	while (n < e && n->addr == k->addr)
+		n++;
+	if (n == e || n->module != k->module)
+		return k->addr + KSYM_TAIL_MAX;
+	return n->addr;
+}
+
+int kallsyms_set(struct kallsyms *ks, struct strpool *sp,
+		 const struct sym_ksym *v, size_t n)
+{
+	size_t i;
+
+	kallsyms_release(ks);
+	for (i = 0; i < n; i++) {
+		struct ksym *k;
+
+		if (ALLOC_GROW(ks->v, ks->n + 1, ks->alloc))
+			return SYM_ENOMEM;
+		k = &ks->v[ks->n];
+		k->addr = v[i].start;
+		k->end = v[i].end > v[i].start ? v[i].end : 0;
+		k->name = strpool_add(sp, v[i].name ? v[i].name : "??");
+		k->module = v[i].module ?
+			    strpool_add(sp, v[i].module) : NULL;
+		k->order = i;
+		k->rank = 0;
+		if (!k->name || (v[i].module && !k->module))
+			return SYM_ENOMEM;
+		ks->n++;
+	}
+	qsort(ks->v, ks->n, sizeof(*ks->v), ksym_cmp);
+	return SYM_OK;
 }
 
 void kallsyms_release(struct kallsyms *ks)

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <fnmatch.h>
 #include <inttypes.h>
 #include <libelf.h>
 #include <link.h>
@@ -724,6 +725,82 @@ static int resolve_kernel(struct symbolizer *s, const struct sym_object *obj,
 	res->symbol_start = k->addr;
 	res->module = k->module;
 	return SYM_OK;
+}
+
+static void fill_ksym(const struct symbolizer *s, const struct ksym *k,
+		      struct sym_ksym *out)
+{
+	out->start = k->addr;
+	out->end = kallsyms_end(&s->ks, k);
+	out->name = k->name;
+	out->module = k->module;
+}
+
+int sym_kernel_symbol(struct symbolizer *s, uint64_t addr,
+		      struct sym_ksym *out)
+{
+	const struct ksym *k;
+	int ret = load_kallsyms(s);
+
+	if (ret)
+		return ret;
+	k = kallsyms_lookup(&s->ks, addr);
+	if (!k)
+		return 1;
+	fill_ksym(s, k, out);
+	return SYM_OK;
+}
+
+int sym_kernel_symbol_by_name(struct symbolizer *s, const char *name,
+			      struct sym_ksym *out)
+{
+	int ret = load_kallsyms(s);
+	size_t i;
+
+	if (ret)
+		return ret;
+	for (i = 0; i < s->ks.n; i++)
+		if (!s->ks.v[i].module && !strcmp(s->ks.v[i].name, name)) {
+			fill_ksym(s, &s->ks.v[i], out);
+			return SYM_OK;
+		}
+	return 1;
+}
+
+int sym_kernel_matching(struct symbolizer *s, const char *const *patterns,
+			size_t npatterns, struct sym_ksym **out)
+{
+	struct sym_ksym *v = NULL;
+	size_t n = 0, alloc = 0, i, j;
+	int ret = load_kallsyms(s);
+
+	*out = NULL;
+	if (ret)
+		return ret;
+	for (i = 0; i < s->ks.n; i++) {
+		for (j = 0; j < npatterns; j++)
+			if (!fnmatch(patterns[j], s->ks.v[i].name, 0))
+				break;
+		if (j == npatterns)
+			continue;
+		if (ALLOC_GROW(v, n + 1, alloc)) {
+			free(v);
+			return SYM_ENOMEM;
+		}
+		fill_ksym(s, &s->ks.v[i], &v[n++]);
+	}
+	*out = v;
+	return (int)n;
+}
+
+int sym_set_kernel_symbols(struct symbolizer *s, const struct sym_ksym *v,
+			   size_t n)
+{
+	s->ks_loaded = true;
+	s->ks_err = kallsyms_set(&s->ks, &s->pool, v, n);
+	if (!s->ks_err && !n)
+		s->ks_err = SYM_EKALLSYMS;
+	return s->ks_err;
 }
 
 int sym_resolve(struct symbolizer *s, const struct sym_object *obj,

@@ -119,6 +119,39 @@ void symbolizer_free(struct symbolizer *s);	/* NULL is a no-op */
 int sym_resolve(struct symbolizer *s, const struct sym_object *obj,
 		uint64_t offset, struct sym_result *res);
 
+/* A kernel text symbol with its extent [start, end). */
+struct sym_ksym {
+	uint64_t start, end;
+	const char *name;	/* owned by the symbolizer (or the caller's,
+				 * for sym_set_kernel_symbols) */
+	const char *module;	/* NULL for the kernel proper */
+};
+
+/*
+ * The kernel symbol covering addr.  Returns SYM_OK with *out filled, 1
+ * when no symbol covers it, or a negative SYM_E* code (SYM_EKALLSYMS when
+ * kernel addresses are hidden).
+ */
+int sym_kernel_symbol(struct symbolizer *s, uint64_t addr,
+		      struct sym_ksym *out);
+/* Same, by name (the kernel proper only, e.g. "_text"). */
+int sym_kernel_symbol_by_name(struct symbolizer *s, const char *name,
+			      struct sym_ksym *out);
+/*
+ * Every kernel text symbol whose name matches one of the fnmatch(3)
+ * patterns.  *out is malloc'd (the caller frees it); names stay owned by
+ * the symbolizer.  Returns the count or a negative SYM_E* code.
+ */
+int sym_kernel_matching(struct symbolizer *s, const char *const *patterns,
+			size_t npatterns, struct sym_ksym **out);
+/*
+ * Use this table instead of /proc/kallsyms: the kernel symbols a profile
+ * carries, so it can be reported after a reboot or on another machine.
+ * The table (strings included) is copied.
+ */
+int sym_set_kernel_symbols(struct symbolizer *s, const struct sym_ksym *v,
+			   size_t n);
+
 /* Human-readable text for a SYM_E* code. */
 const char *sym_strerror(int err);
 

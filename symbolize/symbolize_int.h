@@ -144,6 +144,7 @@ char *debuginfo_find(const char *path, const struct elfmeta *meta,
 /* Kernel symbols from a kallsyms file. */
 struct ksym {
 	uint64_t addr;
+	uint64_t end;		/* 0: up to the next symbol */
 	const char *name;
 	const char *module;	/* NULL for the kernel proper */
 	size_t order;		/* line number, for stable alias choice */
@@ -158,6 +159,11 @@ struct kallsyms {
 int kallsyms_load(struct kallsyms *ks, struct strpool *sp,
 		  const char *path);
 const struct ksym *kallsyms_lookup(const struct kallsyms *ks, uint64_t addr);
+/* End of k's extent: its own end, else the next symbol (same image). */
+uint64_t kallsyms_end(const struct kallsyms *ks, const struct ksym *k);
+/* Replace the table with a copy of v (strings interned into sp). */
+int kallsyms_set(struct kallsyms *ks, struct strpool *sp,
+		 const struct sym_ksym *v, size_t n);
 void kallsyms_release(struct kallsyms *ks);
 
 /* elfsym.c helpers on an open libelf handle (void * = Elf *). */
