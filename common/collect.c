@@ -764,7 +764,14 @@ static int build_one(struct collector *c, const struct profile *tpl,
 	free(remap);
 	qsort(p->counts, p->ncounts, sizeof(*p->counts), cmp_count);
 	for (i = 0; i < c->nmodes; i++) {
-		if (c->split == COLLECT_SPLIT_CPU && i != split)
+		uint64_t any = 0;
+		int m;
+
+		for (m = 0; m < PROF_NMODES; m++)
+			any |= c->modes[i].n[m];
+		/* Rows exist up to the highest CPU seen; a CPU that was never
+		 * sampled (not profiled: -one) has no row. */
+		if (!any || (c->split == COLLECT_SPLIT_CPU && i != split))
 			continue;
 		if (ALLOC_GROW(p->modes, p->nmodes + 1, p->alloc_modes))
 			return -PROF_ENOMEM;

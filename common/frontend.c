@@ -36,7 +36,7 @@ enum {
 	OPT_KERNEL = 1000, OPT_USER, OPT_DIRNAME, OPT_PIDS, OPT_NOPIDS,
 	OPT_ALL, OPT_EACH, OPT_ONE, OPT_DISPLAY, OPT_PROCEDURES, OPT_LINES,
 	OPT_HEAVY, OPT_QUIT, OPT_ONLY, OPT_EXCLUDE, OPT_NUMBERS, OPT_FORMAT,
-	OPT_QUIET, OPT_COMPLETION, OPT_CONTROL,
+	OPT_QUIET, OPT_COMPLETION, OPT_CONTROL, OPT_LIST, OPT_DRY_RUN,
 };
 
 static const struct argp_option stat_options[] = {
@@ -48,6 +48,11 @@ static const struct argp_option stat_options[] = {
 	  "samples per second per statistic (default: 1000)", 1 },
 	{ "period", 'c', "N", 0,
 	  "one sample every N events (instead of -F)", 1 },
+	{ "list", OPT_LIST, NULL, 0,
+	  "list the statistics and whether this machine has them", 1 },
+	{ "dry-run", OPT_DRY_RUN, NULL, 0,
+	  "print the perf_event_attr of each event that would be opened, "
+	  "and exit (hardware statistics are shown even without a PMU)", 1 },
 	{ "kernel", OPT_KERNEL, NULL, 0, "also sample kernel mode", 1 },
 	{ "user", OPT_USER, NULL, 0, "also sample user mode", 1 },
 	{ 0 }
@@ -152,6 +157,29 @@ static void print_completion(void)
 		printf("stat:%s\n", stat_table[t].name);
 }
 
+static void list_statistics(void)
+{
+	size_t i;
+
+	printf("%-18s %-13s %-28s %s\n", "statistic", "here", "other names",
+	       "description");
+	for (i = 0; i < stat_table_len; i++) {
+		const struct stat_def *d = &stat_table[i];
+		struct stat_choice ch;
+		char here[40];
+
+		if (stat_resolve(d->name, g_tool->default_modes, perf_probe,
+				 NULL, &ch))
+			snprintf(here, sizeof(here), "no");
+		else if (ch.substitute)
+			snprintf(here, sizeof(here), "as %s", ch.def->name);
+		else
+			snprintf(here, sizeof(here), "yes");
+		printf("%-18s %-13s %-28s %s\n", d->name, here,
+		       d->aliases ? d->aliases : "-", d->desc);
+	}
+}
+
 static error_t parse_shared(int key, char *arg, struct argp_state *state)
 {
 	struct fe_config *c = state->input;
@@ -248,6 +276,10 @@ static error_t parse_shared(int key, char *arg, struct argp_state *state)
 	case OPT_COMPLETION:
 		print_completion();
 		exit(0);
+	case OPT_LIST:
+		list_statistics();
+		exit(0);
+	case OPT_DRY_RUN: c->dry_run = 1; break;
 	default:
 		return ARGP_ERR_UNKNOWN;
 	}
@@ -616,7 +648,8 @@ static int resolve_stats(struct run *r)
 		return -PROF_ENOMEM;
 	for (i = 0; i < r->nstats; i++) {
 		struct stat_choice *ch = &r->choice[i];
-		int err = stat_resolve(names[i], modes, perf_probe, NULL, ch);
+		int err = stat_resolve(names[i], modes,
+				       c->dry_run ? NULL : perf_probe, NULL, ch);
 		size_t j;
 
 		if (err)
@@ -634,8 +667,8 @@ static int resolve_stats(struct run *r)
 			notice(c, "'%s' is not available here (no hardware "
 			       "PMU); sampling '%s' instead",
 			       ch->requested, ch->def->name);
-		r->specs[i].type = ch->def->type;
-		r->specs[i].config = ch->def->config;
+		r->specs[i].type = ch->type;
+		r->specs[i].config = ch->config;
 		r->specs[i].modes = ch->modes;
 		/* System-wide, every mode is sampled so the mode histogram
 		 * is whole; only the modes asked for become rows. */
@@ -1000,7 +1033,7 @@ static int run_collection(struct fe_config *c, int argc, char **argv)
 				   c->cpus == FE_CPUS_EACH ? COLLECT_SPLIT_CPU :
 				   COLLECT_SPLIT_NONE;
 
-	{
+	if (!c->dry_run) {
 		unsigned m = g_tool->default_modes | c->add_modes;
 		struct priv_need need = {
 			.system_wide = g_tool->scope == FE_SCOPE_SYSTEM,
@@ -1076,6 +1109,16 @@ static int run_collection(struct fe_config *c, int argc, char **argv)
 		t.tids = tids;
 		t.ntids = ntids;
 		t.track = 1;
+	}
+	if (c->dry_run) {
+		if (c->cmd && g_tool->scope == FE_SCOPE_TASKS) {
+			t.kind = PERF_TARGET_TASKS;
+			t.enable_on_exec = 1;
+			t.track = 1;
+		}
+		perf_describe(stdout, r.specs, r.nstats, &t);
+		code = fflush(stdout) ? FE_EXIT_FAIL : 0;
+		goto out;
 	}
 	if (c->cmd) {
 		err = launch_start(&r.child, path, c->cmd);

@@ -57,6 +57,7 @@ struct fe_config {
 	char **cmd;			/* program and arguments */
 	int ncmd;
 	int triggered;			/* -t: start with sampling off */
+	int dry_run;			/* print the events, open nothing */
 	const char *control;		/* -control FIFO */
 	const char *vmlinux;		/* (tool) kernel image, -k */
 	const char **ra;		/* (tool) -ra routine patterns, or NULL */

@@ -157,6 +157,94 @@ static int open_error(int err, const struct perf_event_spec *spec, pid_t pid)
  * Open one event.  sp NULL opens the tracking dummy: no samples, only the
  * side-band records, enabled from the start (or at exec).
  */
+/*
+ * The attributes of one event.  sp NULL describes the tracking dummy: no
+ * samples, only the side-band records, enabled from the start (or at
+ * exec).  perf_describe() prints exactly these, so golden tests check what
+ * would be opened on hardware this machine lacks.
+ */
+static void build_attr(const struct perf_event_spec *sp,
+		       const struct perf_target *t, struct perf_event_attr *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	a->sample_type = SAMPLE_TYPE;
+	a->read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
+			 PERF_FORMAT_TOTAL_TIME_RUNNING;
+	a->inherit = t->kind == PERF_TARGET_TASKS;
+	a->sample_id_all = 1;
+	a->watermark = 1;
+	/* Wake the drainer at 32 KiB so bursts never fill the buffer. */
+	a->wakeup_watermark = 32 * 1024;
+	if (!sp) {
+		a->type = PERF_TYPE_SOFTWARE;
+		a->config = PERF_COUNT_SW_DUMMY;
+		a->sample_period = 1;
+		a->mmap = 1;
+		a->mmap2 = 1;
+		a->comm = 1;
+		a->comm_exec = 1;
+		a->task = 1;
+		a->build_id = 1;
+		a->exclude_kernel = 1;
+		a->disabled = t->enable_on_exec;
+		a->enable_on_exec = t->enable_on_exec;
+		return;
+	}
+	a->type = sp->type;
+	a->config = sp->config;
+	if (sp->callchain) {
+		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
+		a->exclude_callchain_user = 1;
+	}
+	if (sp->period) {
+		a->sample_period = sp->period;
+	} else {
+		a->freq = 1;
+		a->sample_freq = sp->freq;
+	}
+	set_modes(a, sp->modes);
+	a->disabled = 1;
+	a->enable_on_exec = t->enable_on_exec && !t->triggered;
+}
+
+void perf_describe(FILE *f, const struct perf_event_spec *specs,
+		   size_t nspecs, const struct perf_target *t)
+{
+	size_t k, nopen = nspecs + (t->track ? 1 : 0);
+
+	for (k = 0; k < nopen; k++) {
+		int tracking = t->track && k == 0;
+		struct perf_event_attr a;
+
+		build_attr(tracking ? NULL : &specs[k - (t->track ? 1 : 0)],
+			   t, &a);
+		fprintf(f, "event %zu%s\n", k, tracking ? " (tracking)" : "");
+		fprintf(f, "  target %s\n", t->kind == PERF_TARGET_TASKS ?
+			"tasks, per CPU" : "CPUs");
+		fprintf(f, "  type %u\n  config %#llx\n", a.type,
+			(unsigned long long)a.config);
+		fprintf(f, "  sample_type %#llx\n  read_format %#llx\n",
+			(unsigned long long)a.sample_type,
+			(unsigned long long)a.read_format);
+		fprintf(f, "  %s %llu\n", a.freq ? "sample_freq" :
+			"sample_period",
+			(unsigned long long)a.sample_period);
+		fprintf(f, "  disabled %u inherit %u enable_on_exec %u\n",
+			a.disabled, a.inherit, a.enable_on_exec);
+		fprintf(f, "  exclude_user %u exclude_kernel %u exclude_hv %u"
+			" exclude_callchain_user %u\n", a.exclude_user,
+			a.exclude_kernel, a.exclude_hv,
+			a.exclude_callchain_user);
+		fprintf(f, "  mmap %u mmap2 %u comm %u comm_exec %u task %u "
+			"build_id %u sample_id_all %u\n", a.mmap, a.mmap2,
+			a.comm, a.comm_exec, a.task, a.build_id,
+			a.sample_id_all);
+		fprintf(f, "  watermark %u wakeup_watermark %u\n",
+			a.watermark, a.wakeup_watermark);
+	}
+}
+
 static int open_one(struct perf_session *s, const struct perf_event_spec *sp,
 		    uint32_t stat, const struct perf_target *t, pid_t pid,
 		    int cpu, int *fd_out)
@@ -165,46 +253,7 @@ static int open_one(struct perf_session *s, const struct perf_event_spec *sp,
 	int track = sp == NULL;
 	long fd;
 
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.sample_type = SAMPLE_TYPE;
-	a.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
-			PERF_FORMAT_TOTAL_TIME_RUNNING;
-	a.inherit = t->kind == PERF_TARGET_TASKS;
-	a.sample_id_all = 1;
-	a.watermark = 1;
-	/* Wake the drainer at 32 KiB so bursts never fill the buffer. */
-	a.wakeup_watermark = 32 * 1024;
-	if (track) {
-		a.type = PERF_TYPE_SOFTWARE;
-		a.config = PERF_COUNT_SW_DUMMY;
-		a.sample_period = 1;
-		a.mmap = 1;
-		a.mmap2 = 1;
-		a.comm = 1;
-		a.comm_exec = 1;
-		a.task = 1;
-		a.build_id = 1;
-		a.exclude_kernel = 1;
-		a.disabled = t->enable_on_exec;
-		a.enable_on_exec = t->enable_on_exec;
-	} else {
-		a.type = sp->type;
-		a.config = sp->config;
-		if (sp->callchain) {
-			a.sample_type |= PERF_SAMPLE_CALLCHAIN;
-			a.exclude_callchain_user = 1;
-		}
-		if (sp->period) {
-			a.sample_period = sp->period;
-		} else {
-			a.freq = 1;
-			a.sample_freq = sp->freq;
-		}
-		set_modes(&a, sp->modes);
-		a.disabled = 1;
-		a.enable_on_exec = t->enable_on_exec && !t->triggered;
-	}
+	build_attr(sp, t, &a);
 	fd = sys_perf_event_open(&a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0 && errno == EINVAL && track) {
 		/* Kernels before 5.12 have no build-ids in MMAP2. */

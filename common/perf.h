@@ -17,6 +17,7 @@
 
 #include <poll.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -57,6 +58,13 @@ struct perf_session;
 
 /* 0 if (type, config) can be sampled here in modes, else -errno. */
 int perf_probe(uint32_t type, uint64_t config, unsigned modes, void *unused);
+
+/*
+ * Print the perf_event_attr of every event perf_session_open() would open
+ * for these specs and target, one field per line (golden tests).
+ */
+void perf_describe(FILE *f, const struct perf_event_spec *specs,
+		   size_t nspecs, const struct perf_target *t);
 
 /* Online CPUs from sysfs.  *cpus is malloc'd. */
 int perf_online_cpus(int **cpus, size_t *n);

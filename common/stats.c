@@ -20,6 +20,19 @@
  * default statistic and a time-based sample is its honest stand-in; every
  * other hardware statistic fails where there is no PMU, with alternatives.
  */
+#define NATIVE(n, al, d, list) { .name = n, .aliases = al, .desc = d, \
+	.kind = STAT_NATIVE, .type = PERF_TYPE_RAW, .natives = list }
+
+/*
+ * Intel's MACHINE_CLEARS.COUNT (event 0xc3, umask 0x01, edge, cmask 1)
+ * counts pipeline flushes for memory ordering, self-modifying code and
+ * similar: the nearest thing to the Alpha's replay traps.
+ */
+static const struct stat_native replay_trap_natives[] = {
+	{ "GenuineIntel", "MACHINE_CLEARS.COUNT", 0x10401c3 },
+	{ 0 }
+};
+
 const struct stat_def stat_table[] = {
 	HW("cycles", "cpu-cycles",
 	   "processor cycles (the default)",
@@ -39,6 +52,8 @@ const struct stat_def stat_table[] = {
 	HW("cache-misses", NULL,
 	   "last-level cache misses",
 	   PERF_COUNT_HW_CACHE_MISSES, NULL),
+	NATIVE("replay_trap", "replay,machine-clears",
+	       "pipeline replays (Intel: machine clears)", replay_trap_natives),
 	SW("cpu-clock", NULL,
 	   "CPU time, sampled by a high-resolution timer",
 	   PERF_COUNT_SW_CPU_CLOCK),
@@ -109,6 +124,54 @@ const char *stat_modes_text(unsigned modes)
 	return text[modes & 7];
 }
 
+static const char *cpu_vendor(void)
+{
+	static char vendor[64];
+	FILE *f;
+	char line[256];
+
+	if (vendor[0])
+		return vendor;
+	snprintf(vendor, sizeof(vendor), "unknown");
+	f = fopen("/proc/cpuinfo", "r");
+	if (!f)
+		return vendor;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "vendor_id : %63s", vendor) == 1)
+			break;
+	fclose(f);
+	return vendor;
+}
+
+/* The concrete event of d on this CPU; 0, or -1 when it has none. */
+static int event_of(const struct stat_def *d, uint32_t *type,
+		    uint64_t *config)
+{
+	const struct stat_native *n;
+
+	*type = d->type;
+	*config = d->config;
+	if (d->kind != STAT_NATIVE)
+		return 0;
+	for (n = d->natives; n && n->vendor; n++)
+		if (!strcmp(n->vendor, cpu_vendor())) {
+			*config = n->config;
+			return 0;
+		}
+	return -1;
+}
+
+static int probe_def(const struct stat_def *d, unsigned modes,
+		     stat_probe_fn probe, void *arg)
+{
+	uint32_t type;
+	uint64_t config;
+
+	if (event_of(d, &type, &config))
+		return -ENOENT;
+	return probe ? probe(type, config, modes, arg) : 0;
+}
+
 void stat_available(stat_probe_fn probe, void *arg, unsigned modes,
 		    char *buf, size_t len)
 {
@@ -117,13 +180,18 @@ void stat_available(stat_probe_fn probe, void *arg, unsigned modes,
 	if (len)
 		buf[0] = '\0';
 	for (i = 0; i < stat_table_len; i++) {
-		const struct stat_def *d = &stat_table[i];
+		const struct stat_def *d = &stat_table[i], *sub = NULL;
 		int n;
 
-		if (probe && probe(d->type, d->config, modes, arg))
-			continue;
-		n = snprintf(buf + used, len - used, "%s%s",
-			     used ? ", " : "", d->name);
+		if (probe_def(d, modes, probe, arg)) {
+			sub = d->substitute ? stat_lookup(d->substitute) : NULL;
+			if (!sub || probe_def(sub, modes, probe, arg))
+				continue;
+		}
+		n = snprintf(buf + used, len - used, "%s%s%s%s%s",
+			     used ? ", " : "", d->name,
+			     sub ? " (as " : "", sub ? sub->name : "",
+			     sub ? ")" : "");
 		if (n < 0 || (size_t)n >= len - used)
 			break;
 		used += n;
@@ -174,12 +242,20 @@ int stat_resolve(const char *text, unsigned default_modes,
 	out->asked = d;
 	out->def = d;
 	out->modes = modes;
-	err = probe ? probe(d->type, d->config, modes, arg) : 0;
+	if (event_of(d, &out->type, &out->config)) {
+		stat_available(probe, arg, default_modes, avail, sizeof(avail));
+		return prof_fail(PROF_EUNAVAIL,
+				 "statistic '%s' is not available here: this "
+				 "CPU (%s) has no equivalent event; available "
+				 "here: %s", text, cpu_vendor(), avail);
+	}
+	err = probe ? probe(out->type, out->config, modes, arg) : 0;
 	if (err && d->substitute) {
 		const struct stat_def *s = stat_lookup(d->substitute);
 
-		if (s && !probe(s->type, s->config, modes, arg)) {
+		if (s && !probe_def(s, modes, probe, arg)) {
 			out->def = s;
+			event_of(s, &out->type, &out->config);
 			out->substitute = 1;
 			return 0;
 		}
@@ -190,7 +266,7 @@ int stat_resolve(const char *text, unsigned default_modes,
 		switch (-err) {
 		case ENOENT:
 		case EOPNOTSUPP:
-			why = d->kind == STAT_HW ?
+			why = d->kind != STAT_SW ?
 			      "this machine has no hardware performance counters"
 			      " (no PMU)" :
 			      "the kernel does not support it";
@@ -225,6 +301,9 @@ int stat_table_validate(char *buf, size_t len)
 
 		if (!d->desc || !*d->desc)
 			PROBLEM("'%s' has no description", d->name);
+		if (d->kind == STAT_NATIVE && (!d->natives ||
+					       !d->natives[0].vendor))
+			PROBLEM("'%s' has no native events", d->name);
 		if (d->substitute && !stat_lookup(d->substitute))
 			PROBLEM("'%s' names unknown substitute '%s'", d->name,
 				d->substitute);

@@ -18,6 +18,14 @@
 enum stat_kind {
 	STAT_HW,	/* hardware counter: needs a PMU */
 	STAT_SW,	/* kernel software event, always sampleable */
+	STAT_NATIVE,	/* a CPU vendor's own event, see natives */
+};
+
+/* A vendor's raw event for a statistic perf has no generic name for. */
+struct stat_native {
+	const char *vendor;	/* /proc/cpuinfo vendor_id */
+	const char *event;	/* the vendor's name, for messages */
+	uint64_t config;	/* PERF_TYPE_RAW encoding */
 };
 
 struct stat_def {
@@ -28,6 +36,7 @@ struct stat_def {
 	uint32_t type;		/* PERF_TYPE_* */
 	uint64_t config;
 	const char *substitute;	/* used where this one is unavailable */
+	const struct stat_native *natives;	/* STAT_NATIVE: NULL-ended */
 };
 
 extern const struct stat_def stat_table[];
@@ -41,6 +50,8 @@ extern const size_t stat_table_len;
 /* A resolved statistic. */
 struct stat_choice {
 	const struct stat_def *def;	/* what is measured */
+	uint32_t type;			/* the event opened: PERF_TYPE_* */
+	uint64_t config;
 	const struct stat_def *asked;	/* what the user asked for */
 	char requested[64];		/* the text the user typed */
 	unsigned modes;			/* STAT_MODE_* */
