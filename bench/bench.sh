@@ -7,7 +7,7 @@
 #   SCALE=5      workload size: build/tests/demo SCALE (~2 s per unit)
 #   RUNS=5       timed runs per command
 #   FREQ=1000    sampling frequency (Hz)
-#   EVENT=cpu-clock
+#   EVENT=cpu-clock:u (user mode: what uprofile samples by default)
 #   BUILD=build  build directory
 #   KEEP=1       keep the work directory (profiles, hyperfine JSON)
 #   HYPERFINE=0  time with bash instead of hyperfine
@@ -18,7 +18,7 @@ root=$PWD
 SCALE=${SCALE:-5}
 RUNS=${RUNS:-5}
 FREQ=${FREQ:-1000}
-EVENT=${EVENT:-cpu-clock}
+EVENT=${EVENT:-cpu-clock:u}
 BUILD=${BUILD:-build}
 uprofile=$root/$BUILD/uprofile
 prog=$root/$BUILD/tests/demo
