@@ -349,6 +349,24 @@ static struct process *proc_get(struct collector *c, uint32_t pid)
 	return p;
 }
 
+/*
+ * -pids: a process born or exec'd while profiling gets its file even if
+ * it was never sampled (processes that existed before only if sampled:
+ * system-wide, that is every process of the machine).
+ */
+static void expect_process(struct collector *c, uint32_t pid)
+{
+	size_t i;
+
+	if (c->split != COLLECT_SPLIT_PID)
+		return;
+	for (i = 0; i < c->nexpected; i++)
+		if (c->expected[i] == pid)
+			return;
+	if (collector_expect_split(c, pid))
+		c->oom = 1;
+}
+
 static enum prof_obj_kind kind_of(const char *path)
 {
 	if (!strcmp(path, "[vdso]"))
@@ -397,6 +415,7 @@ void collector_comm(struct collector *c, uint32_t pid, uint32_t tid,
 
 	if (!exec)
 		return;
+	expect_process(c, pid);
 	p = proc_get(c, pid);
 	if (!p)
 		return;
@@ -414,6 +433,7 @@ void collector_fork(struct collector *c, uint32_t pid, uint32_t ppid,
 
 	if (pid == ppid)	/* a new thread shares its process's maps */
 		return;
+	expect_process(c, pid);
 	child = proc_get(c, pid);
 	parent = proc_find(c, ppid);
 	if (!child || !parent)

@@ -932,16 +932,6 @@ static int write_and_report(struct run *r, struct profile *tpl, int status)
 	if (n < 0)
 		return n;
 	split = c->pids || c->cpus == FE_CPUS_EACH;
-	if (c->dirname) {
-		struct stat st;
-
-		if (stat(c->dirname, &st) || !S_ISDIR(st.st_mode)) {
-			err = prof_fail(PROF_EIO, "cannot write profiles to '%s':"
-					" %s", c->dirname, errno ? strerror(errno) :
-					"not a directory");
-			goto out;
-		}
-	}
 	for (i = 0; i < n; i++) {
 		char *path;
 
@@ -1018,6 +1008,45 @@ out:
 	return err;
 }
 
+/*
+ * Where the profiles go must be writable before anything runs: finding
+ * out after a long run, with the program's status lost, is the worst time.
+ */
+static int check_output_dir(const struct fe_config *c)
+{
+	const char *out = c->output ? c->output : g_tool->default_file;
+	char *dir, *path = NULL;
+	struct stat st;
+	int err = 0, e = 0;
+
+	if (c->dirname && out[0] != '/')
+		dir = strdup(c->dirname);
+	else if (strrchr(out, '/') == out)
+		dir = strdup("/");
+	else if (strrchr(out, '/'))
+		dir = strndup(out, (size_t)(strrchr(out, '/') - out));
+	else
+		dir = strdup(".");
+	if (!dir)
+		return -PROF_ENOMEM;
+	if (stat(dir, &st))
+		e = errno;
+	else if (!S_ISDIR(st.st_mode))
+		e = ENOTDIR;
+	else if (access(dir, W_OK | X_OK))
+		e = errno;
+	if (e) {
+		if (c->dirname && out[0] != '/' &&
+		    asprintf(&path, "%s/%s", c->dirname, out) < 0)
+			path = NULL;
+		err = prof_fail(PROF_EIO, "cannot write '%s': directory '%s': %s",
+				path ? path : out, dir, strerror(e));
+	}
+	free(path);
+	free(dir);
+	return err;
+}
+
 static int run_collection(struct fe_config *c, int argc, char **argv)
 {
 	struct run r = { .cfg = c, .sigfd = -1, .control_fd = -1,
@@ -1033,6 +1062,20 @@ static int run_collection(struct fe_config *c, int argc, char **argv)
 				   c->cpus == FE_CPUS_EACH ? COLLECT_SPLIT_CPU :
 				   COLLECT_SPLIT_NONE;
 
+	if (c->cmd) {
+		err = launch_find(c->cmd[0], &path);
+		if (err) {
+			code = err == -PROF_ENOENT ? FE_EXIT_NOTFOUND :
+			       err == -PROF_ENOEXEC ? FE_EXIT_NOEXEC :
+			       FE_EXIT_FAIL;
+			goto fail;
+		}
+	}
+	if (!c->dry_run) {
+		err = check_output_dir(c);
+		if (err)
+			goto fail;
+	}
 	if (!c->dry_run) {
 		unsigned m = g_tool->default_modes | c->add_modes;
 		struct priv_need need = {
@@ -1048,15 +1091,6 @@ static int run_collection(struct fe_config *c, int argc, char **argv)
 	err = resolve_stats(&r);
 	if (err)
 		goto fail;
-	if (c->cmd) {
-		err = launch_find(c->cmd[0], &path);
-		if (err) {
-			code = err == -PROF_ENOENT ? FE_EXIT_NOTFOUND :
-			       err == -PROF_ENOEXEC ? FE_EXIT_NOEXEC :
-			       FE_EXIT_FAIL;
-			goto fail;
-		}
-	}
 	if (c->cpus == FE_CPUS_ONE) {
 		err = pin_to_current_cpu(&one_cpu);
 		if (err)
@@ -1071,6 +1105,18 @@ static int run_collection(struct fe_config *c, int argc, char **argv)
 	}
 	for (i = 0; i < r.nstats; i++)
 		collector_set_modes(r.col, (uint32_t)i, r.choice[i].modes);
+	if (c->cpus == FE_CPUS_EACH) {
+		/* -each: a file for every CPU, sampled or not. */
+		int *cpus = NULL;
+		size_t ncpus = 0, k;
+
+		err = perf_online_cpus(&cpus, &ncpus);
+		for (k = 0; !err && k < ncpus; k++)
+			err = collector_expect_split(r.col, (uint32_t)cpus[k]);
+		free(cpus);
+		if (err)
+			goto fail;
+	}
 	for (i = 0; i < r.nstats; i++)
 		if (r.choice[i].modes & STAT_MODE_KERNEL)
 			break;
@@ -1234,6 +1280,8 @@ static int run_collection(struct fe_config *c, int argc, char **argv)
 			.requested = r.choice[i].requested,
 			.type = r.specs[i].type,
 			.modes = r.choice[i].modes,
+			.flags = r.choice[i].substitute ?
+				 PROF_STAT_SUBSTITUTE : 0,
 			.config = r.specs[i].config,
 			.period = r.specs[i].period,
 			.freq = r.specs[i].freq,
@@ -1315,6 +1363,8 @@ int fe_main(const struct fe_tool *tool, int argc, char **argv)
 	argp_program_version = version;
 	argp_err_exit_status = FE_EXIT_FAIL;
 	setvbuf(stderr, NULL, _IOLBF, 0);
+	/* Messages from argp and getopt name the tool, not its path. */
+	argv[0] = (char *)tool->name;
 	if (argp_parse(&argp, argc, argv, ARGP_LONG_ONLY | ARGP_IN_ORDER,
 		       NULL, &cfg))
 		return FE_EXIT_FAIL;

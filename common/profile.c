@@ -335,6 +335,7 @@ static void encode_stats(struct buf *b, const struct profile *p)
 		put_str(b, s->requested);
 		put_u32(b, s->type);
 		put_u32(b, s->modes);
+		put_u32(b, s->flags);
 		put_u64(b, s->config);
 		put_u64(b, s->period);
 		put_u64(b, s->freq);
@@ -717,8 +718,8 @@ static int decode_stats(struct profile *p, struct cursor *c)
 {
 	uint32_t n = get_u32(c), i;
 
-	/* Each entry is at least 80 bytes: bound n before allocating. */
-	if (n > (c->len - c->pos) / 80)
+	/* Each entry is at least 84 bytes: bound n before allocating. */
+	if (n > (c->len - c->pos) / 84)
 		return -1;
 	for (i = 0; i < n; i++) {
 		struct prof_stat s = { 0 };
@@ -728,6 +729,7 @@ static int decode_stats(struct profile *p, struct cursor *c)
 		s.requested = get_str(c);
 		s.type = get_u32(c);
 		s.modes = get_u32(c);
+		s.flags = get_u32(c);
 		s.config = get_u64(c);
 		s.period = get_u64(c);
 		s.freq = get_u64(c);
@@ -875,8 +877,11 @@ int profile_decode(const void *data, size_t len, struct profile **out)
 	int seen = 0;
 
 	*out = NULL;
-	if (len < HEADER_SIZE || memcmp(d, magic, sizeof(magic)))
+	if (memcmp(d, magic, len < sizeof(magic) ? len : sizeof(magic)))
 		return prof_fail(PROF_EFORMAT, "not a profile file (bad magic)");
+	if (len < HEADER_SIZE)
+		return prof_fail(PROF_EFORMAT, "profile file is truncated "
+				 "(%zu bytes, shorter than its header)", len);
 	h.pos = 8;
 	version = get_u32(&h);
 	nsec = get_u32(&h);

@@ -44,6 +44,7 @@ struct prof_stat {
 	char *requested;	/* what the user asked for, e.g. "cycles" */
 	uint32_t type;		/* PERF_TYPE_* */
 	uint32_t modes;		/* STAT_MODE_* */
+	uint32_t flags;		/* PROF_STAT_* */
 	uint64_t config;
 	uint64_t period;	/* events per sample, 0 with freq */
 	uint64_t freq;		/* samples per second, 0 with period */
@@ -52,6 +53,10 @@ struct prof_stat {
 	uint64_t value;		/* counter total (all tasks, all CPUs) */
 	uint64_t time_enabled, time_running;	/* ns */
 };
+
+/* The statistic stands in for the one requested (no PMU: cycles is
+ * sampled as cpu-clock). */
+#define PROF_STAT_SUBSTITUTE 0x1
 
 struct prof_count {
 	uint32_t obj;		/* index into objects */

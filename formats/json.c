@@ -132,7 +132,7 @@ int report_json(FILE *f, const struct report *r)
 			", \"weight\": %" PRIu64 ", \"value\": %" PRIu64
 			", \"time_enabled_ns\": %" PRIu64
 			", \"time_running_ns\": %" PRIu64 "}",
-			strcmp(st->name, st->requested) ? "true" : "false",
+			st->flags & PROF_STAT_SUBSTITUTE ? "true" : "false",
 			stat_modes_text(st->modes), st->period, st->freq,
 			r->total_samples[s], st->lost, r->total_weight[s],
 			st->value, st->time_enabled, st->time_running);

@@ -67,8 +67,10 @@ static void heading(FILE *f, const struct report *r)
 		const struct prof_stat *st = &p->stats[s];
 
 		fprintf(f, "  %s", st->name);
-		if (strcmp(st->name, st->requested))
+		if (st->flags & PROF_STAT_SUBSTITUTE)
 			fprintf(f, " (substitute for %s)", st->requested);
+		else if (strcmp(st->name, st->requested))
+			fprintf(f, " (as %s)", st->requested);
 		fprintf(f, ", %s mode, ", stat_modes_text(st->modes));
 		print_rate(f, st);
 		fprintf(f, ": %" PRIu64 " samples, %" PRIu64 " lost\n",
@@ -117,7 +119,7 @@ static void row_procedure(char *buf, size_t len, const struct report_row *row)
 int report_text(FILE *f, const struct report *r)
 {
 	int lines = r->opt.view != REPORT_PROCEDURES;
-	size_t i, s;
+	size_t i, s, pw = 32;
 	char proc[512], where[512];
 
 	heading(f, r);
@@ -134,7 +136,16 @@ int report_text(FILE *f, const struct report *r)
 		fprintf(f, "%-18s ", "address");
 	if (lines)
 		fprintf(f, "%-28s ", "source line");
-	fprintf(f, "%-32s %s\n", "procedure", "object");
+	/* The procedure column fits the longest name shown (up to 64). */
+	for (i = 0; i < r->nrows; i++) {
+		size_t w;
+
+		row_procedure(proc, sizeof(proc), &r->rows[i]);
+		w = strlen(proc);
+		if (w > pw)
+			pw = w > 64 ? 64 : w;
+	}
+	fprintf(f, "%-*s %s\n", (int)pw, "procedure", "object");
 	if (r->nstats > 1) {
 		fputs("  (", f);
 		for (s = 0; s < r->nstats; s++)
@@ -160,7 +171,7 @@ int report_text(FILE *f, const struct report *r)
 			fprintf(f, "%-28s ", where);
 		}
 		row_procedure(proc, sizeof(proc), row);
-		fprintf(f, "%-32s %s\n", proc, object_name(row));
+		fprintf(f, "%-*s %s\n", (int)pw, proc, object_name(row));
 	}
 	if (!r->nrows)
 		fputs("  (no samples)\n", f);

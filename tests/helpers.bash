@@ -120,3 +120,64 @@ skip_unless_perf_works() {
 	fi
 	[[ ! -s $cache ]] || skip "$(cat "$cache")"
 }
+
+# wait_nonempty FILE [SECONDS]
+# Wait until FILE exists and is not empty (default: at most 10 s);
+# fail if it does not happen in time.
+wait_nonempty() {
+	local file=$1 tenths=$((${2:-10} * 10))
+	while [[ ! -s $file ]] && ((tenths-- > 0)); do
+		sleep 0.1
+	done
+	[[ -s $file ]] || fail "'$file' still empty after ${2:-10} s"
+}
+
+# ms_since START_NS: milliseconds elapsed since START_NS ($(date +%s%N)).
+ms_since() {
+	echo $((($(date +%s%N) - $1) / 1000000))
+}
+
+# run_in_own_pgrp COMMAND [ARG...]
+# Exec COMMAND as the leader of a new process group (as a shell with job
+# control starts a foreground job), with SIGINT and SIGQUIT at their
+# default actions: background jobs of scripts inherit them ignored, a
+# terminal's Ctrl-C does not find them so.  The process group id is the
+# pid of the caller's "run_in_own_pgrp ... &".
+run_in_own_pgrp() {
+	exec perl -e '$SIG{INT} = $SIG{QUIT} = "DEFAULT"; setpgrp(0, 0);
+		exec { $ARGV[0] } @ARGV or die "exec $ARGV[0]: $!\n"' "$@"
+}
+
+# has_pmu: true when the machine has hardware performance counters
+# (perf can count instructions).  Tests of the no-PMU fallbacks skip
+# when it is true, tests of hardware statistics when it is false.
+has_pmu() {
+	local cache=${BATS_RUN_TMPDIR:-/tmp}/has-pmu
+	if [[ ! -e $cache ]]; then
+		if command -v perf >/dev/null &&
+			perf stat -x, -e instructions -- true 2>&1 |
+			grep -Eq '^[0-9]+,'; then
+			echo yes >"$cache"
+		else
+			echo no >"$cache"
+		fi
+	fi
+	[[ $(cat "$cache") == yes ]]
+}
+
+# kill_started PID...
+# For teardown: SIGKILL each PID that still runs one of our programs
+# (uprofile, kprofile or a test program; a pid that has been reused by
+# something else is left alone) and reap it if it is our child.
+kill_started() {
+	local p cmd
+	for p; do
+		cmd=$(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null) || continue
+		case $cmd in
+		"$UPROFILE "* | "$KPROFILE "* | "$TPROG"/*) ;;
+		*) continue ;;
+		esac
+		kill -KILL "$p" 2>/dev/null || continue
+		wait "$p" 2>/dev/null || true
+	done
+}

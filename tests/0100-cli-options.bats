@@ -1,0 +1,180 @@
+#!/usr/bin/env bats
+# uprofile command line: help, version, option spellings, usage errors.
+
+load helpers
+
+# Make the assert_* helpers look at the stderr of the last
+# "run --separate-stderr" (bats-assert 2.1 has no assert_stderr).
+use_stderr() {
+	output=$stderr
+	lines=("${stderr_lines[@]}")
+}
+
+# A small profile of spin2 in ./spin2.out, for the tests that only read.
+make_profile() {
+	skip_unless_perf_works
+	run -0 "$UPROFILE" -quiet -o spin2.out "$TPROG/spin2" 200
+	[[ -s spin2.out ]]
+}
+
+@test "--help shows the examples and the exit-status table" {
+	run -0 --separate-stderr "$UPROFILE" --help
+	assert_equal "$stderr" ""
+	assert_line --index 0 --regexp '^Usage: uprofile \[OPTION\.\.\.\] '
+	assert_line 'Examples:'
+	assert_line --regexp '^  uprofile \./prog args +profile, write umon\.out'
+	assert_line --regexp '^  uprofile -display \./prog '
+	assert_line --regexp '^  uprofile -p 1234 -d 10 +attach to process 1234'
+	assert_line --regexp '^  uprofile -i umon\.out -lines '
+	assert_line '  uprofile -i umon.out --format json'
+	assert_line 'Exit status:'
+	assert_line --regexp "^  N +the program's exit status"
+	assert_line --regexp '^  128\+N +the program was killed by signal N$'
+	assert_line --regexp '^  125 +uprofile itself failed'
+	assert_line --regexp '^  126 +the program was found but could not be run$'
+	assert_line --regexp '^  127 +the program was not found$'
+}
+
+@test "-help and -? are --help" {
+	run -0 "$UPROFILE" --help
+	local want=$output
+	run -0 "$UPROFILE" -help
+	assert_equal "$output" "$want"
+	run -0 "$UPROFILE" '-?'
+	assert_equal "$output" "$want"
+}
+
+@test "--version prints 'uprofile X.Y.Z', the version of the build" {
+	local ver
+	ver=$(sed -n 's/^VERSION := *//p' "$ROOT/Makefile")
+	[[ $ver =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]]
+	run -0 --separate-stderr "$UPROFILE" --version
+	assert_output "uprofile $ver"
+	assert_equal "$stderr" ""
+	run -0 "$UPROFILE" -version
+	assert_output "uprofile $ver"
+	run -0 "$UPROFILE" -V
+	assert_output "uprofile $ver"
+}
+
+@test "single-dash long options equal --long options (-quit 1 / --quit=1)" {
+	make_profile
+	run -0 "$UPROFILE" -i spin2.out -quit 1 -numbers
+	local tru64=$output
+	# One row, hot_a: the test must be able to see a difference.
+	assert_equal "$(grep -Ec '^ +[0-9.]+ +[0-9]+ +[0-9.]+ ' <<<"$output")" 1
+	assert_line --regexp '^ +[0-9.]+ +[0-9]+ +[0-9.]+ +0x[0-9a-f]+ +hot_a +spin2$'
+	run -0 "$UPROFILE" --input=spin2.out --quit=1 --numbers
+	assert_equal "$output" "$tru64"
+	run -0 "$UPROFILE" --input spin2.out --quit 1 --numbers
+	assert_equal "$output" "$tru64"
+	run -0 "$UPROFILE" -i spin2.out -quit=1 -numbers
+	assert_equal "$output" "$tru64"
+}
+
+@test "single-dash and --long options give the same JSON rows" {
+	make_profile
+	run -0 "$UPROFILE" -i spin2.out -heavy -quit 2 -format json
+	local a
+	local q='[.view, (.rows[] | [.procedure, .file, .line, .address])]'
+	a=$(jq -c "$q" <<<"$output")
+	run -0 "$UPROFILE" --input=spin2.out --heavy --quit=2 --format=json
+	assert_equal "$(jq -c "$q" <<<"$output")" "$a"
+	[[ $a == '["heavy",["hot_a",'*'],['*']]' ]]
+}
+
+@test "an unknown option: status 125 and a usage hint on stderr" {
+	run -125 --separate-stderr "$UPROFILE" --no-such-option "$TPROG/exitwith" 0
+	assert_output ""
+	use_stderr
+	assert_line --index 0 --partial "'--no-such-option'"
+	assert_line --partial 'uprofile --help'
+	run -125 --separate-stderr "$UPROFILE" -nosuchoption "$TPROG/exitwith" 0
+	use_stderr
+	assert_line --partial 'uprofile --help'
+	[[ ! -e umon.out ]]
+}
+
+# bad_value ERROR-WORD VALUE OPTIONS...
+# The options are rejected with status 125 and one line naming VALUE,
+# followed by at most the usage hint; nothing runs, nothing is written.
+bad_value() {
+	local word=$1 value=$2
+	shift 2
+	run -125 --separate-stderr "$UPROFILE" "$@"
+	assert_output ""
+	use_stderr
+	assert_line --index 0 --regexp "^uprofile: .*$word.*'$value'"
+	if ((${#lines[@]} > 1)); then
+		assert_equal "${#lines[@]}" 2
+		assert_line --index 1 --partial 'uprofile --help'
+	fi
+	[[ ! -e umon.out ]]
+}
+
+@test "bad numbers are rejected with 125 and a one-line error naming the value" {
+	local p=$TPROG/exitwith
+	bad_value 'process id' abc -p abc
+	bad_value 'process id' 0 -p 0
+	bad_value 'process id' -3 -p -3
+	bad_value frequency 0 -F 0 "$p"
+	bad_value frequency x -F x "$p"
+	bad_value frequency 10kHz -F 10kHz "$p"
+	bad_value frequency 1000001 --freq=1000001 "$p"
+	bad_value period -5 -c -5 "$p"
+	bad_value period 0 -c 0 "$p"
+	bad_value period 1e3 -c 1e3 "$p"
+	bad_value duration nope -p 1 -d nope
+	bad_value duration 0 -p 1 -d 0
+	bad_value quit 0 -quit 0 "$p"
+	bad_value quit abc -quit abc "$p"
+	bad_value quit 200% -quit 200% "$p"
+	bad_value format xml --format xml "$p"
+}
+
+@test "-i with a program or -p is a usage error (125)" {
+	make_profile
+	run -125 --separate-stderr "$UPROFILE" -i spin2.out "$TPROG/exitwith" 3
+	use_stderr
+	assert_line --index 0 --partial '-i'
+	assert_line --index 0 --partial 'cannot be combined'
+	run -125 --separate-stderr "$UPROFILE" -i spin2.out -p 1
+	use_stderr
+	assert_line --index 0 --partial 'cannot be combined'
+}
+
+@test "no program is a usage error (125)" {
+	run -125 --separate-stderr "$UPROFILE"
+	assert_output ""
+	use_stderr
+	assert_line --index 0 --partial 'no program to profile'
+	assert_line --partial 'uprofile --help'
+	# Options alone, or only statistic words, are no program either.
+	run -125 --separate-stderr "$UPROFILE" -quiet -F 100
+	use_stderr
+	assert_line --index 0 --partial 'no program to profile'
+	run -125 --separate-stderr "$UPROFILE" cpu-clock
+	use_stderr
+	assert_line --index 0 --partial 'no program to profile'
+	[[ ! -e umon.out ]]
+}
+
+@test "-p with a program, and -d with a program, are usage errors (125)" {
+	run -125 --separate-stderr "$UPROFILE" -p 1 "$TPROG/exitwith" 0
+	use_stderr
+	assert_line --index 0 --partial 'not both'
+	run -125 --separate-stderr "$UPROFILE" -d 1 "$TPROG/exitwith" 0
+	use_stderr
+	assert_line --index 0 --partial '-d'
+	[[ ! -e umon.out ]]
+}
+
+@test "options after PROGRAM belong to the program" {
+	skip_unless_perf_works
+	# exitwith rejects -quiet with status 2 and its own usage message.
+	run -2 --separate-stderr "$UPROFILE" -quiet "$TPROG/exitwith" -quiet
+	use_stderr
+	assert_line --partial 'usage: exitwith'
+	run -4 "$UPROFILE" -quiet "$TPROG/exitwith" 4
+	assert_output ""
+}

@@ -1,0 +1,456 @@
+#!/usr/bin/env bats
+# Profile files: where they are written (-o, -dirname, -pids, -each), that
+# they are written atomically, and that damaged files are rejected with
+# status 125 and one clear line, never a crash (docs/profile-format.md).
+
+load helpers
+
+# make_profile FILE [MS]: a profile of spin2 in FILE.
+make_profile() {
+	skip_unless_perf_works
+	run -0 "$UPROFILE" -quiet -e cpu-clock -o "$1" "$TPROG/spin2" "${2:-100}"
+	[[ -s $1 ]]
+}
+
+# rejects FILE WORDS...: "uprofile -i FILE" fails with 125 and exactly one
+# line on stderr, "uprofile: ...", naming FILE and containing each of
+# WORDS (case-insensitive); nothing on stdout.
+rejects() {
+	local file=$1 w
+	shift
+	run -125 --separate-stderr "$UPROFILE" -i "$file"
+	assert_output ""
+	[[ ${#stderr_lines[@]} -eq 1 ]] ||
+		fail "expected one line on stderr, got: $stderr"
+	[[ $stderr == "uprofile: "*"'$file'"* ]] ||
+		fail "message does not name '$file': $stderr"
+	for w; do
+		[[ ${stderr,,} == *"${w,,}"* ]] ||
+			fail "message lacks '$w': $stderr"
+	done
+}
+
+# The damage tool: craft.py MODE SRC DST [ARG] writes a damaged copy of
+# profile SRC to DST.  Except for truncate and flip, the CRC-32 is
+# recomputed, so the damage is found by validating the contents.
+write_craft() {
+	cat >craft.py <<'EOF'
+import struct, sys, zlib
+
+def u32(b, o): return struct.unpack_from('<I', b, o)[0]
+def u64(b, o): return struct.unpack_from('<Q', b, o)[0]
+def put32(b, o, v): struct.pack_into('<I', b, o, v & 0xffffffff)
+def put64(b, o, v): struct.pack_into('<Q', b, o, v & 0xffffffffffffffff)
+
+mode, src, dst = sys.argv[1:4]
+arg = sys.argv[4] if len(sys.argv) > 4 else None
+b = bytearray(open(src, 'rb').read())
+assert b[:8] == b'UMONPROF' and u32(b, 8) == 1, 'not a version 1 profile'
+# section id -> (table entry offset, section offset, section size)
+sec = {u32(b, 32 + 24 * i): (32 + 24 * i, u64(b, 40 + 24 * i),
+                             u64(b, 48 + 24 * i))
+       for i in range(u32(b, 12))}
+assert sorted(sec) == [1, 2, 3, 4, 5], 'unexpected sections %r' % sec
+fix_crc = True
+if mode == 'truncate':
+    b = b[:int(arg)]
+    fix_crc = False
+elif mode == 'flip':
+    b[int(arg)] ^= 0xff
+    fix_crc = False
+elif mode == 'section-offset':          # section starts after the end
+    put64(b, sec[int(arg)][0] + 8, len(b) + 64)
+elif mode == 'section-end':             # section ends one byte too late
+    put64(b, sec[int(arg)][0] + 16, len(b) - sec[int(arg)][1] + 1)
+elif mode == 'section-wrap':            # offset + size overflows
+    put64(b, sec[int(arg)][0] + 8, 2**64 - 16)
+elif mode == 'section-short':           # decoder does not consume it all
+    put64(b, sec[int(arg)][0] + 16, sec[int(arg)][2] - 1)
+elif mode == 'section-id':              # ID:NEW
+    i, v = arg.split(':')
+    put32(b, sec[int(i)][0], int(v))
+elif mode == 'nsections':
+    put32(b, 12, int(arg, 0))
+elif mode == 'version':
+    put32(b, 8, int(arg))
+elif mode == 'magic':
+    b[0:8] = arg.encode()
+elif mode == 'size-field':
+    put64(b, 16, len(b) + int(arg))
+elif mode == 'string-length':           # first key of the metadata
+    put32(b, sec[1][1] + 4, int(arg, 0))
+elif mode == 'count':                   # element count of section ARG
+    # (modes: u32 ncpus, u32 nmodes, u32 count)
+    put32(b, sec[int(arg)][1] + (8 if arg == '5' else 0), 0xffffffff)
+elif mode == 'nmodes':
+    put32(b, sec[5][1] + 4, int(arg, 0))
+elif mode == 'object-index':            # first count entry's object
+    put32(b, sec[4][1] + 4, u32(b, sec[3][1]))
+elif mode == 'stat-index':              # first count entry's statistic
+    put32(b, sec[4][1] + 8, u32(b, sec[2][1]))
+elif mode == 'build-id-length':         # first object's, above 20
+    o = sec[3][1] + 4 + 4
+    o += 4 + u32(b, o)
+    put32(b, o, 21)
+else:
+    sys.exit('craft.py: unknown mode ' + mode)
+if fix_crc:
+    put32(b, 24, zlib.crc32(bytes(b[32:])))
+open(dst, 'wb').write(b)
+EOF
+}
+
+craft() {
+	python3 craft.py "$@"
+}
+
+@test "-o FILE writes FILE and no umon.out" {
+	skip_unless_perf_works
+	run -0 "$UPROFILE" -quiet -o my.prof "$TPROG/exitwith" 0
+	[[ -s my.prof && ! -e umon.out ]]
+	run -0 "$UPROFILE" -i my.prof -format json
+	assert_equal "$(jq -r .file <<<"$output")" my.prof
+	# a path in another directory
+	mkdir sub
+	run -0 "$UPROFILE" -quiet --output=sub/x.out "$TPROG/exitwith" 0
+	[[ -s sub/x.out && ! -e umon.out ]]
+	# a directory that does not exist: 125, the name in the message
+	run -125 --separate-stderr "$UPROFILE" -quiet -o nodir/x.out "$TPROG/exitwith" 0
+	[[ $stderr == *"nodir/x.out"* ]]
+}
+
+@test "-dirname DIR writes DIR/umon.out" {
+	skip_unless_perf_works
+	mkdir out
+	run -0 "$UPROFILE" -quiet -dirname out "$TPROG/exitwith" 0
+	[[ -s out/umon.out && ! -e umon.out ]]
+	run -0 "$UPROFILE" -quiet --dirname=out -o my.out "$TPROG/exitwith" 0
+	[[ -s out/my.out ]]
+	# an absolute -o is not moved into DIR
+	run -0 "$UPROFILE" -quiet -dirname out -o "$PWD/abs.out" "$TPROG/exitwith" 0
+	[[ -s abs.out && ! -e out/abs.out ]]
+}
+
+@test "-dirname of a missing directory or of a file: 125 naming it" {
+	skip_unless_perf_works
+	run -125 --separate-stderr "$UPROFILE" -quiet -dirname no-such-dir "$TPROG/exitwith" 0
+	assert_equal "${#stderr_lines[@]}" 1
+	[[ $stderr == "uprofile: "*"'no-such-dir'"* ]]
+	[[ $stderr == *"No such file or directory"* ]]
+	[[ ! -e umon.out && ! -e no-such-dir ]]
+	touch afile
+	run -125 --separate-stderr "$UPROFILE" -quiet -dirname afile "$TPROG/exitwith" 0
+	assert_equal "${#stderr_lines[@]}" 1
+	[[ $stderr == "uprofile: "*"'afile'"* ]]
+	[[ ${stderr,,} == *"not a directory"* ]] ||
+		fail "message does not say why: $stderr"
+}
+
+@test "a bad -dirname is found before the program runs" {
+	skip_unless_perf_works
+	run -125 "$UPROFILE" -quiet -dirname no-such-dir sh -c 'touch ran'
+	[[ ! -e ran ]] || fail "the program ran although its profile could not be written"
+}
+
+@test "-pids: one file per process, umon.PID.out, each with its own pid" {
+	skip_unless_perf_works
+	run -0 "$UPROFILE" -quiet -pids "$TPROG/forkexec" 300
+	local files=(umon.*.out) f pid json pids=()
+	assert_equal "${#files[@]}" 2
+	[[ ! -e umon.out ]]
+	for f in "${files[@]}"; do
+		[[ $f =~ ^umon\.([0-9]+)\.out$ ]]
+		pid=${BASH_REMATCH[1]}
+		json=$("$UPROFILE" -i "$f" -format json)
+		assert_equal "$(jq .pid <<<"$json")" "$pid"
+		pids+=("$pid")
+		# the parent has parent_spin, the exec'd child hot_a and hot_b
+		case $(jq -r '.rows[0].procedure' <<<"$json") in
+		parent_spin)
+			assert_near "$(json_share parent_spin cpu-clock - <<<"$json")" 100 5
+			assert_equal "$(json_share hot_a cpu-clock - <<<"$json")" 0.00 ;;
+		hot_a)
+			assert_near "$(json_share hot_a cpu-clock - <<<"$json")" 75 8
+			assert_near "$(json_share hot_b cpu-clock - <<<"$json")" 25 8
+			assert_equal "$(json_share parent_spin cpu-clock - <<<"$json")" 0.00 ;;
+		*)
+			fail "unexpected top procedure in $f: $json" ;;
+		esac
+	done
+	[[ ${pids[0]} != "${pids[1]}" ]]
+	# one of each
+	assert_equal "$(for f in "${files[@]}"; do
+		"$UPROFILE" -i "$f" -format json | jq -r '.rows[0].procedure'
+	done | sort | tr '\n' ' ')" "hot_a parent_spin "
+}
+
+@test "-pids with -o NAME.out and another name" {
+	skip_unless_perf_works
+	run -0 "$UPROFILE" -quiet -pids -o p.out "$TPROG/spin2" 50
+	local f=(p.*.out)
+	assert_equal "${#f[@]}" 1
+	[[ ${f[0]} =~ ^p\.[0-9]+\.out$ ]]
+	run -0 "$UPROFILE" -quiet -pids -o prof "$TPROG/spin2" 50
+	f=(prof.*)
+	assert_equal "${#f[@]}" 1
+	[[ ${f[0]} =~ ^prof\.[0-9]+$ ]]
+}
+
+@test "-each: FILE.N per CPU, adding up to an -all run" {
+	skip_unless_perf_works
+	command -v taskset >/dev/null || skip "taskset (util-linux) is missing"
+	(($(nproc) >= 2)) || skip "needs 2 CPUs, have $(nproc)"
+	# one spin2 pinned to each of the first two CPUs we may use
+	local cpus
+	cpus=$(taskset -pc $$ | sed 's/.*: //')
+	local work="taskset -c 0 '$TPROG/spin2' 200 & taskset -c 1 '$TPROG/spin2' 200; wait"
+	run -0 "$UPROFILE" -quiet -e cpu-clock -each sh -c "$work"
+	[[ ! -e umon.out ]]
+	[[ -s umon.out.0 && -s umon.out.1 ]] ||
+		fail "expected umon.out.0 and umon.out.1 (CPUs $cpus), got: $(ls)"
+	local f n each=0 json
+	for f in umon.out.*; do
+		n=${f#umon.out.}
+		json=$("$UPROFILE" -i "$f" -format json)
+		assert_equal "$(jq .cpu <<<"$json")" "$n"
+		# every sample of the file is on its CPU
+		run -0 jq -e --argjson n "$n" 'all(.modes[]; .cpu == $n)' <<<"$json"
+		each=$((each + $(jq '.statistics[0].samples' <<<"$json")))
+		assert_near "$(json_share hot_a cpu-clock - <<<"$json")" 75 10
+	done
+	run -0 "$UPROFILE" -quiet -e cpu-clock -all sh -c "$work"
+	local all
+	all=$("$UPROFILE" -i umon.out -format json | jq '.statistics[0].samples')
+	# the same work: the same number of samples, give or take
+	((each > all / 2 && each < all * 2)) ||
+		fail "-each: $each samples, -all: $all"
+	assert_near "$each" 400 100
+}
+
+@test "profiles are replaced atomically: new inode, no temporary file left" {
+	skip_unless_perf_works
+	run -1 "$UPROFILE" -quiet "$TPROG/exitwith" 1
+	ln umon.out old-link
+	local old_sum old_ino
+	old_sum=$(cksum <old-link)
+	old_ino=$(stat -c %i umon.out)
+	run -0 "$UPROFILE" -quiet "$TPROG/exitwith" 0
+	# the old file was not rewritten in place, but replaced by rename
+	[[ $(stat -c %i umon.out) != "$old_ino" ]]
+	assert_equal "$(cksum <old-link)" "$old_sum"
+	run -0 ls -A
+	assert_output $'old-link\numon.out'
+}
+
+@test "a read-only directory: 125, the old profile untouched" {
+	skip_unless_perf_works
+	mkdir ro
+	make_profile ro/umon.out
+	local sum
+	sum=$(cksum <ro/umon.out)
+	if (($(id -u) == 0)); then
+		# root writes anywhere: make a read-only mount of the directory
+		command -v unshare >/dev/null || skip "unshare is missing"
+		unshare -m true 2>/dev/null || skip "cannot make a mount namespace"
+		run -125 --separate-stderr unshare -m sh -c \
+			'mount --bind -o ro ro ro && exec "$@"' sh \
+			"$UPROFILE" -quiet -dirname ro "$TPROG/exitwith" 0
+	else
+		chmod a-w ro
+		run -125 --separate-stderr "$UPROFILE" -quiet -dirname ro "$TPROG/exitwith" 0
+		chmod u+w ro
+	fi
+	assert_equal "${#stderr_lines[@]}" 1
+	[[ $stderr == "uprofile: "*"ro/umon.out"* ]]
+	assert_equal "$(cksum <ro/umon.out)" "$sum"
+	run -0 ls -A ro
+	assert_output umon.out
+}
+
+@test "a profile copied elsewhere is read from any directory" {
+	make_profile orig.out 300
+	local want
+	want=$("$UPROFILE" -i orig.out -format json | jq -c '[.rows[] | [.procedure, .object, .percent]]')
+	mkdir -p elsewhere/deeper other
+	cp orig.out elsewhere/deeper/copied.out
+	rm orig.out
+	cd other
+	run -0 "$UPROFILE" -i ../elsewhere/deeper/copied.out -format json
+	assert_equal "$(jq -c '[.rows[] | [.procedure, .object, .percent]]' <<<"$output")" "$want"
+	assert_equal "$(jq -r .file <<<"$output")" ../elsewhere/deeper/copied.out
+	assert_near "$(json_share hot_a cpu-clock - <<<"$output")" 75 8
+	run -0 "$UPROFILE" -i "$BATS_TEST_TMPDIR/elsewhere/deeper/copied.out" -lines
+	assert_line --regexp ' spin2\.c:45 +hot_a +spin2$'
+}
+
+@test "a missing or empty profile file: 125 with one line" {
+	run -125 --separate-stderr "$UPROFILE" -i no-such.out
+	assert_equal "$stderr" "uprofile: cannot open 'no-such.out': No such file or directory"
+	: >empty.out
+	rejects empty.out
+	mkdir dir.out
+	rejects dir.out
+	printf 'hello, world\n' >text.out
+	rejects text.out
+}
+
+@test "truncated profiles are rejected, never crash" {
+	make_profile good.out
+	write_craft
+	local size n
+	size=$(stat -c %s good.out)
+	for n in 0 1 7 8 12 16 24 31 32 40 55 56 100 200 $((size / 2)) \
+		$((size - 33)) $((size - 8)) $((size - 1)); do
+		craft truncate good.out t.out "$n"
+		rejects t.out
+	done
+	# trailing garbage is no better
+	cp good.out long.out
+	printf 'x' >>long.out
+	rejects long.out 'trailing'
+}
+
+@test "a profile truncated inside the header says it is truncated" {
+	make_profile good.out
+	write_craft
+	local n
+	for n in 8 12 20 31; do
+		craft truncate good.out t.out "$n"
+		rejects t.out 'truncated'
+	done
+}
+
+@test "flipped bytes: checksum mismatch" {
+	make_profile good.out
+	write_craft
+	local size off
+	size=$(stat -c %s good.out)
+	for off in 32 40 100 $((size / 2)) $((size - 1)); do
+		craft flip good.out f.out "$off"
+		rejects f.out 'checksum'
+	done
+	# the checksum itself
+	craft flip good.out f.out 25
+	rejects f.out 'checksum'
+}
+
+@test "damaged sections with a valid checksum are rejected with a clear message" {
+	make_profile good.out
+	write_craft
+	local s
+	for s in 1 2 3 4 5; do
+		craft section-offset good.out d.out "$s"
+		rejects d.out 'outside the file'
+		craft section-end good.out d.out "$s"
+		rejects d.out 'outside the file'
+		craft section-wrap good.out d.out "$s"
+		rejects d.out 'outside the file'
+		craft section-short good.out d.out "$s"
+		rejects d.out 'section'
+		craft count good.out d.out "$s"
+		rejects d.out 'section'
+	done
+	craft nmodes good.out d.out 4
+	rejects d.out 'modes'
+	craft nmodes good.out d.out 0xffffffff
+	rejects d.out 'modes'
+	craft section-id good.out d.out 4:99
+	rejects d.out 'missing'
+	craft section-id good.out d.out 5:4
+	rejects d.out 'section'
+}
+
+@test "a huge string length, bad indices, a long build-id: rejected" {
+	make_profile good.out
+	write_craft
+	craft string-length good.out d.out 0xfffffff0
+	rejects d.out 'metadata'
+	craft string-length good.out d.out 0x100001
+	rejects d.out 'metadata'
+	craft object-index good.out d.out
+	rejects d.out 'counts'
+	craft stat-index good.out d.out
+	rejects d.out 'counts'
+	craft build-id-length good.out d.out
+	rejects d.out 'objects'
+}
+
+@test "section count 0 or huge, wrong size field: rejected" {
+	make_profile good.out
+	write_craft
+	local n
+	for n in 0 65 0x10000 0xffffffff; do
+		craft nsections good.out d.out "$n"
+		rejects d.out 'section'
+	done
+	craft size-field good.out d.out 1
+	rejects d.out 'truncated'
+	craft size-field good.out d.out -1
+	rejects d.out
+}
+
+@test "version 2 is unsupported, a wrong magic is not a profile" {
+	make_profile good.out
+	write_craft
+	craft version good.out d.out 2
+	rejects d.out 'version 2' 'not supported'
+	craft version good.out d.out 0
+	rejects d.out 'version 0' 'not supported'
+	craft magic good.out d.out UMONPROX
+	rejects d.out 'not a profile'
+	craft magic good.out d.out KMONPROF
+	rejects d.out 'not a profile'
+}
+
+@test "never a crash: random damage with valid checksums gives 0 or 125" {
+	make_profile good.out
+	cat >fuzz.py <<'EOF'
+import random, struct, subprocess, sys, zlib
+
+tool, src, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
+good = open(src, 'rb').read()
+rng = random.Random(20240601)
+special = [0, 1, 2, 5, 31, 32, 0x7f, 0xff, 0x100, 0x10000, 0x100000,
+           0x100001, 0x7fffffff, 0x80000000, 0xfffffffe, 0xffffffff,
+           len(good), len(good) - 1, len(good) + 1]
+failures = 0
+outcomes = {0: 0, 125: 0}
+for i in range(count):
+    b = bytearray(good)
+    for _ in range(rng.randint(1, 4)):
+        r = rng.random()
+        if r < 0.4:         # a random byte after the magic
+            b[rng.randrange(8, len(b))] = rng.randrange(256)
+        elif r < 0.8:       # an aligned 32-bit field to a boundary value
+            o = rng.randrange(8, len(b) - 3) & ~3
+            struct.pack_into('<I', b, o, rng.choice(special))
+        else:               # an aligned 64-bit field
+            o = rng.randrange(8, len(b) - 7) & ~7
+            struct.pack_into('<Q', b, o, rng.choice(
+                special + [2**64 - 1, 2**63, 2**64 - len(b)]))
+    struct.pack_into('<I', b, 24, zlib.crc32(bytes(b[32:])))
+    open('mut.out', 'wb').write(b)
+    for args in (['-i', 'mut.out'],
+                 ['-i', 'mut.out', '-lines', '-numbers', '-format', 'json']):
+        p = subprocess.run([tool] + args, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.PIPE, timeout=20)
+        err = p.stderr.decode(errors='replace')
+        ok = p.returncode == 0 or (p.returncode == 125 and
+                                   err.count('\n') == 1 and
+                                   err.startswith('uprofile: '))
+        outcomes[p.returncode] = outcomes.get(p.returncode, 0) + 1
+        if not ok:
+            failures += 1
+            name = 'failed.%d.out' % i
+            open(name, 'wb').write(b)
+            print('%s: uprofile %s: status %d: %s' % (
+                name, ' '.join(args), p.returncode, err.strip()[:500]))
+print('%d mutations, outcomes %r, %d failures' % (count, outcomes, failures))
+# Most damage is found, some is harmless: both paths must be exercised.
+if outcomes[0] < count // 20 or outcomes[125] < count // 2:
+    print('the mutations do not exercise both outcomes')
+    failures += 1
+sys.exit(1 if failures else 0)
+EOF
+	run -0 python3 fuzz.py "$UPROFILE" good.out 600
+}

@@ -1,0 +1,139 @@
+#!/usr/bin/env bats
+# uprofile -p PID: attaching to a running process.
+
+load helpers
+
+setup() {
+	common_setup
+	BG_PIDS=()
+}
+
+teardown() {
+	kill_started "${BG_PIDS[@]}"
+}
+
+# start_target ARGS...: start "exitwith ARGS" in the background, wait
+# until it runs, set TARGET to its pid.
+start_target() {
+	"$TPROG/exitwith" "$@" >target.pid &
+	TARGET=$!
+	BG_PIDS+=("$TARGET")
+	wait_nonempty target.pid
+	assert_equal "$(cat target.pid)" "$TARGET"
+}
+
+@test "-p PID -d 1: exit 0, waiting_spin dominates" {
+	skip_unless_perf_works
+	start_target -w 5 -t
+	local t0 ms
+	t0=$(date +%s%N)
+	run -0 --separate-stderr "$UPROFILE" -quiet -e cpu-clock -p "$TARGET" -d 1
+	ms=$(ms_since "$t0")
+	((ms >= 1000 && ms < 4000)) || fail "-d 1 took $ms ms"
+	assert_output ""
+	assert_equal "$stderr" ""
+	# the target is left running
+	kill -0 "$TARGET"
+	local json
+	json=$("$UPROFILE" -i umon.out -format json)
+	assert_equal "$(jq -r '.rows[0].procedure' <<<"$json")" waiting_spin
+	assert_near "$(json_share waiting_spin cpu-clock - <<<"$json")" 100 5
+	assert_equal "$(jq -c .command <<<"$json")" "[\"pid:$TARGET\"]"
+	assert_equal "$(jq .exit_status <<<"$json")" null
+	assert_equal "$(jq -r '.rows[0].object' <<<"$json")" "$TPROG/exitwith"
+	# at most a second of one busy CPU (less if the machine is busy)
+	local n
+	n=$(jq '.statistics[0].samples' <<<"$json")
+	((n > 100 && n <= 1100)) || fail "$n samples in 1 s at 1000 Hz"
+}
+
+@test "-p PID without -d: uprofile returns when the process exits" {
+	skip_unless_perf_works
+	start_target -w 1 -t
+	local t0 ms
+	t0=$(date +%s%N)
+	run -0 "$UPROFILE" -quiet -e cpu-clock -p "$TARGET"
+	ms=$(ms_since "$t0")
+	((ms < 2500)) || fail "uprofile returned $ms ms after a 1 s process started"
+	run ! kill -0 "$TARGET"
+	run -0 "$UPROFILE" -i umon.out -format json
+	assert_equal "$(jq -r '.rows[0].procedure' <<<"$output")" waiting_spin
+}
+
+@test "-p of a process that does not exist: 125, 'no process'" {
+	# a pid that is surely free: above pid_max
+	local pid
+	pid=$(($(cat /proc/sys/kernel/pid_max) + 1))
+	run -125 --separate-stderr "$UPROFILE" -quiet -p "$pid"
+	assert_output ""
+	assert_equal "${#stderr_lines[@]}" 1
+	[[ $stderr == "uprofile: no process $pid"* ]]
+	[[ ! -e umon.out ]]
+	# and one that has exited
+	"$TPROG/exitwith" 0 &
+	pid=$!
+	wait "$pid"
+	run -125 --separate-stderr "$UPROFILE" -quiet -p "$pid" -d 1
+	[[ $stderr == "uprofile: no process $pid"* ]]
+}
+
+@test "SIGINT to an attached uprofile stops collection, writes the profile, exit 0" {
+	skip_unless_perf_works
+	command -v perl >/dev/null || skip "perl is needed to reset SIGINT"
+	start_target -w 8 -t
+	run_in_own_pgrp "$UPROFILE" -quiet -e cpu-clock -p "$TARGET" \
+		>stdout 2>stderr &
+	local up=$! t0 ms rc=0
+	BG_PIDS+=("$up")
+	sleep 1
+	t0=$(date +%s%N)
+	kill -INT "$up"
+	wait "$up" || rc=$?
+	ms=$(ms_since "$t0")
+	assert_equal "$rc" 0
+	((ms < 2000)) || fail "uprofile took $ms ms to stop after SIGINT"
+	# the target is not affected
+	kill -0 "$TARGET"
+	assert_equal "$(cat stdout stderr)" ""
+	run -0 "$UPROFILE" -i umon.out -format json
+	assert_equal "$(jq -r '.rows[0].procedure' <<<"$output")" waiting_spin
+}
+
+@test "SIGTERM to an attached uprofile stops collection, writes the profile, exit 0" {
+	skip_unless_perf_works
+	start_target -w 8 -t
+	"$UPROFILE" -quiet -e cpu-clock -p "$TARGET" >stdout 2>stderr &
+	local up=$! t0 ms rc=0
+	BG_PIDS+=("$up")
+	sleep 1
+	t0=$(date +%s%N)
+	kill -TERM "$up"
+	wait "$up" || rc=$?
+	ms=$(ms_since "$t0")
+	assert_equal "$rc" 0
+	((ms < 2000)) || fail "uprofile took $ms ms to stop after SIGTERM"
+	kill -0 "$TARGET"
+	assert_equal "$(cat stdout stderr)" ""
+	run -0 "$UPROFILE" -i umon.out -format json
+	assert_equal "$(jq -r '.rows[0].procedure' <<<"$output")" waiting_spin
+	local n
+	n=$(jq '.statistics[0].samples' <<<"$output")
+	((n > 100 && n < 1000 * (ms + 1500) / 1000)) || fail "$n samples"
+}
+
+@test "-p follows the threads of the process" {
+	skip_unless_perf_works
+	"$TPROG/threads" 1500 &
+	local pid=$!
+	BG_PIDS+=("$pid")
+	# wait until both worker threads exist
+	local tries=50
+	while (($(ls /proc/$pid/task 2>/dev/null | wc -l) < 3 && tries-- > 0)); do
+		sleep 0.05
+	done
+	run -0 "$UPROFILE" -quiet -e cpu-clock -p "$pid" -d 0.5
+	local json
+	json=$("$UPROFILE" -i umon.out -format json)
+	assert_near "$(json_share thread_work_a cpu-clock - <<<"$json")" 50 12
+	assert_near "$(json_share thread_work_b cpu-clock - <<<"$json")" 50 12
+}
