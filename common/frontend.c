@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -1363,6 +1364,16 @@ int fe_main(const struct fe_tool *tool, int argc, char **argv)
 	argp_program_version = version;
 	argp_err_exit_status = FE_EXIT_FAIL;
 	setvbuf(stderr, NULL, _IOLBF, 0);
+	/* One event per CPU, statistic and (with -p) thread: raise the
+	 * descriptor limit to what we may. */
+	{
+		struct rlimit rl;
+
+		if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < rl.rlim_max) {
+			rl.rlim_cur = rl.rlim_max;
+			setrlimit(RLIMIT_NOFILE, &rl);
+		}
+	}
 	/* Messages from argp and getopt name the tool, not its path. */
 	argv[0] = (char *)tool->name;
 	if (argp_parse(&argp, argc, argv, ARGP_LONG_ONLY | ARGP_IN_ORDER,
