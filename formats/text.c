@@ -18,10 +18,15 @@ static const char *base_name(const char *path)
 	return s && s[1] ? s + 1 : path;
 }
 
-static const char *object_name(const struct report_row *row)
+/* The object column: a file's base name, or [module] for kernel code in
+ * a module (the kernel itself is [kernel.kallsyms]). */
+static const char *object_name(const struct report_row *row, char *buf,
+			       size_t len)
 {
-	if (row->module)
-		return row->module;
+	if (row->module) {
+		snprintf(buf, len, "[%s]", row->module);
+		return buf;
+	}
 	return base_name(row->object);
 }
 
@@ -120,7 +125,7 @@ int report_text(FILE *f, const struct report *r)
 {
 	int lines = r->opt.view != REPORT_PROCEDURES;
 	size_t i, s, pw = 32;
-	char proc[512], where[512];
+	char proc[512], where[512], obj[128];
 
 	heading(f, r);
 	fprintf(f, "\n%s", view_name(r->opt.view));
@@ -171,7 +176,8 @@ int report_text(FILE *f, const struct report *r)
 			fprintf(f, "%-28s ", where);
 		}
 		row_procedure(proc, sizeof(proc), row);
-		fprintf(f, "%-*s %s\n", (int)pw, proc, object_name(row));
+		fprintf(f, "%-*s %s\n", (int)pw, proc,
+			object_name(row, obj, sizeof(obj)));
 	}
 	if (!r->nrows)
 		fputs("  (no samples)\n", f);
@@ -222,7 +228,7 @@ static void mode_histogram(FILE *f, const struct profile *p)
 int report_summary(FILE *f, const struct report *r, size_t n)
 {
 	size_t i;
-	char proc[512];
+	char proc[512], obj[128];
 
 	if (!r->nstats)
 		return 0;
@@ -232,7 +238,7 @@ int report_summary(FILE *f, const struct report *r, size_t n)
 
 		row_procedure(proc, sizeof(proc), row);
 		fprintf(f, "  %6.2f%%  %-40s %s\n", row->percent[0], proc,
-			object_name(row));
+			object_name(row, obj, sizeof(obj)));
 	}
 	if (!r->nrows)
 		fputs("  (no samples)\n", f);
