@@ -149,7 +149,7 @@ struct symobj {
 	struct loadseg *loads;
 	size_t nloads;
 	struct symindex syms;
-	struct dwinfo dw;
+	struct dwinfo *dw;		/* NULL: no DWARF */
 };
 
 struct symbolizer {
@@ -204,7 +204,7 @@ static void obj_free(struct symobj *o)
 	free(o->build_id);
 	free(o->loads);
 	symindex_release(&o->syms);
-	dwinfo_release(&o->dw);
+	dwinfo_free(o->dw);
 	free(o);
 }
 
@@ -403,12 +403,9 @@ static int load_elf(struct symbolizer *s, struct symobj *o, Elf *elf,
 			goto out;
 	}
 	ret = symindex_finish(&o->syms);
-	if (!ret && dwpath) {
-		ret = dwinfo_load(&o->dw, &s->pool, dwpath);
-		/* Half-built tables are not sorted: drop them. */
-		if (ret && ret != SYM_EDWARF)
-			dwinfo_release(&o->dw);
-	}
+	/* Only an address -> CU index now; CUs are read when asked about. */
+	if (!ret && dwpath)
+		ret = dwinfo_open(&o->dw, &s->pool, dwpath);
 out:
 	free(dbg);
 	free(meta.debuglink);
@@ -628,56 +625,51 @@ static uint64_t vaddr_to_off(const struct symobj *o, uint64_t va,
 	return dflt;
 }
 
-static const char *row_file(const struct dwinfo *dw, const struct lrow *r)
+/*
+ * Answer from an object's symbol index and DWARF; false if nothing.
+ * *err is set when the DWARF could not be read (out of memory).
+ */
+static bool resolve_elf(struct symobj *o, uint64_t off,
+			struct sym_result *res, int *err)
 {
-	return r->file < dw->nfiles ? dw->files[r->file] : NULL;
-}
-
-/* Answer from an object's symbol index and DWARF; false if nothing. */
-static bool resolve_elf(const struct symobj *o, uint64_t off,
-			struct sym_result *res)
-{
-	const struct dwinfo *dw = &o->dw;
-	const struct lrow *row;
-	const struct dwfunc *f = NULL;
+	const struct dwfunc *f;
+	struct dwhit dh;
 	struct symhit hit;
 	bool have_sym;
 	const char *name = NULL;
 	uint64_t va;
-	int32_t fn;
 	unsigned n;
 
+	*err = SYM_OK;
 	if (!off_to_vaddr(o, off, &va))
 		return false;
 	if (!o->by_vaddr)
 		res->vaddr = va;
-	fn = dwinfo_func(dw, va);
-	row = dwinfo_line(dw, va);
+	*err = dwinfo_lookup(o->dw, va, &dh);
+	f = dh.fn;
 	have_sym = symindex_lookup(&o->syms, va, &hit);
 	/* A stretched symbol counts only where a line row vouches for the
 	 * address being code of a function (padding, a cold tail). */
-	if (have_sym && hit.stretched && !row)
+	if (have_sym && hit.stretched && !dh.has_line)
 		have_sym = false;
-	if (fn >= 0) {
-		f = &dw->funcs[fn];
+	if (f)
 		name = f->name;
-	}
 	if (have_sym && (hit.covered || !name))
 		res->flags |= SYM_F_SYMBOL;
 	if (!name && have_sym)
 		name = hit.name;
-	if (!name && !row)
+	if (!name && !dh.has_line)
 		return false;
 	res->frames[0].function = name;
-	if (row) {
+	if (dh.has_line) {
 		res->flags |= SYM_F_DWARF;
-		res->frames[0].file = row_file(dw, row);
-		res->frames[0].line = row->line;
+		res->frames[0].file = dh.file;
+		res->frames[0].line = dh.line;
 	}
 	n = 1;
 	/* Walk out through the inline chain, keeping the outermost. */
 	while (f && f->inlined && f->parent >= 0) {
-		const struct dwfunc *p = &dw->funcs[f->parent];
+		const struct dwfunc *p = &dh.funcs[f->parent];
 		struct sym_frame *fr;
 
 		if (n == SYM_MAX_FRAMES)
@@ -709,9 +701,10 @@ static int resolve_kernel(struct symbolizer *s, const struct sym_object *obj,
 			.kind = SYM_OBJ_KERNEL, .path = s->vmlinux,
 		};
 		struct symobj *o = get_obj(s, &vobj, &ret);
+		int dret;
 
-		if (o && !o->err && resolve_elf(o, addr, res))
-			return SYM_OK;
+		if (o && !o->err && resolve_elf(o, addr, res, &dret))
+			return dret;
 	}
 	ret = load_kallsyms(s);
 	if (ret)
@@ -825,11 +818,18 @@ int sym_resolve(struct symbolizer *s, const struct sym_object *obj,
 		o = get_obj(s, obj, &ret);
 		if (!o)
 			break;
-		ret = o->err;
 		res->flags |= o->flags;
-		if (!(o->flags & SYM_F_STALE) && resolve_elf(o, offset, res)) {
-			return ret;
+		if (!(o->flags & SYM_F_STALE)) {
+			int dret;
+			bool found = resolve_elf(o, offset, res, &dret);
+
+			/* Running out of memory reading a CU sticks. */
+			if (dret && !o->err)
+				o->err = dret;
+			if (found)
+				return o->err;
 		}
+		ret = o->err;
 		break;
 	case SYM_OBJ_KERNEL:
 	case SYM_OBJ_MODULE:

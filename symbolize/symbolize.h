@@ -8,9 +8,11 @@
  * - A symbolizer owns every string it returns; they stay valid until
  *   symbolizer_free().  Callers never free them.
  * - Each object is opened and parsed at most once per symbolizer (ELF symbol
- *   tables and DWARF line tables and inline trees are read into sorted
- *   indexes the first time the object is asked about).  No helper process is
- *   ever started.
+ *   tables are read into sorted indexes the first time the object is asked
+ *   about; DWARF line tables and inline trees one compilation unit at a
+ *   time, the first time an address in that unit is asked about, so the
+ *   object's debug file stays open until symbolizer_free()).  No helper
+ *   process is ever started.
  * - Offsets for file-backed objects (SYM_OBJ_FILE, SYM_OBJ_VDSO) are *file
  *   offsets* (what the kernel reports as ip - map_start + pgoff).  The
  *   symbolizer converts them to ELF virtual addresses through the PT_LOAD

@@ -17,7 +17,8 @@
 /*
  * String pool: every string handed to callers lives here, deduplicated,
  * until the symbolizer is freed.  Parsed objects copy their names in so
- * that ELF and DWARF handles can be closed right after parsing.
+ * that ELF handles can be closed right after parsing (DWARF handles stay
+ * open for lazy reading, but their strings are copied all the same).
  */
 struct strpool {
 	char *chunk;		/* current chunk, linked through its head */
@@ -77,52 +78,46 @@ bool symindex_lookup(const struct symindex *si, uint64_t addr,
 		     struct symhit *hit);
 void symindex_release(struct symindex *si);
 
-/* Line table row; file == LROW_END marks the end of a sequence. */
-#define LROW_END UINT32_MAX
-struct lrow {
-	uint64_t addr;
-	uint32_t file;		/* index into dwinfo.files */
-	uint32_t line;
-};
-
 /* A subprogram or inlined instance. */
 struct dwfunc {
 	const char *name;	/* may be NULL */
 	const char *call_file;	/* inlined only: where it was inlined */
 	uint32_t call_line;
-	int32_t parent;		/* enclosing function, -1 for none */
+	int32_t parent;		/* enclosing function (same array), -1 */
 	uint64_t entry;		/* lowest address, for grouping */
 	bool inlined;
 };
 
-/* [lo, next lo) is covered best by function fn (-1: none). */
-struct dwseg {
-	uint64_t lo;
-	int32_t fn;
-};
-
-struct dwinfo {
-	struct lrow *rows;
-	size_t nrows, arows;
-	const char **files;
-	size_t nfiles, afiles;
-	struct dwfunc *funcs;
-	size_t nfuncs, afuncs;
-	struct dwseg *segs;
-	size_t nsegs, asegs;
+/* What the DWARF of an object says about one address. */
+struct dwhit {
+	bool has_line;		/* a line row covers the address */
+	const char *file;	/* its file, may be NULL */
+	unsigned line;
+	const struct dwfunc *fn;	/* innermost function, or NULL */
+	const struct dwfunc *funcs;	/* the array fn->parent indexes */
 };
 
 /*
- * Read line tables and the function/inline tree of the DWARF in the file
- * at path.  Returns SYM_OK (also when the file simply has no DWARF; then
- * dw stays empty), or a negative code.
+ * The DWARF of one object, read lazily: opening builds an address -> CU
+ * index only; each CU's line table and function tree are read the first
+ * time an address in it is looked up.  The libdwarf handle (and its file
+ * descriptor) stays open until dwinfo_free().
  */
-int dwinfo_load(struct dwinfo *dw, struct strpool *sp, const char *path);
-/* Row covering addr, or NULL. */
-const struct lrow *dwinfo_line(const struct dwinfo *dw, uint64_t addr);
-/* Innermost function covering addr (addr2line's choice), or -1. */
-int32_t dwinfo_func(const struct dwinfo *dw, uint64_t addr);
-void dwinfo_release(struct dwinfo *dw);
+struct dwinfo;
+
+/*
+ * Open the DWARF in the file at path.  Returns SYM_OK with *dw NULL when
+ * the file has no DWARF, SYM_OK or SYM_EDWARF (malformed, but what could
+ * be read is usable) with *dw set, or another negative code.
+ */
+int dwinfo_open(struct dwinfo **dw, struct strpool *sp, const char *path);
+/*
+ * Line and innermost function at addr (addr2line's choices).  Returns
+ * SYM_OK, or SYM_ENOMEM (then and from then on, *hit is empty).  dw may
+ * be NULL.  Pointers in *hit stay valid until dwinfo_free().
+ */
+int dwinfo_lookup(struct dwinfo *dw, uint64_t addr, struct dwhit *hit);
+void dwinfo_free(struct dwinfo *dw);	/* NULL is a no-op */
 
 /* What an ELF file says about itself, for finding its debug file. */
 struct elfmeta {
