@@ -625,6 +625,7 @@ struct run {
 	struct perf_session *sess;
 	struct launch child;
 	struct symbolizer *sym;		/* kernel symbols, when sampled */
+	int one_cpu;			/* -one: the CPU, else -1 */
 	int have_child;
 	int sigfd;
 	int sigint_ignored;
@@ -933,6 +934,9 @@ static int write_and_report(struct run *r, struct profile *tpl, int status)
 	if (n < 0)
 		return n;
 	split = c->pids || c->cpus == FE_CPUS_EACH;
+	/* -one: the file holds a single CPU; say which. */
+	if (c->cpus == FE_CPUS_ONE && n == 1)
+		ps[0]->cpu = r->one_cpu;
 	for (i = 0; i < n; i++) {
 		char *path;
 
@@ -1057,7 +1061,7 @@ static int run_collection(struct fe_config *c, int argc, char **argv)
 	pid_t *tids = NULL;
 	size_t ntids = 0, i;
 	char *path = NULL;
-	int one_cpu, status = 0, err, code = FE_EXIT_FAIL;
+	int one_cpu = -1, status = 0, err, code = FE_EXIT_FAIL;
 	uint64_t t0, t0_wall;
 	enum collect_split split = c->pids ? COLLECT_SPLIT_PID :
 				   c->cpus == FE_CPUS_EACH ? COLLECT_SPLIT_CPU :
@@ -1096,6 +1100,7 @@ static int run_collection(struct fe_config *c, int argc, char **argv)
 		err = pin_to_current_cpu(&one_cpu);
 		if (err)
 			goto fail;
+		r.one_cpu = one_cpu;
 		t.cpus = &one_cpu;
 		t.ncpus = 1;
 	}
@@ -1379,7 +1384,11 @@ int fe_main(const struct fe_tool *tool, int argc, char **argv)
 	if (argp_parse(&argp, argc, argv, ARGP_LONG_ONLY | ARGP_IN_ORDER,
 		       NULL, &cfg))
 		return FE_EXIT_FAIL;
-	if (cfg.input)
+	if (cfg.vmlinux && access(cfg.vmlinux, R_OK)) {
+		fprintf(stderr, "%s: cannot read kernel image '%s': %s\n",
+			tool->name, cfg.vmlinux, strerror(errno));
+		code = FE_EXIT_FAIL;
+	} else if (cfg.input)
 		code = report_only(&cfg);
 	else
 		code = run_collection(&cfg, argc, argv);

@@ -132,6 +132,13 @@ int priv_check(const struct priv_need *need)
 				 "call (e.g. docker --cap-add PERFMON with a "
 				 "seccomp profile that permits it)",
 				 strerror(err), paranoid);
+	if (need->kernel_symbols && kallsyms_hidden() && kptr >= 2)
+		return prof_fail(PROF_EPERM, "kernel addresses are hidden from "
+				 "everyone, root included "
+				 "(kernel.kptr_restrict=%d), so kernel samples "
+				 "could not be named: set 'sysctl "
+				 "kernel.kptr_restrict=0' (or 1 and run as "
+				 "root)", kptr);
 	if (need->kernel_symbols && kallsyms_hidden())
 		return prof_fail(PROF_EPERM, "kernel addresses are hidden from "
 				 "this user (kernel.kptr_restrict=%d%s), so "

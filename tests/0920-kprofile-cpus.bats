@@ -1,0 +1,204 @@
+#!/usr/bin/env bats
+# kprofile's CPU modes (-all: one merged profile, -each: kmon.out.N per
+# online CPU, -one: only the CPU it runs on) and the histogram of sample
+# modes per CPU (text "sample modes" section, JSON "modes").
+
+load helpers
+
+setup() {
+	common_setup
+	BG_PIDS=()
+}
+
+teardown() {
+	kill_started "${BG_PIDS[@]}"
+}
+
+# The online CPUs, one number a line ("0-1,3" -> 0 1 3).
+online_cpus() {
+	local part
+	local -a parts
+	IFS=, read -ra parts </sys/devices/system/cpu/online
+	for part in "${parts[@]}"; do
+		if [[ $part == *-* ]]; then
+			seq "${part%-*}" "${part#*-}"
+		else
+			echo "$part"
+		fi
+	done
+}
+
+# A shell script that runs "$@" once on every online CPU (pinned), so
+# that every CPU is busy, and waits for them.
+on_every_cpu() {
+	local c script=""
+	for c in $(online_cpus); do
+		script+="taskset -c $c \"\$@\" & "
+	done
+	echo "${script}wait"
+}
+
+kjson() {
+	run -0 --separate-stderr "$KPROFILE" -i "$1" --format json
+	json=$output
+}
+
+# Sum of every mode column of every CPU in the JSON report $json.
+modes_total() {
+	jq '[.modes[] | .user + .kernel + .idle + .guest + .hypervisor] |
+		add // 0' <<<"$json"
+}
+
+@test "-all (the default): one kmon.out with a modes row for every online CPU" {
+	skip_unless_perf_works
+	local -a cpus
+	mapfile -t cpus < <(online_cpus)
+	local want
+	want="[$(IFS=,; echo "${cpus[*]}")]"
+	run -0 "$KPROFILE" -quiet -e cpu-clock sh -c "$(on_every_cpu)" sh \
+		"$TPROG/kernelloop" read 0.5
+	run -0 find . -maxdepth 1 -name 'kmon.out*'
+	assert_output ./kmon.out
+	kjson kmon.out
+	assert_equal "$(jq -r .cpu <<<"$json")" null
+	assert_equal "$(jq -c '[.modes[].cpu]' <<<"$json")" "$want"
+	rm kmon.out
+	run -0 "$KPROFILE" -quiet -all -e cpu-clock sh -c "$(on_every_cpu)" sh \
+		"$TPROG/kernelloop" read 0.5
+	run -0 find . -maxdepth 1 -name 'kmon.out*'
+	assert_output ./kmon.out
+	kjson kmon.out
+	assert_equal "$(jq -c '[.modes[].cpu]' <<<"$json")" "$want"
+}
+
+@test "-each: kmon.out.N for every online CPU N, each only CPU N, totals as with -all" {
+	skip_unless_perf_works
+	local -a cpus
+	mapfile -t cpus < <(online_cpus)
+	local c want="" each_total=0 each_kernel=0 t
+	run -0 --separate-stderr "$KPROFILE" -each -e cpu-clock \
+		sh -c "$(on_every_cpu)" sh "$TPROG/kernelloop" read 1
+	[[ $stderr == *"${#cpus[@]} profiles written (kmon.out."* ]] ||
+		fail "unexpected summary: $stderr"
+	for c in "${cpus[@]}"; do
+		want+="./kmon.out.$c"$'\n'
+	done
+	run -0 find . -maxdepth 1 -name 'kmon.out*'
+	assert_equal "$(sort <<<"$output")" "$(sort <<<"${want%$'\n'}")"
+	for c in "${cpus[@]}"; do
+		kjson "kmon.out.$c"
+		assert_equal "$(jq -r .cpu <<<"$json")" "$c"
+		assert_equal "$(jq -c '[.modes[].cpu]' <<<"$json")" "[$c]"
+		# The CPU was busy in kernelloop: read_zero leads its file.
+		assert_equal "$(jq -r '.rows[0].procedure' <<<"$json")" read_zero
+		# The file's samples are its CPU's kernel-mode samples.
+		assert_equal "$(jq '.statistics[0].samples' <<<"$json")" \
+			"$(jq '[.modes[] | .kernel + .idle] | add' <<<"$json")"
+		t=$(modes_total)
+		((t > 300)) || fail "only $t samples on CPU $c in 1 s"
+		each_total=$((each_total + t))
+		each_kernel=$((each_kernel + $(jq '.statistics[0].samples' <<<"$json")))
+	done
+	# The same workload with -all: about as many samples in all.
+	run -0 "$KPROFILE" -quiet -e cpu-clock -o all.out \
+		sh -c "$(on_every_cpu)" sh "$TPROG/kernelloop" read 1
+	kjson all.out
+	assert_near "$each_total" "$(modes_total)" "$(($(modes_total) / 4))"
+	assert_near "$each_kernel" "$(jq '.statistics[0].samples' <<<"$json")" \
+		"$(($(jq '.statistics[0].samples' <<<"$json") * 2 / 5))"
+}
+
+@test "-each with -o FILE: FILE.N" {
+	skip_unless_perf_works
+	local c
+	run -0 "$KPROFILE" -quiet -each -e cpu-clock -o k.out -d 0.3
+	for c in $(online_cpus); do
+		[[ -s k.out.$c ]] || fail "no k.out.$c"
+	done
+	[[ ! -e k.out && ! -e kmon.out ]]
+}
+
+@test "-one under taskset -c 1: only CPU 1's samples" {
+	skip_unless_perf_works
+	online_cpus | grep -qx 1 || skip "CPU 1 is not online"
+	# Keep CPU 0 busy in the kernel too: its samples must not appear.
+	taskset -c 0 "$TPROG/kernelloop" read 3 &
+	BG_PIDS+=("$!")
+	run -0 taskset -c 1 "$KPROFILE" -one -quiet -e cpu-clock \
+		"$TPROG/kernelloop" read 1
+	kjson kmon.out
+	assert_equal "$(jq -c '[.modes[].cpu] | unique' <<<"$json")" '[1]'
+	assert_equal "$(jq -r '.rows[0].procedure' <<<"$json")" read_zero
+	local t
+	t=$(modes_total)
+	# One CPU for one second, not two.
+	assert_near "$t" 1000 350
+	# -one without taskset: the CPU it started on, and only that one.
+	rm kmon.out
+	run -0 "$KPROFILE" -one -quiet -e cpu-clock -d 0.5
+	kjson kmon.out
+	(($(jq '.modes | length' <<<"$json") <= 1))
+}
+
+@test "the text report has a 'sample modes' section: a row per CPU and an 'all' row" {
+	skip_unless_perf_works
+	local -a cpus
+	mapfile -t cpus < <(online_cpus)
+	run -0 "$KPROFILE" -quiet -e cpu-clock "$TPROG/kernelloop" read 1
+	run -0 --separate-stderr "$KPROFILE" -i kmon.out
+	assert_line 'sample modes, percent of each CPU'"'"'s samples:'
+	assert_line --regexp '^ +cpu +user +kernel +idle +guest +hv +samples$'
+	local c row='([0-9]+\.[0-9]{2} +){5}[0-9]+$'
+	for c in "${cpus[@]}"; do
+		assert_line --regexp "^ +$c +$row"
+	done
+	assert_line --regexp "^ +all +$row"
+	# The section comes last: the rows after its title are its own.
+	local i n=${#lines[@]} start=-1
+	for ((i = 0; i < n; i++)); do
+		[[ ${lines[i]} == 'sample modes, '* ]] && start=$i
+	done
+	((start > 0))
+	assert_equal "$((n - start))" "$((${#cpus[@]} + 3))"
+	# Percentages of each row add up to 100; "all" sums the samples.
+	local sum=0
+	for ((i = start + 2; i < n; i++)); do
+		awk '{ s = $2 + $3 + $4 + $5 + $6; exit !(s > 99.5 && s < 100.5) }' \
+			<<<"${lines[i]}" || fail "row does not add up: ${lines[i]}"
+		[[ ${lines[i]} == *' all '* ]] ||
+			sum=$((sum + $(awk '{ print $7 }' <<<"${lines[i]}")))
+	done
+	assert_equal "$(awk '{ print $7 }' <<<"${lines[n - 1]}")" "$sum"
+	# kernelloop read is nearly all kernel: its CPU is >= 60% kernel.
+	local best
+	best=$(for ((i = start + 2; i < n - 1; i++)); do
+		awk '{ print $3 }' <<<"${lines[i]}"; done | sort -n | tail -1)
+	awk -v k="$best" 'BEGIN { exit !(k >= 60) }' ||
+		fail "no CPU is mostly in kernel mode (best $best%)"
+}
+
+@test "JSON modes: per-CPU sample counts of each mode, kernel share high for kernelloop read" {
+	skip_unless_perf_works
+	run -0 "$KPROFILE" -quiet -e cpu-clock "$TPROG/kernelloop" read 1
+	kjson kmon.out
+	assert_equal "$(jq -c '[.modes[] | keys_unsorted]  | unique' <<<"$json")" \
+		'[["cpu","user","kernel","idle","guest","hypervisor"]]'
+	assert_equal "$(jq '[.modes[] | .[] | select(type != "number" or . < 0)]
+		| length' <<<"$json")" 0
+	# A CPU ran kernelloop: mostly kernel samples.
+	local best
+	best=$(jq '[.modes[] | 100 * .kernel /
+		([.user, .kernel, .idle, .guest, .hypervisor] | add)] | max' <<<"$json")
+	awk -v k="$best" 'BEGIN { exit !(k >= 60) }' ||
+		fail "no CPU is mostly in kernel mode (best $best%)"
+	# The kernel-mode samples (kernel + idle) are the profile's samples.
+	assert_equal "$(jq '[.modes[] | .kernel + .idle] | add' <<<"$json")" \
+		"$(jq '.statistics[0].samples' <<<"$json")"
+	# About 1000 samples per busy CPU-second.
+	local t
+	t=$(modes_total)
+	((t >= 800 && t <= 2 * 1000 * $(online_cpus | wc -l))) ||
+		fail "$t samples in a 1 s run"
+	# No guest or hypervisor samples in a plain run.
+	assert_equal "$(jq '[.modes[] | .guest + .hypervisor] | add' <<<"$json")" 0
+}
