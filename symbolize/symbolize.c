@@ -720,6 +720,36 @@ static int resolve_kernel(struct symbolizer *s, const struct sym_object *obj,
 	return SYM_OK;
 }
 
+/* libstdc++'s demangler (C ABI; Itanium C++ ABI names). */
+extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len,
+			    int *status);
+
+/*
+ * Symbol-table names of C++ code are mangled (_ZN3foo3barEv); show them
+ * as foo::bar() like every other tool.  DWARF names are plain already.
+ */
+static void demangle_frames(struct symbolizer *s, struct sym_result *res)
+{
+	unsigned i;
+
+	for (i = 0; i < res->nframes; i++) {
+		const char *name = res->frames[i].function;
+		const char *pooled;
+		char *d;
+		int status = -1;
+
+		if (!name || name[0] != '_' || name[1] != 'Z')
+			continue;
+		d = __cxa_demangle(name, NULL, NULL, &status);
+		if (d && status == 0) {
+			pooled = strpool_add(&s->pool, d);
+			if (pooled)
+				res->frames[i].function = pooled;
+		}
+		free(d);
+	}
+}
+
 static void fill_ksym(const struct symbolizer *s, const struct ksym *k,
 		      struct sym_ksym *out)
 {
@@ -826,8 +856,10 @@ int sym_resolve(struct symbolizer *s, const struct sym_object *obj,
 			/* Running out of memory reading a CU sticks. */
 			if (dret && !o->err)
 				o->err = dret;
-			if (found)
+			if (found) {
+				demangle_frames(s, res);
 				return o->err;
+			}
 		}
 		ret = o->err;
 		break;
