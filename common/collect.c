@@ -782,7 +782,8 @@ static int build_one(struct collector *c, const struct profile *tpl,
 		p->stats[e->stat].samples += e->samples;
 	}
 	free(remap);
-	qsort(p->counts, p->ncounts, sizeof(*p->counts), cmp_count);
+	if (p->ncounts > 1)
+		qsort(p->counts, p->ncounts, sizeof(*p->counts), cmp_count);
 	for (i = 0; i < c->nmodes; i++) {
 		uint64_t any = 0;
 		int m;
@@ -835,7 +836,8 @@ int collector_build(struct collector *c, const struct profile *tpl,
 			}
 			splits[nsplits++] = id;
 		}
-		qsort(splits, nsplits, sizeof(*splits), cmp_u32);
+		if (nsplits > 1)
+			qsort(splits, nsplits, sizeof(*splits), cmp_u32);
 	}
 	ps = calloc(nsplits ? nsplits : 1, sizeof(*ps));
 	if (!ps) {

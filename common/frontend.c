@@ -513,7 +513,8 @@ static int embed_kernel_symbols(struct profile *p, struct symbolizer *sym)
 		}
 		v[n++] = k;
 	}
-	qsort(v, n, sizeof(*v), cmp_ksym);
+	if (n > 1)
+		qsort(v, n, sizeof(*v), cmp_ksym);
 	for (i = 0; i < n; i++) {
 		struct prof_ksym pk = {
 			.start = v[i].start, .end = v[i].end,

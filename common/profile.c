@@ -222,7 +222,7 @@ struct buf {
 
 static void put(struct buf *b, const void *src, size_t n)
 {
-	if (b->failed)
+	if (b->failed || !n)
 		return;
 	if (ALLOC_GROW(b->data, b->len + n, b->alloc)) {
 		b->failed = 1;

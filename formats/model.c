@@ -175,7 +175,8 @@ static int resolve_sites(const struct profile *p, struct symbolizer *sym,
 		sites[n].offset = p->counts[i].offset;
 		n++;
 	}
-	qsort(sites, n, sizeof(*sites), cmp_site);
+	if (n > 1)
+		qsort(sites, n, sizeof(*sites), cmp_site);
 	/* Unique (object, offset): counts of several statistics share one. */
 	if (n) {
 		size_t k = 1;
@@ -362,8 +363,9 @@ int report_build(const struct profile *p, struct symbolizer *sym,
 				(double)r->total_weight[j] : 0;
 
 	sort_ctx = r;
-	qsort(r->rows, r->nrows, sizeof(*r->rows),
-	      opt->view == REPORT_LINES ? cmp_lines : cmp_hot);
+	if (r->nrows > 1)
+		qsort(r->rows, r->nrows, sizeof(*r->rows),
+		      opt->view == REPORT_LINES ? cmp_lines : cmp_hot);
 	r->nrows_all = r->nrows;
 
 	/* Filters, then cumulative percentages, then -quit. */

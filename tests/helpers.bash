@@ -172,7 +172,7 @@ has_pmu() {
 kill_started() {
 	local p cmd
 	for p; do
-		cmd=$(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null) || continue
+		cmd=$(tr '\0' ' ' 2>/dev/null <"/proc/$p/cmdline") || continue
 		case $cmd in
 		"$UPROFILE "* | "$KPROFILE "* | "$TPROG"/*) ;;
 		*) continue ;;
