@@ -1,41 +1,73 @@
 #!/bin/bash
 # Do uprofile and perf agree on where a program spends its time?
 #
-# Usage: bench/shares.sh [-n TOP] COMMAND [ARG...]
+# Usage: bench/shares.sh [-n TOP] [--separate] COMMAND [ARG...]
 #
-# Profiles COMMAND once with `perf record -e cpu-clock:u -F 1000` and once
-# with `uprofile -e cpu-clock -F 1000`, then prints, for perf's TOP
-# (default 10) hottest symbols, perf's share, uprofile's share of the same
-# symbol in the same object, and the difference; last the largest absolute
-# difference in percentage points.  uprofile charges inlined code to the
-# inlined function; here its rows are grouped by the out-of-line function
-# (JSON inlined_into), which is what perf's --sort sym reports.
+# By default both profilers sample the SAME run, at the same event and
+# rate: `perf record -e cpu-clock:u -F 1000 -- uprofile -e cpu-clock -F 1000
+# COMMAND`, so the comparison is not blurred by run-to-run variation of the
+# workload (a few points for cache-sensitive code on a shared machine).
+# perf's samples of uprofile itself are left out.  With --separate each
+# profiler gets its own run.
+#
+# Prints, for perf's TOP (default 10) hottest symbols, perf's share,
+# uprofile's share of the same symbol in the same object, the difference,
+# and last the largest absolute difference in percentage points.
+# uprofile charges inlined code to the inlined function; here its rows are
+# grouped by the out-of-line function (JSON inlined_into), which is what
+# perf reports.  Samples perf cannot name (stripped code) are left out of
+# the comparison (shares stay of all samples).  gcc's clone suffixes (.constprop.0, .isra.0, .part.0,
+# .cold) are dropped from perf's names: uprofile shows the DWARF name.
 set -euo pipefail
 top=10
-if [[ ${1:-} == -n ]]; then
-	top=$2
-	shift 2
-fi
-[[ $# -gt 0 ]] || { echo "usage: $0 [-n TOP] COMMAND [ARG...]" >&2; exit 2; }
+separate=
+while [[ $# -gt 0 ]]; do
+	case $1 in
+	-n) top=$2; shift 2 ;;
+	--separate) separate=1; shift ;;
+	*) break ;;
+	esac
+done
+[[ $# -gt 0 ]] || {
+	echo "usage: $0 [-n TOP] [--separate] COMMAND [ARG...]" >&2
+	exit 2
+}
 root=$(cd "$(dirname "$0")/.." && pwd)
 uprofile=$root/${BUILD:-build}/uprofile
 work=$(mktemp -d "${TMPDIR:-/tmp}/shares.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-perf record -q -e cpu-clock:u -F 1000 -o "$work/perf.data" -- "$@" \
-	>/dev/null 2>&1
-"$uprofile" -quiet -e cpu-clock -F 1000 -o "$work/umon.out" "$@" >/dev/null
+# -B: perf need not collect build-ids for this comparison.
+if [[ -n $separate ]]; then
+	perf record -B -q -e cpu-clock:u -F 1000 -o "$work/perf.data" -- "$@" \
+		>/dev/null 2>&1
+	"$uprofile" -quiet -e cpu-clock -F 1000 -o "$work/umon.out" "$@" \
+		>/dev/null
+else
+	perf record -B -q -e cpu-clock:u -F 1000 -o "$work/perf.data" -- \
+		"$uprofile" -quiet -e cpu-clock -F 1000 -o "$work/umon.out" \
+		"$@" >/dev/null 2>&1
+fi
 
-# perf: "share<TAB>object<TAB>symbol", shares of the samples' periods.
-perf report -i "$work/perf.data" --stdio --sort dso,sym \
-	--percentage relative 2>/dev/null |
-	awk -v top="$top" '!/^#/ && NF >= 3 && $1 ~ /%$/ && n++ < top {
-		pct = $1; sub(/%/, "", pct); dso = $2
-		sub(/^[ \t]*[0-9.]+%[ \t]+[^ \t]+[ \t]+\[[^]]*\][ \t]+/, "")
-		# gcc clones (.constprop.0, .isra.0, .part.0, .cold) carry
-		# the DWARF name of their origin, which uprofile reports.
-		gsub(/\.(constprop|isra|part|cold|lto_priv)(\.[0-9]+)?/, "")
-		print pct "\t" dso "\t" $0 }' >"$work/perf.tsv"
+# perf: "share<TAB>object<TAB>symbol", shares of the sample periods.
+perf script -i "$work/perf.data" -F comm,period,ip,sym,dso 2>/dev/null |
+	awk -v top="$top" '
+	$1 != "uprofile" && NF >= 4 {
+		tot += $2
+		dso = $NF; gsub(/^\(|\)$/, "", dso); n = split(dso, p, "/")
+		dso = p[n]
+		sym = ""
+		for (i = 4; i < NF; i++)
+			sym = sym (i > 4 ? " " : "") $i
+		if (sym == "" || sym == "[unknown]")
+			next	# no symbol: nothing to compare by name
+		gsub(/\.(constprop|isra|part|cold|lto_priv)(\.[0-9]+)?/, "", sym)
+		w[dso "\t" sym] += $2
+	}
+	END {
+		for (k in w)
+			printf "%.4f\t%s\n", 100 * w[k] / tot, k
+	}' | sort -t$'\t' -k1,1gr | awk -v top="$top" 'NR <= top' >"$work/perf.tsv"
 
 "$uprofile" -i "$work/umon.out" --format json |
 	jq -r '.rows[] | [(.inlined_into // .procedure),

@@ -4,16 +4,17 @@
 
 load helpers
 
-@test "procedure shares agree with perf report within 4 points (demo)" {
+@test "procedure shares agree with perf within 3 points (demo, same run)" {
 	skip_unless_perf_works
 	run -0 "$ROOT/bench/shares.sh" -n 5 "$TPROG/demo" 1
 	assert_line --regexp 'matrix_multiply \(demo\)$'
 	local diff
 	diff=$(sed -n 's/^largest difference: \([0-9.]*\) .*/\1/p' <<<"$output")
 	[[ -n $diff ]] || fail "no 'largest difference' line"
-	# Two independent runs of ~2000 samples: sampling noise alone is
-	# about 1 point on a 30% share; 4 leaves room without hiding a bug.
-	assert_near "$diff" 0 4
+	# Both sample the same run: what differs is which instructions each
+	# timer happened to hit, about 1 point on a 30% share of ~2000
+	# samples.  The issue's bar is 3.
+	assert_near "$diff" 0 3
 }
 
 @test "shares agree with perf for a shared library and an exec'd child" {
@@ -23,5 +24,16 @@ load helpers
 	assert_line --regexp 'parent_spin \(forkexec\)$'
 	local diff
 	diff=$(sed -n 's/^largest difference: \([0-9.]*\) .*/\1/p' <<<"$output")
-	assert_near "$diff" 0 5
+	assert_near "$diff" 0 3
+}
+
+@test "perf still works alongside uprofile (no build-id bits leak into its records)" {
+	skip_unless_perf_works
+	# Asking for build-ids in MMAP2 left PERF_RECORD_MISC_MMAP_BUILD_ID
+	# set in other events' records on this kernel, and perf crashed.
+	run -0 perf record -q -o p.data -- "$UPROFILE" -quiet -e cpu-clock \
+		"$TPROG/spin2" 200
+	run -0 perf report -i p.data --stdio --sort sym
+	refute_output --partial 'assertion failed'
+	assert_output --partial 'hot_a'
 }
