@@ -1,7 +1,7 @@
 #!/bin/bash
 # Do uprofile and perf agree on where a program spends its time?
 #
-# Usage: bench/shares.sh [-n TOP] [--separate] COMMAND [ARG...]
+# Usage: bench/shares.sh [-n TOP] [--separate] [--kernel] COMMAND [ARG...]
 #
 # By default both profilers sample the SAME run, at the same event and
 # rate: `perf record -e cpu-clock:u -F 1000 -- uprofile -e cpu-clock -F 1000
@@ -10,21 +10,28 @@
 # perf's samples of uprofile itself are left out.  With --separate each
 # profiler gets its own run.
 #
+# --kernel compares kprofile with `perf record -a` instead: both sample
+# every CPU, and perf's kernel samples within kprofile's collection window
+# (perf -k realtime) are compared with kprofile's rows.
+#
 # Prints, for perf's TOP (default 10) hottest symbols, perf's share,
 # uprofile's share of the same symbol in the same object, the difference,
 # and last the largest absolute difference in percentage points.
 # uprofile charges inlined code to the inlined function; here its rows are
 # grouped by the out-of-line function (JSON inlined_into), which is what
 # perf reports.  Samples perf cannot name (stripped code) are left out of
-# the comparison (shares stay of all samples).  gcc's clone suffixes (.constprop.0, .isra.0, .part.0,
-# .cold) are dropped from perf's names: uprofile shows the DWARF name.
+# the comparison (shares stay of all samples).  gcc's clone suffixes
+# (.constprop.0, .isra.0, .part.0, .cold) are dropped on both sides:
+# uprofile shows the DWARF name, kallsyms the suffixed one.
 set -euo pipefail
 top=10
 separate=
+kernel=
 while [[ $# -gt 0 ]]; do
 	case $1 in
 	-n) top=$2; shift 2 ;;
 	--separate) separate=1; shift ;;
+	--kernel) kernel=1; shift ;;
 	*) break ;;
 	esac
 done
@@ -38,7 +45,17 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/shares.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
 # -B: perf need not collect build-ids for this comparison.
-if [[ -n $separate ]]; then
+window=
+if [[ -n $kernel ]]; then
+	kprofile=$root/${BUILD:-build}/kprofile
+	perf record -B -q -k realtime -a -e cpu-clock -F 1000 \
+		-o "$work/perf.data" -- "$kprofile" -quiet -e cpu-clock -F 1000 \
+		-o "$work/umon.out" "$@" >/dev/null 2>&1
+	window=$("$kprofile" -i "$work/umon.out" --format json | jq -r '
+		"\(.start_time_ns / 1e9),\(.start_time_ns / 1e9 +
+		 .duration_seconds)"' | awk -F, '{ printf "%.6f,%.6f", $1, $2 }')
+	uprofile=$kprofile
+elif [[ -n $separate ]]; then
 	perf record -B -q -e cpu-clock:u -F 1000 -o "$work/perf.data" -- "$@" \
 		>/dev/null 2>&1
 	"$uprofile" -quiet -e cpu-clock -F 1000 -o "$work/umon.out" "$@" \
@@ -50,9 +67,10 @@ else
 fi
 
 # perf: "share<TAB>object<TAB>symbol", shares of the sample periods.
-perf script -i "$work/perf.data" -F comm,period,ip,sym,dso 2>/dev/null |
-	awk -v top="$top" '
-	$1 != "uprofile" && NF >= 4 {
+perf script -i "$work/perf.data" ${window:+--time "$window"} \
+	-F comm,period,ip,sym,dso 2>/dev/null |
+	awk -v top="$top" -v kernel="$kernel" '
+	(kernel ? $NF == "([kernel.kallsyms])" : $1 != "uprofile") && NF >= 4 {
 		tot += $2
 		dso = $NF; gsub(/^\(|\)$/, "", dso); n = split(dso, p, "/")
 		dso = p[n]
@@ -72,7 +90,9 @@ perf script -i "$work/perf.data" -F comm,period,ip,sym,dso 2>/dev/null |
 "$uprofile" -i "$work/umon.out" --format json |
 	jq -r '.rows[] | [(.inlined_into // .procedure),
 		(.object | split("/") | last), .percent[]] | @tsv' |
-	awk -F'\t' '{ s[$2 "\t" $1] += $3 }
+	awk -F'\t' '{ sym = $1
+		gsub(/\.(constprop|isra|part|cold|lto_priv)(\.[0-9]+)?/, "", sym)
+		s[$2 "\t" sym] += $3 }
 		END { for (k in s) print k "\t" s[k] }' >"$work/uprofile.tsv"
 
 awk -F'\t' 'NR == FNR { u[$1 "\t" $2] = $3; next }

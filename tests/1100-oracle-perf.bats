@@ -37,3 +37,16 @@ load helpers
 	refute_output --partial 'assertion failed'
 	assert_output --partial 'hot_a'
 }
+
+@test "kprofile: kernel procedure shares agree with perf -a within 3 points (same run)" {
+	skip_unless_perf_works
+	# Both CPUs busy reading /dev/zero: no idle CPU whose halt samples
+	# depend on timer placement.
+	run -0 "$ROOT/bench/shares.sh" --kernel -n 5 sh -c \
+		"taskset -c 0 $TPROG/kernelloop read 1 & taskset -c 1 $TPROG/kernelloop read 1; wait"
+	assert_line --regexp 'read_zero \(\[kernel\.kallsyms\]\)$'
+	local diff
+	diff=$(sed -n 's/^largest difference: \([0-9.]*\) .*/\1/p' <<<"$output")
+	[[ -n $diff ]] || fail "no 'largest difference' line"
+	assert_near "$diff" 0 3
+}
