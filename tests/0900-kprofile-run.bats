@@ -14,32 +14,6 @@ teardown() {
 	kill_started "${BG_PIDS[@]}"
 }
 
-# The online CPUs, one number a line ("0-1,3" -> 0 1 3).
-online_cpus() {
-	local part
-	local -a parts
-	IFS=, read -ra parts </sys/devices/system/cpu/online
-	for part in "${parts[@]}"; do
-		if [[ $part == *-* ]]; then
-			seq "${part%-*}" "${part#*-}"
-		else
-			echo "$part"
-		fi
-	done
-}
-
-# kjson FILE: the JSON report of FILE in $json (kprofile must succeed).
-kjson() {
-	run -0 --separate-stderr "$KPROFILE" -i "$1" --format json
-	json=$output
-}
-
-# Sum of every mode column of every CPU in the JSON report $json.
-modes_total() {
-	jq '[.modes[] | .user + .kernel + .idle + .guest + .hypervisor] |
-		add // 0' <<<"$json"
-}
-
 @test "a program's exit status passes through (0, 3), profile written" {
 	skip_unless_perf_works
 	local n

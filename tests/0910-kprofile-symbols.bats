@@ -20,37 +20,8 @@ teardown() {
 	[[ -z $SHARED_DIR ]] || rm -rf "$SHARED_DIR"
 }
 
-# The online CPUs, one number a line ("0-1,3" -> 0 1 3).
-online_cpus() {
-	local part
-	local -a parts
-	IFS=, read -ra parts </sys/devices/system/cpu/online
-	for part in "${parts[@]}"; do
-		if [[ $part == *-* ]]; then
-			seq "${part%-*}" "${part#*-}"
-		else
-			echo "$part"
-		fi
-	done
-}
-
-# A shell script that runs "$1" with the arguments "$2"... once on every
-# online CPU (pinned), so that no CPU is idle, and waits for them.
-on_every_cpu() {
-	local c script=""
-	for c in $(online_cpus); do
-		script+="taskset -c $c \"\$@\" & "
-	done
-	echo "${script}wait"
-}
-
 # The kernel's idle loop: what an idle CPU's samples are in.
 IDLE_RE='^(pv_native_safe_halt|native_safe_halt|default_idle|default_idle_call|arch_cpu_idle|cpu_idle_poll.*|poll_idle|mwait_idle.*|intel_idle.*|acpi_idle.*|acpi_safe_halt|cpuidle_enter_state|do_idle|.*_safe_halt)$'
-
-kjson() {
-	run -0 --separate-stderr "$KPROFILE" -i "$1" --format json
-	json=$output
-}
 
 # perf_agrees TOLERANCE ARG...: run kernelloop ARG... on every CPU under
 # kprofile, itself under "perf record -a -e cpu-clock -F 1000", so both

@@ -14,41 +14,6 @@ teardown() {
 	kill_started "${BG_PIDS[@]}"
 }
 
-# The online CPUs, one number a line ("0-1,3" -> 0 1 3).
-online_cpus() {
-	local part
-	local -a parts
-	IFS=, read -ra parts </sys/devices/system/cpu/online
-	for part in "${parts[@]}"; do
-		if [[ $part == *-* ]]; then
-			seq "${part%-*}" "${part#*-}"
-		else
-			echo "$part"
-		fi
-	done
-}
-
-# A shell script that runs "$@" once on every online CPU (pinned), so
-# that every CPU is busy, and waits for them.
-on_every_cpu() {
-	local c script=""
-	for c in $(online_cpus); do
-		script+="taskset -c $c \"\$@\" & "
-	done
-	echo "${script}wait"
-}
-
-kjson() {
-	run -0 --separate-stderr "$KPROFILE" -i "$1" --format json
-	json=$output
-}
-
-# Sum of every mode column of every CPU in the JSON report $json.
-modes_total() {
-	jq '[.modes[] | .user + .kernel + .idle + .guest + .hypervisor] |
-		add // 0' <<<"$json"
-}
-
 @test "-all (the default): one kmon.out with a modes row for every online CPU" {
 	skip_unless_perf_works
 	local -a cpus

@@ -18,20 +18,6 @@ teardown() {
 	kill_started "${BG_PIDS[@]}"
 }
 
-# The online CPUs, one number a line ("0-1,3" -> 0 1 3).
-online_cpus() {
-	local part
-	local -a parts
-	IFS=, read -ra parts </sys/devices/system/cpu/online
-	for part in "${parts[@]}"; do
-		if [[ $part == *-* ]]; then
-			seq "${part%-*}" "${part#*-}"
-		else
-			echo "$part"
-		fi
-	done
-}
-
 # busy_cpus SECONDS: a kernelloop pinned to every online CPU, in the
 # background, for SECONDS.
 busy_cpus() {
@@ -40,17 +26,6 @@ busy_cpus() {
 		taskset -c "$c" "$TPROG/kernelloop" read "$1" &
 		BG_PIDS+=("$!")
 	done
-}
-
-kjson() {
-	run -0 --separate-stderr "$KPROFILE" -i "$1" --format json
-	json=$output
-}
-
-# Sum of every mode column of every CPU in the JSON report $json.
-modes_total() {
-	jq '[.modes[] | .user + .kernel + .idle + .guest + .hypervisor] |
-		add // 0' <<<"$json"
 }
 
 # expect_seconds SECONDS: the profile in $json was enabled for about

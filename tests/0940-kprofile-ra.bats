@@ -22,11 +22,6 @@ teardown_file() {
 	rm -f "$BIG"
 }
 
-kjson() {
-	run -0 --separate-stderr "$KPROFILE" -i "$1" --format json
-	json=$output
-}
-
 # The kernel's idle loop: what an idle CPU's samples are in.  The other
 # CPU idles while the workload runs, and is sampled too.
 IDLE_RE='^(pv_native_safe_halt|native_safe_halt|default_idle|default_idle_call|arch_cpu_idle|cpu_idle_poll.*|poll_idle|mwait_idle.*|intel_idle.*|acpi_idle.*|acpi_safe_halt|cpuidle_enter_state|do_idle|.*_safe_halt)$'
