@@ -78,10 +78,57 @@ rep_uprof_line="$(q "$uprofile") -i umon.out -lines"
 
 echo "bench: workload $BUILD/tests/demo $SCALE, event $EVENT at $FREQ Hz," \
 	"timer $timer" >&2
-echo "bench: timing runs..." >&2
-read -r t_plain c_plain < <(mean_time plain "$RUNS" "$run_plain")
-read -r t_perf c_perf < <(mean_time perf-record "$RUNS" "$run_perf")
-read -r t_uprof c_uprof < <(mean_time uprofile-run "$RUNS" "$run_uprof")
+# The three runs are interleaved (plain, perf, uprofile, plain, ...) and
+# each summarized by its median: on a shared or virtual machine the speed
+# drifts by 10-20% over minutes, which blocks of consecutive runs would
+# charge to whichever command ran during a slow spell.
+echo "bench: timing runs (interleaved, median of $RUNS)..." >&2
+interleaved() {
+	local i name t
+	for ((i = 0; i < RUNS; i++)); do
+		for name in plain perf uprof; do
+			local var=run_$name
+			t=$( { TIMEFORMAT='%R %U %S'
+				time bash -c "${!var}" >/dev/null 2>&1; } 2>&1) ||
+				{ echo "bench: failed: ${!var}" >&2; exit 1; }
+			echo "$name $t"
+		done
+	done
+}
+median() {	# NAME COLUMN(wall|cpu) < "name wall user sys" lines
+	awk -v n="$1" -v col="$2" '$1 == n {
+		print (col == "wall" ? $2 : $3 + $4) }' | sort -g |
+		awk '{ v[NR] = $1 }
+		END {
+			m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+			printf "%.4f\n", m
+		}'
+}
+interleaved >runs.txt
+t_plain=$(median plain wall <runs.txt)
+c_plain=$(median plain cpu <runs.txt)
+t_perf=$(median perf wall <runs.txt)
+c_perf=$(median perf cpu <runs.txt)
+t_uprof=$(median uprof wall <runs.txt)
+c_uprof=$(median uprof cpu <runs.txt)
+
+# The profiler's own CPU time, without its workload's: perf stat counting
+# task-clock on the profiler's process only (--no-inherit).  Exact where
+# the wall times above drown in the machine's noise.
+own_cpu() {	# COMMAND-STRING: median milliseconds over RUNS
+	local i
+	for ((i = 0; i < RUNS; i++)); do
+		bash -c "perf stat --no-inherit -x, -e task-clock -- $1" \
+			2>&1 >/dev/null | awk -F, '$3 == "task-clock" { print $1 }'
+	done | sort -g | awk '{ v[NR] = $1 }
+		END {
+			m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+			printf "%.1f\n", m
+		}'
+}
+echo "bench: the profilers' own CPU time..." >&2
+o_perf=$(own_cpu "$run_perf")
+o_uprof=$(own_cpu "$run_uprof")
 
 # The profiles left by the last timed runs.
 [[ -s perf.data && -s umon.out ]] ||
@@ -97,9 +144,9 @@ read -r t_rul _ < <(WARMUP=1 mean_time uprofile-lines "$RUNS" "$rep_uprof_line")
 
 awk -v plain="$t_plain" -v perf="$t_perf" -v uprof="$t_uprof" \
 	-v cplain="$c_plain" -v cperf="$c_perf" -v cuprof="$c_uprof" \
-	-v sp="$s_perf" -v su="$s_uprof" \
+	-v sp="$s_perf" -v su="$s_uprof" -v op="$o_perf" -v ou="$o_uprof" \
 	-v rps="$t_rps" -v rup="$t_rup" -v rpl="$t_rpl" -v rul="$t_rul" \
-	-v desc="demo $SCALE, $EVENT @ $FREQ Hz, $timer" 'BEGIN {
+	-v desc="demo $SCALE, $EVENT @ $FREQ Hz; runs: median of $RUNS interleaved; reports: $timer" 'BEGIN {
 	printf "\nWorkload: %s\n\n", desc
 	printf "%-28s %12s %12s %10s\n", "", "perf", "uprofile", "up/perf"
 	printf "%-28s %12.3f %12s %10s\n", "run, unprofiled (s)", plain, "", ""
@@ -110,6 +157,8 @@ awk -v plain="$t_plain" -v perf="$t_perf" -v uprof="$t_uprof" \
 	printf "%-28s %12.3f %12.3f %10.2f\n", "CPU, profiled (s)", cperf, cuprof, cuprof / cperf
 	printf "%-28s %11.1f%% %11.1f%% %10s\n", "  CPU-time overhead",
 		100 * (cperf - cplain) / cplain, 100 * (cuprof - cplain) / cplain, ""
+	printf "%-28s %12.1f %12.1f %10.3f\n", "profiler'"'"'s own CPU (ms)",
+		op, ou, ou / op
 	printf "%-28s %12.1f %12.1f %10.3f\n", "profile size (KiB)",
 		sp / 1024, su / 1024, su / sp
 	printf "%-28s %12.3f %12.3f %10.2f\n", "report by procedure (s)", rps, rup, rup / rps
