@@ -3,11 +3,12 @@
 #include <linux/perf_event.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "error.h"
+#include "perf.h"
 #include "privilege.h"
+#include "stats.h"
 
 #define CAP_SYS_ADMIN_BIT 21
 #define CAP_SYSLOG_BIT 34
@@ -43,29 +44,6 @@ static unsigned long long effective_caps(void)
 static int has_cap(unsigned long long caps, int bit)
 {
 	return (caps >> bit) & 1;
-}
-
-/* Does the kernel let us open any event at all?  A container's seccomp
- * filter answers ENOSYS or EPERM whatever the sysctls say. */
-static int perf_syscall_blocked(int *err)
-{
-	struct perf_event_attr a;
-	long fd;
-
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.type = PERF_TYPE_SOFTWARE;
-	a.config = PERF_COUNT_SW_DUMMY;
-	a.disabled = 1;
-	a.exclude_kernel = 1;
-	a.exclude_hv = 1;
-	fd = syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
-	if (fd >= 0) {
-		close((int)fd);
-		return 0;
-	}
-	*err = errno;
-	return 1;
 }
 
 /* Are kernel addresses in /proc/kallsyms zeroed for us? */
@@ -124,7 +102,11 @@ int priv_check(const struct priv_need *need)
 				 "run as root, or set "
 				 "'sysctl kernel.perf_event_paranoid=1'",
 				 paranoid);
-	if (perf_syscall_blocked(&err))
+	/* Does the kernel let us open any event at all?  A container's
+	 * seccomp filter answers ENOSYS or EPERM whatever the sysctls say. */
+	err = -perf_probe(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY,
+			  STAT_MODE_USER, NULL);
+	if (err)
 		return prof_fail(PROF_EPERM, "perf_event_open is refused here "
 				 "(%s) although kernel.perf_event_paranoid=%d "
 				 "allows it: a container or seccomp policy "
