@@ -370,16 +370,16 @@ static int fail(int err)
 	return FE_EXIT_FAIL;
 }
 
-/* Synthesize the mappings of an existing process from /proc. */
-static void synthesize_maps(struct collector *col, pid_t pid)
+/* Feed the executable mappings listed in a /proc maps file; returns how
+ * many there were. */
+static int synthesize_from(struct collector *col, pid_t pid, const char *path)
 {
-	char path[64], line[4096];
-	FILE *f;
+	char line[4096];
+	FILE *f = fopen(path, "r");
+	int n = 0;
 
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
-	f = fopen(path, "r");
 	if (!f)
-		return;
+		return 0;
 	while (fgets(line, sizeof(line), f)) {
 		unsigned long long lo, hi, off;
 		char perm[8];
@@ -393,8 +393,39 @@ static void synthesize_maps(struct collector *col, pid_t pid)
 		line[strcspn(line, "\n")] = '\0';
 		collector_mmap(col, (uint32_t)pid, lo, hi - lo, off,
 			       line + name_at, NULL, 0, 0);
+		n++;
 	}
 	fclose(f);
+	return n;
+}
+
+/*
+ * Synthesize the mappings of an existing process from /proc.  A process
+ * whose main thread has exited (pthread_exit) shows empty maps under its
+ * pid: any live thread's view is the same address space.
+ */
+static void synthesize_maps(struct collector *col, pid_t pid)
+{
+	char path[96];
+	DIR *d;
+	struct dirent *e;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	if (synthesize_from(col, pid, path))
+		return;
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	d = opendir(path);
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%.20s/maps",
+			 (int)pid, e->d_name);
+		if (synthesize_from(col, pid, path))
+			break;
+	}
+	closedir(d);
 }
 
 static int list_tids(pid_t pid, pid_t **tids, size_t *n)

@@ -25,6 +25,9 @@ struct ring {
 	struct perf_event_mmap_page *meta;
 	uint8_t *data;
 	size_t size;			/* data area, power of two */
+	int hup;			/* the owning task exited: poll would
+					 * return at once forever, so the ring
+					 * is only drained on the timeout */
 };
 
 struct event_fd {
@@ -313,7 +316,7 @@ int perf_session_open(struct perf_session **out,
 	struct perf_session *s;
 	int *cpus = NULL;
 	const int *cpu_list = t->cpus;
-	size_t ncpus = t->ncpus, ci, ti, k, i;
+	size_t ncpus = t->ncpus, ci, ti, k, i, gone = 0;
 	size_t nopen = nspecs + (t->track ? 1 : 0);
 	size_t pages = t->ring_pages ? t->ring_pages : 64;
 	size_t ntasks = t->kind == PERF_TARGET_TASKS ? t->ntids : 1;
@@ -358,6 +361,15 @@ int perf_session_open(struct perf_session **out,
 				err = open_one(s, tracking ? NULL : &specs[si],
 					       tracking ? NO_STAT : (uint32_t)si,
 					       t, pid, cpu_list[ci], &fd);
+				/* A thread of an attached process may exit
+				 * (or be a zombie main thread) before we get
+				 * to it: follow the others. */
+				if (err == -PROF_ENOENT && k == 0 &&
+				    t->kind == PERF_TARGET_TASKS &&
+				    t->ntids > 1) {
+					gone++;
+					break;
+				}
 				if (err)
 					goto fail;
 				if (ring_fd < 0) {
@@ -377,7 +389,13 @@ int perf_session_open(struct perf_session **out,
 			}
 		}
 	}
-	qsort(s->fds, s->nfds, sizeof(*s->fds), cmp_fd_id);
+	if (!s->nfds) {
+		err = prof_fail(PROF_ENOENT, "no task left to follow (%zu exited)",
+				gone);
+		goto fail;
+	}
+	if (s->nfds > 1)
+		qsort(s->fds, s->nfds, sizeof(*s->fds), cmp_fd_id);
 	for (i = 0; i < nspecs; i++)
 		s->callchain |= specs[i].callchain;
 	free(cpus);
@@ -613,7 +631,8 @@ int perf_session_poll(struct perf_session *s, int timeout_ms,
 	if (ALLOC_GROW(s->pfds, n ? n : 1, s->alloc_pfds))
 		return prof_fail(PROF_ENOMEM, "out of memory");
 	for (i = 0; i < s->nrings; i++) {
-		s->pfds[i].fd = s->rings[i].fd;
+		/* A negative fd is skipped by poll(2). */
+		s->pfds[i].fd = s->rings[i].hup ? -1 : s->rings[i].fd;
 		s->pfds[i].events = POLLIN;
 		s->pfds[i].revents = 0;
 	}
@@ -624,6 +643,9 @@ int perf_session_poll(struct perf_session *s, int timeout_ms,
 	r = poll(s->pfds, n, timeout_ms);
 	if (r < 0 && errno != EINTR)
 		return prof_fail(PROF_EIO, "poll failed: %s", strerror(errno));
+	for (i = 0; r > 0 && i < s->nrings; i++)
+		if (s->pfds[i].revents & (POLLHUP | POLLERR))
+			s->rings[i].hup = 1;
 	for (i = 0; r > 0 && i < nextra; i++)
 		extra[i].revents = s->pfds[s->nrings + i].revents;
 	perf_session_drain(s);

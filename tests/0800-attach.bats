@@ -137,3 +137,55 @@ start_target() {
 	assert_near "$(json_share thread_work_a cpu-clock - <<<"$json")" 50 12
 	assert_near "$(json_share thread_work_b cpu-clock - <<<"$json")" 50 12
 }
+
+@test "-p on a process whose main thread exited: the live thread is sampled, no busy loop" {
+	skip_unless_perf_works
+	cat >thr.c <<'C'
+#include <pthread.h>
+#include <stdio.h>
+#include <time.h>
+#include <unistd.h>
+static void *quick(void *a) { return a; }
+__attribute__((noinline)) static void spin(double s)
+{
+	struct timespec t0, t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		for (volatile int i = 0; i < 10000; i++)
+			;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while (t.tv_sec - t0.tv_sec + (t.tv_nsec - t0.tv_nsec) / 1e9 < s);
+}
+static void *worker(void *a) { sleep(1); spin(1.5); return a; }
+int main(void)
+{
+	pthread_t a, b;
+
+	pthread_create(&a, 0, worker, 0);
+	pthread_create(&b, 0, quick, 0);
+	pthread_join(b, 0);
+	printf("%d\n", getpid());
+	fflush(stdout);
+	pthread_exit(0);	/* the main thread is a zombie from here */
+}
+C
+	gcc -O1 -g -pthread -o thr thr.c || fail "gcc failed"
+	./thr >thr.pid &
+	BG_PIDS+=("$!")
+	wait_nonempty thr.pid
+	local pid
+	pid=$(cat thr.pid)
+	# The profiler's own CPU time: a ring whose task is gone must not
+	# make poll(2) return at once forever.
+	run -0 /usr/bin/time -f 'cpu %U %S' "$UPROFILE" -quiet -p "$pid"
+	local cpu
+	cpu=$(awk '/^cpu / { print $2 + $3 }' <<<"$output")
+	[[ -n $cpu ]] || fail "no time output: $output"
+	awk -v c="$cpu" 'BEGIN { exit !(c < 0.5) }' ||
+		fail "uprofile used $cpu s of CPU attached for ~2.5 s"
+	run -0 --separate-stderr "$UPROFILE" -i umon.out --format json
+	run -0 jq -r '.rows[0] | "\(.procedure) \(.object | split("/") | last)"' \
+		<<<"$output"
+	assert_output 'spin thr'
+}
