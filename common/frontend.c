@@ -38,6 +38,7 @@ enum {
 	OPT_ALL, OPT_EACH, OPT_ONE, OPT_DISPLAY, OPT_PROCEDURES, OPT_LINES,
 	OPT_HEAVY, OPT_QUIT, OPT_ONLY, OPT_EXCLUDE, OPT_NUMBERS, OPT_FORMAT,
 	OPT_QUIET, OPT_COMPLETION, OPT_CONTROL, OPT_LIST, OPT_DRY_RUN,
+	OPT_REPORT_FILE,
 };
 
 static const struct argp_option stat_options[] = {
@@ -110,6 +111,9 @@ static const struct argp_option display_options[] = {
 	  "leave out procedures matching PROC (repeatable)", 4 },
 	{ "numbers", OPT_NUMBERS, NULL, 0, "show addresses", 4 },
 	{ "format", OPT_FORMAT, "text|json", 0, "report format", 4 },
+	{ "report-file", OPT_REPORT_FILE, "FILE", 0,
+	  "after a run, write the report to FILE (default: stderr, since "
+	  "stdout is the program's); with -i it goes to stdout", 4 },
 	{ "completion-helper", OPT_COMPLETION, NULL, OPTION_HIDDEN,
 	  "list options for shell completion", 4 },
 	{ 0 }
@@ -265,6 +269,7 @@ static error_t parse_shared(int key, char *arg, struct argp_state *state)
 			argp_failure(state, FE_EXIT_FAIL, ENOMEM, "options");
 		break;
 	case OPT_NUMBERS: c->display = 1; c->numbers = 1; break;
+	case OPT_REPORT_FILE: c->display = 1; c->report_file = arg; break;
 	case OPT_FORMAT:
 		if (!strcmp(arg, "json"))
 			c->json = 1;
@@ -595,7 +600,7 @@ static struct symbolizer *report_symbolizer(const struct fe_config *c,
 }
 
 static int show_report(const struct fe_config *c, const struct profile *p,
-		       const char *file, int summary_only)
+		       const char *file, int summary_only, FILE *out)
 {
 	struct symbolizer *sym = report_symbolizer(c, p);
 	struct report_options ro = {
@@ -623,12 +628,12 @@ static int show_report(const struct fe_config *c, const struct profile *p,
 		return err;
 	}
 	if (summary_only)
-		err = report_summary(stderr, r, SUMMARY_ROWS);
+		err = report_summary(out, r, SUMMARY_ROWS);
 	else if (c->json)
-		err = report_json(stdout, r);
+		err = report_json(out, r);
 	else
-		err = report_text(stdout, r);
-	if (!err && fflush(stdout))
+		err = report_text(out, r);
+	if (!err && fflush(out))
 		err = prof_fail(PROF_EIO, "cannot write report: %s",
 				strerror(errno));
 	report_free(r);
@@ -643,7 +648,7 @@ static int report_only(const struct fe_config *c)
 
 	if (err)
 		return fail(err);
-	err = show_report(c, p, c->input, 0);
+	err = show_report(c, p, c->input, 0, stdout);
 	profile_free(p);
 	return err ? fail(err) : 0;
 }
@@ -1000,14 +1005,46 @@ static int write_and_report(struct run *r, struct profile *tpl, int status)
 		/* A single merged profile is summarized; split runs list
 		 * their files only. */
 		if (n == 1)
-			show_report(c, ps[0], first, 1);
+			show_report(c, ps[0], first, 1, stderr);
 	}
 	if (c->display) {
+		/*
+		 * stdout belongs to the program that just ran (it may be
+		 * redirected to its data): the report goes to stderr, or to
+		 * -report-file, written whole or not at all.
+		 */
+		FILE *out = stderr;
+		char *tmp = NULL;
+
+		if (c->report_file) {
+			if (asprintf(&tmp, "%s.tmp", c->report_file) < 0) {
+				err = -PROF_ENOMEM;
+				goto out;
+			}
+			out = fopen(tmp, "w");
+			if (!out) {
+				err = prof_fail(PROF_EIO, "cannot write '%s': %s",
+						c->report_file, strerror(errno));
+				free(tmp);
+				goto out;
+			}
+		}
 		for (i = 0; i < n && !err; i++) {
 			char *path = profile_path(c, ps[i], split);
 
-			err = show_report(c, ps[i], path, 0);
+			err = show_report(c, ps[i], path, 0, out);
 			free(path);
+		}
+		if (c->report_file) {
+			if (fclose(out) && !err)
+				err = prof_fail(PROF_EIO, "cannot write '%s': %s",
+						c->report_file, strerror(errno));
+			if (!err && rename(tmp, c->report_file))
+				err = prof_fail(PROF_EIO, "cannot write '%s': %s",
+						c->report_file, strerror(errno));
+			if (err)
+				unlink(tmp);
+			free(tmp);
 		}
 	}
 	if (!c->quiet) {

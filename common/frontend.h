@@ -53,6 +53,7 @@ struct fe_config {
 	size_t nonly, nexclude, alloc_only, alloc_exclude;
 	int numbers;
 	int json;
+	const char *report_file;	/* report after a run goes here */
 	int quiet, verbose;
 	char **cmd;			/* program and arguments */
 	int ncmd;

@@ -141,6 +141,19 @@ int report_json(FILE *f, const struct report *r)
 	fprintf(f, "  \"view\": \"%s\",\n", view_key(r->opt.view));
 	fprintf(f, "  \"rows_total\": %zu,\n", r->nrows_all);
 	fprintf(f, "  \"unresolved_objects\": %zu,\n", r->unresolved_objects);
+	fputs("  \"stale_objects\": [", f);
+	for (i = 0; i < r->nstale; i++) {
+		if (i)
+			fputs(", ", f);
+		jstr(f, r->stale[i]);
+	}
+	fputs("],\n  \"objects_without_symbols\": [", f);
+	for (i = 0; i < r->nnosyms; i++) {
+		if (i)
+			fputs(", ", f);
+		jstr(f, r->nosyms[i]);
+	}
+	fputs("],\n", f);
 	fputs("  \"rows\": [", f);
 	for (i = 0; i < r->nrows; i++) {
 		const struct report_row *row = &r->rows[i];

@@ -152,22 +152,26 @@ void report_free(struct report *r)
 		free(pv);
 	}
 	free(r->rows);
+	free(r->stale);
+	free(r->nosyms);
 	free(r->total_samples);
 	free(r->total_weight);
 	free(r);
 }
 
+/* What we learnt about each object while resolving its addresses. */
+#define OBJ_UNREADABLE	0x1
+#define OBJ_STALE	0x2
+#define OBJ_NAMED	0x4	/* some address had a symbol or a line */
+#define OBJ_ANONYMOUS	0x8	/* some address had neither */
+
 static int resolve_sites(const struct profile *p, struct symbolizer *sym,
 			 struct strpool *pool, struct site **out,
-			 size_t *nout, size_t *unresolved)
+			 size_t *nout, uint8_t *bad)
 {
 	struct site *sites = NULL;
 	size_t n = 0, alloc = 0, i;
-	uint8_t *bad;
 
-	bad = calloc(p->nobjects ? p->nobjects : 1, 1);
-	if (!bad)
-		return -PROF_ENOMEM;
 	for (i = 0; i < p->ncounts; i++) {
 		if (ALLOC_GROW(sites, n + 1, alloc))
 			goto oom;
@@ -200,10 +204,12 @@ static int resolve_sites(const struct profile *p, struct symbolizer *sym,
 
 		memset(&res, 0, sizeof(res));
 		err = sym_resolve(sym, &so, sites[i].offset, &res);
-		if (err && !bad[sites[i].obj]) {
-			bad[sites[i].obj] = 1;
-			(*unresolved)++;
-		}
+		if (err)
+			bad[sites[i].obj] |= OBJ_UNREADABLE;
+		if (res.flags & SYM_F_STALE)
+			bad[sites[i].obj] |= OBJ_STALE;
+		bad[sites[i].obj] |= res.flags & (SYM_F_SYMBOL | SYM_F_DWARF) ?
+				     OBJ_NAMED : OBJ_ANONYMOUS;
 		if (res.nframes == 0) {
 			res.nframes = 1;
 			res.frames[0].function = "[unknown]";
@@ -220,12 +226,10 @@ static int resolve_sites(const struct profile *p, struct symbolizer *sym,
 		if (!sites[i].proc)
 			goto oom;
 	}
-	free(bad);
 	*out = sites;
 	*nout = n;
 	return 0;
 oom:
-	free(bad);
 	free(sites);
 	return -PROF_ENOMEM;
 }
@@ -244,6 +248,7 @@ int report_build(const struct profile *p, struct symbolizer *sym,
 	struct report *r;
 	struct priv *pv;
 	struct site *sites = NULL;
+	uint8_t *objstate = NULL;
 	size_t nsites = 0, i, j, ns;
 	size_t *bucket = NULL, nbuckets;
 	size_t alloc_rows = 0;
@@ -271,10 +276,26 @@ int report_build(const struct profile *p, struct symbolizer *sym,
 		r->total_samples[p->counts[i].stat] += p->counts[i].samples;
 		r->total_weight[p->counts[i].stat] += p->counts[i].weight;
 	}
-	err = resolve_sites(p, sym, &pv->pool, &sites, &nsites,
-			    &r->unresolved_objects);
+	objstate = calloc(p->nobjects ? p->nobjects : 1, 1);
+	r->stale = calloc(p->nobjects ? p->nobjects : 1, sizeof(char *));
+	r->nosyms = calloc(p->nobjects ? p->nobjects : 1, sizeof(char *));
+	if (!objstate || !r->stale || !r->nosyms)
+		goto oom;
+	err = resolve_sites(p, sym, &pv->pool, &sites, &nsites, objstate);
 	if (err)
 		goto fail;
+	for (i = 0; i < p->nobjects; i++) {
+		if (objstate[i] & OBJ_UNREADABLE)
+			r->unresolved_objects++;
+		else if (objstate[i] & OBJ_STALE)
+			r->stale[r->nstale++] = p->objects[i].path;
+		else if (p->objects[i].kind == PROF_OBJ_FILE &&
+			 (objstate[i] & (OBJ_NAMED | OBJ_ANONYMOUS)) ==
+			 OBJ_ANONYMOUS)
+			r->nosyms[r->nnosyms++] = p->objects[i].path;
+	}
+	free(objstate);
+	objstate = NULL;
 
 	/* Group sites into rows through a hash of the row's identity. */
 	nbuckets = 1;
@@ -402,6 +423,7 @@ oom:
 fail:
 	free(bucket);
 	free(sites);
+	free(objstate);
 	report_free(r);
 	return prof_fail(err, "cannot build report: %s", prof_strerror(err));
 }

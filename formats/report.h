@@ -66,6 +66,12 @@ struct report {
 	size_t nrows;
 	size_t nrows_all;		/* before -quit/-only/-exclude */
 	size_t unresolved_objects;	/* objects that could not be read */
+	const char **stale;		/* objects rebuilt since the profile
+					 * (build-id differs): paths */
+	size_t nstale;
+	const char **nosyms;		/* sampled objects with neither symbols
+					 * nor debug info (stripped): paths */
+	size_t nnosyms;
 	void *priv;
 };
 

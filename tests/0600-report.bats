@@ -361,13 +361,28 @@ check_rows_with_addr2line() {
 	[[ -s umon.out ]]
 }
 
-@test "-display prints the report on stdout, messages stay on stderr" {
+@test "-display after a run: the report goes to stderr, the program keeps stdout" {
 	skip_unless_perf_works
-	run -0 --separate-stderr "$UPROFILE" -e cpu-clock -display "$TPROG/spin2" 300
-	assert_line --regexp '^ +7[0-9]\.[0-9]+ +[0-9]+ +[0-9.]+ +hot_a +spin2$'
-	refute_line --partial 'profile written'
+	# stdout belongs to the program: exitwith -i copies stdin to it.
+	run -0 --separate-stderr "$UPROFILE" -e cpu-clock -display \
+		"$TPROG/exitwith" -i <<<"payload"
+	assert_output payload
+	[[ $stderr == *"procedures, by cpu-clock"* ]] ||
+		fail "no report on stderr: $stderr"
 	[[ $stderr == *"profile written to umon.out"* ]]
-	# and JSON on stdout is the whole stdout
-	run -0 --separate-stderr "$UPROFILE" -quiet -format json -display "$TPROG/spin2" 100
+	run -0 --separate-stderr "$UPROFILE" -e cpu-clock -display "$TPROG/spin2" 300
+	assert_output ""
+	grep -Eq '^ +7[0-9]\.[0-9]+ +[0-9]+ +[0-9.]+ +hot_a +spin2$' <<<"$stderr" ||
+		fail "no hot_a row in: $stderr"
+	# -report-file: the whole report, JSON here, in a file of its own
+	run -0 --separate-stderr "$UPROFILE" -quiet -format json \
+		-report-file r.json "$TPROG/spin2" 100
+	assert_output ""
+	assert_equal "$stderr" ""
+	run -0 jq -e '.schema_version == 1' r.json
+	run -0 find . -name 'r.json.tmp*'
+	assert_output ""
+	# -i: the report is the command's result, on stdout
+	run -0 --separate-stderr "$UPROFILE" -i umon.out -format json
 	run -0 jq -e '.schema_version == 1' <<<"$output"
 }

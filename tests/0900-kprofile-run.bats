@@ -269,10 +269,11 @@ os.execv(sys.argv[1], sys.argv[1:])' "$KPROFILE" -v -e cpu-clock \
 	assert_equal "$(jq -r '.rows[0].object' <<<"$json")" '[kernel.kallsyms]'
 	assert_equal "$(jq -r '.rows[0].address | test("^0xffff[0-9a-f]{12}$")' \
 		<<<"$json")" true
-	# Also straight after a run with -display.
+	# Also straight after a run with -display (stderr: stdout is the
+	# program's).
 	run -0 --separate-stderr "$KPROFILE" -quiet -e cpu-clock -display \
 		--format json -o j.out "$TPROG/kernelloop" read 0.3
-	assert_equal "$(jq -r '.tool, .file, .schema_version' <<<"$output")" \
+	assert_equal "$(jq -r '.tool, .file, .schema_version' <<<"$stderr")" \
 		$'kprofile\nj.out\n1'
 }
 
