@@ -246,9 +246,31 @@ check_rows_with_addr2line() {
 		assert_near "$a" 75 8
 		assert_near "$b" 25 8
 	fi
+	# the report says why the rows are addresses
+	run -0 jq -r '.objects_without_symbols[]' <<<"$json"
+	assert_output "$TPROG/spin2-stripped"
+	run -0 "$UPROFILE" -i stripped.out
+	assert_line "  note: spin2-stripped has no symbols (stripped): its rows are addresses; install its debug symbols or build it with -g"
 	# text views do not fail either
 	run -0 "$UPROFILE" -i stripped.out -lines
 	run -0 "$UPROFILE" -i stripped.out -heavy -numbers
+}
+
+@test "a program rebuilt since the profile: addresses, and the report says so" {
+	skip_unless_perf_works
+	cp "$TPROG/spin2" ./prog
+	run -0 "$UPROFILE" -quiet -e cpu-clock ./prog 200
+	run -0 jq -r '.stale_objects | length' \
+		< <("$UPROFILE" -i umon.out --format json)
+	assert_output 0
+	# Another binary at the same path: its build-id differs.
+	cp "$TPROG/inline" ./prog
+	run -0 --separate-stderr "$UPROFILE" -i umon.out --format json
+	run -0 jq -r '.stale_objects[]' <<<"$output"
+	assert_output "$PWD/prog"
+	run -0 "$UPROFILE" -i umon.out
+	assert_line "  note: prog was rebuilt since the profile was taken (its build-id differs): its rows are addresses"
+	refute_line --partial ' hot_a '
 }
 
 @test "JSON: the whole document parses and has the documented keys and types" {
