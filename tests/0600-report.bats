@@ -40,6 +40,13 @@ check_rows_with_addr2line() {
 		[[ $obj == "$TPROG"/* ]] || continue
 		frames=$(a2l "$obj" "$addr")
 		want=$(head -n1 <<<"$frames")
+		# Where addr2line knows nothing (a PLT stub), we name the
+		# address object+0xOFFSET and have no line: the same answer.
+		if [[ $want == "?? ??:0" && $proc == "${obj##*/}+0x"* &&
+			$file == null ]]; then
+			((++checked < n)) || break
+			continue
+		fi
 		assert_equal "$proc $file:$line" "$want"
 		if [[ $inl != null ]]; then
 			# the function it is inlined into is an outer frame
@@ -48,7 +55,7 @@ check_rows_with_addr2line() {
 		fi
 		((++checked < n)) || break
 	done < <(jq -r '.rows[] | [.procedure, (.inlined_into // "null"),
-		.object, .file, .line, .address] | @tsv' "$json")
+		.object, (.file // "null"), (.line // "null"), .address] | @tsv' "$json")
 	((checked > 0)) || fail "no row of a test program in $json"
 }
 
