@@ -70,6 +70,8 @@ struct collector {
 	unsigned *row_modes;		/* per stat: STAT_MODE_* that become rows */
 	uint32_t *expected;		/* splits that always get a profile */
 	size_t nexpected, alloc_expected;
+	uint32_t *cpus;			/* CPUs profiled: histogram rows */
+	size_t ncpus, alloc_cpus;
 	struct collect_range *ranges;	/* -ra: sorted, merged */
 	size_t nranges;
 	uint64_t moved;
@@ -187,6 +189,7 @@ void collector_free(struct collector *c)
 	free(c->parked);
 	free(c->modes);
 	free(c->expected);
+	free(c->cpus);
 	free(c->ranges);
 	free(c->samples);
 	free(c->lost);
@@ -198,6 +201,24 @@ void collector_set_modes(struct collector *c, uint32_t stat, unsigned modes)
 {
 	if (stat < c->nstats)
 		c->row_modes[stat] = modes;
+}
+
+int collector_add_cpu(struct collector *c, uint32_t cpu)
+{
+	if (ALLOC_GROW(c->cpus, c->ncpus + 1, c->alloc_cpus))
+		return -PROF_ENOMEM;
+	c->cpus[c->ncpus++] = cpu;
+	return 0;
+}
+
+static int cpu_profiled(const struct collector *c, uint32_t cpu)
+{
+	size_t i;
+
+	for (i = 0; i < c->ncpus; i++)
+		if (c->cpus[i] == cpu)
+			return 1;
+	return 0;
 }
 
 int collector_expect_split(struct collector *c, uint32_t split)
@@ -717,7 +738,7 @@ static int build_one(struct collector *c, const struct profile *tpl,
 {
 	struct profile *p = profile_new();
 	uint32_t *remap = NULL;
-	size_t i;
+	size_t i, last;
 
 	*out = p;
 	if (!p || copy_meta(p, tpl))
@@ -784,19 +805,27 @@ static int build_one(struct collector *c, const struct profile *tpl,
 	free(remap);
 	if (p->ncounts > 1)
 		qsort(p->counts, p->ncounts, sizeof(*p->counts), cmp_count);
-	for (i = 0; i < c->nmodes; i++) {
+	/* A row for every CPU profiled (sampled or not) and every CPU
+	 * sampled; with -each only the file's own CPU. */
+	last = c->nmodes;
+	for (i = 0; i < c->ncpus; i++)
+		if (c->cpus[i] + 1 > last)
+			last = c->cpus[i] + 1;
+	for (i = 0; i < last; i++) {
+		struct prof_modes row = { .cpu = (uint32_t)i };
 		uint64_t any = 0;
 		int m;
 
+		if (i < c->nmodes)
+			row = c->modes[i];
 		for (m = 0; m < PROF_NMODES; m++)
-			any |= c->modes[i].n[m];
-		/* Rows exist up to the highest CPU seen; a CPU that was never
-		 * sampled (not profiled: -one) has no row. */
-		if (!any || (c->split == COLLECT_SPLIT_CPU && i != split))
+			any |= row.n[m];
+		if ((!any && !cpu_profiled(c, (uint32_t)i)) ||
+		    (c->split == COLLECT_SPLIT_CPU && i != split))
 			continue;
 		if (ALLOC_GROW(p->modes, p->nmodes + 1, p->alloc_modes))
 			return -PROF_ENOMEM;
-		p->modes[p->nmodes++] = c->modes[i];
+		p->modes[p->nmodes++] = row;
 	}
 	return 0;
 }

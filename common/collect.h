@@ -53,6 +53,10 @@ void collector_free(struct collector *c);
  */
 void collector_set_modes(struct collector *c, uint32_t stat, unsigned modes);
 
+/* A CPU being profiled: the mode histogram has a row for it even if it
+ * is never sampled (an idle, tickless CPU). */
+int collector_add_cpu(struct collector *c, uint32_t cpu);
+
 /* Make sure a profile exists for this pid/cpu even if it gets no sample
  * (-each writes one file per CPU). */
 int collector_expect_split(struct collector *c, uint32_t split);

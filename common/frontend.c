@@ -1180,14 +1180,23 @@ static int run_collection(struct fe_config *c, int argc, char **argv)
 	}
 	for (i = 0; i < r.nstats; i++)
 		collector_set_modes(r.col, (uint32_t)i, r.choice[i].modes);
-	if (c->cpus == FE_CPUS_EACH) {
-		/* -each: a file for every CPU, sampled or not. */
+	if (c->cpus == FE_CPUS_ONE) {
+		err = collector_add_cpu(r.col, (uint32_t)one_cpu);
+		if (err)
+			goto fail;
+	} else {
+		/* Every profiled CPU gets a histogram row, and with -each a
+		 * file, sampled or not. */
 		int *cpus = NULL;
 		size_t ncpus = 0, k;
 
 		err = perf_online_cpus(&cpus, &ncpus);
-		for (k = 0; !err && k < ncpus; k++)
-			err = collector_expect_split(r.col, (uint32_t)cpus[k]);
+		for (k = 0; !err && k < ncpus; k++) {
+			err = collector_add_cpu(r.col, (uint32_t)cpus[k]);
+			if (!err && c->cpus == FE_CPUS_EACH)
+				err = collector_expect_split(r.col,
+							     (uint32_t)cpus[k]);
+		}
 		free(cpus);
 		if (err)
 			goto fail;
