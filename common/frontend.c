@@ -959,7 +959,7 @@ static int collect(struct run *r, int *status)
 	return 0;
 }
 
-static int write_and_report(struct run *r, struct profile *tpl, int status)
+static int write_and_report(struct run *r, struct profile *tpl)
 {
 	struct fe_config *c = r->cfg;
 	struct profile **ps = NULL;
@@ -1073,7 +1073,6 @@ static int write_and_report(struct run *r, struct profile *tpl, int status)
 			notice(c, "the kernel dropped %" PRIu64 " samples: "
 			       "lower the rate with -F", lost);
 	}
-	(void)status;
 out:
 	free(first);
 	for (i = 0; i < n; i++)
@@ -1121,7 +1120,7 @@ static int check_output_dir(const struct fe_config *c)
 	return err;
 }
 
-static int run_collection(struct fe_config *c, int argc, char **argv)
+static int run_collection(struct fe_config *c)
 {
 	struct run r = { .cfg = c, .sigfd = -1, .control_fd = -1,
 			 .control_keep_fd = -1 };
@@ -1380,7 +1379,7 @@ static int run_collection(struct fe_config *c, int argc, char **argv)
 			goto fail;
 		}
 	}
-	err = write_and_report(&r, tpl, status);
+	err = write_and_report(&r, tpl);
 	if (err)
 		goto fail;
 	code = r.have_child ? status : 0;
@@ -1391,12 +1390,10 @@ fail_child:
 		launch_wait(&r.child);
 	}
 fail:
+	/* Our own failure is 125 even after the program ran: a script
+	 * must not read success into a profile that was not written. */
 	fprintf(stderr, "%s: %s\n", g_tool->name, prof_error(err));
-	/* The program ran: its status is still the most useful answer
-	 * only if we failed after it finished; otherwise ours. */
 out:
-	(void)argc;
-	(void)argv;
 	profile_free(tpl);
 	perf_session_free(r.sess);
 	collector_free(r.col);
@@ -1469,7 +1466,7 @@ int fe_main(const struct fe_tool *tool, int argc, char **argv)
 	} else if (cfg.input)
 		code = report_only(&cfg);
 	else
-		code = run_collection(&cfg, argc, argv);
+		code = run_collection(&cfg);
 	free(cfg.stats);
 	free(cfg.only);
 	free(cfg.exclude);

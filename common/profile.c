@@ -531,7 +531,6 @@ int profile_write(const struct profile *p, const char *path)
 struct cursor {
 	const uint8_t *p;
 	size_t len, pos;
-	const char *what;	/* section being read, for messages */
 	int bad;
 };
 
@@ -927,8 +926,7 @@ int profile_decode(const void *data, size_t len, struct profile **out)
 						 "%s section lies outside the file",
 						 names[id]);
 			}
-			c = (struct cursor){ .p = d + off, .len = slen,
-					     .what = names[id] };
+			c = (struct cursor){ .p = d + off, .len = slen };
 			if (seen & (1 << id) || dec[id](p, &c) || c.bad ||
 			    c.pos != c.len) {
 				profile_free(p);
