@@ -57,6 +57,16 @@ struct prof_stat {
 /* The statistic stands in for the one requested (no PMU: cycles is
  * sampled as cpu-clock). */
 #define PROF_STAT_SUBSTITUTE 0x1
+/* Exact counts from the sim engine (valgrind) or -pixie: every event
+ * counted, samples == weight == events. */
+#define PROF_STAT_SIMULATED 0x2
+/* Counting mode: value/time_enabled/time_running only, no counts. */
+#define PROF_STAT_COUNTING 0x4
+/* A ratio the user asked for (mispredict_per_ret): no counts of its own,
+ * computed by the report from its inputs. */
+#define PROF_STAT_DERIVED 0x8
+/* An instruction-sampling (profile-me) statistic: IBS, PEBS or SPE. */
+#define PROF_STAT_PROFILEME 0x10
 
 struct prof_count {
 	uint32_t obj;		/* index into objects */
