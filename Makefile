@@ -54,7 +54,8 @@ TPROG_CFLAGS := -O1 -g -fno-omit-frame-pointer
 TPROGS := spin2 inline shlib forkexec threads kernelloop exitwith demo
 TPROG_BIN := $(TPROGS:%=$(BUILD)/tests/%) $(BUILD)/tests/libhot.so \
 	$(BUILD)/tests/spin2-stripped
-TEST_TOOLS := $(BUILD)/tests/symtool $(BUILD)/tests/tablecheck
+TEST_TOOLS := $(BUILD)/tests/symtool $(BUILD)/tests/tablecheck \
+	$(BUILD)/tests/pmdecode
 
 all: $(TOOL_BIN) $(TPROG_BIN) $(TEST_TOOLS)
 
@@ -77,6 +78,10 @@ $(BUILD)/tests/symtool: $(BUILD)/obj/tests/tools/symtool.o $(LIB)
 	$(call quiet,LINK,$@)$(CC) $(CFLAGS) $(SANFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
 
 $(BUILD)/tests/tablecheck: $(BUILD)/obj/tests/tools/tablecheck.o $(LIB)
+	@mkdir -p $(dir $@)
+	$(call quiet,LINK,$@)$(CC) $(CFLAGS) $(SANFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
+
+$(BUILD)/tests/pmdecode: $(BUILD)/obj/tests/tools/pmdecode.o $(LIB)
 	@mkdir -p $(dir $@)
 	$(call quiet,LINK,$@)$(CC) $(CFLAGS) $(SANFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
 
