@@ -26,6 +26,7 @@
 #include "perf.h"
 #include "privilege.h"
 #include "profile.h"
+#include "profileme.h"
 #include "report.h"
 #include "stats.h"
 #include "symbolize.h"
@@ -38,7 +39,7 @@ enum {
 	OPT_ALL, OPT_EACH, OPT_ONE, OPT_DISPLAY, OPT_PROCEDURES, OPT_LINES,
 	OPT_HEAVY, OPT_QUIT, OPT_ONLY, OPT_EXCLUDE, OPT_NUMBERS, OPT_FORMAT,
 	OPT_QUIET, OPT_COMPLETION, OPT_CONTROL, OPT_LIST, OPT_DRY_RUN,
-	OPT_REPORT_FILE,
+	OPT_REPORT_FILE, OPT_PMU,
 };
 
 static const struct argp_option stat_options[] = {
@@ -55,6 +56,11 @@ static const struct argp_option stat_options[] = {
 	{ "dry-run", OPT_DRY_RUN, NULL, 0,
 	  "print the perf_event_attr of each event that would be opened, "
 	  "and exit (hardware statistics are shown even without a PMU)", 1 },
+	{ "pmu", OPT_PMU, "FAMILY", 0,
+	  "instruction sampling (profile-me): names such as retire, cycles, "
+	  "delay, mispredict, dtb_miss are sampled on FAMILY: amd-ibs, "
+	  "intel-pebs, arm-spe or auto (docs/profileme.md; UPROFILE_SYSFS "
+	  "names another sysfs root, for --dry-run)", 1 },
 	{ "kernel", OPT_KERNEL, NULL, 0, "also sample kernel mode", 1 },
 	{ "user", OPT_USER, NULL, 0, "also sample user mode", 1 },
 	{ 0 }
@@ -286,19 +292,26 @@ static error_t parse_shared(int key, char *arg, struct argp_state *state)
 		list_statistics();
 		exit(0);
 	case OPT_DRY_RUN: c->dry_run = 1; break;
+	case OPT_PMU:
+		if (strcmp(arg, "auto") && pm_family_lookup(arg) < 0)
+			argp_error(state, "--pmu: unknown family '%s' (amd-ibs,"
+				   " intel-pebs, arm-spe or auto)", arg);
+		c->pmu = arg;
+		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
 	}
 	return 0;
 }
 
-static int looks_like_stat(const char *word)
+static int looks_like_stat(const struct fe_config *c, const char *word)
 {
 	char name[64];
 
 	snprintf(name, sizeof(name), "%s", word);
 	name[strcspn(name, ":")] = '\0';
-	return !strchr(word, '/') && stat_lookup(name) != NULL;
+	return !strchr(word, '/') && (stat_lookup(name) != NULL ||
+				      (c->pmu && pm_lookup(name) >= 0));
 }
 
 static error_t parse_root(int key, char *arg, struct argp_state *state)
@@ -313,7 +326,7 @@ static error_t parse_root(int key, char *arg, struct argp_state *state)
 		return 0;
 	case ARGP_KEY_ARG:
 		/* Tru64: statistics are the words before the program. */
-		if (!c->cmd && looks_like_stat(arg)) {
+		if (!c->cmd && looks_like_stat(c, arg)) {
 			add_stats(c, arg, state);
 			return 0;
 		}
@@ -658,6 +671,7 @@ struct run {
 	struct stat_choice *choice;
 	size_t nstats;
 	struct perf_event_spec *specs;
+	struct pm_pmu pmu;		/* --pmu: the family's PMU */
 	struct collector *col;
 	struct perf_session *sess;
 	struct launch child;
@@ -672,6 +686,88 @@ struct run {
 	sigset_t old_mask;
 };
 
+/*
+ * --pmu: names of profile-me statistics sample the family's instruction
+ * sampler.  Until the statistics table has STAT_PROFILEME entries, the
+ * names resolve here through pm_lookup(); the stat_def of each is made
+ * up from the profile-me names.
+ */
+static struct stat_def pm_defs[PM_NSTATS];
+
+static int resolve_pm(struct run *r, const char *text, unsigned modes,
+		      struct stat_choice *ch)
+{
+	char name[64];
+	const char *colon = strchr(text, ':');
+	int st;
+
+	snprintf(name, sizeof(name), "%.*s",
+		 (int)(colon ? (size_t)(colon - text) : strlen(text)), text);
+	st = pm_lookup(name);
+	if (st < 0)
+		return 0;
+	if (colon) {
+		const char *m;
+
+		modes = 0;
+		for (m = colon + 1; *m; m++) {
+			if (*m == 'u')
+				modes |= STAT_MODE_USER;
+			else if (*m == 'k')
+				modes |= STAT_MODE_KERNEL;
+			else if (*m == 'h')
+				modes |= STAT_MODE_HV;
+			else
+				return prof_fail(PROF_EINVAL, "statistic '%s':"
+						 " unknown modifier '%c' (u, k,"
+						 " h)", text, *m);
+		}
+		if (!modes)
+			return prof_fail(PROF_EINVAL, "statistic '%s': no "
+					 "mode after ':'", text);
+	}
+	if (!pm_family_provides(r->pmu.family, st)) {
+		char avail[512] = "";
+		int i;
+
+		for (i = 0; i < PM_NSTATS; i++)
+			if (pm_family_provides(r->pmu.family, i))
+				snprintf(avail + strlen(avail),
+					 sizeof(avail) - strlen(avail),
+					 "%s%s", avail[0] ? ", " : "",
+					 pm_stat_name(i));
+		return prof_fail(PROF_EUNAVAIL, "'%s' is not available: %s "
+				 "samples do not record it (see "
+				 "docs/profileme.md), try: %s", name,
+				 pm_family_name(r->pmu.family), avail);
+	}
+	pm_defs[st] = (struct stat_def){
+		.name = pm_stat_name(st), .desc = pm_stat_desc(st),
+		.kind = STAT_HW, .type = r->pmu.type, .config = (uint64_t)st,
+	};
+	memset(ch, 0, sizeof(*ch));
+	ch->def = ch->asked = &pm_defs[st];
+	ch->type = r->pmu.type;
+	ch->config = (uint64_t)st;
+	ch->modes = modes;
+	snprintf(ch->requested, sizeof(ch->requested), "%s", text);
+	return 1;
+}
+
+static int setup_pmu(struct run *r)
+{
+	const char *root = getenv("UPROFILE_SYSFS");
+	const char *f = r->cfg->pmu;
+
+	if (!f)
+		return 0;
+	if (root && !*root)
+		root = NULL;
+	if (!strcmp(f, "auto"))
+		return pm_pmu_detect(root, &r->pmu);
+	return pm_pmu_probe(pm_family_lookup(f), root, &r->pmu);
+}
+
 static int resolve_stats(struct run *r)
 {
 	struct fe_config *c = r->cfg;
@@ -685,14 +781,26 @@ static int resolve_stats(struct run *r)
 	r->specs = calloc(r->nstats, sizeof(*r->specs));
 	if (!r->choice || !r->specs)
 		return -PROF_ENOMEM;
+	{
+		int err = setup_pmu(r);
+
+		if (err)
+			return err;
+	}
 	for (i = 0; i < r->nstats; i++) {
 		struct stat_choice *ch = &r->choice[i];
-		int err = stat_resolve(names[i], modes,
+		int is_pm = c->pmu ? resolve_pm(r, names[i], modes, ch) : 0;
+		int err = is_pm < 0 ? is_pm : is_pm ? 0 :
+			  stat_resolve(names[i], modes,
 				       c->dry_run ? NULL : perf_probe, NULL, ch);
 		size_t j;
 
 		if (err)
 			return err;
+		if (is_pm) {
+			r->specs[i].pm.pmu = &r->pmu;
+			r->specs[i].pm.stat = (enum pm_stat)ch->config;
+		}
 		for (j = 0; j < i; j++)
 			if (r->choice[j].def == ch->def &&
 			    r->choice[j].modes == ch->modes)
@@ -1245,7 +1353,9 @@ static int run_collection(struct fe_config *c)
 			t.enable_on_exec = 1;
 			t.track = 1;
 		}
-		perf_describe(stdout, r.specs, r.nstats, &t);
+		err = perf_describe(stdout, r.specs, r.nstats, &t);
+		if (err)
+			goto fail;
 		code = fflush(stdout) ? FE_EXIT_FAIL : 0;
 		goto out;
 	}
@@ -1363,8 +1473,9 @@ static int run_collection(struct fe_config *c)
 			.requested = r.choice[i].requested,
 			.type = r.specs[i].type,
 			.modes = r.choice[i].modes,
-			.flags = r.choice[i].substitute ?
-				 PROF_STAT_SUBSTITUTE : 0,
+			.flags = (r.choice[i].substitute ?
+				  PROF_STAT_SUBSTITUTE : 0) |
+				 (r.specs[i].pm.pmu ? PROF_STAT_PROFILEME : 0),
 			.config = r.specs[i].config,
 			.period = r.specs[i].period,
 			.freq = r.specs[i].freq,
@@ -1379,6 +1490,10 @@ static int run_collection(struct fe_config *c)
 			goto fail;
 		}
 	}
+	if (c->verbose && perf_session_pm_dropped(r.sess))
+		notice(c, "%" PRIu64 " instruction samples dropped (no valid "
+		       "instruction address, or malformed)",
+		       perf_session_pm_dropped(r.sess));
 	err = write_and_report(&r, tpl);
 	if (err)
 		goto fail;

@@ -59,6 +59,8 @@ struct fe_config {
 	int ncmd;
 	int triggered;			/* -t: start with sampling off */
 	int dry_run;			/* print the events, open nothing */
+	const char *pmu;		/* --pmu: instruction-sampling family
+					 * for profile-me names, or NULL */
 	const char *control;		/* -control FIFO */
 	const char *vmlinux;		/* (tool) kernel image, -k */
 	const char **ra;		/* (tool) -ra routine patterns, or NULL */

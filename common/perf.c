@@ -34,6 +34,27 @@ struct event_fd {
 	int fd;
 	uint64_t id;
 	uint32_t stat;
+	int pm;			/* index into perf_session.pm, or -1 */
+};
+
+#define NO_STAT UINT32_MAX
+#define MAX_PM_EVENTS 16
+
+/* One profile-me event opened for some statistics (pm_plan). */
+struct pm_open {
+	struct pm_event ev;
+	uint32_t stat_of[PM_NSTATS];	/* spec index, or NO_STAT */
+	const struct perf_event_spec *first;	/* period, freq, chains */
+	unsigned modes;			/* union over its specs */
+	uint64_t sample_type;
+};
+
+/* What is opened per CPU and task, in order: the tracking dummy, the
+ * ordinary specs, then the profile-me events. */
+struct opener {
+	const struct perf_event_spec *sp;	/* NULL: tracking dummy */
+	uint32_t stat;
+	int pm;
 };
 
 /* A record copied out of a ring, delivered in time order. */
@@ -60,6 +81,10 @@ struct perf_session {
 
 	struct pollfd *pfds;
 	size_t alloc_pfds;
+
+	struct pm_open pm[MAX_PM_EVENTS];
+	size_t npm;
+	uint64_t pm_dropped;
 };
 
 static long sys_perf_event_open(struct perf_event_attr *attr, pid_t pid,
@@ -150,12 +175,6 @@ static int open_error(int err, const struct perf_event_spec *spec, pid_t pid)
 			 strerror(err), hint);
 }
 
-#define NO_STAT UINT32_MAX
-
-/*
- * Open one event.  sp NULL opens the tracking dummy: no samples, only the
- * side-band records, enabled from the start (or at exec).
- */
 /*
  * The attributes of one event.  sp NULL describes the tracking dummy: no
  * samples, only the side-band records, enabled from the start (or at
@@ -163,6 +182,7 @@ static int open_error(int err, const struct perf_event_spec *spec, pid_t pid)
  * would be opened on hardware this machine lacks.
  */
 static void build_attr(const struct perf_event_spec *sp,
+		       const struct pm_open *pm,
 		       const struct perf_target *t, struct perf_event_attr *a)
 {
 	memset(a, 0, sizeof(*a));
@@ -198,6 +218,14 @@ static void build_attr(const struct perf_event_spec *sp,
 	}
 	a->type = sp->type;
 	a->config = sp->config;
+	if (pm) {
+		a->type = pm->ev.type;
+		a->config = pm->ev.config;
+		a->config1 = pm->ev.config1;
+		a->config2 = pm->ev.config2;
+		a->precise_ip = pm->ev.precise_ip & 3;
+		a->sample_type |= pm->ev.sample_type;
+	}
 	if (sp->callchain) {
 		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
 		a->exclude_callchain_user = 1;
@@ -208,22 +236,126 @@ static void build_attr(const struct perf_event_spec *sp,
 		a->freq = 1;
 		a->sample_freq = sp->freq;
 	}
-	set_modes(a, sp->modes);
+	/* A PMU that cannot filter modes samples them all; the collector
+	 * keeps the asked ones (collector_set_modes). */
+	if (!pm || pm->ev.hw_modes)
+		set_modes(a, pm ? pm->modes : sp->modes);
 	a->disabled = 1;
 	a->enable_on_exec = t->enable_on_exec && !t->triggered;
 }
 
-void perf_describe(FILE *f, const struct perf_event_spec *specs,
-		   size_t nspecs, const struct perf_target *t)
+/*
+ * Plan the profile-me events of specs into pm[] (*npm of them) and list
+ * every event to open into op[] (nspecs + 1 + MAX_PM_EVENTS room).
+ */
+static int plan_opens(const struct perf_event_spec *specs, size_t nspecs,
+		      const struct perf_target *t, struct pm_open *pm,
+		      size_t *npm, struct opener *op, size_t *nop)
 {
-	size_t k, nopen = nspecs + (t->track ? 1 : 0);
+	size_t i, j, n = 0;
 
-	for (k = 0; k < nopen; k++) {
-		int tracking = t->track && k == 0;
+	*npm = 0;
+	if (t->track)
+		op[n++] = (struct opener){ .sp = NULL, .stat = NO_STAT,
+					   .pm = -1 };
+	for (i = 0; i < nspecs; i++)
+		if (!specs[i].pm.pmu)
+			op[n++] = (struct opener){ .sp = &specs[i],
+						   .stat = (uint32_t)i,
+						   .pm = -1 };
+	for (i = 0; i < nspecs; i++) {
+		const struct pm_pmu *pmu = specs[i].pm.pmu;
+		enum pm_stat stats[PM_NSTATS];
+		uint32_t stat_of[PM_NSTATS];
+		struct pm_event ev[MAX_PM_EVENTS];
+		unsigned modes = 0;
+		size_t ns = 0;
+		int nev, k, done = 0;
+
+		if (!pmu)
+			continue;
+		for (j = 0; j < i; j++)
+			if (specs[j].pm.pmu &&
+			    specs[j].pm.pmu->family == pmu->family)
+				done = 1;
+		if (done)
+			continue;
+		for (k = 0; k < PM_NSTATS; k++)
+			stat_of[k] = NO_STAT;
+		for (j = i; j < nspecs; j++) {
+			const struct perf_pm_spec *p = &specs[j].pm;
+
+			if (!p->pmu || p->pmu->family != pmu->family)
+				continue;
+			if ((unsigned)p->stat >= PM_NSTATS)
+				return prof_fail(PROF_EINVAL, "profile-me "
+						 "statistic %d out of range",
+						 (int)p->stat);
+			if (stat_of[p->stat] != NO_STAT)
+				return prof_fail(PROF_EINVAL, "statistic '%s' "
+						 "is given twice",
+						 pm_stat_name(p->stat));
+			stat_of[p->stat] = (uint32_t)j;
+			stats[ns++] = p->stat;
+			modes |= specs[j].modes;
+		}
+		if (specs[i].period) {
+			int err = pm_check_period(pmu->family,
+						  specs[i].period);
+
+			if (err)
+				return err;
+		}
+		nev = pm_plan(pmu, stats, ns, ev,
+			      MAX_PM_EVENTS - *npm);
+		if (nev < 0)
+			return nev;
+		for (k = 0; k < nev; k++) {
+			struct pm_open *o = &pm[(*npm)++];
+			uint32_t first = NO_STAT;
+			int s2;
+
+			o->ev = ev[k];
+			o->first = &specs[i];
+			o->modes = modes;
+			for (s2 = 0; s2 < PM_NSTATS; s2++) {
+				o->stat_of[s2] = o->ev.feeds[s2] ?
+						 stat_of[s2] : NO_STAT;
+				if (o->stat_of[s2] < first)
+					first = o->stat_of[s2];
+			}
+			/* Totals of an event count for its first stat. */
+			op[n++] = (struct opener){ .sp = &specs[i],
+						   .stat = first,
+						   .pm = (int)(o - pm) };
+		}
+	}
+	*nop = n;
+	return 0;
+}
+
+int perf_describe(FILE *f, const struct perf_event_spec *specs,
+		  size_t nspecs, const struct perf_target *t)
+{
+	struct pm_open *pm;
+	struct opener *op;
+	size_t k, nop, npm;
+	int err;
+
+	pm = calloc(MAX_PM_EVENTS, sizeof(*pm));
+	op = calloc(nspecs + 1 + MAX_PM_EVENTS, sizeof(*op));
+	if (!pm || !op) {
+		free(pm);
+		free(op);
+		return prof_fail(PROF_ENOMEM, "out of memory");
+	}
+	err = plan_opens(specs, nspecs, t, pm, &npm, op, &nop);
+	for (k = 0; !err && k < nop; k++) {
+		int tracking = !op[k].sp;
+		const struct pm_open *o = op[k].pm >= 0 ? &pm[op[k].pm] : NULL;
 		struct perf_event_attr a;
 
-		build_attr(tracking ? NULL : &specs[k - (t->track ? 1 : 0)],
-			   t, &a);
+		build_attr(op[k].sp, o, t, &a);
 		fprintf(f, "event %zu%s\n", k, tracking ? " (tracking)" : "");
 		fprintf(f, "  target %s\n", t->kind == PERF_TARGET_TASKS ?
 			"tasks, per CPU" : "CPUs");
@@ -247,24 +379,49 @@ void perf_describe(FILE *f, const struct perf_event_spec *specs,
 			a.sample_id_all);
 		fprintf(f, "  watermark %u wakeup_watermark %u\n",
 			a.watermark, a.wakeup_watermark);
+		if (o) {
+			int s2;
+
+			fprintf(f, "  config1 %#llx config2 %#llx "
+				"precise_ip %u\n",
+				(unsigned long long)a.config1,
+				(unsigned long long)a.config2, a.precise_ip);
+			fprintf(f, "  profile-me %s %s%s:",
+				pm_family_name(o->ev.family), o->ev.name,
+				o->ev.aux ? " (AUX area)" : "");
+			for (s2 = 0; s2 < PM_NSTATS; s2++)
+				if (o->stat_of[s2] != NO_STAT)
+					fprintf(f, " %s", pm_stat_name(s2));
+			fprintf(f, "\n");
+		}
 	}
+	free(pm);
+	free(op);
+	return err;
 }
 
-static int open_one(struct perf_session *s, const struct perf_event_spec *sp,
-		    uint32_t stat, const struct perf_target *t, pid_t pid,
-		    int cpu, int *fd_out)
+static int open_one(struct perf_session *s, const struct opener *op,
+		    const struct perf_target *t, pid_t pid, int cpu,
+		    int *fd_out)
 {
+	const struct perf_event_spec *sp = op->sp;
+	const struct pm_open *pm = op->pm >= 0 ? &s->pm[op->pm] : NULL;
 	struct perf_event_attr a;
 	long fd;
 
-	build_attr(sp, t, &a);
+	if (pm && pm->ev.aux)
+		return prof_fail(PROF_EUNAVAIL, "%s: collecting from the AUX "
+				 "area is not implemented (its packets are "
+				 "decoded, see docs/profileme.md)",
+				 pm_family_name(pm->ev.family));
+	build_attr(sp, pm, t, &a);
 	fd = sys_perf_event_open(&a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0) {
 		struct perf_event_spec dummy = {
 			.type = a.type, .config = a.config,
 		};
 
-		return open_error(errno, sp ? sp : &dummy, pid);
+		return open_error(errno, sp && !pm ? sp : &dummy, pid);
 	}
 	*fd_out = (int)fd;
 	if (ALLOC_GROW(s->fds, s->nfds + 1, s->alloc_fds)) {
@@ -272,7 +429,8 @@ static int open_one(struct perf_session *s, const struct perf_event_spec *sp,
 		return prof_fail(PROF_ENOMEM, "out of memory");
 	}
 	s->fds[s->nfds].fd = (int)fd;
-	s->fds[s->nfds].stat = stat;
+	s->fds[s->nfds].stat = op->stat;
+	s->fds[s->nfds].pm = op->pm;
 	if (ioctl((int)fd, PERF_EVENT_IOC_ID, &s->fds[s->nfds].id)) {
 		close((int)fd);
 		return prof_fail(PROF_EPERF, "cannot identify event: %s",
@@ -317,7 +475,8 @@ int perf_session_open(struct perf_session **out,
 	int *cpus = NULL;
 	const int *cpu_list = t->cpus;
 	size_t ncpus = t->ncpus, ci, ti, k, i, gone = 0;
-	size_t nopen = nspecs + (t->track ? 1 : 0);
+	size_t nopen = 0;
+	struct opener *op = NULL;
 	size_t pages = t->ring_pages ? t->ring_pages : 64;
 	size_t ntasks = t->kind == PERF_TARGET_TASKS ? t->ntids : 1;
 	int err;
@@ -328,9 +487,26 @@ int perf_session_open(struct perf_session **out,
 		return prof_fail(PROF_ENOMEM, "out of memory");
 	s->col = col;
 	s->nspecs = nspecs;
+	op = calloc(nspecs + 1 + MAX_PM_EVENTS, sizeof(*op));
+	if (!op) {
+		free(s);
+		return prof_fail(PROF_ENOMEM, "out of memory");
+	}
+	err = plan_opens(specs, nspecs, t, s->pm, &s->npm, op, &nopen);
+	if (err) {
+		free(op);
+		free(s);
+		return err;
+	}
+	for (i = 0; i < s->npm; i++) {
+		s->pm[i].sample_type = SAMPLE_TYPE | s->pm[i].ev.sample_type;
+		if (s->pm[i].first->callchain)
+			s->pm[i].sample_type |= PERF_SAMPLE_CALLCHAIN;
+	}
 	if (!cpu_list) {
 		err = perf_online_cpus(&cpus, &ncpus);
 		if (err) {
+			free(op);
 			free(s);
 			return err;
 		}
@@ -355,12 +531,9 @@ int perf_session_open(struct perf_session **out,
 			/* The tracking event first, then the statistics. */
 			for (k = 0; k < nopen; k++) {
 				int fd = -1;
-				int tracking = t->track && k == 0;
-				size_t si = k - (t->track ? 1 : 0);
 
-				err = open_one(s, tracking ? NULL : &specs[si],
-					       tracking ? NO_STAT : (uint32_t)si,
-					       t, pid, cpu_list[ci], &fd);
+				err = open_one(s, &op[k], t, pid, cpu_list[ci],
+					       &fd);
 				/* A thread of an attached process may exit
 				 * (or be a zombie main thread) before we get
 				 * to it: follow the others. */
@@ -399,10 +572,12 @@ int perf_session_open(struct perf_session **out,
 	for (i = 0; i < nspecs; i++)
 		s->callchain |= specs[i].callchain;
 	free(cpus);
+	free(op);
 	*out = s;
 	return 0;
 fail:
 	free(cpus);
+	free(op);
 	perf_session_free(s);
 	return err;
 }
@@ -430,7 +605,8 @@ int perf_session_disable(struct perf_session *s)
 	return ioctl_all(s, PERF_EVENT_IOC_DISABLE);
 }
 
-static uint32_t stat_of_id(const struct perf_session *s, uint64_t id)
+static const struct event_fd *fd_of_id(const struct perf_session *s,
+				       uint64_t id)
 {
 	size_t lo = 0, hi = s->nfds;
 
@@ -438,13 +614,20 @@ static uint32_t stat_of_id(const struct perf_session *s, uint64_t id)
 		size_t mid = (lo + hi) / 2;
 
 		if (s->fds[mid].id == id)
-			return s->fds[mid].stat;
+			return &s->fds[mid];
 		if (s->fds[mid].id < id)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return UINT32_MAX;
+	return NULL;
+}
+
+static uint32_t stat_of_id(const struct perf_session *s, uint64_t id)
+{
+	const struct event_fd *e = fd_of_id(s, id);
+
+	return e ? e->stat : UINT32_MAX;
 }
 
 static inline uint64_t rd64(const uint8_t *p)
@@ -513,6 +696,109 @@ static int cmp_rec(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+/*
+ * A profile-me sample: walk the fields its event's sample_type puts in
+ * (the kernel's order), decode, and charge each statistic it met.
+ */
+static void deliver_pm(struct perf_session *s, struct pm_open *o,
+		       const struct perf_event_header *h, const uint8_t *b,
+		       const uint8_t *end)
+{
+	uint64_t st = o->sample_type, period;
+	struct collect_sample cs;
+	struct pm_sample ps;
+	const uint8_t *q = b + 24;	/* past identifier, ip, pid/tid */
+	const uint8_t *raw = NULL;
+	uint32_t raw_len = 0;
+	struct pm_pebs_input in;
+	int err, i;
+
+	memset(&in, 0, sizeof(in));
+	memset(&cs, 0, sizeof(cs));
+	cs.ip = rd64(b + 8);
+	cs.pid = rd32(b + 16);
+	cs.tid = rd32(b + 20);
+	cs.time = rd64(q);
+	q += 8;
+	if (st & PERF_SAMPLE_ADDR) {
+		in.addr = rd64(q);
+		q += 8;
+	}
+	cs.cpu = rd32(q);
+	period = rd64(q + 8);
+	q += 16;
+	if (q > end)
+		goto bad;
+	if (st & PERF_SAMPLE_CALLCHAIN) {
+		uint64_t nr;
+
+		if (q + 8 > end)
+			goto bad;
+		nr = rd64(q);
+		if (nr > (uint64_t)(end - q - 8) / 8)
+			goto bad;
+		cs.chain = (const uint64_t *)(q + 8);
+		cs.nchain = nr;
+		q += 8 + 8 * nr;
+	}
+	if (st & PERF_SAMPLE_RAW) {
+		if (q + 4 > end)
+			goto bad;
+		raw_len = rd32(q);
+		raw = q + 4;
+		if (raw_len > (size_t)(end - raw))
+			goto bad;
+		q = raw + raw_len;
+	}
+	if (st & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT)) {
+		uint64_t w;
+
+		if (q + 8 > end)
+			goto bad;
+		w = rd64(q);
+		q += 8;
+		/* var1_dw: load latency; var3_w: retire latency */
+		in.weight = (st & PERF_SAMPLE_WEIGHT_STRUCT) ?
+			    (uint32_t)w : w;
+		in.retire_lat = (uint16_t)(w >> 48);
+	}
+	if (st & PERF_SAMPLE_DATA_SRC) {
+		if (q + 8 > end)
+			goto bad;
+		in.data_src = rd64(q);
+		q += 8;
+	}
+	switch (o->ev.family) {
+	case PM_FAMILY_AMD_IBS:
+		err = raw ? pm_decode_ibs_op(raw, raw_len, &ps) :
+			    -PROF_EFORMAT;
+		break;
+	case PM_FAMILY_INTEL_PEBS:
+		in.event = (enum pm_pebs_event)o->ev.kind;
+		in.have = o->ev.have;
+		in.ip = cs.ip;
+		err = pm_decode_pebs(&in, &ps);
+		break;
+	default:
+		err = -PROF_EFORMAT;
+		break;
+	}
+	if (err)
+		goto bad;
+	cs.ip = ps.ip;
+	cs.cpumode = h->misc & PERF_RECORD_MISC_CPUMODE_MASK;
+	for (i = 0; i < PM_NSTATS; i++) {
+		if (o->stat_of[i] == NO_STAT || !ps.valid[i] || !ps.v[i])
+			continue;
+		cs.stat = o->stat_of[i];
+		cs.period = ps.v[i] * (period ? period : 1);
+		collector_sample(s->col, &cs);
+	}
+	return;
+bad:
+	s->pm_dropped++;
+}
+
 static void deliver(struct perf_session *s, const uint8_t *p)
 {
 	const struct perf_event_header *h = (const void *)p;
@@ -521,10 +807,17 @@ static void deliver(struct perf_session *s, const uint8_t *p)
 	struct collect_sample cs;
 
 	switch (h->type) {
-	case PERF_RECORD_SAMPLE:
+	case PERF_RECORD_SAMPLE: {
+		const struct event_fd *e;
+
 		if (h->size < 56)
 			return;
-		cs.stat = stat_of_id(s, rd64(b));
+		e = fd_of_id(s, rd64(b));
+		if (e && e->pm >= 0) {
+			deliver_pm(s, &s->pm[e->pm], h, b, end);
+			return;
+		}
+		cs.stat = e ? e->stat : UINT32_MAX;
 		cs.ip = rd64(b + 8);
 		cs.pid = rd32(b + 16);
 		cs.tid = rd32(b + 20);
@@ -544,6 +837,7 @@ static void deliver(struct perf_session *s, const uint8_t *p)
 		}
 		collector_sample(s->col, &cs);
 		return;
+	}
 	case PERF_RECORD_MMAP2: {
 		uint64_t time = rd64(end - 24);
 		const char *name = (const char *)b + 64;
@@ -669,6 +963,11 @@ void perf_session_totals(struct perf_session *s, size_t stat,
 		t->time_enabled += v[1];
 		t->time_running += v[2];
 	}
+}
+
+uint64_t perf_session_pm_dropped(const struct perf_session *s)
+{
+	return s->pm_dropped;
 }
 
 void perf_session_free(struct perf_session *s)

@@ -21,7 +21,25 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "profileme.h"
+
 struct collector;
+
+/*
+ * An instruction-sampling (profile-me) statistic: samples of the family's
+ * events are decoded (profileme.h) and charge the statistic stat with
+ * weight value x sample period (1 x period for an event such as retire,
+ * cycles x period for cycles), so ratios between statistics hold whatever
+ * the period of each event.  Specs with the same pmu are planned together
+ * (pm_plan): IBS and SPE open one event for all of them, PEBS one per
+ * precise event; the first spec of a family gives the period, frequency
+ * and call chains, and the modes of all are sampled.  The pmu is the
+ * caller's and must outlive the session.
+ */
+struct perf_pm_spec {
+	const struct pm_pmu *pmu;	/* NULL: an ordinary event */
+	enum pm_stat stat;
+};
 
 struct perf_event_spec {
 	uint32_t type;		/* PERF_TYPE_* */
@@ -30,6 +48,7 @@ struct perf_event_spec {
 	uint64_t period;	/* events per sample, or 0 to use freq */
 	uint64_t freq;		/* samples per second */
 	int callchain;		/* record kernel call chains */
+	struct perf_pm_spec pm;	/* type and config come from pm_plan */
 };
 
 enum perf_target_kind {
@@ -61,10 +80,13 @@ int perf_probe(uint32_t type, uint64_t config, unsigned modes, void *unused);
 
 /*
  * Print the perf_event_attr of every event perf_session_open() would open
- * for these specs and target, one field per line (golden tests).
+ * for these specs and target, one field per line (golden tests).  A
+ * profile-me event adds its config1, config2, precise_ip and what it
+ * decodes.  Returns 0, or a negative code when the specs cannot be
+ * planned (a statistic the family does not record, a period it refuses).
  */
-void perf_describe(FILE *f, const struct perf_event_spec *specs,
-		   size_t nspecs, const struct perf_target *t);
+int perf_describe(FILE *f, const struct perf_event_spec *specs,
+		  size_t nspecs, const struct perf_target *t);
 
 /* Online CPUs from sysfs.  *cpus is malloc'd. */
 int perf_online_cpus(int **cpus, size_t *n);
@@ -90,6 +112,9 @@ void perf_session_drain(struct perf_session *s);
 /* Totals of statistic i over all CPUs and tasks. */
 void perf_session_totals(struct perf_session *s, size_t i,
 			 struct perf_totals *t);
+/* Profile-me samples dropped so far: no valid instruction address (IBS
+ * RipInvalid) or a malformed record. */
+uint64_t perf_session_pm_dropped(const struct perf_session *s);
 void perf_session_free(struct perf_session *s);
 
 #endif
