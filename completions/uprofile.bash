@@ -16,7 +16,7 @@ _profile_tool_complete()
 		-o | --output | -dirname | --dirname | -i | --input | -k | \
 		-e | --event | -F | --freq | -c | --period | -p | --pid | \
 		-d | --duration | -quit | --quit | -only | --only | \
-		-exclude | --exclude | -format | --format)
+		-exclude | --exclude | -format | --format | -pmu | --pmu)
 			((i++))
 			continue
 			;;
@@ -45,6 +45,11 @@ _profile_tool_complete()
 		;;
 	-format | --format)
 		COMPREPLY=($(compgen -W "text json" -- "$cur"))
+		return
+		;;
+	-pmu | --pmu)
+		COMPREPLY=($(compgen -W "amd-ibs intel-pebs arm-spe auto" \
+			-- "$cur"))
 		return
 		;;
 	-p | --pid)
