@@ -747,6 +747,13 @@ static int resolve_stats(struct run *r)
 			return prof_fail(PROF_EUNAVAIL, "statistic '%s' needs "
 					 "profile-me collection, which this "
 					 "build cannot do yet", ch->requested);
+		/* perf_event_spec has no config1/2 yet: refuse rather than
+		 * open a different event (OFFCORE_RESPONSE, FRONTEND_RETIRED) */
+		if (ch->config1 || ch->config2)
+			return prof_fail(PROF_EUNAVAIL, "statistic '%s' (%s) "
+					 "needs config1/config2, which this "
+					 "build cannot pass yet",
+					 ch->requested, ch->event);
 		for (j = 0; j < i; j++)
 			if (r->choice[j].def == ch->def &&
 			    r->choice[j].modes == ch->modes)
