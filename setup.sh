@@ -19,6 +19,7 @@ PACKAGES=(
 	libelf-dev
 	libdwarf-dev
 	zlib1g-dev
+	libpfm4-dev     # native event names (INST_RETIRED:ANY_P) per CPU model
 	binutils        # objdump, strip, readelf for tests
 	elfutils        # eu-readelf, eu-addr2line for tests
 	bats bats-support bats-assert

@@ -51,7 +51,7 @@ static const struct argp_option stat_options[] = {
 	  "samples per second per statistic (default: 1000)", 1 },
 	{ "period", 'c', "N", 0,
 	  "one sample every N events (instead of -F)", 1 },
-	{ "list", OPT_LIST, NULL, 0,
+	{ "list", 'l', NULL, 0,
 	  "list the statistics and whether this machine has them", 1 },
 	{ "dry-run", OPT_DRY_RUN, NULL, 0,
 	  "print the perf_event_attr of each event that would be opened, "
@@ -168,26 +168,69 @@ static void print_completion(void)
 		printf("stat:%s\n", stat_table[t].name);
 }
 
+/* The name -l shows: pm_NAME where the plain name is a counter's. */
+static const char *list_name(const struct stat_def *d, char *buf, size_t len)
+{
+	const struct stat_def *plain = stat_lookup(d->name);
+
+	if (d->kind == STAT_PROFILEME && plain != d) {
+		snprintf(buf, len, "pm_%s", d->name);
+		return buf;
+	}
+	return d->name;
+}
+
 static void list_statistics(void)
 {
-	size_t i;
+	static const struct {
+		enum stat_kind kind;
+		const char *title;
+	} groups[] = {
+		{ STAT_HW, "Aggregate hardware events (counted by the PMU; "
+		  "the originals' aggregate mode):" },
+		{ STAT_PROFILEME, "Profile-me statistics (what a sampled "
+		  "instruction met: AMD IBS, Intel PEBS, Arm SPE):" },
+		{ STAT_SW, "Software events (counted by the kernel; always "
+		  "there):" },
+		{ STAT_DERIVED, "Derived statistics (computed at report time "
+		  "from profile-me counts):" },
+	};
+	unsigned modes = g_tool->default_modes;
+	char machine[512];
+	size_t g, i;
 
-	printf("%-18s %-13s %-28s %s\n", "statistic", "here", "other names",
-	       "description");
-	for (i = 0; i < stat_table_len; i++) {
-		const struct stat_def *d = &stat_table[i];
-		struct stat_choice ch;
-		char here[40];
+	stat_machine_describe(machine, sizeof(machine));
+	printf("%s\n", machine);
+	printf("A plain name is an aggregate counter or software event; "
+	       "pm_NAME is the profile-me\nstatistic NAME (pm_cycles, "
+	       "pm_mispredict, pm_replay_trap, ...).  Also accepted: "
+	       "libpfm4\nnative names (INST_RETIRED:ANY_P), raw rNNNN, and "
+	       ":u :k :h after any name.\n");
+	for (g = 0; g < sizeof(groups) / sizeof(groups[0]); g++) {
+		printf("\n%s\n%-19s %-24s %s\n", groups[g].title,
+		       "statistic", "here", "description (other names)");
+		for (i = 0; i < stat_table_len; i++) {
+			const struct stat_def *d = &stat_table[i], *sub;
+			const char *why;
+			char here[64], name[40];
 
-		if (stat_resolve(d->name, g_tool->default_modes, perf_probe,
-				 NULL, &ch))
-			snprintf(here, sizeof(here), "no");
-		else if (ch.substitute)
-			snprintf(here, sizeof(here), "as %s", ch.def->name);
-		else
-			snprintf(here, sizeof(here), "yes");
-		printf("%-18s %-13s %-28s %s\n", d->name, here,
-		       d->aliases ? d->aliases : "-", d->desc);
+			if (d->kind != groups[g].kind)
+				continue;
+			why = stat_unavailable(d, modes, perf_probe, NULL,
+					       &sub);
+			if (why)
+				snprintf(here, sizeof(here), "no: %s", why);
+			else if (sub)
+				snprintf(here, sizeof(here), "as %s",
+					 sub->name);
+			else
+				snprintf(here, sizeof(here), "yes");
+			printf("%-19s %-24s %s%s%s%s\n",
+			       list_name(d, name, sizeof(name)), here,
+			       d->desc, d->aliases ? " (" : "",
+			       d->aliases ? d->aliases : "",
+			       d->aliases ? ")" : "");
+		}
 	}
 }
 
@@ -288,7 +331,7 @@ static error_t parse_shared(int key, char *arg, struct argp_state *state)
 	case OPT_COMPLETION:
 		print_completion();
 		exit(0);
-	case OPT_LIST:
+	case 'l':
 		list_statistics();
 		exit(0);
 	case OPT_DRY_RUN: c->dry_run = 1; break;
@@ -797,10 +840,50 @@ static int resolve_stats(struct run *r)
 
 		if (err)
 			return err;
+		if (!is_pm && ch->def->kind == STAT_PROFILEME) {
+			/* The table's profile-me statistic: sampled by this
+			 * machine's instruction sampler (IBS, PEBS, SPE). */
+			char pmtext[96];
+			const char *colon = strchr(names[i], ':');
+
+			if (!r->pmu.family) {
+				const char *root = getenv("UPROFILE_SYSFS");
+
+				err = pm_pmu_detect(root && *root ? root : NULL,
+						    &r->pmu);
+				if (err)
+					return err;
+			}
+			snprintf(pmtext, sizeof(pmtext), "%s%s",
+				 pm_stat_name(ch->def->pm), colon ? colon : "");
+			is_pm = resolve_pm(r, pmtext, modes, ch);
+			if (is_pm < 0)
+				return is_pm;
+			if (!is_pm)
+				return prof_fail(PROF_EUNAVAIL, "statistic "
+						 "'%s' has no profile-me decoder",
+						 names[i]);
+		}
 		if (is_pm) {
 			r->specs[i].pm.pmu = &r->pmu;
 			r->specs[i].pm.stat = (enum pm_stat)ch->config;
 		}
+		if (c->verbose) {
+			char what[320];
+
+			stat_choice_describe(ch, what, sizeof(what));
+			notice(c, "%s", what);
+		}
+		if (ch->asked->kind == STAT_DERIVED)
+			return prof_fail(PROF_EUNAVAIL, "statistic '%s' is "
+					 "derived: not yet", ch->requested);
+		/* perf_event_spec has no config1/2 yet: refuse rather than
+		 * open a different event (OFFCORE_RESPONSE, FRONTEND_RETIRED) */
+		if (ch->config1 || ch->config2)
+			return prof_fail(PROF_EUNAVAIL, "statistic '%s' (%s) "
+					 "needs config1/config2, which this "
+					 "build cannot pass yet",
+					 ch->requested, ch->event);
 		for (j = 0; j < i; j++)
 			if (r->choice[j].def == ch->def &&
 			    r->choice[j].modes == ch->modes)

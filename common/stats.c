@@ -1,59 +1,324 @@
 /* SPDX-License-Identifier: MIT */
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <linux/perf_event.h>
+#include <perfmon/pfmlib_perf_event.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "error.h"
 #include "stats.h"
 
-#define HW(n, al, d, cfg, sub) { .name = n, .aliases = al, .desc = d, \
-	.kind = STAT_HW, .type = PERF_TYPE_HARDWARE, .config = cfg, \
+#define SYSFS_PMUS "/sys/bus/event_source/devices"
+
+/* PERF_TYPE_HW_CACHE config: cache id, operation, result. */
+#define HWC(id, op, res) \
+	((PERF_COUNT_HW_CACHE_##id) | (PERF_COUNT_HW_CACHE_OP_##op << 8) | \
+	 (PERF_COUNT_HW_CACHE_RESULT_##res << 16))
+
+#define NATIVES(intel, amd, arm) \
+	.native = { [STAT_FAM_INTEL] = intel, [STAT_FAM_AMD] = amd, \
+		    [STAT_FAM_ARM] = arm }
+
+/* Aggregate counter with a generic perf event (and natives as fallback). */
+#define HW_SUB(n, al, d, ty, cfg, intel, amd, arm, why, sub) { .name = n, \
+	.aliases = al, .desc = d, .kind = STAT_HW, .generic = 1, \
+	.type = ty, .config = cfg, NATIVES(intel, amd, arm), .note = why, \
 	.substitute = sub }
+#define HW(n, al, d, ty, cfg, intel, amd, arm, why) \
+	HW_SUB(n, al, d, ty, cfg, intel, amd, arm, why, NULL)
+/* Aggregate counter perf has no generic name for: natives only. */
+#define NAT(n, al, d, intel, amd, arm, why) { .name = n, .aliases = al, \
+	.desc = d, .kind = STAT_HW, NATIVES(intel, amd, arm), .note = why }
 #define SW(n, al, d, cfg) { .name = n, .aliases = al, .desc = d, \
-	.kind = STAT_SW, .type = PERF_TYPE_SOFTWARE, .config = cfg }
+	.kind = STAT_SW, .generic = 1, .type = PERF_TYPE_SOFTWARE, \
+	.config = cfg }
+#define PM(n, al, d, idx, ibs, pebs, spe, why) { .name = n, .aliases = al, \
+	.desc = d, .kind = STAT_PROFILEME, .pm = idx, \
+	.pm_src = { [STAT_PM_IBS] = ibs, [STAT_PM_PEBS] = pebs, \
+		    [STAT_PM_SPE] = spe }, .note = why }
+#define PER_RET(x, sc) { .name = x "_per_ret", .desc = sc == 1 ? \
+	x " / retire: average " x " per retired instruction" : \
+	"100 * " x " / retire: " x " per 100 retired instructions", \
+	.kind = STAT_DERIVED, .num = x, .den = "retire", .scale = sc }
+
+#define PM_NONE(n, al, d, idx, why) PM(n, al, d, idx, NULL, NULL, NULL, why)
 
 /*
- * Tru64 names first where the originals had one (retinst, mispredict),
- * perf's names as aliases.  Only "cycles" has a substitute: it is the
- * default statistic and a time-based sample is its honest stand-in; every
- * other hardware statistic fails where there is no PMU, with alternatives.
+ * The originals' names first (retinst, mispredict, bcachemisses), perf's
+ * names as aliases.  Where perf has a generic event it comes first: the
+ * kernel keeps its meaning right per CPU model.  The natives are what
+ * docs/statistics.md argues is closest per family; a row's note says why
+ * a family has none.  Only "cycles" has a substitute: it is the default
+ * statistic, and a time-based sample is its honest stand-in.
  */
-#define NATIVE(n, al, d, list) { .name = n, .aliases = al, .desc = d, \
-	.kind = STAT_NATIVE, .type = PERF_TYPE_RAW, .natives = list }
-
-/*
- * Intel's MACHINE_CLEARS.COUNT (event 0xc3, umask 0x01, edge, cmask 1)
- * counts pipeline flushes for memory ordering, self-modifying code and
- * similar: the nearest thing to the Alpha's replay traps.
- */
-static const struct stat_native replay_trap_natives[] = {
-	{ "GenuineIntel", "MACHINE_CLEARS.COUNT", 0x10401c3 },
-	{ 0 }
-};
-
 const struct stat_def stat_table[] = {
-	HW("cycles", "cpu-cycles",
-	   "processor cycles (the default)",
-	   PERF_COUNT_HW_CPU_CYCLES, "cpu-clock"),
-	HW("retinst", "instructions,retired,retire",
+	/* Aggregate hardware counters (the originals' aggregate mode). */
+	HW_SUB("cycles", "cpu-cycles",
+	       "processor cycles (the default)",
+	       PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES,
+	       "CPU_CLK_UNHALTED:THREAD_P", "CYCLES_NOT_IN_HALT", "CPU_CYCLES",
+	       NULL, "cpu-clock"),
+	HW("retinst", "instructions",
 	   "retired instructions",
-	   PERF_COUNT_HW_INSTRUCTIONS, NULL),
+	   PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS,
+	   "INST_RETIRED:ANY_P", "RETIRED_INSTRUCTIONS", "INST_RETIRED", NULL),
+	NAT("issues", NULL,
+	    "instructions (micro-ops) issued, including speculative ones",
+	    "UOPS_ISSUED:ANY",
+	    "OPS_SOURCE_DISPATCHED_FROM_DECODER:X86DECODER_DISPATCHED:"
+	    "OPCACHE_DISPATCHED", "INST_SPEC",
+	    "AMD: Zen 3 only in libpfm4 (ops dispatched)"),
+	HW("loads", "L1-dcache-loads",
+	   "load instructions",
+	   PERF_TYPE_HW_CACHE, HWC(L1D, READ, ACCESS),
+	   "MEM_INST_RETIRED:ALL_LOADS", "LS_DISPATCH:LD_DISPATCH",
+	   "LD_RETIRED|LD_SPEC", "AMD and most Arm cores count dispatched "
+	   "(speculative) loads"),
+	HW("stores", "L1-dcache-stores",
+	   "store instructions",
+	   PERF_TYPE_HW_CACHE, HWC(L1D, WRITE, ACCESS),
+	   "MEM_INST_RETIRED:ALL_STORES", "LS_DISPATCH:STORE_DISPATCH",
+	   "ST_RETIRED|ST_SPEC", "AMD and most Arm cores count dispatched "
+	   "(speculative) stores"),
 	HW("branches", "branch-instructions",
 	   "retired branch instructions",
-	   PERF_COUNT_HW_BRANCH_INSTRUCTIONS, NULL),
-	HW("mispredict", "branch-misses",
+	   PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS,
+	   "BR_INST_RETIRED:ALL_BRANCHES", "RETIRED_BRANCH_INSTRUCTIONS",
+	   "BR_RETIRED", NULL),
+	NAT("condbranches", "retcondbranches",
+	    "retired conditional branches",
+	    "BR_INST_RETIRED:COND|BR_INST_RETIRED:CONDITIONAL",
+	    "RETIRED_CONDITIONAL_BRANCH_INSTRUCTIONS", NULL,
+	    "Arm: PMUv3 has no conditional-branch event (only BR_IMMED_SPEC, "
+	    "all immediate branches)"),
+	NAT("indbranches", NULL,
+	    "retired indirect branches",
+	    "BR_INST_RETIRED:INDIRECT", "RETIRED_INDIRECT_BRANCH_INSTRUCTIONS",
+	    "BR_INDIRECT_SPEC", "Intel: Ice Lake and later; AMD: Zen 3 and "
+	    "later; Arm counts speculatively executed ones"),
+	HW("mispredict", "branch-misses,mispredicts,branchmispredicts",
 	   "mispredicted branches",
-	   PERF_COUNT_HW_BRANCH_MISSES, NULL),
-	HW("cache-references", NULL,
-	   "last-level cache accesses",
-	   PERF_COUNT_HW_CACHE_REFERENCES, NULL),
-	HW("cache-misses", NULL,
-	   "last-level cache misses",
-	   PERF_COUNT_HW_CACHE_MISSES, NULL),
-	NATIVE("replay_trap", "replay,machine-clears",
-	       "pipeline replays (Intel: machine clears)", replay_trap_natives),
+	   PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES,
+	   "BR_MISP_RETIRED:ALL_BRANCHES",
+	   "RETIRED_BRANCH_INSTRUCTIONS_MISPREDICTED", "BR_MIS_PRED_RETIRED",
+	   NULL),
+	NAT("condmispredict", NULL,
+	    "mispredicted conditional branches",
+	    "BR_MISP_RETIRED:COND|BR_MISP_RETIRED:CONDITIONAL",
+	    "RETIRED_BRANCH_MISPREDICTED_DIRECTION_MISMATCH", NULL,
+	    "Arm: PMUv3 does not split mispredicts by branch kind"),
+	NAT("indmispredict", NULL,
+	    "mispredicted indirect branches",
+	    "BR_MISP_RETIRED:INDIRECT",
+	    "RETIRED_INDIRECT_BRANCH_INSTRUCTIONS_MISPREDICTED", NULL,
+	    "Intel: Ice Lake and later; Arm: PMUv3 does not split "
+	    "mispredicts by branch kind"),
+	HW("icachemisses", "L1-icache-load-misses,icache",
+	   "instruction cache misses",
+	   PERF_TYPE_HW_CACHE, HWC(L1I, READ, MISS),
+	   "ICACHE_64B:IFTAG_MISS", "IC_TAG_HIT_MISS:IC_MISS",
+	   "L1I_CACHE_REFILL", NULL),
+	HW("dcachemisses", "L1-dcache-load-misses,dcache",
+	   "data cache load misses",
+	   PERF_TYPE_HW_CACHE, HWC(L1D, READ, MISS),
+	   "MEM_LOAD_RETIRED:L1_MISS|L1D:REPLACEMENT", NULL,
+	   "L1D_CACHE_REFILL", "AMD: no single core event in libpfm4; the "
+	   "kernel's generic L1-dcache-load-misses is used"),
+	HW("bcache", "cache-references,bcacheaccesses",
+	   "last-level (the originals' board-level) cache accesses",
+	   PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_REFERENCES,
+	   "LONGEST_LAT_CACHE:REFERENCE", NULL, "LL_CACHE_RD",
+	   "AMD: the L3 has its own PMU that cannot count per task; the "
+	   "kernel's generic cache-references is used"),
+	HW("bcachemisses", "cache-misses",
+	   "last-level (the originals' board-level) cache misses",
+	   PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES,
+	   "LONGEST_LAT_CACHE:MISS", NULL, "LL_CACHE_MISS_RD",
+	   "AMD: the L3 has its own PMU that cannot count per task; the "
+	   "kernel's generic cache-misses is used"),
+	NAT("scache", "scacheaccesses",
+	    "second-level cache accesses",
+	    "L2_RQSTS:REFERENCES|L2_RQSTS:ALL_DEMAND_REFERENCES",
+	    "REQUESTS_TO_L2_GROUP1:RD_BLK_L:RD_BLK_X:LS_RD_BLK_C_S:"
+	    "CACHEABLE_IC_READ:CHANGE_TO_X:PREFETCH_L2_CMD",
+	    "L2D_CACHE|L2D_CACHE_ACCESS", NULL),
+	NAT("scachemisses", NULL,
+	    "second-level cache misses",
+	    "L2_RQSTS:MISS|L2_RQSTS:ALL_DEMAND_MISS",
+	    "CORE_TO_L2_CACHEABLE_REQUEST_ACCESS_STATUS:LS_RD_BLK_C:"
+	    "IC_FILL_MISS", "L2D_CACHE_REFILL", NULL),
+	HW("dtbmisses", "dTLB-load-misses,dtbmiss",
+	   "data TLB misses that walk the page table",
+	   PERF_TYPE_HW_CACHE, HWC(DTLB, READ, MISS),
+	   "DTLB_LOAD_MISSES:WALK_COMPLETED",
+	   "L1_DTLB_MISS:TLB_RELOAD_4K_L2_MISS:TLB_RELOAD_2M_L2_MISS:"
+	   "TLB_RELOAD_1G_L2_MISS:TLB_RELOAD_COALESCED_PAGE_MISS",
+	   "DTLB_WALK", NULL),
+	HW("itbmisses", "iTLB-load-misses,itbmiss",
+	   "instruction TLB misses that walk the page table",
+	   PERF_TYPE_HW_CACHE, HWC(ITLB, READ, MISS),
+	   "ITLB_MISSES:WALK_COMPLETED",
+	   "L1_ITLB_MISS_L2_ITLB_MISS:IF1G:IF2M:IF4K:COALESCED4K|"
+	   "L1_ITLB_MISS_L2_ITLB_MISS:IF1G:IF2M:IF4K", "ITLB_WALK", NULL),
+	NAT("unaligntraps", "retunaligntraps,unaligned",
+	    "unaligned loads and stores (the originals trapped on them)",
+	    "MEM_INST_RETIRED:SPLIT_LOADS", "MISALIGNED_LOADS|"
+	    "MISALIGNED_LOADS:MA4K:MA64",
+	    "UNALIGNED_LDST_RETIRED|UNALIGNED_LDST_SPEC",
+	    "x86 and AArch64 do not trap: these count accesses that cross a "
+	    "cache line (Intel) or are misaligned; the kernel's fix-ups are "
+	    "the software statistic alignment-faults"),
+	NAT("replay_trap", "replay,replays,replaytrap,machine-clears",
+	    "pipeline flushes and restarts (Alpha replay traps)",
+	    "MACHINE_CLEARS:MEMORY_ORDERING", "RESYNCS", NULL,
+	    "AMD: Zen 4 and later (RESYNCS); Arm: PMUv3 has no architected "
+	    "pipeline-flush event"),
+	NAT("longstalls", "longstall",
+	    "cycles stalled on a long-latency (memory) operation",
+	    "CYCLE_ACTIVITY:STALLS_L3_MISS",
+	    "CYCLES_NO_RETIRE:NOT_COMPLETE_MISSING_LOAD", "STALL_BACKEND_MEM",
+	    "AMD: Zen 4 and later; Arm: STALL_BACKEND_MEM is Armv8.7 and "
+	    "later cores"),
+	HW("pipedry", "stalled-cycles-frontend",
+	   "cycles nothing issued for want of instructions (front end)",
+	   PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_FRONTEND,
+	   "IDQ_UOPS_NOT_DELIVERED:CYCLES_0_UOPS_DELIV_CORE",
+	   "DISPATCH_STALLS_1:FE_NO_OPS", "STALL_FRONTEND",
+	   "AMD: Zen 4 and later"),
+	HW("pipefrozen", "stalled-cycles-backend",
+	   "cycles nothing issued for want of resources (back end)",
+	   PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_BACKEND,
+	   "RESOURCE_STALLS:ANY|CYCLE_ACTIVITY:STALLS_TOTAL",
+	   "DISPATCH_STALLS_1:BE_STALLS", "STALL_BACKEND",
+	   "AMD: Zen 4 and later"),
+
+	/* Profile-me: the originals' 31 base statistics, then modern ones. */
+	PM("abort", NULL, "the sampled instruction was aborted",
+	   PM_ABORT, NULL, NULL, "not retired (Events bit 1 clear)",
+	   "IBS and PEBS report only retired instructions"),
+	PM_NONE("arith_trap", NULL, "the sampled instruction raised an "
+		"arithmetic trap", PM_ARITH_TRAP, "no sampling PMU flags "
+		"arithmetic exceptions (x86 and Arm mask FP exceptions "
+		"by default)"),
+	PM("cbr_taken", NULL, "the sampled instruction was a taken "
+	   "conditional branch", PM_CBR_TAKEN,
+	   "IbsOpBrnTaken (any kind of branch)", "BR_INST_RETIRED:COND_TAKEN",
+	   "conditional branch, Events bit 6 (not taken) clear",
+	   "IBS does not tell conditional branches from others; PEBS: Ice "
+	   "Lake and later"),
+	PM("cycles", NULL, "cycles the sampled instruction was in flight",
+	   PM_CYCLES, "IbsTagToRetCtr (tag to retire)", NULL,
+	   "total latency (dispatch to complete)",
+	   "PEBS records a latency only for loads (load_latency)"),
+	PM("delay", NULL, "retire delay of the sampled instruction",
+	   PM_DELAY, "IbsCompToRetCtr (completion to retire)",
+	   "retire latency (Sapphire Rapids and later)", NULL,
+	   "SPE records no retire time"),
+	PM_NONE("dstream_fault", NULL, "the sampled instruction took a data "
+		"page fault", PM_DSTREAM_FAULT, "page faults are kernel "
+		"events, not in samples: use the software statistic "
+		"page-faults"),
+	PM("dtb_miss", NULL, "the sampled instruction missed the data TLB "
+	   "and walked the page table", PM_DTB_MISS,
+	   "IbsDcL2TlbMiss", "MEM_INST_RETIRED:STLB_MISS_LOADS",
+	   "Events bit 5 (TLB walk)", NULL),
+	PM_NONE("dtb_miss3", NULL, "DTB double miss, 3-level page table",
+		PM_DTB_MISS3, "no PMU reports the depth of a page walk"),
+	PM_NONE("dtb_miss4", NULL, "DTB double miss, 4-level page table",
+		PM_DTB_MISS4, "no PMU reports the depth of a page walk"),
+	PM_NONE("early_kill", NULL, "the sampled instruction was killed "
+		"early in the pipeline", PM_EARLY_KILL, "SPE sees "
+		"instructions that do not retire (abort) but not how early "
+		"they died; IBS and PEBS see only retired ones"),
+	PM_NONE("fp_disabled", NULL, "the sampled instruction took an FP "
+		"disabled trap", PM_FP_DISABLED, "Linux no longer switches "
+		"FP state lazily: there is no such trap to sample"),
+	PM("icache_miss", NULL, "the sampled instruction missed the "
+	   "instruction cache", PM_ICACHE_MISS, "fetch:IbsIcMiss",
+	   "FRONTEND_RETIRED:L1I_MISS", NULL,
+	   "SPE samples operations after decode, not fetches"),
+	PM_NONE("icache_parity", NULL, "instruction cache parity error",
+		PM_ICACHE_PARITY, "cache parity errors are machine checks "
+		"(RAS: EDAC, mcelog), never in samples"),
+	PM_NONE("inflt_bcache_miss", NULL, "cache misses while the sampled "
+		"instruction was in flight", PM_INFLT_BCACHE_MISS,
+		"no current PMU counts other events in a sample's window"),
+	PM_NONE("inflt_replays", NULL, "replay traps while the sampled "
+		"instruction was in flight", PM_INFLT_REPLAYS,
+		"no current PMU counts other events in a sample's window"),
+	PM_NONE("inflt_retires", NULL, "instructions retired while the "
+		"sampled instruction was in flight", PM_INFLT_RETIRES,
+		"no current PMU counts other events in a sample's window"),
+	PM_NONE("interrupt", NULL, "the sampled instruction was pre-empted "
+		"by an interrupt", PM_INTERRUPT, "no PMU marks a sample as "
+		"interrupted"),
+	PM_NONE("istream_accvio", NULL, "the sampled instruction took an "
+		"instruction access violation", PM_ISTREAM_ACCVIO,
+		"instruction faults are kernel events, not in samples"),
+	PM("itb_miss", NULL, "the sampled instruction missed the "
+	   "instruction TLB", PM_ITB_MISS, "fetch:IbsL2TlbMiss",
+	   "FRONTEND_RETIRED:STLB_MISS", NULL,
+	   "SPE samples operations after decode, not fetches"),
+	PM("ldst_align_trap", NULL, "the sampled load or store was "
+	   "unaligned", PM_LDST_ALIGN_TRAP, "IbsDcMisAcc",
+	   "MEM_INST_RETIRED:SPLIT_LOADS", "Events bit 11 (misaligned, "
+	   "SPEv1p1)", "x86 and AArch64 do not trap; PEBS sees accesses "
+	   "that cross a cache line"),
+	PM_NONE("ldst_order_trap", NULL, "the sampled instruction caused a "
+		"load-store order trap", PM_LDST_ORDER_TRAP, "ordering "
+		"flushes are counted (replay_trap) but not attributed to "
+		"a sample"),
+	PM_NONE("map_stall", NULL, "the sampled instruction stalled before "
+		"register mapping", PM_MAP_STALL, "no PMU reports a rename "
+		"stall per instruction"),
+	PM_NONE("mchk_trap", NULL, "the sampled instruction took a machine "
+		"check", PM_MCHK_TRAP, "machine checks go to RAS (mcelog, "
+		"EDAC), never into samples"),
+	PM("mispredict", NULL, "the sampled branch was mispredicted",
+	   PM_MISPREDICT, "IbsOpBrnMisp", "BR_MISP_RETIRED:ALL_BRANCHES",
+	   "Events bit 7 (mispredicted)", NULL),
+	PM_NONE("mt_fpcr_trap", NULL, "the sampled MT_FPCR instruction "
+		"trapped", PM_MT_FPCR_TRAP, "an Alpha instruction: x86 and "
+		"Arm have no counterpart"),
+	PM_NONE("opcdec_trap", NULL, "the sampled instruction was a "
+		"reserved opcode", PM_OPCDEC_TRAP, "illegal instructions "
+		"raise SIGILL; no PMU flags them in samples"),
+	PM_NONE("replay_trap", NULL, "the sampled instruction caused a "
+		"replay trap", PM_REPLAY_TRAP, "IBS, PEBS and SPE do not "
+		"flag replays: the aggregate replay_trap counts them"),
+	PM_NONE("reset", NULL, "listed by the originals without a "
+		"description", PM_RESET, "pfm(7) gives it no meaning to "
+		"reproduce"),
+	PM("retire", "retired", "the sampled instruction retired",
+	   PM_RETIRE, "every IBS op sample (IBS reports retired ops)",
+	   "INST_RETIRED:PREC_DIST", "Events bit 1 (retired)", NULL),
+	PM("trap", NULL, "the sampled instruction trapped", PM_TRAP,
+	   NULL, NULL, "Events bit 0 (generated exception)",
+	   "IBS and PEBS do not flag exceptions"),
+	PM("valid", NULL, "the sample is a valid instruction", PM_VALID,
+	   "IbsOpRipInvalid clear", "every PEBS record", "every record",
+	   NULL),
+	PM("dcache_miss", NULL, "the sampled load or store missed the L1 "
+	   "data cache", PM_DCACHE_MISS, "IbsDcMiss",
+	   "MEM_LOAD_RETIRED:L1_MISS", "Events bit 3 (L1D refill)", NULL),
+	PM("load_latency", NULL, "cycles from the sampled load's issue to "
+	   "its data", PM_LOAD_LATENCY, "IbsDcMissLat (misses only)",
+	   "MEM_TRANS_RETIRED:LOAD_LATENCY", "total latency of loads", NULL),
+	PM("loads", NULL, "the sampled instruction was a load", PM_LOADS,
+	   "IbsLdOp", "MEM_INST_RETIRED:ALL_LOADS", "operation type: load",
+	   NULL),
+	PM("stores", NULL, "the sampled instruction was a store", PM_STORES,
+	   "IbsStOp", "MEM_INST_RETIRED:ALL_STORES", "operation type: store",
+	   NULL),
+	PM("branches", NULL, "the sampled instruction was a branch",
+	   PM_BRANCH, "IbsOpBrnRet", "BR_INST_RETIRED:ALL_BRANCHES",
+	   "operation type: branch", NULL),
+
+	/* Kernel software events. */
 	SW("cpu-clock", NULL,
 	   "CPU time, sampled by a high-resolution timer",
 	   PERF_COUNT_SW_CPU_CLOCK),
@@ -75,9 +340,43 @@ const struct stat_def stat_table[] = {
 	SW("cpu-migrations", "migrations",
 	   "moves of a task to another CPU",
 	   PERF_COUNT_SW_CPU_MIGRATIONS),
+	SW("alignment-faults", NULL,
+	   "unaligned accesses the kernel fixed up (where the CPU traps)",
+	   PERF_COUNT_SW_ALIGNMENT_FAULTS),
+	SW("emulation-faults", NULL,
+	   "instructions the kernel emulated",
+	   PERF_COUNT_SW_EMULATION_FAULTS),
+
+	/* Derived at report time from profile-me counts (pfm(7)). */
+	PER_RET("abort", 100),
+	PER_RET("cbr_taken", 100),
+	PER_RET("cycles", 1),
+	PER_RET("delay", 100),
+	PER_RET("dtb_miss", 100),
+	PER_RET("early_kill", 100),
+	PER_RET("icache_miss", 100),
+	PER_RET("map_stall", 100),
+	PER_RET("mispredict", 100),
+	PER_RET("replay_trap", 100),
+	PER_RET("trap", 100),
+	{ .name = "freq", .desc = "retire averaged over each basic block: "
+	  "execution frequency", .kind = STAT_DERIVED, .num = "retire",
+	  .scale = 1, .average = 1 },
 };
 
 const size_t stat_table_len = sizeof(stat_table) / sizeof(stat_table[0]);
+
+static const char *const family_name[] = {
+	[STAT_FAM_INTEL] = "Intel", [STAT_FAM_AMD] = "AMD",
+	[STAT_FAM_ARM] = "Arm", [STAT_FAM_OTHER] = "this CPU",
+};
+
+static const char *const mech_name[] = {
+	[STAT_PM_IBS] = "AMD IBS", [STAT_PM_PEBS] = "Intel PEBS",
+	[STAT_PM_SPE] = "Arm SPE",
+};
+
+/* ---- names ---- */
 
 static int name_in_list(const char *name, size_t n, const char *list)
 {
@@ -94,23 +393,45 @@ static int name_in_list(const char *name, size_t n, const char *list)
 	return 0;
 }
 
-static const struct stat_def *lookup_n(const char *name, size_t n)
+static int def_is_named(const struct stat_def *d, const char *name, size_t n)
+{
+	return (strlen(d->name) == n && !strncasecmp(d->name, name, n)) ||
+	       name_in_list(name, n, d->aliases);
+}
+
+/* pm: 0 counters, software and derived; 1 profile-me. */
+static const struct stat_def *lookup_in(const char *name, size_t n, int pm)
 {
 	size_t i;
 
 	for (i = 0; i < stat_table_len; i++) {
 		const struct stat_def *d = &stat_table[i];
 
-		if ((strlen(d->name) == n && !strncasecmp(d->name, name, n)) ||
-		    name_in_list(name, n, d->aliases))
+		if ((d->kind == STAT_PROFILEME) == pm &&
+		    def_is_named(d, name, n))
 			return d;
 	}
 	return NULL;
 }
 
+static const struct stat_def *lookup_n(const char *name, size_t n)
+{
+	const struct stat_def *d;
+
+	if (n > 3 && !strncasecmp(name, "pm_", 3))
+		return lookup_in(name + 3, n - 3, 1);
+	d = lookup_in(name, n, 0);
+	return d ? d : lookup_in(name, n, 1);
+}
+
 const struct stat_def *stat_lookup(const char *name)
 {
 	return lookup_n(name, strlen(name));
+}
+
+static const struct stat_def *lookup_pm(const char *name)
+{
+	return name ? lookup_in(name, strlen(name), 1) : NULL;
 }
 
 const char *stat_modes_text(unsigned modes)
@@ -124,53 +445,460 @@ const char *stat_modes_text(unsigned modes)
 	return text[modes & 7];
 }
 
-static const char *cpu_vendor(void)
+const char *stat_kind_text(enum stat_kind kind)
 {
-	static char vendor[64];
-	FILE *f;
-	char line[256];
-
-	if (vendor[0])
-		return vendor;
-	snprintf(vendor, sizeof(vendor), "unknown");
-	f = fopen("/proc/cpuinfo", "r");
-	if (!f)
-		return vendor;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "vendor_id : %63s", vendor) == 1)
-			break;
-	fclose(f);
-	return vendor;
+	switch (kind) {
+	case STAT_HW: return "aggregate hardware";
+	case STAT_SW: return "software";
+	case STAT_NATIVE: return "native";
+	case STAT_PROFILEME: return "profile-me";
+	case STAT_DERIVED: return "derived";
+	}
+	return "?";
 }
 
-/* The concrete event of d on this CPU; 0, or -1 when it has none. */
-static int event_of(const struct stat_def *d, uint32_t *type,
-		    uint64_t *config)
-{
-	const struct stat_native *n;
+/* ---- this machine ---- */
 
-	*type = d->type;
-	*config = d->config;
-	if (d->kind != STAT_NATIVE)
-		return 0;
-	for (n = d->natives; n && n->vendor; n++)
-		if (!strcmp(n->vendor, cpu_vendor())) {
-			*config = n->config;
-			return 0;
+static int read_sysfs_int(const char *pmu, const char *file, long *v)
+{
+	char path[256], line[64];
+	FILE *f;
+	int ok;
+
+	snprintf(path, sizeof(path), SYSFS_PMUS "/%s/%s", pmu, file);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	ok = fgets(line, sizeof(line), f) && sscanf(line, "%ld", v) == 1;
+	fclose(f);
+	return ok ? 0 : -1;
+}
+
+struct machine {
+	int probed;
+	enum stat_family family;
+	char vendor[64];	/* /proc/cpuinfo, for messages */
+	int pfm_ok;		/* libpfm4 initialized */
+	char pfm_pmu[32];	/* its core PMU here ("icl"), or "" */
+	char pfm_desc[64];
+	int hw_pmu;		/* the kernel has a core PMU (type 4) */
+	char mech_pmu[STAT_NPM_MECHS][32];	/* "ibs_op", "arm_spe_0" */
+	int ibs_fetch;
+};
+
+static struct machine M;
+
+static enum stat_family family_of_desc(const char *desc)
+{
+	if (!strncasecmp(desc, "Intel", 5))
+		return STAT_FAM_INTEL;
+	if (!strncasecmp(desc, "AMD", 3))
+		return STAT_FAM_AMD;
+	if (!strncasecmp(desc, "ARM", 3))
+		return STAT_FAM_ARM;
+	return STAT_FAM_OTHER;
+}
+
+static void probe_cpuinfo(void)
+{
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	char line[256];
+	unsigned impl;
+
+	snprintf(M.vendor, sizeof(M.vendor), "unknown");
+	M.family = STAT_FAM_OTHER;
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "vendor_id : %63s", M.vendor) == 1) {
+			if (!strcmp(M.vendor, "GenuineIntel"))
+				M.family = STAT_FAM_INTEL;
+			else if (!strcmp(M.vendor, "AuthenticAMD"))
+				M.family = STAT_FAM_AMD;
+			break;
 		}
+		if (sscanf(line, "CPU implementer : %x", &impl) == 1) {
+			snprintf(M.vendor, sizeof(M.vendor), "Arm (implementer "
+				 "%#x)", impl);
+			M.family = STAT_FAM_ARM;
+			break;
+		}
+	}
+	fclose(f);
+}
+
+static void probe_sysfs(void)
+{
+	DIR *dir = opendir(SYSFS_PMUS);
+	struct dirent *e;
+	long v;
+
+	if (!dir)
+		return;
+	while ((e = readdir(dir))) {
+		const char *n = e->d_name;
+
+		if (n[0] == '.')
+			continue;
+		if (!read_sysfs_int(n, "type", &v) && v == PERF_TYPE_RAW)
+			M.hw_pmu = 1;
+		if (!strcmp(n, "ibs_op"))
+			snprintf(M.mech_pmu[STAT_PM_IBS], 32, "%.31s", n);
+		else if (!strcmp(n, "ibs_fetch"))
+			M.ibs_fetch = 1;
+		else if (!strncmp(n, "arm_spe", 7))
+			snprintf(M.mech_pmu[STAT_PM_SPE], 32, "%.31s", n);
+		else if ((!strcmp(n, "cpu") || !strcmp(n, "cpu_core")) &&
+			 M.family == STAT_FAM_INTEL &&
+			 !read_sysfs_int(n, "caps/max_precise", &v) && v > 0)
+			snprintf(M.mech_pmu[STAT_PM_PEBS], 32, "%.31s", n);
+	}
+	closedir(dir);
+}
+
+static void probe_libpfm(void)
+{
+	pfm_pmu_info_t pi;
+	int p;
+
+	if (pfm_initialize() != PFM_SUCCESS)
+		return;
+	M.pfm_ok = 1;
+	pfm_for_all_pmus(p) {
+		memset(&pi, 0, sizeof(pi));
+		pi.size = sizeof(pi);
+		if (pfm_get_pmu_info(p, &pi) != PFM_SUCCESS ||
+		    !pi.is_present || pi.type != PFM_PMU_TYPE_CORE)
+			continue;
+		snprintf(M.pfm_pmu, sizeof(M.pfm_pmu), "%s", pi.name);
+		snprintf(M.pfm_desc, sizeof(M.pfm_desc), "%s", pi.desc);
+		/* LIBPFM_FORCE_PMU (tests) names the family too. */
+		if (family_of_desc(pi.desc) != STAT_FAM_OTHER)
+			M.family = family_of_desc(pi.desc);
+		break;
+	}
+}
+
+static const struct machine *machine(void)
+{
+	if (!M.probed) {
+		M.probed = 1;
+		probe_cpuinfo();
+		probe_libpfm();
+		probe_sysfs();
+	}
+	return &M;
+}
+
+void stat_machine_describe(char *buf, size_t len)
+{
+	const struct machine *m = machine();
+	char mechs[128] = "";
+	size_t used = 0;
+	int k;
+
+	for (k = 0; k < STAT_NPM_MECHS; k++)
+		if (m->mech_pmu[k][0])
+			used += snprintf(mechs + used, sizeof(mechs) - used,
+					 "%s%s (%s)", used ? ", " : "",
+					 mech_name[k], m->mech_pmu[k]);
+	snprintf(buf, len, "this machine: %s CPU (%s); libpfm4 event tables: "
+		 "%s%s%s; hardware PMU: %s; instruction sampling: %s",
+		 family_name[m->family], m->vendor,
+		 m->pfm_pmu[0] ? m->pfm_pmu : "none",
+		 m->pfm_pmu[0] ? " = " : "", m->pfm_desc,
+		 m->hw_pmu ? "yes" : "none in " SYSFS_PMUS,
+		 used ? mechs : "none (no ibs_op, arm_spe or PEBS-capable "
+		 "cpu PMU)");
+}
+
+/* ---- encodings ---- */
+
+struct event {
+	uint32_t type;
+	uint64_t config, config1, config2;
+	char name[96];
+};
+
+/* A libpfm4 name, as typed or qualified with the core PMU here. */
+static int encode_native(const char *name, struct event *ev)
+{
+	struct perf_event_attr attr;
+	pfm_perf_encode_arg_t arg;
+	char *fstr = NULL;
+	int ret;
+
+	if (!machine()->pfm_ok)
+		return PFM_ERR_NOINIT;
+	memset(&attr, 0, sizeof(attr));
+	memset(&arg, 0, sizeof(arg));
+	arg.size = sizeof(arg);
+	arg.attr = &attr;
+	arg.fstr = &fstr;
+	ret = pfm_get_os_event_encoding(name, PFM_PLM3, PFM_OS_PERF_EVENT_EXT,
+					&arg);
+	if (ret != PFM_SUCCESS)
+		return ret;
+	ev->type = attr.type;
+	ev->config = attr.config;
+	ev->config1 = attr.config1;
+	ev->config2 = attr.config2;
+	/* "icl::INST_RETIRED:ANY_P:e=0:...": keep the name, not the
+	 * defaults libpfm4 spells out after it. */
+	snprintf(ev->name, sizeof(ev->name), "%s", fstr ? fstr : name);
+	if (strchr(ev->name, '=')) {
+		char *eq = strchr(ev->name, '=');
+
+		while (eq > ev->name && eq[-1] != ':')
+			eq--;
+		if (eq > ev->name)
+			eq[-1] = '\0';
+	}
+	free(fstr);
+	return 0;
+}
+
+/* The first alternative of "A|B|C" that encodes for the core PMU here. */
+static int encode_alternatives(const char *list, struct event *ev)
+{
+	const char *p = list;
+	const struct machine *m = machine();
+	int ret = PFM_ERR_NOTFOUND;
+
+	if (!m->pfm_pmu[0])
+		return PFM_ERR_NOTFOUND;
+	while (p && *p) {
+		const char *bar = strchr(p, '|');
+		int n = bar ? (int)(bar - p) : (int)strlen(p);
+		char name[256];
+
+		snprintf(name, sizeof(name), "%.31s::%.*s", m->pfm_pmu,
+			 n > 200 ? 200 : n, p);
+		ret = encode_native(name, ev);
+		if (!ret)
+			return 0;
+		p = bar ? bar + 1 : NULL;
+	}
+	return ret;
+}
+
+static const char *generic_name(uint32_t type, uint64_t config)
+{
+	static const char *const hw[] = {
+		"PERF_COUNT_HW_CPU_CYCLES", "PERF_COUNT_HW_INSTRUCTIONS",
+		"PERF_COUNT_HW_CACHE_REFERENCES", "PERF_COUNT_HW_CACHE_MISSES",
+		"PERF_COUNT_HW_BRANCH_INSTRUCTIONS",
+		"PERF_COUNT_HW_BRANCH_MISSES", "PERF_COUNT_HW_BUS_CYCLES",
+		"PERF_COUNT_HW_STALLED_CYCLES_FRONTEND",
+		"PERF_COUNT_HW_STALLED_CYCLES_BACKEND",
+		"PERF_COUNT_HW_REF_CPU_CYCLES",
+	};
+	static const char *const sw[] = {
+		"PERF_COUNT_SW_CPU_CLOCK", "PERF_COUNT_SW_TASK_CLOCK",
+		"PERF_COUNT_SW_PAGE_FAULTS", "PERF_COUNT_SW_CONTEXT_SWITCHES",
+		"PERF_COUNT_SW_CPU_MIGRATIONS", "PERF_COUNT_SW_PAGE_FAULTS_MIN",
+		"PERF_COUNT_SW_PAGE_FAULTS_MAJ",
+		"PERF_COUNT_SW_ALIGNMENT_FAULTS",
+		"PERF_COUNT_SW_EMULATION_FAULTS",
+	};
+	static const char *const cache[] = {
+		"L1D", "L1I", "LL", "DTLB", "ITLB", "BPU", "NODE",
+	};
+	static const char *const op[] = { "READ", "WRITE", "PREFETCH" };
+	static const char *const res[] = { "ACCESS", "MISS" };
+	static char buf[64];
+
+	if (type == PERF_TYPE_HARDWARE && config < sizeof(hw) / sizeof(*hw))
+		return hw[config];
+	if (type == PERF_TYPE_SOFTWARE && config < sizeof(sw) / sizeof(*sw))
+		return sw[config];
+	if (type == PERF_TYPE_HW_CACHE && (config & 0xff) < 7 &&
+	    ((config >> 8) & 0xff) < 3 && ((config >> 16) & 0xff) < 2) {
+		snprintf(buf, sizeof(buf), "PERF_COUNT_HW_CACHE_%s %s %s",
+			 cache[config & 0xff], op[(config >> 8) & 0xff],
+			 res[(config >> 16) & 0xff]);
+		return buf;
+	}
+	return "";
+}
+
+/* The events d may be measured with on this CPU, best first. */
+static size_t candidates(const struct stat_def *d, struct event *ev,
+			 size_t max)
+{
+	const struct machine *m = machine();
+	size_t n = 0;
+
+	if (d->generic && n < max) {
+		ev[n].type = d->type;
+		ev[n].config = d->config;
+		ev[n].config1 = ev[n].config2 = 0;
+		snprintf(ev[n].name, sizeof(ev[n].name), "%s",
+			 generic_name(d->type, d->config));
+		n++;
+	}
+	if (d->kind == STAT_HW && m->family < STAT_NFAMILIES &&
+	    d->native[m->family] && n < max &&
+	    !encode_alternatives(d->native[m->family], &ev[n]))
+		n++;
+	return n;
+}
+
+static const char *errno_name(int err)
+{
+	const char *s = strerrorname_np(err);
+
+	return s ? s : strerror(err);
+}
+
+/* Why an event of kind k cannot be opened here (probe returned -err). */
+static void probe_reason(enum stat_kind k, int err, char *buf, size_t len,
+			 int brief)
+{
+	long paranoid = -1;
+	FILE *f;
+
+	switch (err) {
+	case ENOENT:
+	case EOPNOTSUPP:
+	case EINVAL:
+		if (k == STAT_HW && !machine()->hw_pmu)
+			snprintf(buf, len, brief ? "no hardware PMU" :
+				 "this machine has no hardware performance "
+				 "counters (no PMU; perf_event_open: %s)",
+				 errno_name(err));
+		else
+			snprintf(buf, len, brief ? "CPU lacks it" :
+				 "this CPU or kernel does not support it "
+				 "(perf_event_open: %s)", errno_name(err));
+		return;
+	case EACCES:
+	case EPERM:
+		f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
+		if (f) {
+			if (fscanf(f, "%ld", &paranoid) != 1)
+				paranoid = -1;
+			fclose(f);
+		}
+		snprintf(buf, len, brief ? "needs privilege" :
+			 "permission denied: needs privilege "
+			 "(perf_event_paranoid is %ld)", paranoid);
+		return;
+	default:
+		snprintf(buf, len, "%s (perf_event_open: %s)",
+			 brief ? "cannot open" : "the event cannot be opened",
+			 strerror(err));
+	}
+}
+
+/* ---- profile-me ---- */
+
+static int mech_provides(const struct stat_def *d, int k)
+{
+	return d->pm_src[k] != NULL;
+}
+
+/* The mechanism here that provides profile-me statistic d, or -1. */
+static int pm_mech_here(const struct stat_def *d)
+{
+	const struct machine *m = machine();
+	int k;
+
+	for (k = 0; k < STAT_NPM_MECHS; k++) {
+		if (!mech_provides(d, k) || !m->mech_pmu[k][0])
+			continue;
+		if (k == STAT_PM_IBS && !strncmp(d->pm_src[k], "fetch:", 6) &&
+		    !m->ibs_fetch)
+			continue;
+		return k;
+	}
 	return -1;
 }
 
-static int probe_def(const struct stat_def *d, unsigned modes,
-		     stat_probe_fn probe, void *arg)
+/* Which mechanisms record d: "AMD IBS, Intel PEBS or Arm SPE". */
+static void pm_needs(const struct stat_def *d, char *buf, size_t len,
+		     int brief)
 {
-	uint32_t type;
-	uint64_t config;
+	static const char *const brief_name[] = {
+		[STAT_PM_IBS] = "IBS", [STAT_PM_PEBS] = "PEBS",
+		[STAT_PM_SPE] = "SPE",
+	};
+	size_t used = 0;
+	int k, n = 0, total = 0;
 
-	if (event_of(d, &type, &config))
-		return -ENOENT;
-	return probe ? probe(type, config, modes, arg) : 0;
+	for (k = 0; k < STAT_NPM_MECHS; k++)
+		total += mech_provides(d, k);
+	buf[0] = '\0';
+	for (k = 0; k < STAT_NPM_MECHS; k++) {
+		if (!mech_provides(d, k))
+			continue;
+		n++;
+		if (brief) {
+			used += snprintf(buf + used, len - used, "%s%s",
+					 n == 1 ? "" : "/", brief_name[k]);
+			if (used >= len)
+				break;
+			continue;
+		}
+		used += snprintf(buf + used, len - used, "%s%s%s",
+				 n == 1 ? "" : n == total ? " or " : ", ",
+				 mech_name[k],
+				 k == STAT_PM_IBS &&
+				 !strncmp(d->pm_src[k], "fetch:", 6) ?
+				 " fetch" : k == STAT_PM_IBS ? " op" : "");
+		if (used >= len)
+			break;
+	}
 }
+
+static int pm_event(const struct stat_def *d, int k, struct event *ev)
+{
+	const struct machine *m = machine();
+	long type;
+
+	memset(ev, 0, sizeof(*ev));
+	if (k == STAT_PM_PEBS) {
+		/* PEBS samples a named event precisely; the engine sets
+		 * precise_ip.  A record field (retire latency) rides on
+		 * retired instructions. */
+		if (encode_alternatives(d->pm_src[k], ev) &&
+		    encode_alternatives("INST_RETIRED:PREC_DIST|"
+					"INST_RETIRED:ANY_P", ev))
+			return -1;
+		return 0;
+	}
+	if (read_sysfs_int(k == STAT_PM_IBS &&
+			   !strncmp(d->pm_src[k], "fetch:", 6) ? "ibs_fetch" :
+			   m->mech_pmu[k], "type", &type))
+		return -1;
+	ev->type = (uint32_t)type;
+	snprintf(ev->name, sizeof(ev->name), "%s: %s", m->mech_pmu[k],
+		 d->pm_src[k]);
+	return 0;
+}
+
+/* 0 and *mech, or why d cannot be measured here (brief or long). */
+static int pm_reason(const struct stat_def *d, int *mech, char *buf,
+		     size_t len, int brief)
+{
+	char needs[96];
+
+	*mech = pm_mech_here(d);
+	if (*mech >= 0)
+		return 0;
+	pm_needs(d, needs, sizeof(needs), brief);
+	if (!needs[0])
+		snprintf(buf, len, brief ? "no hardware has it" :
+			 "no current hardware records it per instruction: %s",
+			 d->note);
+	else
+		snprintf(buf, len, brief ? "needs %s" :
+			 "it needs instruction sampling (%s) and there is none "
+			 "in " SYSFS_PMUS, needs);
+	return -1;
+}
+
+/* ---- resolution ---- */
 
 void stat_available(stat_probe_fn probe, void *arg, unsigned modes,
 		    char *buf, size_t len)
@@ -183,11 +911,8 @@ void stat_available(stat_probe_fn probe, void *arg, unsigned modes,
 		const struct stat_def *d = &stat_table[i], *sub = NULL;
 		int n;
 
-		if (probe_def(d, modes, probe, arg)) {
-			sub = d->substitute ? stat_lookup(d->substitute) : NULL;
-			if (!sub || probe_def(sub, modes, probe, arg))
-				continue;
-		}
+		if (stat_unavailable(d, modes, probe, arg, &sub))
+			continue;
 		n = snprintf(buf + used, len - used, "%s%s%s%s%s",
 			     used ? ", " : "", d->name,
 			     sub ? " (as " : "", sub ? sub->name : "",
@@ -196,6 +921,116 @@ void stat_available(stat_probe_fn probe, void *arg, unsigned modes,
 			break;
 		used += n;
 	}
+}
+
+/*
+ * Resolve a table entry (not derived): 0 with the event in out, or -1
+ * with the reason in why.
+ */
+static int resolve_def(const struct stat_def *d, unsigned modes,
+		       stat_probe_fn probe, void *arg, struct event *out,
+		       int *mech, char *why, size_t len, int brief)
+{
+	const struct machine *m = machine();
+	struct event ev[2];
+	size_t n, i;
+	int err = 0;
+
+	*mech = -1;
+	if (d->kind == STAT_PROFILEME) {
+		if (pm_reason(d, mech, why, len, brief))
+			return -1;
+		if (pm_event(d, *mech, out)) {
+			snprintf(why, len, "cannot read the %s PMU type",
+				 mech_name[*mech]);
+			return -1;
+		}
+		return 0;
+	}
+	n = candidates(d, ev, 2);
+	if (!n) {
+		const char *fam = family_name[m->family];
+
+		if (m->family < STAT_NFAMILIES && d->native[m->family] &&
+		    !m->pfm_pmu[0])
+			snprintf(why, len, brief ? "CPU model unknown" :
+				 "libpfm4 does not know this %s CPU model, "
+				 "so its %s cannot be encoded", fam,
+				 d->native[m->family]);
+		else
+			snprintf(why, len, brief ? "no %s event" :
+				 "%s CPUs have no such event%s%s", fam,
+				 d->note ? ": " : "", d->note ? d->note : "");
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		int e = probe ? probe(ev[i].type, ev[i].config, modes, arg) :
+			0;
+
+		if (!e) {
+			*out = ev[i];
+			return 0;
+		}
+		if (!err || e == -EACCES || e == -EPERM)
+			err = -e;
+	}
+	probe_reason(d->kind, err, why, len, brief);
+	return -1;
+}
+
+static int resolve_derived(const struct stat_def *d, unsigned modes,
+			   stat_probe_fn probe, void *arg, struct event *out,
+			   int *mech, char *why, size_t len, int brief)
+{
+	const struct stat_def *in[2] = { lookup_pm(d->num), lookup_pm(d->den) };
+	char inner[256];
+	int k, m2;
+
+	for (k = 0; k < 2; k++) {
+		if (!in[k])
+			continue;
+		if (resolve_def(in[k], modes, probe, arg, out, k ? &m2 : mech,
+				inner, sizeof(inner), brief)) {
+			if (brief)
+				snprintf(why, len, "%s", inner);
+			else
+				snprintf(why, len, "it is derived from "
+					 "profile-me '%s', and %s",
+					 in[k]->name, inner);
+			return -1;
+		}
+	}
+	/* The numerator's event: the engine collects the pair. */
+	return resolve_def(in[0], modes, probe, arg, out, mech, why, len,
+			   brief);
+}
+
+const char *stat_unavailable(const struct stat_def *d, unsigned modes,
+			     stat_probe_fn probe, void *arg,
+			     const struct stat_def **sub)
+{
+	static char why[160];
+	struct event ev;
+	int mech, r;
+
+	*sub = NULL;
+	r = d->kind == STAT_DERIVED ?
+	    resolve_derived(d, modes, probe, arg, &ev, &mech, why,
+			    sizeof(why), 1) :
+	    resolve_def(d, modes, probe, arg, &ev, &mech, why, sizeof(why), 1);
+	if (!r)
+		return NULL;
+	if (d->substitute) {
+		const struct stat_def *s = stat_lookup(d->substitute);
+		char ignore[160];
+
+		if (s && !resolve_def(s, modes, probe, arg, &ev, &mech, ignore,
+				      sizeof(ignore), 1)) {
+			*sub = s;
+			return NULL;
+		}
+	}
+	return why;
 }
 
 static int parse_modes(const char *mods, unsigned *modes)
@@ -216,80 +1051,268 @@ static int parse_modes(const char *mods, unsigned *modes)
 	return 0;
 }
 
+static int is_raw(const char *name)
+{
+	size_t i;
+
+	if (name[0] != 'r' || !name[1] || strlen(name) > 17)
+		return 0;
+	for (i = 1; name[i]; i++)
+		if (!isxdigit((unsigned char)name[i]))
+			return 0;
+	return 1;
+}
+
+/* Made-up entries for raw and native events: they live until exit. */
+static const struct stat_def *native_def(const char *name, const char *desc)
+{
+	static struct native_def {
+		struct native_def *next;
+		struct stat_def def;
+		char name[64], desc[160];
+	} *list;
+	struct native_def *n;
+
+	for (n = list; n; n = n->next)
+		if (!strcmp(n->name, name))
+			return &n->def;
+	n = calloc(1, sizeof(*n));
+	if (!n)
+		return NULL;
+	snprintf(n->name, sizeof(n->name), "%s", name);
+	snprintf(n->desc, sizeof(n->desc), "%s", desc);
+	n->def.name = n->name;
+	n->def.desc = n->desc;
+	n->def.kind = STAT_NATIVE;
+	n->next = list;
+	list = n;
+	return &n->def;
+}
+
+/* Small edit distance (optimal string alignment), capped at 9. */
+static unsigned distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), i, j;
+	unsigned d[33][33];
+
+	if (la > 32 || lb > 32)
+		return 9;
+	for (i = 0; i <= la; i++)
+		d[i][0] = (unsigned)i;
+	for (j = 0; j <= lb; j++)
+		d[0][j] = (unsigned)j;
+	for (i = 1; i <= la; i++)
+		for (j = 1; j <= lb; j++) {
+			unsigned c = tolower((unsigned char)a[i - 1]) !=
+				     tolower((unsigned char)b[j - 1]);
+			unsigned v = d[i - 1][j - 1] + c;
+
+			if (d[i - 1][j] + 1 < v)
+				v = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < v)
+				v = d[i][j - 1] + 1;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] &&
+			    a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < v)
+				v = d[i - 2][j - 2] + 1;
+			d[i][j] = v;
+		}
+	return d[la][lb] > 9 ? 9 : d[la][lb];
+}
+
+/* "did you mean 'cycles'? " for names close to a table name or alias. */
+static void suggest(const char *name, char *buf, size_t len)
+{
+	size_t i, used = 0;
+	int n = 0;
+	unsigned limit = strlen(name) <= 4 ? 1 : 2;
+
+	buf[0] = '\0';
+	for (i = 0; i < stat_table_len && n < 3; i++) {
+		const struct stat_def *d = &stat_table[i];
+		const char *best = NULL, *p = d->aliases;
+		unsigned bd = distance(name, d->name);
+		char alias[64];
+
+		if (bd <= limit)
+			best = d->name;
+		while (!best && p && *p) {
+			size_t l = strcspn(p, ",");
+
+			snprintf(alias, sizeof(alias), "%.*s", (int)l, p);
+			if (distance(name, alias) <= limit)
+				best = alias;
+			p = p[l] ? p + l + 1 : NULL;
+		}
+		if (!best)
+			continue;
+		used += snprintf(buf + used, len - used, "%s'%s%s'",
+				 n ? ", " : "did you mean ",
+				 d->kind == STAT_PROFILEME &&
+				 lookup_in(d->name, strlen(d->name), 0) ?
+				 "pm_" : "", best);
+		n++;
+		if (used >= len)
+			return;
+	}
+	if (n)
+		snprintf(buf + used, len - used, "? ");
+}
+
 int stat_resolve(const char *text, unsigned default_modes,
 		 stat_probe_fn probe, void *arg, struct stat_choice *out)
 {
-	const char *colon = strchr(text, ':');
-	size_t n = colon ? (size_t)(colon - text) : strlen(text);
+	char name[128], why[320], avail[512], hint[160];
+	const char *colon = strrchr(text, ':');
 	const struct stat_def *d;
-	char avail[512];
+	struct event ev;
 	unsigned modes = default_modes;
-	int err;
+	size_t n;
+	int mech = -1, r;
 
 	memset(out, 0, sizeof(*out));
+	out->pm_mech = -1;
 	snprintf(out->requested, sizeof(out->requested), "%s", text);
-	d = lookup_n(text, n);
-	if (!d || n == 0) {
-		stat_available(probe, arg, default_modes, avail, sizeof(avail));
-		return prof_fail(PROF_ENOSTAT,
-				 "unknown statistic '%.*s'; available here: %s",
-				 (int)n, text, avail);
+	/* A trailing ":u", ":k", ":h" (or ":uk"...) is a modifier. */
+	n = strlen(text);
+	if (colon && colon[1] && !parse_modes(colon + 1, &modes))
+		n = (size_t)(colon - text);
+	if (n >= sizeof(name))
+		n = sizeof(name) - 1;
+	snprintf(name, sizeof(name), "%.*s", (int)n, text);
+
+	d = n ? stat_lookup(name) : NULL;
+	if (!d && n) {
+		int ret = -1;
+
+		memset(&ev, 0, sizeof(ev));
+		if (is_raw(name)) {
+			ev.type = PERF_TYPE_RAW;
+			ev.config = strtoull(name + 1, NULL, 16);
+			snprintf(ev.name, sizeof(ev.name), "raw %#llx",
+				 (unsigned long long)ev.config);
+			ret = 0;
+		} else {
+			ret = encode_native(name, &ev);
+		}
+		if (!ret) {
+			out->def = out->asked = native_def(name, ev.name);
+			if (!out->def)
+				return prof_fail(PROF_ENOMEM, "out of memory");
+			goto found;
+		}
 	}
-	if (colon && parse_modes(colon + 1, &modes))
+	if (!d) {
+		size_t first = strcspn(name, ":");
+
+		if (first < n && lookup_n(name, first))
+			return prof_fail(PROF_ENOSTAT, "bad modifier in '%s': "
+					 "use :u, :k, :h or a combination",
+					 text);
+		suggest(name, hint, sizeof(hint));
+		stat_available(probe, arg, default_modes, avail,
+			       sizeof(avail));
 		return prof_fail(PROF_ENOSTAT,
-				 "bad modifier in '%s': use :u, :k, :h or a combination",
-				 text);
-	out->asked = d;
-	out->def = d;
-	out->modes = modes;
-	if (event_of(d, &out->type, &out->config)) {
-		stat_available(probe, arg, default_modes, avail, sizeof(avail));
-		return prof_fail(PROF_EUNAVAIL,
-				 "statistic '%s' is not available here: this "
-				 "CPU (%s) has no equivalent event; available "
-				 "here: %s", text, cpu_vendor(), avail);
+				 "unknown statistic '%s' (not in the table, "
+				 "not rNNNN, not a libpfm4 event of this CPU); "
+				 "%savailable here: %s", name, hint, avail);
 	}
-	err = probe ? probe(out->type, out->config, modes, arg) : 0;
-	if (err && d->substitute) {
+	out->asked = out->def = d;
+	r = d->kind == STAT_DERIVED ?
+	    resolve_derived(d, modes, probe, arg, &ev, &mech, why,
+			    sizeof(why), 0) :
+	    resolve_def(d, modes, probe, arg, &ev, &mech, why, sizeof(why),
+			0);
+	if (r && d->substitute) {
 		const struct stat_def *s = stat_lookup(d->substitute);
+		char ignore[320];
 
-		if (s && !probe_def(s, modes, probe, arg)) {
+		if (s && !resolve_def(s, modes, probe, arg, &ev, &mech,
+				      ignore, sizeof(ignore), 0)) {
 			out->def = s;
-			event_of(s, &out->type, &out->config);
 			out->substitute = 1;
-			return 0;
+			r = 0;
 		}
 	}
-	if (err) {
-		const char *why;
-
-		switch (-err) {
-		case ENOENT:
-		case EOPNOTSUPP:
-			why = d->kind != STAT_SW ?
-			      "this machine has no hardware performance counters"
-			      " (no PMU)" :
-			      "the kernel does not support it";
-			break;
-		case EACCES:
-		case EPERM:
-			why = "permission denied (see perf_event_paranoid)";
-			break;
-		default:
-			why = strerror(-err);
-		}
-		stat_available(probe, arg, default_modes, avail, sizeof(avail));
+	if (r) {
+		stat_available(probe, arg, default_modes, avail,
+			       sizeof(avail));
 		return prof_fail(PROF_EUNAVAIL,
 				 "statistic '%s' is not available here: %s; "
 				 "available here: %s", text, why, avail);
 	}
+found:
+	out->type = ev.type;
+	out->config = ev.config;
+	out->config1 = ev.config1;
+	out->config2 = ev.config2;
+	out->modes = modes;
+	out->pm_mech = mech;
+	snprintf(out->event, sizeof(out->event), "%s", ev.name);
+	if (out->def->kind == STAT_NATIVE && probe) {
+		int e = probe(ev.type, ev.config, modes, arg);
+
+		if (e) {
+			probe_reason(STAT_HW, -e, why, sizeof(why), 0);
+			return prof_fail(PROF_EUNAVAIL, "statistic '%s' (%s) "
+					 "is not available here: %s", text,
+					 ev.name, why);
+		}
+	}
 	return 0;
+}
+
+static const char *type_text(uint32_t type)
+{
+	switch (type) {
+	case PERF_TYPE_HARDWARE: return "hardware";
+	case PERF_TYPE_SOFTWARE: return "software";
+	case PERF_TYPE_TRACEPOINT: return "tracepoint";
+	case PERF_TYPE_HW_CACHE: return "hw-cache";
+	case PERF_TYPE_RAW: return "raw";
+	case PERF_TYPE_BREAKPOINT: return "breakpoint";
+	}
+	return "dynamic PMU";
+}
+
+void stat_choice_describe(const struct stat_choice *c, char *buf,
+			  size_t len)
+{
+	size_t used;
+
+	used = (size_t)snprintf(buf, len, "'%s' -> %s%s%stype %u (%s) config "
+				"%#llx", c->requested,
+				c->substitute ? "substitute " : "",
+				c->substitute ? c->def->name : "",
+				c->substitute ? ", " : "", c->type,
+				type_text(c->type),
+				(unsigned long long)c->config);
+	if (used < len && c->config1)
+		used += snprintf(buf + used, len - used, " config1 %#llx",
+				 (unsigned long long)c->config1);
+	if (used < len && c->event[0])
+		used += snprintf(buf + used, len - used, " = %s", c->event);
+	if (used < len && c->pm_mech >= 0)
+		used += snprintf(buf + used, len - used, " via %s",
+				 mech_name[c->pm_mech]);
+	if (used < len)
+		snprintf(buf + used, len - used, ", %s mode%s",
+			 stat_modes_text(c->modes),
+			 c->asked && c->asked->kind == STAT_DERIVED ?
+			 ", derived at report time" : "");
+}
+
+/* ---- validation ---- */
+
+/* Same namespace: profile-me names live apart (reached by pm_). */
+static int same_space(const struct stat_def *a, const struct stat_def *b)
+{
+	return (a->kind == STAT_PROFILEME) == (b->kind == STAT_PROFILEME);
 }
 
 int stat_table_validate(char *buf, size_t len)
 {
 	size_t i, j;
-	int problems = 0;
+	int problems = 0, k;
 
 	if (len)
 		buf[0] = '\0';
@@ -298,23 +1321,89 @@ int stat_table_validate(char *buf, size_t len)
 	} while (0)
 	for (i = 0; i < stat_table_len; i++) {
 		const struct stat_def *d = &stat_table[i];
+		int natives = 0, srcs = 0;
 
+		if (!d->name || !*d->name) {
+			PROBLEM("entry %zu has no name", i);
+			continue;
+		}
 		if (!d->desc || !*d->desc)
 			PROBLEM("'%s' has no description", d->name);
-		if (d->kind == STAT_NATIVE && (!d->natives ||
-					       !d->natives[0].vendor))
-			PROBLEM("'%s' has no native events", d->name);
+		if (!strncasecmp(d->name, "pm_", 3))
+			PROBLEM("'%s': pm_ is the profile-me prefix", d->name);
 		if (d->substitute && !stat_lookup(d->substitute))
 			PROBLEM("'%s' names unknown substitute '%s'", d->name,
 				d->substitute);
+		for (k = 0; k < STAT_NFAMILIES; k++)
+			natives += d->native[k] != NULL;
+		for (k = 0; k < STAT_NPM_MECHS; k++)
+			srcs += d->pm_src[k] != NULL;
+		switch (d->kind) {
+		case STAT_HW:
+			if (!d->generic && !natives)
+				PROBLEM("'%s' has no event at all", d->name);
+			if (natives < STAT_NFAMILIES && (!d->note ||
+							 !*d->note))
+				PROBLEM("'%s' lacks a family's native event "
+					"and says not why", d->name);
+			break;
+		case STAT_SW:
+			if (!d->generic)
+				PROBLEM("'%s' has no event", d->name);
+			break;
+		case STAT_PROFILEME:
+			if (d->pm >= PM_NSTATS)
+				PROBLEM("'%s' has a bad profile-me index",
+					d->name);
+			if (srcs < STAT_NPM_MECHS && (!d->note || !*d->note))
+				PROBLEM("'%s' lacks a mechanism and says not "
+					"why", d->name);
+			for (j = 0; j < i; j++)
+				if (stat_table[j].kind == STAT_PROFILEME &&
+				    stat_table[j].pm == d->pm)
+					PROBLEM("'%s' and '%s' are the same "
+						"profile-me index", d->name,
+						stat_table[j].name);
+			break;
+		case STAT_DERIVED:
+			if (!lookup_pm(d->num))
+				PROBLEM("'%s': input '%s' is not a profile-me "
+					"statistic", d->name,
+					d->num ? d->num : "(none)");
+			if (d->den && !lookup_pm(d->den))
+				PROBLEM("'%s': input '%s' is not a profile-me "
+					"statistic", d->name, d->den);
+			if (!d->den && !d->average)
+				PROBLEM("'%s' has no denominator", d->name);
+			if (!d->scale)
+				PROBLEM("'%s' has scale 0", d->name);
+			break;
+		case STAT_NATIVE:
+			PROBLEM("'%s': native entries are never in the table",
+				d->name);
+			break;
+		}
 		for (j = 0; j < stat_table_len; j++) {
 			const struct stat_def *e = &stat_table[j];
+			const char *p;
 
 			if (i == j)
 				continue;
-			if (!strcasecmp(d->name, e->name) ||
-			    name_in_list(d->name, strlen(d->name), e->aliases))
+			/* derived names are unique across both spaces */
+			if (!same_space(d, e) && d->kind != STAT_DERIVED &&
+			    e->kind != STAT_DERIVED)
+				continue;
+			if (def_is_named(e, d->name, strlen(d->name)))
 				PROBLEM("'%s' is defined twice", d->name);
+			for (p = d->aliases; p && *p;) {
+				size_t l = strcspn(p, ",");
+
+				if (j > i && def_is_named(e, p, l))
+					PROBLEM("alias '%.*s' of '%s' is also "
+						"'%s'", (int)l, p, d->name,
+						e->name);
+				p = p[l] ? p + l + 1 : NULL;
+			}
 		}
 	}
 #undef PROBLEM

@@ -1,13 +1,29 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Statistics: the one table that turns a name a user types ("cycles",
- * "retinst", "cpu-clock:k") into a concrete event of this machine.
+ * "retinst", "cpu-clock:k", "mispredict_per_ret", "INST_RETIRED:ANY_P",
+ * "r01c2:u") into a concrete event of this machine, or into a one-line
+ * reason why this machine cannot measure it.  docs/statistics.md explains
+ * every row: what is measured on Intel, AMD and Arm, and why.
  *
- * A name resolves to a table entry plus mode modifiers.  Whether the event
- * can be opened here is asked of the engine through a probe callback, so
- * this file never touches perf_event_open itself.  An entry may name a
- * substitute ("cycles" -> "cpu-clock" on a machine without a PMU); the
- * caller is told (stat_choice.substitute) and must say so to the user.
+ * Names.  A plain name is looked up among the aggregate counters, the
+ * software events and the derived statistics first, then among the
+ * profile-me statistics; "pm_NAME" always means the profile-me statistic
+ * NAME.  So "cycles", "mispredict" and "replay_trap", which the originals
+ * had in both modes, are counters, and "pm_cycles" is the cycles a sampled
+ * instruction was in flight.  A name that is in no table entry may be a
+ * raw event ("r01c2") or a libpfm4 native event name ("INST_RETIRED:ANY_P",
+ * "amd64_fam19h_zen4::RESYNCS").  Modifiers :u :k :h (and combinations,
+ * ":uk") end any of these.
+ *
+ * Whether the event can be opened here is asked of the engine through a
+ * probe callback, so this file never calls perf_event_open itself.  An
+ * entry may name a substitute ("cycles" -> "cpu-clock" on a machine without
+ * a PMU); the caller is told (stat_choice.substitute) and must say so.
+ *
+ * Errors are negative PROF_E* codes with a one-line detail (prof_error):
+ * PROF_ENOSTAT for a name nobody knows (with suggestions), PROF_EUNAVAIL
+ * for a known statistic this machine cannot measure (with the reason).
  */
 #ifndef COMMON_STATS_H
 #define COMMON_STATS_H
@@ -15,28 +31,71 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "profileme.h"
+
 enum stat_kind {
-	STAT_HW,	/* hardware counter: needs a PMU */
+	STAT_HW,	/* aggregate hardware counter: needs a PMU */
 	STAT_SW,	/* kernel software event, always sampleable */
-	STAT_NATIVE,	/* a CPU vendor's own event, see natives */
+	STAT_NATIVE,	/* a raw or libpfm4 native event the user typed;
+			 * never in the table (stat_choice.def is made up) */
+	STAT_PROFILEME,	/* what a sampled instruction met: IBS, PEBS, SPE */
+	STAT_DERIVED,	/* computed at report time from profile-me counts */
 };
 
-/* A vendor's raw event for a statistic perf has no generic name for. */
-struct stat_native {
-	const char *vendor;	/* /proc/cpuinfo vendor_id */
-	const char *event;	/* the vendor's name, for messages */
-	uint64_t config;	/* PERF_TYPE_RAW encoding */
+/* CPU families with their own native event names (libpfm4 spelling). */
+enum stat_family {
+	STAT_FAM_INTEL,
+	STAT_FAM_AMD,
+	STAT_FAM_ARM,
+	STAT_NFAMILIES,
+	STAT_FAM_OTHER = STAT_NFAMILIES,
+};
+
+/* Instruction-sampling mechanisms that can provide profile-me data. */
+enum stat_pm_mech {
+	STAT_PM_IBS,	/* AMD IBS: ibs_op PMU ("fetch:" entries: ibs_fetch) */
+	STAT_PM_PEBS,	/* Intel PEBS: precise sampling of a named event */
+	STAT_PM_SPE,	/* Arm Statistical Profiling Extension */
+	STAT_NPM_MECHS,
 };
 
 struct stat_def {
 	const char *name;	/* canonical name */
 	const char *aliases;	/* comma-separated other names, or NULL */
-	const char *desc;	/* one line, for --help and errors */
+	const char *desc;	/* one line, for -l and errors */
 	enum stat_kind kind;
-	uint32_t type;		/* PERF_TYPE_* */
+
+	/* STAT_HW, STAT_SW: perf's generic event, when generic is set. */
+	int generic;
+	uint32_t type;		/* PERF_TYPE_HARDWARE, _HW_CACHE, _SOFTWARE */
 	uint64_t config;
 	const char *substitute;	/* used where this one is unavailable */
-	const struct stat_native *natives;	/* STAT_NATIVE: NULL-ended */
+	/*
+	 * STAT_HW: native events by family, libpfm4 spelling, tried when the
+	 * generic event is missing or unsupported here; "A|B" tries A, then
+	 * B (models name the same event differently).  NULL: the family has
+	 * no such event, and note says why.
+	 */
+	const char *native[STAT_NFAMILIES];
+
+	/*
+	 * STAT_PROFILEME: the pm_sample field, and what provides it per
+	 * mechanism (a field or event name, for -l and the docs); NULL: that
+	 * mechanism does not record it.
+	 */
+	enum pm_stat pm;
+	const char *pm_src[STAT_NPM_MECHS];
+
+	/*
+	 * STAT_DERIVED: num (and den) are profile-me statistics; the value
+	 * is scale * num / den, or with average, num averaged over each
+	 * basic block (freq).
+	 */
+	const char *num, *den;
+	unsigned scale;
+	int average;
+
+	const char *note;	/* why some family or mechanism lacks it */
 };
 
 extern const struct stat_def stat_table[];
@@ -49,13 +108,21 @@ extern const size_t stat_table_len;
 
 /* A resolved statistic. */
 struct stat_choice {
-	const struct stat_def *def;	/* what is measured */
-	uint32_t type;			/* the event opened: PERF_TYPE_* */
-	uint64_t config;
+	const struct stat_def *def;	/* what is measured; for STAT_NATIVE
+					 * a made-up entry that lives as long
+					 * as the process */
+	uint32_t type;			/* the event opened: PERF_TYPE_* or a
+					 * dynamic PMU type */
+	uint64_t config, config1, config2;
 	const struct stat_def *asked;	/* what the user asked for */
 	char requested[64];		/* the text the user typed */
 	unsigned modes;			/* STAT_MODE_* */
 	int substitute;			/* def != asked */
+	char event[96];			/* what it resolved to, in words:
+					 * "PERF_COUNT_HW_INSTRUCTIONS",
+					 * "icl::MACHINE_CLEARS:MEMORY_ORDERING" */
+	int pm_mech;			/* STAT_PROFILEME, STAT_DERIVED: the
+					 * stat_pm_mech found here, else -1 */
 };
 
 /*
@@ -65,30 +132,60 @@ struct stat_choice {
 typedef int (*stat_probe_fn)(uint32_t type, uint64_t config, unsigned modes,
 			     void *arg);
 
-/* Look a name up in the table (canonical or alias); NULL if unknown. */
+/*
+ * Look a name up in the table (canonical or alias, "pm_" prefix for the
+ * profile-me namespace, see above); NULL if unknown.  Modifiers are not
+ * part of the name.
+ */
 const struct stat_def *stat_lookup(const char *name);
 
 /*
  * Resolve "name[:mods]" with default_modes applying when no modifier is
- * given.  On failure returns -PROF_ENOSTAT or -PROF_EUNAVAIL with a
- * one-line detail (prof_error) naming the statistic, the reason and what is
- * available here.
+ * given.  probe NULL: do not ask the engine (--dry-run), take the first
+ * event this CPU could have.  On failure returns -PROF_ENOSTAT or
+ * -PROF_EUNAVAIL with a one-line detail (prof_error) naming the statistic,
+ * the reason and what is available here.
  */
 int stat_resolve(const char *text, unsigned default_modes,
 		 stat_probe_fn probe, void *arg, struct stat_choice *out);
 
 /*
- * Write a comma-separated list of the statistics available here into buf.
+ * Why def cannot be measured here, in a few words ("no hardware PMU",
+ * "needs IBS, PEBS or SPE", ...) for -l; NULL when it can.  *sub is set
+ * to the substitute used instead, or NULL.
  */
+const char *stat_unavailable(const struct stat_def *def, unsigned modes,
+			     stat_probe_fn probe, void *arg,
+			     const struct stat_def **sub);
+
+/* One line on what choice resolved to, for -v: "type 4 (raw) config
+ * 0x2c3 = icl::MACHINE_CLEARS:MEMORY_ORDERING, user mode". */
+void stat_choice_describe(const struct stat_choice *choice, char *buf,
+			  size_t len);
+
+/*
+ * One line on this machine for -l: CPU family and libpfm4 PMU, whether
+ * the kernel has a hardware PMU, which instruction-sampling PMUs exist.
+ */
+void stat_machine_describe(char *buf, size_t len);
+
+/* Write a comma-separated list of the statistics available here into buf. */
 void stat_available(stat_probe_fn probe, void *arg, unsigned modes,
 		    char *buf, size_t len);
 
 /* Text for a mode set: "user", "kernel", "user+kernel", ... */
 const char *stat_modes_text(unsigned modes);
 
-/* Check the table: non-empty descriptions, unique names and aliases,
- * substitutes that exist.  Returns the number of problems found and writes
- * the first into buf. */
+/* "aggregate hardware", "profile-me", ... */
+const char *stat_kind_text(enum stat_kind kind);
+
+/*
+ * Check the table: non-empty descriptions, unique names and aliases within
+ * each namespace, substitutes that exist, every HW entry with a generic or
+ * a native event, every profile-me entry with a source or a note, every
+ * derived statistic's inputs present and profile-me.  Returns the number
+ * of problems found and writes the first into buf.
+ */
 int stat_table_validate(char *buf, size_t len);
 
 #endif

@@ -190,3 +190,148 @@ stats_json() {
 	run -0 stats_json umon.out
 	assert_equal "$(jq -c '.[0] | [.frequency, .period]' <<<"$output")" '[0,2000000]'
 }
+
+# ---- the statistics table (common/stats.c, docs/statistics.md) ----
+
+# attr_of FIELD: the value of "  FIELD N" for the last event of a --dry-run
+# output in $output.
+attr_of() {
+	awk -v f="$1" '$1 == f { v = $2 } END { print v }' <<<"$output"
+}
+
+@test "the table is valid and has every name the originals and the suite use" {
+	run -0 "$ROOT/$BUILD/tests/tablecheck"
+	assert_output --regexp '^[0-9]+ statistics$'
+}
+
+@test "every statistic of the table resolves, or fails with 125 and one line saying why" {
+	local name n=0
+	while read -r name; do
+		run --separate-stderr "$UPROFILE" -quiet -e "$name" "$TPROG/exitwith" 0
+		if ((status == 0)); then
+			n=$((n + 1))
+			rm -f umon.out
+			continue
+		fi
+		assert_equal "$status" 125
+		assert_equal "${#stderr_lines[@]}" 1
+		[[ $stderr =~ ^uprofile:\ statistic\ \'$name\'\ is\ not\ available\ here:\ [a-z]+ ]] ||
+			fail "no reason for '$name': $stderr"
+		[[ ! -e umon.out ]]
+	done < <("$ROOT/$BUILD/tests/tablecheck" --names)
+	# the software events at least work wherever perf does
+	if perf stat -e cpu-clock true >/dev/null 2>&1; then
+		((n >= 7))
+	fi
+}
+
+@test "raw rNNNN and the modifiers :u :k :h and :uk in the attributes" {
+	run -0 "$UPROFILE" --dry-run -e r01c2:u true
+	assert_equal "$(attr_of type)" 4
+	assert_equal "$(attr_of config)" 0x1c2
+	assert_line --partial 'exclude_user 0 exclude_kernel 1 exclude_hv 1'
+	run -0 "$UPROFILE" --dry-run -e r1c2:k true
+	assert_equal "$(attr_of config)" 0x1c2
+	assert_line --partial 'exclude_user 1 exclude_kernel 0 exclude_hv 1'
+	run -0 "$UPROFILE" --dry-run -e cpu-clock:uk true
+	assert_line --partial 'exclude_user 0 exclude_kernel 0 exclude_hv 1'
+	run -0 "$UPROFILE" --dry-run -e cpu-clock:h true
+	assert_line --partial 'exclude_user 1 exclude_kernel 1 exclude_hv 0'
+	# a modifier that is none
+	run -125 --separate-stderr "$UPROFILE" --dry-run -e cycles:x true
+	assert_equal "$stderr" "uprofile: bad modifier in 'cycles:x': use :u, :k, :h or a combination"
+	run -125 --separate-stderr "$UPROFILE" --dry-run -e r12zz true
+	[[ $stderr == *"unknown statistic 'r12zz'"* ]]
+}
+
+@test "perf's names are aliases of the same events" {
+	local pair
+	for pair in instructions:0:0x1 branch-misses:0:0x5 cache-misses:0:0x3 \
+		cache-references:0:0x2 L1-dcache-load-misses:3:0x10000 \
+		L1-icache-load-misses:3:0x10001 dTLB-load-misses:3:0x10003 \
+		iTLB-load-misses:3:0x10004 stalled-cycles-frontend:0:0x7; do
+		IFS=: read -r name type config <<<"$pair"
+		run -0 "$UPROFILE" --dry-run -e "$name" true
+		assert_equal "$(attr_of type):$(attr_of config)" "$type:$config"
+	done
+}
+
+@test "libpfm4 native names, typed or from the table, per CPU family" {
+	[[ $(uname -m) == x86_64 ]] || skip "libpfm4's x86 tables are built on x86 only"
+	LIBPFM_FORCE_PMU=skl run -0 "$UPROFILE" --dry-run -e INST_RETIRED:ANY_P:k true
+	assert_equal "$(attr_of type):$(attr_of config)" 4:0xc0
+	assert_line --partial 'exclude_user 1 exclude_kernel 0'
+	LIBPFM_FORCE_PMU=amd64_fam19h_zen4 run -0 "$UPROFILE" --dry-run \
+		-e amd64_fam19h_zen4::RETIRED_INSTRUCTIONS true
+	assert_equal "$(attr_of config)" 0xc0
+	# table rows with no generic event take the family's native event
+	LIBPFM_FORCE_PMU=icl run -0 "$UPROFILE" --dry-run -e condmispredict true
+	assert_equal "$(attr_of config)" 0x11c5
+	LIBPFM_FORCE_PMU=skl run -0 "$UPROFILE" --dry-run -e condmispredict true
+	assert_equal "$(attr_of config)" 0x1c5
+	LIBPFM_FORCE_PMU=amd64_fam19h_zen3 run -0 "$UPROFILE" --dry-run -e indbranches true
+	assert_equal "$(attr_of config)" 0xcc
+}
+
+@test "an unknown statistic: 125, suggestions and what is available" {
+	run -125 --separate-stderr "$UPROFILE" -e cycels "$TPROG/exitwith" 0
+	assert_equal "${#stderr_lines[@]}" 1
+	[[ $stderr == "uprofile: unknown statistic 'cycels'"*"did you mean 'cycles'"*"available here: "*cpu-clock* ]]
+	run -125 --separate-stderr "$UPROFILE" -e dtb_mis_per_ret "$TPROG/exitwith" 0
+	[[ $stderr == *"did you mean 'dtb_miss_per_ret'"* ]]
+}
+
+@test "plain names are counters, pm_NAME the profile-me statistic" {
+	run -0 "$UPROFILE" --dry-run -e mispredict true
+	assert_equal "$(attr_of type):$(attr_of config)" 0:0x5
+	run -0 "$UPROFILE" --dry-run -e replay_trap:u true
+	assert_equal "$(attr_of type)" 4
+	# profile-me needs IBS, PEBS or SPE
+	if ! ls /sys/bus/event_source/devices | grep -Eq '^(ibs_op|arm_spe)'; then
+		local s
+		for s in pm_mispredict pm_cycles retire retired dtb_miss mispredict_per_ret freq; do
+			run -125 --separate-stderr "$UPROFILE" -e "$s" "$TPROG/exitwith" 0
+			[[ $stderr == "uprofile: statistic '$s' is not available here: "* ]]
+			[[ $stderr == *"instruction sampling"* ]] || fail "$stderr"
+		done
+	fi
+	# never measured by today's hardware, with the reason
+	run -125 --separate-stderr "$UPROFILE" -e dtb_miss3 "$TPROG/exitwith" 0
+	[[ $stderr == *"no current hardware records it per instruction: no PMU reports the depth of a page walk"* ]]
+	run -125 --separate-stderr "$UPROFILE" -e pm_replay_trap "$TPROG/exitwith" 0
+	[[ $stderr == *"no current hardware records it"* ]]
+}
+
+@test "-l: every group, every row marked, on stdout with status 0" {
+	local tool
+	for tool in "$UPROFILE" "$KPROFILE"; do
+		run -0 --separate-stderr "$tool" -l
+		assert_equal "$stderr" ""
+		assert_line --index 0 --regexp '^this machine: .*hardware PMU: .*instruction sampling: '
+		assert_line --regexp '^Aggregate hardware events'
+		assert_line --regexp '^Profile-me statistics'
+		assert_line --regexp '^Software events'
+		assert_line --regexp '^Derived statistics'
+		assert_line --regexp '^cpu-clock +yes +CPU time'
+		assert_line --regexp '^pm_cycles +(yes|no: [a-z/A-Z ]+) +cycles the sampled'
+		assert_line --regexp '^dtb_miss3 +no: no hardware has it '
+		assert_line --regexp '^freq +(yes|no: .*) +retire averaged'
+		# every table row is listed once, with yes, as X or no: why
+		local name
+		while read -r name; do
+			assert_equal "$(grep -Ec "^$name +(yes|as [a-z-]+|no: [a-zA-Z][^ ]*( [^ ]+)*) " <<<"$output")" 1
+		done < <("$ROOT/$BUILD/tests/tablecheck" --names)
+	done
+	if ! has_pmu; then
+		run -0 "$UPROFILE" -l
+		assert_line --regexp '^retinst +no: no hardware PMU '
+		assert_line --regexp '^cycles +as cpu-clock '
+	fi
+}
+
+@test "-v says what each statistic resolved to" {
+	run -0 --separate-stderr "$UPROFILE" -v --dry-run -e retinst,r01c2:k,page-faults true
+	assert_equal "${stderr_lines[0]}" "uprofile: 'retinst' -> type 0 (hardware) config 0x1 = PERF_COUNT_HW_INSTRUCTIONS, user mode"
+	assert_equal "${stderr_lines[1]}" "uprofile: 'r01c2:k' -> type 4 (raw) config 0x1c2 = raw 0x1c2, kernel mode"
+	assert_equal "${stderr_lines[2]}" "uprofile: 'page-faults' -> type 1 (software) config 0x2 = PERF_COUNT_SW_PAGE_FAULTS, user mode"
+}
