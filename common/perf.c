@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,7 +34,10 @@ struct ring {
 struct event_fd {
 	int fd;
 	uint64_t id;
-	uint32_t stat;
+	uint32_t stat;		/* NO_STAT, TRIGGER_STAT or a spec index */
+	unsigned grouped:1;	/* read_format has GROUP and ID */
+	unsigned member:1;	/* a group member: follows its leader */
+	unsigned cascaded:1;	/* waits for the trigger */
 };
 
 /* A record copied out of a ring, delivered in time order. */
@@ -50,6 +54,7 @@ struct perf_session {
 	size_t nrings;
 	size_t nspecs;
 	int callchain;
+	int cascade_fired;
 	struct collector *col;
 
 	uint8_t *arena;
@@ -151,18 +156,48 @@ static int open_error(int err, const struct perf_event_spec *spec, pid_t pid)
 }
 
 #define NO_STAT UINT32_MAX
+/* Group numbers are taken modulo this (the front end uses 1). */
+#define MAX_GROUPS 8
+#define TRIGGER_STAT (UINT32_MAX - 1)
+
+/* An event's place in its group (perf_event_spec.group). */
+enum ev_role { EV_ALONE, EV_LEADER, EV_MEMBER };
 
 /*
- * Open one event.  sp NULL opens the tracking dummy: no samples, only the
- * side-band records, enabled from the start (or at exec).
+ * The leader of spec k's group (the first spec with its group number), or
+ * SIZE_MAX when k is not grouped or alone in its group.
  */
+static size_t group_leader(const struct perf_event_spec *specs, size_t n,
+			   size_t k)
+{
+	size_t i, first = SIZE_MAX, count = 0;
+
+	if (!specs[k].group)
+		return SIZE_MAX;
+	for (i = 0; i < n; i++)
+		if (specs[i].group == specs[k].group) {
+			if (first == SIZE_MAX)
+				first = i;
+			count++;
+		}
+	return count > 1 ? first : SIZE_MAX;
+}
+
+static enum ev_role role_of(const struct perf_event_spec *specs, size_t n,
+			    size_t k)
+{
+	size_t l = group_leader(specs, n, k);
+
+	return l == SIZE_MAX ? EV_ALONE : l == k ? EV_LEADER : EV_MEMBER;
+}
+
 /*
  * The attributes of one event.  sp NULL describes the tracking dummy: no
  * samples, only the side-band records, enabled from the start (or at
  * exec).  perf_describe() prints exactly these, so golden tests check what
  * would be opened on hardware this machine lacks.
  */
-static void build_attr(const struct perf_event_spec *sp,
+static void build_attr(const struct perf_event_spec *sp, enum ev_role role,
 		       const struct perf_target *t, struct perf_event_attr *a)
 {
 	memset(a, 0, sizeof(*a));
@@ -198,73 +233,159 @@ static void build_attr(const struct perf_event_spec *sp,
 	}
 	a->type = sp->type;
 	a->config = sp->config;
-	if (sp->callchain) {
-		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
-		a->exclude_callchain_user = 1;
-	}
-	if (sp->period) {
-		a->sample_period = sp->period;
+	if (sp->counting) {
+		/* Read once at the end: no samples, no buffer. */
+		a->sample_type = 0;
+		a->sample_id_all = 0;
+		a->watermark = 0;
+		a->wakeup_watermark = 0;
 	} else {
-		a->freq = 1;
-		a->sample_freq = sp->freq;
+		if (sp->callchain) {
+			a->sample_type |= PERF_SAMPLE_CALLCHAIN;
+			a->exclude_callchain_user = 1;
+		}
+		if (sp->period) {
+			a->sample_period = sp->period;
+		} else {
+			a->freq = 1;
+			a->sample_freq = sp->freq;
+		}
 	}
 	set_modes(a, sp->modes);
+	if (role != EV_ALONE)
+		a->read_format |= PERF_FORMAT_ID | PERF_FORMAT_GROUP;
+	if (role == EV_MEMBER) {
+		/* A member counts whenever its leader does: the leader alone
+		 * is switched on and off (as perf stat opens groups). */
+		a->disabled = 0;
+		a->enable_on_exec = 0;
+		return;
+	}
+	a->disabled = 1;
+	a->enable_on_exec = t->enable_on_exec && !t->triggered &&
+			    !sp->cascaded;
+}
+
+/*
+ * The --start-after trigger: samples A every N events, with no buffer;
+ * each overflow raises a signal at the profiler (fcntl O_ASYNC), the
+ * lowest-latency notice of an inherited event the kernel gives (it cannot
+ * be mmapped on any CPU, and the kernel cannot enable another event
+ * itself).
+ */
+static void build_trigger_attr(const struct perf_trigger *tr,
+			       const struct perf_target *t,
+			       struct perf_event_attr *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	a->type = tr->type;
+	a->config = tr->config;
+	a->sample_period = tr->count;
+	a->wakeup_events = 1;
+	a->read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
+			 PERF_FORMAT_TOTAL_TIME_RUNNING;
+	a->inherit = t->kind == PERF_TARGET_TASKS;
+	set_modes(a, tr->modes);
 	a->disabled = 1;
 	a->enable_on_exec = t->enable_on_exec && !t->triggered;
+}
+
+static const char *target_text(const struct perf_target *t, int any_cpu)
+{
+	if (t->kind != PERF_TARGET_TASKS)
+		return "CPUs";
+	return any_cpu ? "tasks, any CPU" : "tasks, per CPU";
+}
+
+static void describe_attr(FILE *f, const struct perf_event_attr *a)
+{
+	fprintf(f, "  type %u\n  config %#llx\n", a->type,
+		(unsigned long long)a->config);
+	fprintf(f, "  sample_type %#llx\n  read_format %#llx\n",
+		(unsigned long long)a->sample_type,
+		(unsigned long long)a->read_format);
+	fprintf(f, "  %s %llu\n", a->freq ? "sample_freq" : "sample_period",
+		(unsigned long long)a->sample_period);
+	fprintf(f, "  disabled %u inherit %u enable_on_exec %u\n",
+		a->disabled, a->inherit, a->enable_on_exec);
+	fprintf(f, "  exclude_user %u exclude_kernel %u exclude_hv %u"
+		" exclude_callchain_user %u\n", a->exclude_user,
+		a->exclude_kernel, a->exclude_hv, a->exclude_callchain_user);
+	fprintf(f, "  mmap %u mmap2 %u comm %u comm_exec %u task %u "
+		"build_id %u sample_id_all %u\n", a->mmap, a->mmap2,
+		a->comm, a->comm_exec, a->task, a->build_id,
+		a->sample_id_all);
+	fprintf(f, "  watermark %u wakeup_watermark %u\n",
+		a->watermark, a->wakeup_watermark);
 }
 
 void perf_describe(FILE *f, const struct perf_event_spec *specs,
 		   size_t nspecs, const struct perf_target *t)
 {
-	size_t k, nopen = nspecs + (t->track ? 1 : 0);
+	size_t k, nopen = nspecs + (t->track ? 1 : 0), base = t->track;
 
 	for (k = 0; k < nopen; k++) {
 		int tracking = t->track && k == 0;
+		const struct perf_event_spec *sp =
+			tracking ? NULL : &specs[k - base];
+		enum ev_role role = tracking ? EV_ALONE :
+				    role_of(specs, nspecs, k - base);
 		struct perf_event_attr a;
 
-		build_attr(tracking ? NULL : &specs[k - (t->track ? 1 : 0)],
-			   t, &a);
+		build_attr(sp, role, t, &a);
 		fprintf(f, "event %zu%s\n", k, tracking ? " (tracking)" : "");
-		fprintf(f, "  target %s\n", t->kind == PERF_TARGET_TASKS ?
-			"tasks, per CPU" : "CPUs");
-		fprintf(f, "  type %u\n  config %#llx\n", a.type,
-			(unsigned long long)a.config);
-		fprintf(f, "  sample_type %#llx\n  read_format %#llx\n",
-			(unsigned long long)a.sample_type,
-			(unsigned long long)a.read_format);
-		fprintf(f, "  %s %llu\n", a.freq ? "sample_freq" :
-			"sample_period",
-			(unsigned long long)a.sample_period);
-		fprintf(f, "  disabled %u inherit %u enable_on_exec %u\n",
-			a.disabled, a.inherit, a.enable_on_exec);
-		fprintf(f, "  exclude_user %u exclude_kernel %u exclude_hv %u"
-			" exclude_callchain_user %u\n", a.exclude_user,
-			a.exclude_kernel, a.exclude_hv,
-			a.exclude_callchain_user);
-		fprintf(f, "  mmap %u mmap2 %u comm %u comm_exec %u task %u "
-			"build_id %u sample_id_all %u\n", a.mmap, a.mmap2,
-			a.comm, a.comm_exec, a.task, a.build_id,
-			a.sample_id_all);
-		fprintf(f, "  watermark %u wakeup_watermark %u\n",
-			a.watermark, a.wakeup_watermark);
+		fprintf(f, "  target %s\n",
+			target_text(t, sp && sp->counting));
+		if (role == EV_LEADER) {
+			size_t i, n = 0;
+
+			for (i = 0; i < nspecs; i++)
+				n += specs[i].group == sp->group;
+			fprintf(f, "  group_fd -1 (leader of a group of %zu)\n",
+				n);
+		} else if (role == EV_MEMBER) {
+			fprintf(f, "  group_fd event %zu\n",
+				group_leader(specs, nspecs, k - base) + base);
+		}
+		if (sp && sp->cascaded)
+			fprintf(f, "  enabled by the start-after trigger\n");
+		describe_attr(f, &a);
+	}
+	if (t->trigger) {
+		struct perf_event_attr a;
+
+		build_trigger_attr(t->trigger, t, &a);
+		fprintf(f, "event %zu (start-after trigger)\n", nopen);
+		fprintf(f, "  target %s\n", target_text(t, 1));
+		fprintf(f, "  on overflow: signal to the profiler "
+			"(O_ASYNC, F_SETSIG), wakeup_events %u\n",
+			a.wakeup_events);
+		describe_attr(f, &a);
 	}
 }
 
 static int open_one(struct perf_session *s, const struct perf_event_spec *sp,
-		    uint32_t stat, const struct perf_target *t, pid_t pid,
-		    int cpu, int *fd_out)
+		    enum ev_role role, uint32_t stat,
+		    const struct perf_target *t, pid_t pid, int cpu,
+		    int group_fd, int *fd_out)
 {
 	struct perf_event_attr a;
 	long fd;
 
-	build_attr(sp, t, &a);
-	fd = sys_perf_event_open(&a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	if (stat == TRIGGER_STAT)
+		build_trigger_attr(t->trigger, t, &a);
+	else
+		build_attr(sp, role, t, &a);
+	fd = sys_perf_event_open(&a, pid, cpu, group_fd,
+				 PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0) {
 		struct perf_event_spec dummy = {
 			.type = a.type, .config = a.config,
 		};
 
-		return open_error(errno, sp ? sp : &dummy, pid);
+		return open_error(errno, sp && stat != TRIGGER_STAT ? sp :
+				  &dummy, pid);
 	}
 	*fd_out = (int)fd;
 	if (ALLOC_GROW(s->fds, s->nfds + 1, s->alloc_fds)) {
@@ -273,12 +394,22 @@ static int open_one(struct perf_session *s, const struct perf_event_spec *sp,
 	}
 	s->fds[s->nfds].fd = (int)fd;
 	s->fds[s->nfds].stat = stat;
+	s->fds[s->nfds].grouped = role != EV_ALONE;
+	s->fds[s->nfds].member = role == EV_MEMBER;
+	s->fds[s->nfds].cascaded = sp && stat != TRIGGER_STAT &&
+				   sp->cascaded;
 	if (ioctl((int)fd, PERF_EVENT_IOC_ID, &s->fds[s->nfds].id)) {
 		close((int)fd);
 		return prof_fail(PROF_EPERF, "cannot identify event: %s",
 				 strerror(errno));
 	}
 	s->nfds++;
+	if (stat == TRIGGER_STAT &&
+	    (fcntl((int)fd, F_SETOWN, getpid()) ||
+	     fcntl((int)fd, F_SETSIG, t->trigger->signo) ||
+	     fcntl((int)fd, F_SETFL, O_ASYNC)))
+		return prof_fail(PROF_EPERF, "cannot arm the start-after "
+				 "trigger: %s", strerror(errno));
 	return 0;
 }
 
@@ -342,8 +473,9 @@ int perf_session_open(struct perf_session **out,
 		goto fail;
 	}
 	/*
-	 * Inherited events cannot have per-task buffers, so every event is
-	 * opened per CPU, and the events of one CPU share its ring buffer.
+	 * Inherited events cannot have per-task buffers, so every sampling
+	 * event is opened per CPU, and the events of one CPU share its ring
+	 * buffer.
 	 */
 	for (ci = 0; ci < ncpus; ci++) {
 		int ring_fd = -1;
@@ -351,16 +483,28 @@ int perf_session_open(struct perf_session **out,
 		for (ti = 0; ti < ntasks; ti++) {
 			pid_t pid = t->kind == PERF_TARGET_TASKS ?
 				    t->tids[ti] : -1;
+			int lead[MAX_GROUPS];
 
+			for (k = 0; k < MAX_GROUPS; k++)
+				lead[k] = -1;
 			/* The tracking event first, then the statistics. */
 			for (k = 0; k < nopen; k++) {
 				int fd = -1;
 				int tracking = t->track && k == 0;
 				size_t si = k - (t->track ? 1 : 0);
+				const struct perf_event_spec *sp =
+					tracking ? NULL : &specs[si];
+				enum ev_role role = tracking ? EV_ALONE :
+					role_of(specs, nspecs, si);
 
-				err = open_one(s, tracking ? NULL : &specs[si],
+				if (sp && sp->counting)
+					continue;
+				err = open_one(s, sp, role,
 					       tracking ? NO_STAT : (uint32_t)si,
-					       t, pid, cpu_list[ci], &fd);
+					       t, pid, cpu_list[ci],
+					       role == EV_MEMBER ?
+					       lead[sp->group % MAX_GROUPS] :
+					       -1, &fd);
 				/* A thread of an attached process may exit
 				 * (or be a zombie main thread) before we get
 				 * to it: follow the others. */
@@ -372,6 +516,8 @@ int perf_session_open(struct perf_session **out,
 				}
 				if (err)
 					goto fail;
+				if (role == EV_LEADER)
+					lead[sp->group % MAX_GROUPS] = fd;
 				if (ring_fd < 0) {
 					err = map_ring(s, &s->rings[s->nrings],
 						       fd, pages);
@@ -386,6 +532,50 @@ int perf_session_open(struct perf_session **out,
 							strerror(errno));
 					goto fail;
 				}
+			}
+		}
+	}
+	/*
+	 * Counting events and the trigger need no buffer: on tasks they
+	 * follow each task on any CPU (so time enabled/running shows
+	 * multiplexing only), on CPUs there is one per CPU.
+	 */
+	for (ci = 0; ci < (t->kind == PERF_TARGET_TASKS ? 1 : ncpus); ci++) {
+		int cpu = t->kind == PERF_TARGET_TASKS ?
+			  (t->cpus ? cpu_list[0] : -1) : cpu_list[ci];
+
+		for (ti = 0; ti < ntasks; ti++) {
+			pid_t pid = t->kind == PERF_TARGET_TASKS ?
+				    t->tids[ti] : -1;
+			int lead[MAX_GROUPS], first = 1;
+
+			for (k = 0; k < MAX_GROUPS; k++)
+				lead[k] = -1;
+			for (k = 0; k <= nspecs; k++) {
+				const struct perf_event_spec *sp =
+					k < nspecs ? &specs[k] : NULL;
+				enum ev_role role = sp ?
+					role_of(specs, nspecs, k) : EV_ALONE;
+				int fd = -1;
+
+				if (sp ? !sp->counting : !t->trigger)
+					continue;
+				err = open_one(s, sp, role, sp ? (uint32_t)k :
+					       TRIGGER_STAT, t, pid, cpu,
+					       role == EV_MEMBER ?
+					       lead[sp->group % MAX_GROUPS] :
+					       -1, &fd);
+				if (err == -PROF_ENOENT && first &&
+				    t->kind == PERF_TARGET_TASKS &&
+				    t->ntids > 1) {
+					gone++;
+					break;
+				}
+				if (err)
+					goto fail;
+				first = 0;
+				if (role == EV_LEADER)
+					lead[sp->group % MAX_GROUPS] = fd;
 			}
 		}
 	}
@@ -407,16 +597,29 @@ fail:
 	return err;
 }
 
+/*
+ * Switch the statistics (not the tracking event) on or off.  Group
+ * members follow their leaders; cascaded events wait for the trigger.
+ */
 static int ioctl_all(struct perf_session *s, unsigned long req)
 {
 	size_t i;
 
-	for (i = 0; i < s->nfds; i++)
-		if (s->fds[i].stat != NO_STAT && ioctl(s->fds[i].fd, req, 0))
+	for (i = 0; i < s->nfds; i++) {
+		const struct event_fd *e = &s->fds[i];
+
+		if (e->stat == NO_STAT || e->member)
+			continue;
+		if (req == PERF_EVENT_IOC_ENABLE &&
+		    (e->cascaded ? !s->cascade_fired :
+		     e->stat == TRIGGER_STAT && s->cascade_fired))
+			continue;
+		if (ioctl(e->fd, req, 0))
 			return prof_fail(PROF_EPERF, "cannot %s events: %s",
 					 req == PERF_EVENT_IOC_ENABLE ?
 					 "enable" : "disable",
 					 strerror(errno));
+	}
 	return 0;
 }
 
@@ -428,6 +631,26 @@ int perf_session_enable(struct perf_session *s)
 int perf_session_disable(struct perf_session *s)
 {
 	return ioctl_all(s, PERF_EVENT_IOC_DISABLE);
+}
+
+int perf_session_cascade(struct perf_session *s)
+{
+	size_t i;
+
+	if (s->cascade_fired)
+		return 0;
+	s->cascade_fired = 1;
+	/* B first: every event of A after the N-th is one B may miss. */
+	for (i = 0; i < s->nfds; i++)
+		if (s->fds[i].cascaded && !s->fds[i].member &&
+		    ioctl(s->fds[i].fd, PERF_EVENT_IOC_ENABLE, 0))
+			return prof_fail(PROF_EPERF, "cannot start counting "
+					 "after the trigger: %s",
+					 strerror(errno));
+	for (i = 0; i < s->nfds; i++)
+		if (s->fds[i].stat == TRIGGER_STAT)
+			ioctl(s->fds[i].fd, PERF_EVENT_IOC_DISABLE, 0);
+	return 1;
 }
 
 static uint32_t stat_of_id(const struct perf_session *s, uint64_t id)
@@ -652,6 +875,37 @@ int perf_session_poll(struct perf_session *s, int timeout_ms,
 	return 0;
 }
 
+/*
+ * One event's value and times.  A group read returns the whole group
+ * (nr, enabled, running, then value and id per event): pick this one.
+ */
+static int read_event(const struct event_fd *e, struct perf_totals *out)
+{
+	uint64_t v[3 + 2 * 64];
+	ssize_t n;
+	uint64_t nr, j;
+
+	n = read(e->fd, v, e->grouped ? sizeof(v) : 3 * sizeof(v[0]));
+	if (n < (ssize_t)(3 * sizeof(v[0])))
+		return -1;
+	if (!e->grouped) {
+		out->value = v[0];
+		out->time_enabled = v[1];
+		out->time_running = v[2];
+		return 0;
+	}
+	nr = v[0];
+	for (j = 0; j < nr && (ssize_t)((5 + 2 * j) * sizeof(v[0])) <= n;
+	     j++)
+		if (v[4 + 2 * j] == e->id) {
+			out->value = v[3 + 2 * j];
+			out->time_enabled = v[1];
+			out->time_running = v[2];
+			return 0;
+		}
+	return -1;
+}
+
 void perf_session_totals(struct perf_session *s, size_t stat,
 			 struct perf_totals *t)
 {
@@ -659,15 +913,13 @@ void perf_session_totals(struct perf_session *s, size_t stat,
 
 	memset(t, 0, sizeof(*t));
 	for (i = 0; i < s->nfds; i++) {
-		uint64_t v[3];
+		struct perf_totals one;
 
-		if (s->fds[i].stat != stat)
+		if (s->fds[i].stat != stat || read_event(&s->fds[i], &one))
 			continue;
-		if (read(s->fds[i].fd, v, sizeof(v)) != (ssize_t)sizeof(v))
-			continue;
-		t->value += v[0];
-		t->time_enabled += v[1];
-		t->time_running += v[2];
+		t->value += one.value;
+		t->time_enabled += one.time_enabled;
+		t->time_running += one.time_running;
 	}
 }
 
