@@ -60,6 +60,11 @@ struct fe_config {
 	int triggered;			/* -t: start with sampling off */
 	int dry_run;			/* print the events, open nothing */
 	const char *control;		/* -control FIFO */
+	int count;			/* --count: totals, no sampling */
+	const char *start_after;	/* --start-after A:N as given */
+	char start_after_stat[64];	/* A */
+	unsigned long long start_after_n;	/* N */
+	int row_options;		/* a per-row display option given */
 	const char *vmlinux;		/* (tool) kernel image, -k */
 	const char **ra;		/* (tool) -ra routine patterns, or NULL */
 	size_t nra;
