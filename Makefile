@@ -51,11 +51,13 @@ TOOL_BIN := $(TOOLS:%=$(BUILD)/%)
 # depends on the shape of the code (see each source's header comment).
 TPROG_DIR := tests/programs
 TPROG_CFLAGS := -O1 -g -fno-omit-frame-pointer
-TPROGS := spin2 inline shlib forkexec threads kernelloop exitwith demo
+TPROGS := spin2 inline shlib forkexec threads kernelloop exitwith demo \
+	phases
 TPROG_BIN := $(TPROGS:%=$(BUILD)/tests/%) $(BUILD)/tests/libhot.so \
 	$(BUILD)/tests/spin2-stripped
 TEST_TOOLS := $(BUILD)/tests/symtool $(BUILD)/tests/tablecheck \
-	$(BUILD)/tests/pmdecode
+	$(BUILD)/tests/pmdecode \
+	$(BUILD)/tests/mkcount
 
 all: $(TOOL_BIN) $(TPROG_BIN) $(TEST_TOOLS)
 
@@ -82,6 +84,9 @@ $(BUILD)/tests/tablecheck: $(BUILD)/obj/tests/tools/tablecheck.o $(LIB)
 	$(call quiet,LINK,$@)$(CC) $(CFLAGS) $(SANFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
 
 $(BUILD)/tests/pmdecode: $(BUILD)/obj/tests/tools/pmdecode.o $(LIB)
+	$(call quiet,LINK,$@)$(CC) $(CFLAGS) $(SANFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
+
+$(BUILD)/tests/mkcount: $(BUILD)/obj/tests/tools/mkcount.o $(LIB)
 	@mkdir -p $(dir $@)
 	$(call quiet,LINK,$@)$(CC) $(CFLAGS) $(SANFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
 

@@ -730,6 +730,10 @@ static int copy_meta(struct profile *dst, const struct profile *src)
 	if (src->ra_routines && !(dst->ra_routines = strdup(src->ra_routines)))
 		return -1;
 	dst->ra_moved = src->ra_moved;
+	if (src->start_after && !(dst->start_after = strdup(src->start_after)))
+		return -1;
+	dst->start_after_ns = src->start_after_ns;
+	dst->start_after_latency_ns = src->start_after_latency_ns;
 	return profile_set_argv(dst, src->argc, src->argv);
 }
 

@@ -39,7 +39,7 @@ enum {
 	OPT_ALL, OPT_EACH, OPT_ONE, OPT_DISPLAY, OPT_PROCEDURES, OPT_LINES,
 	OPT_HEAVY, OPT_QUIT, OPT_ONLY, OPT_EXCLUDE, OPT_NUMBERS, OPT_FORMAT,
 	OPT_QUIET, OPT_COMPLETION, OPT_CONTROL, OPT_LIST, OPT_DRY_RUN,
-	OPT_REPORT_FILE, OPT_PMU,
+	OPT_REPORT_FILE, OPT_PMU, OPT_COUNT, OPT_START_AFTER,
 };
 
 static const struct argp_option stat_options[] = {
@@ -61,6 +61,14 @@ static const struct argp_option stat_options[] = {
 	  "delay, mispredict, dtb_miss are sampled on FAMILY: amd-ibs, "
 	  "intel-pebs, arm-spe or auto (docs/profileme.md; UPROFILE_SYSFS "
 	  "names another sysfs root, for --dry-run)", 1 },
+	{ "count", OPT_COUNT, NULL, 0,
+	  "count instead of sampling: whole-run totals of each statistic "
+	  "and the ratios they give (cycles_per_ret, X_per_ret, rates); "
+	  "NAME_per_ret opens its inputs as one group", 1 },
+	{ "start-after", OPT_START_AFTER, "STAT:N", 0,
+	  "start counting or sampling only after statistic STAT has occurred "
+	  "N times (the originals' cascaded counters); the hand-over takes "
+	  "about 0.1 ms, events of that time are missed", 1 },
 	{ "kernel", OPT_KERNEL, NULL, 0, "also sample kernel mode", 1 },
 	{ "user", OPT_USER, NULL, 0, "also sample user mode", 1 },
 	{ 0 }
@@ -283,14 +291,15 @@ static error_t parse_shared(int key, char *arg, struct argp_state *state)
 	case 't': c->triggered = 1; break;
 	case OPT_CONTROL: c->control = arg; break;
 	case OPT_DISPLAY: c->display = 1; break;
-	case OPT_PROCEDURES: c->display = 1; c->view = REPORT_PROCEDURES;
+	case OPT_PROCEDURES: c->display = 1; c->row_options = 1; c->view = REPORT_PROCEDURES;
 		break;
-	case OPT_LINES: c->display = 1; c->view = REPORT_LINES; break;
-	case OPT_HEAVY: c->display = 1; c->view = REPORT_HEAVY; break;
+	case OPT_LINES: c->display = 1; c->row_options = 1; c->view = REPORT_LINES; break;
+	case OPT_HEAVY: c->display = 1; c->row_options = 1; c->view = REPORT_HEAVY; break;
 	case OPT_QUIT: {
 		size_t n = strlen(arg);
 
 		c->display = 1;
+		c->row_options = 1;
 		if (n > 1 && arg[n - 1] == '%') {
 			char num[64];
 
@@ -307,17 +316,19 @@ static error_t parse_shared(int key, char *arg, struct argp_state *state)
 	}
 	case OPT_ONLY:
 		c->display = 1;
+		c->row_options = 1;
 		if (add_str((char ***)&c->only, &c->nonly, &c->alloc_only,
 			    arg))
 			argp_failure(state, FE_EXIT_FAIL, ENOMEM, "options");
 		break;
 	case OPT_EXCLUDE:
 		c->display = 1;
+		c->row_options = 1;
 		if (add_str((char ***)&c->exclude, &c->nexclude,
 			    &c->alloc_exclude, arg))
 			argp_failure(state, FE_EXIT_FAIL, ENOMEM, "options");
 		break;
-	case OPT_NUMBERS: c->display = 1; c->numbers = 1; break;
+	case OPT_NUMBERS: c->display = 1; c->row_options = 1; c->numbers = 1; break;
 	case OPT_REPORT_FILE: c->display = 1; c->report_file = arg; break;
 	case OPT_FORMAT:
 		if (!strcmp(arg, "json"))
@@ -341,18 +352,62 @@ static error_t parse_shared(int key, char *arg, struct argp_state *state)
 				   " intel-pebs, arm-spe or auto)", arg);
 		c->pmu = arg;
 		break;
+	case OPT_COUNT: c->count = 1; break;
+	case OPT_START_AFTER: {
+		const char *colon = strrchr(arg, ':');
+		char name[64];
+
+		if (!colon || colon == arg)
+			argp_error(state, "bad --start-after '%s': expected "
+				   "STAT:N, e.g. page-faults:1000", arg);
+		if (parse_u64(colon + 1, 1, UINT64_MAX / 2, &u))
+			argp_error(state, "bad --start-after '%s': N must be a "
+				   "positive number of events", arg);
+		snprintf(name, sizeof(name), "%.*s", (int)(colon - arg), arg);
+		/* A:u:1000 limits A's modes as in -e. */
+		if (!stat_lookup(name) &&
+		    !(strchr(name, ':') && (name[strcspn(name, ":")] = '\0',
+					    stat_lookup(name))))
+			argp_error(state, "bad --start-after '%s': unknown "
+				   "statistic '%s' (see --list)", arg, name);
+		snprintf(c->start_after_stat, sizeof(c->start_after_stat),
+			 "%.*s", (int)(colon - arg), arg);
+		c->start_after_n = u;
+		c->start_after = arg;
+		break;
+	}
 	default:
 		return ARGP_ERR_UNKNOWN;
 	}
 	return 0;
 }
 
+#define PER_RET "_per_ret"
+
+/*
+ * For a derived statistic "X_per_ret[:mods]", the name of X in buf;
+ * NULL for any other name.  (Until the statistics table knows ratios, they
+ * are recognised by their suffix.)
+ */
+static const char *per_ret_input(const char *word, char *buf, size_t len)
+{
+	size_t n = strcspn(word, ":"), sl = strlen(PER_RET);
+
+	if (n <= sl || strncmp(word + n - sl, PER_RET, sl) ||
+	    n - sl >= len)
+		return NULL;
+	snprintf(buf, len, "%.*s", (int)(n - sl), word);
+	return buf;
+}
+
 static int looks_like_stat(const struct fe_config *c, const char *word)
 {
-	char name[64];
+	char name[64], in[64];
 
 	snprintf(name, sizeof(name), "%s", word);
 	name[strcspn(name, ":")] = '\0';
+	if (per_ret_input(name, in, sizeof(in)))
+		snprintf(name, sizeof(name), "%s", in);
 	return !strchr(word, '/') && (stat_lookup(name) != NULL ||
 				      (c->pmu && pm_lookup(name) >= 0));
 }
@@ -391,6 +446,26 @@ static error_t parse_root(int key, char *arg, struct argp_state *state)
 		if (c->duration && c->cmd)
 			argp_error(state, "-d applies to -p or to collection "
 				   "without a program");
+		if (c->input && (c->count || c->start_after))
+			argp_error(state, "-i reports a file; --count and "
+				   "--start-after apply to a run");
+		if (c->count && (c->freq || c->period))
+			argp_error(state, "--count does not sample: -F and -c "
+				   "do not apply");
+		if (c->count && (c->pids || c->cpus == FE_CPUS_EACH))
+			argp_error(state, "--count gives whole-run totals: "
+				   "-pids and -each do not apply");
+		if (c->count && c->row_options)
+			argp_error(state, "--count has no rows: -procedures, "
+				   "-lines, -heavy, -quit, -only, -exclude and "
+				   "-numbers do not apply (use -display)");
+		if (c->count && c->nra)
+			argp_error(state, "--count does not sample: -ra "
+				   "does not apply");
+		if (c->start_after && (c->triggered || c->control))
+			argp_error(state, "--start-after and -t/-control "
+				   "both decide when counting starts; give "
+				   "one");
 		return 0;
 	default:
 		if (g_tool->parse)
@@ -655,6 +730,31 @@ static struct symbolizer *report_symbolizer(const struct fe_config *c,
 	return sym;
 }
 
+/* A counting profile: totals and ratios, no rows.  The summary after a
+ * run is the whole text report: it is a few lines. */
+static int show_counts(const struct fe_config *c, const struct profile *p,
+		       const char *file, int summary_only, FILE *out)
+{
+	struct report_counts *rc;
+	int err = report_counts_build(p, file, &rc);
+
+	if (err)
+		return err;
+	if (c->row_options && !summary_only)
+		fprintf(stderr, "%s: note: '%s' is a counting profile: it "
+			"has no rows, so row options are ignored\n",
+			g_tool->name, file ? file : "");
+	if (c->json && !summary_only)
+		err = report_counts_json(out, rc);
+	else
+		err = report_counts_text(out, rc);
+	if (!err && fflush(out))
+		err = prof_fail(PROF_EIO, "cannot write report: %s",
+				strerror(errno));
+	report_counts_free(rc);
+	return err;
+}
+
 static int show_report(const struct fe_config *c, const struct profile *p,
 		       const char *file, int summary_only, FILE *out)
 {
@@ -671,6 +771,10 @@ static int show_report(const struct fe_config *c, const struct profile *p,
 	struct report *r;
 	int err;
 
+	if (report_is_counting(p)) {
+		symbolizer_free(sym);
+		return show_counts(c, p, file, summary_only, out);
+	}
 	if (!sym)
 		return prof_fail(PROF_ENOMEM, "out of memory");
 	if (summary_only) {
@@ -727,6 +831,13 @@ struct run {
 	int control_made;			/* we created the FIFO */
 	int sampling;				/* events are enabled */
 	sigset_t old_mask;
+	struct derived *derived;		/* NAME_per_ret asked for */
+	size_t nderived;
+	struct perf_trigger trigger;		/* --start-after */
+	int have_trigger;
+	int64_t fired_ns;			/* trigger fired, from t0; -1 */
+	uint64_t t0;				/* CLOCK_MONOTONIC at start */
+	uint64_t handover_ns;			/* signal read to enabled */
 };
 
 /*
@@ -811,18 +922,129 @@ static int setup_pmu(struct run *r)
 	return pm_pmu_probe(pm_family_lookup(f), root, &r->pmu);
 }
 
-static int resolve_stats(struct run *r)
+/* A ratio the user asked for, and the statistics it divides. */
+struct derived {
+	char name[80];		/* canonical: "mispredict_per_ret" */
+	char requested[64];	/* as typed */
+	size_t x, ret;		/* indices into run.choice */
+};
+
+/*
+ * Resolve one name into r->choice/specs, or find it there already.
+ * Statistics opened for a ratio (implicit) may coincide with one another
+ * or with one the user named; two the user named may not.
+ */
+static int add_stat(struct run *r, const char *text, int implicit,
+		    size_t *index)
 {
 	struct fe_config *c = r->cfg;
 	unsigned modes = g_tool->default_modes | c->add_modes;
-	size_t i;
+	struct stat_choice *ch = &r->choice[r->nstats];
+	int is_pm = c->pmu ? resolve_pm(r, text, modes, ch) : 0;
+	int err = is_pm < 0 ? is_pm : is_pm ? 0 :
+		  stat_resolve(text, modes, c->dry_run ? NULL : perf_probe,
+			       NULL, ch);
+	size_t j, i = r->nstats;
+
+	if (err)
+		return err;
+	if (!is_pm && ch->def->kind == STAT_PROFILEME) {
+		/* The table's profile-me statistic: sampled by this
+		 * machine's instruction sampler (IBS, PEBS, SPE). */
+		char pmtext[96];
+		const char *colon = strchr(text, ':');
+
+		if (!r->pmu.family) {
+			const char *root = getenv("UPROFILE_SYSFS");
+
+			err = pm_pmu_detect(root && *root ? root : NULL,
+					    &r->pmu);
+			if (err)
+				return err;
+		}
+		snprintf(pmtext, sizeof(pmtext), "%s%s",
+			 pm_stat_name(ch->def->pm), colon ? colon : "");
+		is_pm = resolve_pm(r, pmtext, modes, ch);
+		if (is_pm < 0)
+			return is_pm;
+		if (!is_pm)
+			return prof_fail(PROF_EUNAVAIL, "statistic '%s' has "
+					 "no profile-me decoder", text);
+	}
+	if (is_pm && c->count)
+		return prof_fail(PROF_EINVAL, "'%s' is a profile-me statistic:"
+				 " instruction samplers sample, they do not "
+				 "count (drop --count)", text);
+	if (ch->asked->kind == STAT_DERIVED)
+		return prof_fail(PROF_EINVAL, "'%s' is derived from other "
+				 "statistics and cannot be an input", text);
+	if (c->verbose) {
+		char what[320];
+
+		stat_choice_describe(ch, what, sizeof(what));
+		notice(c, "%s", what);
+	}
+	/* perf_event_spec has no config1/2 yet: refuse rather than open a
+	 * different event (OFFCORE_RESPONSE, FRONTEND_RETIRED) */
+	if (ch->config1 || ch->config2)
+		return prof_fail(PROF_EUNAVAIL, "statistic '%s' (%s) needs "
+				 "config1/config2, which this build cannot "
+				 "pass yet", ch->requested, ch->event);
+	for (j = 0; j < i; j++)
+		if (r->choice[j].def == ch->def &&
+		    r->choice[j].modes == ch->modes) {
+			if (!implicit && !r->specs[j].group)
+				return prof_fail(PROF_EINVAL,
+						 "statistic '%s' is given twice"
+						 " (as '%s' and '%s')",
+						 ch->def->name,
+						 r->choice[j].requested,
+						 ch->requested);
+			*index = j;
+			return 0;
+		}
+	if (ch->substitute)
+		notice(c, "'%s' is not available here (no hardware "
+		       "PMU); %s '%s' instead", ch->requested,
+		       c->count ? "counting" : "sampling", ch->def->name);
+	r->specs[i].type = ch->type;
+	r->specs[i].config = ch->config;
+	r->specs[i].modes = ch->modes;
+	/* System-wide, every mode is sampled so the mode histogram
+	 * is whole; only the modes asked for become rows. */
+	if (g_tool->scope == FE_SCOPE_SYSTEM && !c->count)
+		r->specs[i].modes |= STAT_MODE_USER | STAT_MODE_KERNEL;
+	if (c->count) {
+		r->specs[i].counting = 1;
+	} else {
+		r->specs[i].period = c->period;
+		r->specs[i].freq = c->period ? 0 :
+				   (c->freq ? c->freq : DEFAULT_FREQ);
+	}
+	r->specs[i].cascaded = c->start_after != NULL;
+	if (is_pm) {
+		r->specs[i].pm.pmu = &r->pmu;
+		r->specs[i].pm.stat = (enum pm_stat)ch->config;
+	}
+	r->nstats++;
+	*index = i;
+	return 0;
+}
+
+static int resolve_stats(struct run *r)
+{
+	struct fe_config *c = r->cfg;
+	const char *retired;
+	size_t i, n, k;
 	static char *dflt[] = { (char *)"cycles" };
 	char **names = c->nstats ? c->stats : dflt;
 
-	r->nstats = c->nstats ? c->nstats : 1;
-	r->choice = calloc(r->nstats, sizeof(*r->choice));
-	r->specs = calloc(r->nstats, sizeof(*r->specs));
-	if (!r->choice || !r->specs)
+	n = c->nstats ? c->nstats : 1;
+	/* A ratio opens up to two statistics. */
+	r->choice = calloc(2 * n, sizeof(*r->choice));
+	r->specs = calloc(2 * n, sizeof(*r->specs));
+	r->derived = calloc(n, sizeof(*r->derived));
+	if (!r->choice || !r->specs || !r->derived)
 		return -PROF_ENOMEM;
 	{
 		int err = setup_pmu(r);
@@ -830,83 +1052,91 @@ static int resolve_stats(struct run *r)
 		if (err)
 			return err;
 	}
-	for (i = 0; i < r->nstats; i++) {
-		struct stat_choice *ch = &r->choice[i];
-		int is_pm = c->pmu ? resolve_pm(r, names[i], modes, ch) : 0;
-		int err = is_pm < 0 ? is_pm : is_pm ? 0 :
-			  stat_resolve(names[i], modes,
-				       c->dry_run ? NULL : perf_probe, NULL, ch);
-		size_t j;
+	/* Ratios divide by retired instructions: the profile-me "retire"
+	 * when an instruction sampler is in use, else the counter. */
+	retired = r->pmu.family ? "retire" : "retinst";
+	for (i = 0; i < n; i++) {
+		char x[64], text[160];
+		const char *mods = strchr(names[i], ':');
+		struct derived *d = &r->derived[r->nderived];
+		size_t idx;
+		int err;
 
-		if (err)
-			return err;
-		if (!is_pm && ch->def->kind == STAT_PROFILEME) {
-			/* The table's profile-me statistic: sampled by this
-			 * machine's instruction sampler (IBS, PEBS, SPE). */
-			char pmtext[96];
-			const char *colon = strchr(names[i], ':');
-
-			if (!r->pmu.family) {
-				const char *root = getenv("UPROFILE_SYSFS");
-
-				err = pm_pmu_detect(root && *root ? root : NULL,
-						    &r->pmu);
-				if (err)
-					return err;
+		if (!strncmp(names[i], "freq", 4) &&
+		    (!names[i][4] || names[i][4] == ':')) {
+			/* freq: retired instructions, averaged over basic
+			 * blocks when the report is made. */
+			snprintf(text, sizeof(text), "%s%s", retired,
+				 mods ? mods : "");
+			err = add_stat(r, text, 1, &d->ret);
+			if (err) {
+				snprintf(text, sizeof(text), "%s",
+					 prof_error(err));
+				return prof_fail(err, "'freq' needs %s (or "
+						 "-pixie): %s", retired, text);
 			}
-			snprintf(pmtext, sizeof(pmtext), "%s%s",
-				 pm_stat_name(ch->def->pm), colon ? colon : "");
-			is_pm = resolve_pm(r, pmtext, modes, ch);
-			if (is_pm < 0)
-				return is_pm;
-			if (!is_pm)
-				return prof_fail(PROF_EUNAVAIL, "statistic "
-						 "'%s' has no profile-me decoder",
-						 names[i]);
+			d->x = d->ret;
+			snprintf(d->name, sizeof(d->name), "freq");
+			snprintf(d->requested, sizeof(d->requested), "%s",
+				 names[i]);
+			r->nderived++;
+			continue;
 		}
-		if (is_pm) {
-			r->specs[i].pm.pmu = &r->pmu;
-			r->specs[i].pm.stat = (enum pm_stat)ch->config;
+		if (!per_ret_input(names[i], x, sizeof(x))) {
+			err = add_stat(r, names[i], 0, &idx);
+			if (err)
+				return err;
+			/* Named by the user: no longer only a ratio's. */
+			continue;
 		}
-		if (c->verbose) {
-			char what[320];
+		/* X_per_ret[:mods]: X and retired instructions, with the
+		 * same modes, counted together. */
+		snprintf(text, sizeof(text), "%s%s", x, mods ? mods : "");
+		err = add_stat(r, text, 1, &d->x);
+		if (!err) {
+			snprintf(text, sizeof(text), "%s%s", retired,
+				 mods ? mods : "");
+			err = add_stat(r, text, 1, &d->ret);
+		}
+		if (err) {
+			snprintf(text, sizeof(text), "%s", prof_error(err));
+			return prof_fail(err, "'%s' needs %s and %s: %s",
+					 names[i], x, retired, text);
+		}
+		r->specs[d->x].group = r->specs[d->ret].group = 1;
+		snprintf(d->name, sizeof(d->name), "%s" PER_RET,
+			 r->choice[d->x].asked ? r->choice[d->x].asked->name :
+			 r->choice[d->x].def->name);
+		snprintf(d->requested, sizeof(d->requested), "%s", names[i]);
+		for (k = 0; k < r->nderived; k++)
+			if (!strcmp(r->derived[k].name, d->name))
+				break;
+		if (k == r->nderived)
+			r->nderived++;
+	}
+	if (c->start_after) {
+		struct stat_choice ch;
+		int err = stat_resolve(c->start_after_stat,
+				       g_tool->default_modes | c->add_modes,
+				       c->dry_run ? NULL : perf_probe, NULL,
+				       &ch);
 
-			stat_choice_describe(ch, what, sizeof(what));
-			notice(c, "%s", what);
+		if (err) {
+			char why[256];
+
+			snprintf(why, sizeof(why), "%s", prof_error(err));
+			return prof_fail(err, "--start-after: %s", why);
 		}
-		if (ch->asked->kind == STAT_DERIVED)
-			return prof_fail(PROF_EUNAVAIL, "statistic '%s' is "
-					 "derived: not yet", ch->requested);
-		/* perf_event_spec has no config1/2 yet: refuse rather than
-		 * open a different event (OFFCORE_RESPONSE, FRONTEND_RETIRED) */
-		if (ch->config1 || ch->config2)
-			return prof_fail(PROF_EUNAVAIL, "statistic '%s' (%s) "
-					 "needs config1/config2, which this "
-					 "build cannot pass yet",
-					 ch->requested, ch->event);
-		for (j = 0; j < i; j++)
-			if (r->choice[j].def == ch->def &&
-			    r->choice[j].modes == ch->modes)
-				return prof_fail(PROF_EINVAL,
-						 "statistic '%s' is given twice"
-						 " (as '%s' and '%s')",
-						 ch->def->name,
-						 r->choice[j].requested,
-						 ch->requested);
-		if (ch->substitute)
+		if (ch.substitute)
 			notice(c, "'%s' is not available here (no hardware "
-			       "PMU); sampling '%s' instead",
-			       ch->requested, ch->def->name);
-		r->specs[i].type = ch->type;
-		r->specs[i].config = ch->config;
-		r->specs[i].modes = ch->modes;
-		/* System-wide, every mode is sampled so the mode histogram
-		 * is whole; only the modes asked for become rows. */
-		if (g_tool->scope == FE_SCOPE_SYSTEM)
-			r->specs[i].modes |= STAT_MODE_USER | STAT_MODE_KERNEL;
-		r->specs[i].period = c->period;
-		r->specs[i].freq = c->period ? 0 :
-				   (c->freq ? c->freq : DEFAULT_FREQ);
+			       "PMU); starting after '%s' instead",
+			       ch.requested, ch.def->name);
+		r->trigger.type = ch.type;
+		r->trigger.config = ch.config;
+		r->trigger.modes = ch.modes;
+		r->trigger.count = c->start_after_n;
+		r->trigger.signo = SIGRTMIN + 2;
+		r->have_trigger = 1;
 	}
 	return 0;
 }
@@ -930,6 +1160,10 @@ static int setup_signals(struct run *r)
 		sigaddset(&set, SIGUSR1);
 		sigaddset(&set, SIGUSR2);
 	}
+	/* Blocked before the trigger is opened: its first overflow must
+	 * not find the default action (termination). */
+	if (r->have_trigger)
+		sigaddset(&set, r->trigger.signo);
 	if (sigprocmask(SIG_BLOCK, &set, &r->old_mask))
 		return prof_fail(PROF_EIO, "cannot block signals: %s",
 				 strerror(errno));
@@ -1069,6 +1303,34 @@ static int open_control(struct run *r)
 	return 0;
 }
 
+/*
+ * --start-after: A's N-th event raised the trigger's signal.  The
+ * hand-over recorded is from reading the signal to every statistic
+ * enabled; the kernel's part before (overflow to signal read) is
+ * documented in README.md.
+ */
+static void start_after_fired(struct run *r)
+{
+	uint64_t t1 = now_ns(CLOCK_MONOTONIC), t2;
+	int err = perf_session_cascade(r->sess);
+
+	t2 = now_ns(CLOCK_MONOTONIC);
+	if (err < 0) {
+		fprintf(stderr, "%s: %s\n", g_tool->name, prof_error(err));
+		return;
+	}
+	if (!err)
+		return;
+	r->fired_ns = (int64_t)(t1 - r->t0);
+	r->handover_ns = t2 - t1;
+	if (r->cfg->verbose)
+		notice(r->cfg, "'%s' reached %llu after %.3f s: %s started "
+		       "(hand-over %.1f us)", r->cfg->start_after_stat,
+		       r->cfg->start_after_n, (double)r->fired_ns / 1e9,
+		       r->cfg->count ? "counting" : "sampling",
+		       (double)r->handover_ns / 1e3);
+}
+
 static int collect(struct run *r, int *status)
 {
 	struct fe_config *c = r->cfg;
@@ -1120,7 +1382,11 @@ static int collect(struct run *r, int *status)
 		if (control_extra >= 0 && extra[control_extra].revents)
 			read_control(r);
 		while (read(r->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
-			if (si.ssi_signo == SIGUSR1 || si.ssi_signo == SIGUSR2) {
+			if (r->have_trigger &&
+			    (int)si.ssi_signo == r->trigger.signo) {
+				start_after_fired(r);
+			} else if (si.ssi_signo == SIGUSR1 ||
+				   si.ssi_signo == SIGUSR2) {
 				set_sampling(r, si.ssi_signo == SIGUSR1);
 			} else if (r->have_child) {
 				/* The terminal sent Ctrl-C to the program too;
@@ -1251,7 +1517,10 @@ static int write_and_report(struct run *r, struct profile *tpl)
 				break;
 			used += (size_t)w;
 		}
-		if (n == 1)
+		if (c->count)
+			notice(c, "counted %s; profile written to %s", names,
+			       first);
+		else if (n == 1)
 			notice(c, "%" PRIu64 " samples (%s), %" PRIu64 " lost; "
 			       "profile written to %s", samples, names, lost,
 			       first);
@@ -1260,6 +1529,11 @@ static int write_and_report(struct run *r, struct profile *tpl)
 			       "%d profiles written (%s%s)", samples, names,
 			       lost, n, first ? first : "none",
 			       n > 1 ? ", ..." : "");
+		if (c->start_after && r->fired_ns < 0)
+			notice(c, "'%s' never occurred %llu times: nothing "
+			       "was %s", c->start_after_stat,
+			       c->start_after_n,
+			       c->count ? "counted" : "sampled");
 		if (lost)
 			notice(c, "the kernel dropped %" PRIu64 " samples: "
 			       "lower the rate with -F", lost);
@@ -1314,7 +1588,7 @@ static int check_output_dir(const struct fe_config *c)
 static int run_collection(struct fe_config *c)
 {
 	struct run r = { .cfg = c, .sigfd = -1, .control_fd = -1,
-			 .control_keep_fd = -1 };
+			 .control_keep_fd = -1, .fired_ns = -1 };
 	struct perf_target t = { 0 };
 	struct profile *tpl = NULL;
 	pid_t *tids = NULL;
@@ -1394,7 +1668,8 @@ static int run_collection(struct fe_config *c)
 	for (i = 0; i < r.nstats; i++)
 		if (r.choice[i].modes & STAT_MODE_KERNEL)
 			break;
-	if (i < r.nstats) {
+	/* Kernel symbols name samples; counting has none. */
+	if (i < r.nstats && !c->count) {
 		r.sym = symbolizer_new(NULL);
 		if (!r.sym) {
 			err = prof_fail(PROF_ENOMEM, "out of memory");
@@ -1416,7 +1691,8 @@ static int run_collection(struct fe_config *c)
 	if (g_tool->scope == FE_SCOPE_SYSTEM) {
 		t.kind = PERF_TARGET_CPUS;
 		/* User-mode rows need every process's maps. */
-		t.track = !!((g_tool->default_modes | c->add_modes) &
+		t.track = !c->count &&
+			  !!((g_tool->default_modes | c->add_modes) &
 			     STAT_MODE_USER);
 		if (t.track)
 			synthesize_all(r.col);
@@ -1428,13 +1704,18 @@ static int run_collection(struct fe_config *c)
 		t.kind = PERF_TARGET_TASKS;
 		t.tids = tids;
 		t.ntids = ntids;
-		t.track = 1;
+		t.track = !c->count;
 	}
+	/* Counting needs no maps: there are no samples to place. */
+	if (c->count)
+		t.track = 0;
+	if (r.have_trigger)
+		t.trigger = &r.trigger;
 	if (c->dry_run) {
 		if (c->cmd && g_tool->scope == FE_SCOPE_TASKS) {
 			t.kind = PERF_TARGET_TASKS;
 			t.enable_on_exec = 1;
-			t.track = 1;
+			t.track = !c->count;
 		}
 		err = perf_describe(stdout, r.specs, r.nstats, &t);
 		if (err)
@@ -1452,18 +1733,27 @@ static int run_collection(struct fe_config *c)
 			t.tids = &r.child.pid;
 			t.ntids = 1;
 			t.enable_on_exec = 1;
-			t.track = 1;
+			t.track = !c->count;
 		}
 	}
 	if (c->verbose) {
 		for (i = 0; i < r.nstats; i++)
-			notice(c, "sampling %s (type %u, config %#" PRIx64
-			       ") in %s mode, %s %" PRIu64, r.choice[i].def->name,
-			       r.specs[i].type, r.specs[i].config,
-			       stat_modes_text(r.choice[i].modes),
-			       r.specs[i].period ? "every" : "at",
-			       r.specs[i].period ? r.specs[i].period :
-			       r.specs[i].freq);
+			if (c->count)
+				notice(c, "counting %s (type %u, config %#"
+				       PRIx64 ") in %s mode%s",
+				       r.choice[i].def->name, r.specs[i].type,
+				       r.specs[i].config,
+				       stat_modes_text(r.choice[i].modes),
+				       r.specs[i].group ? ", grouped" : "");
+			else
+				notice(c, "sampling %s (type %u, config %#"
+				       PRIx64 ") in %s mode, %s %" PRIu64,
+				       r.choice[i].def->name,
+				       r.specs[i].type, r.specs[i].config,
+				       stat_modes_text(r.choice[i].modes),
+				       r.specs[i].period ? "every" : "at",
+				       r.specs[i].period ? r.specs[i].period :
+				       r.specs[i].freq);
 		if (c->cmd)
 			notice(c, "running %s and its descendants", path);
 		else if (c->attach_pid)
@@ -1484,6 +1774,7 @@ static int run_collection(struct fe_config *c)
 	}
 	t0 = now_ns(CLOCK_MONOTONIC);
 	t0_wall = now_ns(CLOCK_REALTIME);
+	r.t0 = t0;
 	if (c->triggered) {
 		if (c->verbose)
 			notice(c, "triggered mode: sampling starts on SIGUSR1%s",
@@ -1558,7 +1849,8 @@ static int run_collection(struct fe_config *c)
 			.modes = r.choice[i].modes,
 			.flags = (r.choice[i].substitute ?
 				  PROF_STAT_SUBSTITUTE : 0) |
-				 (r.specs[i].pm.pmu ? PROF_STAT_PROFILEME : 0),
+				 (r.specs[i].pm.pmu ? PROF_STAT_PROFILEME : 0) |
+				 (c->count ? PROF_STAT_COUNTING : 0),
 			.config = r.specs[i].config,
 			.period = r.specs[i].period,
 			.freq = r.specs[i].freq,
@@ -1577,6 +1869,31 @@ static int run_collection(struct fe_config *c)
 		notice(c, "%" PRIu64 " instruction samples dropped (no valid "
 		       "instruction address, or malformed)",
 		       perf_session_pm_dropped(r.sess));
+	/* Ratios asked for come last: no event, no counts of their own;
+	 * reports compute them from their inputs. */
+	for (i = 0; i < r.nderived; i++) {
+		struct prof_stat s = {
+			.name = r.derived[i].name,
+			.requested = r.derived[i].requested,
+			.modes = r.choice[r.derived[i].x].modes,
+			.flags = PROF_STAT_DERIVED |
+				 (c->count ? PROF_STAT_COUNTING : 0),
+		};
+
+		if (profile_add_stat(tpl, &s) < 0) {
+			err = -PROF_ENOMEM;
+			goto fail;
+		}
+	}
+	if (c->start_after) {
+		tpl->start_after = strdup(c->start_after);
+		if (!tpl->start_after) {
+			err = -PROF_ENOMEM;
+			goto fail;
+		}
+		tpl->start_after_ns = r.fired_ns;
+		tpl->start_after_latency_ns = r.handover_ns;
+	}
 	err = write_and_report(&r, tpl);
 	if (err)
 		goto fail;
@@ -1608,6 +1925,7 @@ out:
 	symbolizer_free(r.sym);
 	free(r.choice);
 	free(r.specs);
+	free(r.derived);
 	free(tids);
 	free(path);
 	return code;

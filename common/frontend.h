@@ -62,6 +62,11 @@ struct fe_config {
 	const char *pmu;		/* --pmu: instruction-sampling family
 					 * for profile-me names, or NULL */
 	const char *control;		/* -control FIFO */
+	int count;			/* --count: totals, no sampling */
+	const char *start_after;	/* --start-after A:N as given */
+	char start_after_stat[64];	/* A */
+	unsigned long long start_after_n;	/* N */
+	int row_options;		/* a per-row display option given */
 	const char *vmlinux;		/* (tool) kernel image, -k */
 	const char **ra;		/* (tool) -ra routine patterns, or NULL */
 	size_t nra;

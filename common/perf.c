@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,12 +34,18 @@ struct ring {
 struct event_fd {
 	int fd;
 	uint64_t id;
-	uint32_t stat;
+	uint32_t stat;		/* NO_STAT, TRIGGER_STAT or a spec index */
 	int pm;			/* index into perf_session.pm, or -1 */
+	unsigned grouped:1;	/* read_format has GROUP and ID */
+	unsigned member:1;	/* a group member: follows its leader */
+	unsigned cascaded:1;	/* waits for the trigger */
 };
 
 #define NO_STAT UINT32_MAX
 #define MAX_PM_EVENTS 16
+
+/* An event's place in its group (perf_event_spec.group). */
+enum ev_role { EV_ALONE, EV_LEADER, EV_MEMBER };
 
 /* One profile-me event opened for some statistics (pm_plan). */
 struct pm_open {
@@ -50,11 +57,12 @@ struct pm_open {
 };
 
 /* What is opened per CPU and task, in order: the tracking dummy, the
- * ordinary specs, then the profile-me events. */
+ * ordinary specs, the profile-me events, then the start-after trigger. */
 struct opener {
-	const struct perf_event_spec *sp;	/* NULL: tracking dummy */
+	const struct perf_event_spec *sp;	/* NULL: tracking or trigger */
 	uint32_t stat;
 	int pm;
+	enum ev_role role;
 };
 
 /* A record copied out of a ring, delivered in time order. */
@@ -71,6 +79,7 @@ struct perf_session {
 	size_t nrings;
 	size_t nspecs;
 	int callchain;
+	int cascade_fired;
 	struct collector *col;
 
 	uint8_t *arena;
@@ -175,6 +184,39 @@ static int open_error(int err, const struct perf_event_spec *spec, pid_t pid)
 			 strerror(err), hint);
 }
 
+/* Group numbers are taken modulo this (the front end uses 1). */
+#define MAX_GROUPS 8
+#define TRIGGER_STAT (UINT32_MAX - 1)
+
+/*
+ * The leader of spec k's group (the first spec with its group number), or
+ * SIZE_MAX when k is not grouped or alone in its group.
+ */
+static size_t group_leader(const struct perf_event_spec *specs, size_t n,
+			   size_t k)
+{
+	size_t i, first = SIZE_MAX, count = 0;
+
+	/* Profile-me specs share one sampler event: never grouped. */
+	if (!specs[k].group || specs[k].pm.pmu)
+		return SIZE_MAX;
+	for (i = 0; i < n; i++)
+		if (specs[i].group == specs[k].group && !specs[i].pm.pmu) {
+			if (first == SIZE_MAX)
+				first = i;
+			count++;
+		}
+	return count > 1 ? first : SIZE_MAX;
+}
+
+static enum ev_role role_of(const struct perf_event_spec *specs, size_t n,
+			    size_t k)
+{
+	size_t l = group_leader(specs, n, k);
+
+	return l == SIZE_MAX ? EV_ALONE : l == k ? EV_LEADER : EV_MEMBER;
+}
+
 /*
  * The attributes of one event.  sp NULL describes the tracking dummy: no
  * samples, only the side-band records, enabled from the start (or at
@@ -182,7 +224,7 @@ static int open_error(int err, const struct perf_event_spec *spec, pid_t pid)
  * would be opened on hardware this machine lacks.
  */
 static void build_attr(const struct perf_event_spec *sp,
-		       const struct pm_open *pm,
+		       const struct pm_open *pm, enum ev_role role,
 		       const struct perf_target *t, struct perf_event_attr *a)
 {
 	memset(a, 0, sizeof(*a));
@@ -226,27 +268,70 @@ static void build_attr(const struct perf_event_spec *sp,
 		a->precise_ip = pm->ev.precise_ip & 3;
 		a->sample_type |= pm->ev.sample_type;
 	}
-	if (sp->callchain) {
-		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
-		a->exclude_callchain_user = 1;
-	}
-	if (sp->period) {
-		a->sample_period = sp->period;
+	if (sp->counting) {
+		/* Read once at the end: no samples, no buffer. */
+		a->sample_type = 0;
+		a->sample_id_all = 0;
+		a->watermark = 0;
+		a->wakeup_watermark = 0;
 	} else {
-		a->freq = 1;
-		a->sample_freq = sp->freq;
+		if (sp->callchain) {
+			a->sample_type |= PERF_SAMPLE_CALLCHAIN;
+			a->exclude_callchain_user = 1;
+		}
+		if (sp->period) {
+			a->sample_period = sp->period;
+		} else {
+			a->freq = 1;
+			a->sample_freq = sp->freq;
+		}
 	}
 	/* A PMU that cannot filter modes samples them all; the collector
 	 * keeps the asked ones (collector_set_modes). */
 	if (!pm || pm->ev.hw_modes)
 		set_modes(a, pm ? pm->modes : sp->modes);
+	if (role != EV_ALONE)
+		a->read_format |= PERF_FORMAT_ID | PERF_FORMAT_GROUP;
+	if (role == EV_MEMBER) {
+		/* A member counts whenever its leader does: the leader alone
+		 * is switched on and off (as perf stat opens groups). */
+		a->disabled = 0;
+		a->enable_on_exec = 0;
+		return;
+	}
+	a->disabled = 1;
+	a->enable_on_exec = t->enable_on_exec && !t->triggered &&
+			    !sp->cascaded;
+}
+
+/*
+ * The --start-after trigger: samples A every N events, with no buffer;
+ * each overflow raises a signal at the profiler (fcntl O_ASYNC), the
+ * lowest-latency notice of an inherited event the kernel gives (it cannot
+ * be mmapped on any CPU, and the kernel cannot enable another event
+ * itself).
+ */
+static void build_trigger_attr(const struct perf_trigger *tr,
+			       const struct perf_target *t,
+			       struct perf_event_attr *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	a->type = tr->type;
+	a->config = tr->config;
+	a->sample_period = tr->count;
+	a->wakeup_events = 1;
+	a->read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
+			 PERF_FORMAT_TOTAL_TIME_RUNNING;
+	a->inherit = t->kind == PERF_TARGET_TASKS;
+	set_modes(a, tr->modes);
 	a->disabled = 1;
 	a->enable_on_exec = t->enable_on_exec && !t->triggered;
 }
 
 /*
  * Plan the profile-me events of specs into pm[] (*npm of them) and list
- * every event to open into op[] (nspecs + 1 + MAX_PM_EVENTS room).
+ * every event to open into op[] (nspecs + 2 + MAX_PM_EVENTS room).
  */
 static int plan_opens(const struct perf_event_spec *specs, size_t nspecs,
 		      const struct perf_target *t, struct pm_open *pm,
@@ -260,9 +345,9 @@ static int plan_opens(const struct perf_event_spec *specs, size_t nspecs,
 					   .pm = -1 };
 	for (i = 0; i < nspecs; i++)
 		if (!specs[i].pm.pmu)
-			op[n++] = (struct opener){ .sp = &specs[i],
-						   .stat = (uint32_t)i,
-						   .pm = -1 };
+			op[n++] = (struct opener){
+				.sp = &specs[i], .stat = (uint32_t)i, .pm = -1,
+				.role = role_of(specs, nspecs, i) };
 	for (i = 0; i < nspecs; i++) {
 		const struct pm_pmu *pmu = specs[i].pm.pmu;
 		enum pm_stat stats[PM_NSTATS];
@@ -330,8 +415,40 @@ static int plan_opens(const struct perf_event_spec *specs, size_t nspecs,
 						   .pm = (int)(o - pm) };
 		}
 	}
+	if (t->trigger)
+		op[n++] = (struct opener){ .sp = NULL, .stat = TRIGGER_STAT,
+					   .pm = -1 };
 	*nop = n;
 	return 0;
+}
+
+static const char *target_text(const struct perf_target *t, int any_cpu)
+{
+	if (t->kind != PERF_TARGET_TASKS)
+		return "CPUs";
+	return any_cpu ? "tasks, any CPU" : "tasks, per CPU";
+}
+
+static void describe_attr(FILE *f, const struct perf_event_attr *a)
+{
+	fprintf(f, "  type %u\n  config %#llx\n", a->type,
+		(unsigned long long)a->config);
+	fprintf(f, "  sample_type %#llx\n  read_format %#llx\n",
+		(unsigned long long)a->sample_type,
+		(unsigned long long)a->read_format);
+	fprintf(f, "  %s %llu\n", a->freq ? "sample_freq" : "sample_period",
+		(unsigned long long)a->sample_period);
+	fprintf(f, "  disabled %u inherit %u enable_on_exec %u\n",
+		a->disabled, a->inherit, a->enable_on_exec);
+	fprintf(f, "  exclude_user %u exclude_kernel %u exclude_hv %u"
+		" exclude_callchain_user %u\n", a->exclude_user,
+		a->exclude_kernel, a->exclude_hv, a->exclude_callchain_user);
+	fprintf(f, "  mmap %u mmap2 %u comm %u comm_exec %u task %u "
+		"build_id %u sample_id_all %u\n", a->mmap, a->mmap2,
+		a->comm, a->comm_exec, a->task, a->build_id,
+		a->sample_id_all);
+	fprintf(f, "  watermark %u wakeup_watermark %u\n",
+		a->watermark, a->wakeup_watermark);
 }
 
 int perf_describe(FILE *f, const struct perf_event_spec *specs,
@@ -339,11 +456,11 @@ int perf_describe(FILE *f, const struct perf_event_spec *specs,
 {
 	struct pm_open *pm;
 	struct opener *op;
-	size_t k, nop, npm;
+	size_t k, j, nop, npm;
 	int err;
 
 	pm = calloc(MAX_PM_EVENTS, sizeof(*pm));
-	op = calloc(nspecs + 1 + MAX_PM_EVENTS, sizeof(*op));
+	op = calloc(nspecs + 2 + MAX_PM_EVENTS, sizeof(*op));
 	if (!pm || !op) {
 		free(pm);
 		free(op);
@@ -351,35 +468,46 @@ int perf_describe(FILE *f, const struct perf_event_spec *specs,
 	}
 	err = plan_opens(specs, nspecs, t, pm, &npm, op, &nop);
 	for (k = 0; !err && k < nop; k++) {
-		int tracking = !op[k].sp;
-		const struct pm_open *o = op[k].pm >= 0 ? &pm[op[k].pm] : NULL;
+		const struct opener *o = &op[k];
+		const struct perf_event_spec *sp = o->sp;
+		int tracking = !sp && o->stat != TRIGGER_STAT;
+		const struct pm_open *po = o->pm >= 0 ? &pm[o->pm] : NULL;
 		struct perf_event_attr a;
 
-		build_attr(op[k].sp, o, t, &a);
+		if (o->stat == TRIGGER_STAT) {
+			build_trigger_attr(t->trigger, t, &a);
+			fprintf(f, "event %zu (start-after trigger)\n", k);
+			fprintf(f, "  target %s\n", target_text(t, 1));
+			fprintf(f, "  on overflow: signal to the profiler "
+				"(O_ASYNC, F_SETSIG), wakeup_events %u\n",
+				a.wakeup_events);
+			describe_attr(f, &a);
+			continue;
+		}
+		build_attr(sp, po, o->role, t, &a);
 		fprintf(f, "event %zu%s\n", k, tracking ? " (tracking)" : "");
-		fprintf(f, "  target %s\n", t->kind == PERF_TARGET_TASKS ?
-			"tasks, per CPU" : "CPUs");
-		fprintf(f, "  type %u\n  config %#llx\n", a.type,
-			(unsigned long long)a.config);
-		fprintf(f, "  sample_type %#llx\n  read_format %#llx\n",
-			(unsigned long long)a.sample_type,
-			(unsigned long long)a.read_format);
-		fprintf(f, "  %s %llu\n", a.freq ? "sample_freq" :
-			"sample_period",
-			(unsigned long long)a.sample_period);
-		fprintf(f, "  disabled %u inherit %u enable_on_exec %u\n",
-			a.disabled, a.inherit, a.enable_on_exec);
-		fprintf(f, "  exclude_user %u exclude_kernel %u exclude_hv %u"
-			" exclude_callchain_user %u\n", a.exclude_user,
-			a.exclude_kernel, a.exclude_hv,
-			a.exclude_callchain_user);
-		fprintf(f, "  mmap %u mmap2 %u comm %u comm_exec %u task %u "
-			"build_id %u sample_id_all %u\n", a.mmap, a.mmap2,
-			a.comm, a.comm_exec, a.task, a.build_id,
-			a.sample_id_all);
-		fprintf(f, "  watermark %u wakeup_watermark %u\n",
-			a.watermark, a.wakeup_watermark);
-		if (o) {
+		fprintf(f, "  target %s\n",
+			target_text(t, sp && sp->counting));
+		if (o->role == EV_LEADER) {
+			size_t i, n = 0;
+
+			for (i = 0; i < nspecs; i++)
+				n += specs[i].group == sp->group &&
+				     !specs[i].pm.pmu;
+			fprintf(f, "  group_fd -1 (leader of a group of %zu)\n",
+				n);
+		} else if (o->role == EV_MEMBER) {
+			size_t lead = group_leader(specs, nspecs, o->stat);
+
+			for (j = 0; j < nop; j++)
+				if (op[j].sp && op[j].stat == lead)
+					break;
+			fprintf(f, "  group_fd event %zu\n", j);
+		}
+		if (sp && sp->cascaded)
+			fprintf(f, "  enabled by the start-after trigger\n");
+		describe_attr(f, &a);
+		if (po) {
 			int s2;
 
 			fprintf(f, "  config1 %#llx config2 %#llx "
@@ -387,10 +515,10 @@ int perf_describe(FILE *f, const struct perf_event_spec *specs,
 				(unsigned long long)a.config1,
 				(unsigned long long)a.config2, a.precise_ip);
 			fprintf(f, "  profile-me %s %s%s:",
-				pm_family_name(o->ev.family), o->ev.name,
-				o->ev.aux ? " (AUX area)" : "");
+				pm_family_name(po->ev.family), po->ev.name,
+				po->ev.aux ? " (AUX area)" : "");
 			for (s2 = 0; s2 < PM_NSTATS; s2++)
-				if (o->stat_of[s2] != NO_STAT)
+				if (po->stat_of[s2] != NO_STAT)
 					fprintf(f, " %s", pm_stat_name(s2));
 			fprintf(f, "\n");
 		}
@@ -402,7 +530,7 @@ int perf_describe(FILE *f, const struct perf_event_spec *specs,
 
 static int open_one(struct perf_session *s, const struct opener *op,
 		    const struct perf_target *t, pid_t pid, int cpu,
-		    int *fd_out)
+		    int group_fd, int *fd_out)
 {
 	const struct perf_event_spec *sp = op->sp;
 	const struct pm_open *pm = op->pm >= 0 ? &s->pm[op->pm] : NULL;
@@ -414,8 +542,12 @@ static int open_one(struct perf_session *s, const struct opener *op,
 				 "area is not implemented (its packets are "
 				 "decoded, see docs/profileme.md)",
 				 pm_family_name(pm->ev.family));
-	build_attr(sp, pm, t, &a);
-	fd = sys_perf_event_open(&a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	if (op->stat == TRIGGER_STAT)
+		build_trigger_attr(t->trigger, t, &a);
+	else
+		build_attr(sp, pm, op->role, t, &a);
+	fd = sys_perf_event_open(&a, pid, cpu, group_fd,
+				 PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0) {
 		struct perf_event_spec dummy = {
 			.type = a.type, .config = a.config,
@@ -431,12 +563,21 @@ static int open_one(struct perf_session *s, const struct opener *op,
 	s->fds[s->nfds].fd = (int)fd;
 	s->fds[s->nfds].stat = op->stat;
 	s->fds[s->nfds].pm = op->pm;
+	s->fds[s->nfds].grouped = op->role != EV_ALONE;
+	s->fds[s->nfds].member = op->role == EV_MEMBER;
+	s->fds[s->nfds].cascaded = sp && sp->cascaded;
 	if (ioctl((int)fd, PERF_EVENT_IOC_ID, &s->fds[s->nfds].id)) {
 		close((int)fd);
 		return prof_fail(PROF_EPERF, "cannot identify event: %s",
 				 strerror(errno));
 	}
 	s->nfds++;
+	if (op->stat == TRIGGER_STAT &&
+	    (fcntl((int)fd, F_SETOWN, getpid()) ||
+	     fcntl((int)fd, F_SETSIG, t->trigger->signo) ||
+	     fcntl((int)fd, F_SETFL, O_ASYNC)))
+		return prof_fail(PROF_EPERF, "cannot arm the start-after "
+				 "trigger: %s", strerror(errno));
 	return 0;
 }
 
@@ -487,7 +628,7 @@ int perf_session_open(struct perf_session **out,
 		return prof_fail(PROF_ENOMEM, "out of memory");
 	s->col = col;
 	s->nspecs = nspecs;
-	op = calloc(nspecs + 1 + MAX_PM_EVENTS, sizeof(*op));
+	op = calloc(nspecs + 2 + MAX_PM_EVENTS, sizeof(*op));
 	if (!op) {
 		free(s);
 		return prof_fail(PROF_ENOMEM, "out of memory");
@@ -518,8 +659,9 @@ int perf_session_open(struct perf_session **out,
 		goto fail;
 	}
 	/*
-	 * Inherited events cannot have per-task buffers, so every event is
-	 * opened per CPU, and the events of one CPU share its ring buffer.
+	 * Inherited events cannot have per-task buffers, so every sampling
+	 * event is opened per CPU, and the events of one CPU share its ring
+	 * buffer.
 	 */
 	for (ci = 0; ci < ncpus; ci++) {
 		int ring_fd = -1;
@@ -527,13 +669,26 @@ int perf_session_open(struct perf_session **out,
 		for (ti = 0; ti < ntasks; ti++) {
 			pid_t pid = t->kind == PERF_TARGET_TASKS ?
 				    t->tids[ti] : -1;
+			int lead[MAX_GROUPS];
 
+			for (k = 0; k < MAX_GROUPS; k++)
+				lead[k] = -1;
 			/* The tracking event first, then the statistics. */
 			for (k = 0; k < nopen; k++) {
 				int fd = -1;
+				const struct opener *o = &op[k];
+				const struct perf_event_spec *sp = o->sp;
+				enum ev_role role = o->role;
 
-				err = open_one(s, &op[k], t, pid, cpu_list[ci],
-					       &fd);
+				/* Counting events and the trigger need no
+				 * buffer: opened below. */
+				if ((sp && sp->counting) ||
+				    o->stat == TRIGGER_STAT)
+					continue;
+				err = open_one(s, o, t, pid, cpu_list[ci],
+					       role == EV_MEMBER ?
+					       lead[sp->group % MAX_GROUPS] :
+					       -1, &fd);
 				/* A thread of an attached process may exit
 				 * (or be a zombie main thread) before we get
 				 * to it: follow the others. */
@@ -545,6 +700,8 @@ int perf_session_open(struct perf_session **out,
 				}
 				if (err)
 					goto fail;
+				if (role == EV_LEADER)
+					lead[sp->group % MAX_GROUPS] = fd;
 				if (ring_fd < 0) {
 					err = map_ring(s, &s->rings[s->nrings],
 						       fd, pages);
@@ -559,6 +716,49 @@ int perf_session_open(struct perf_session **out,
 							strerror(errno));
 					goto fail;
 				}
+			}
+		}
+	}
+	/*
+	 * Counting events and the trigger need no buffer: on tasks they
+	 * follow each task on any CPU (so time enabled/running shows
+	 * multiplexing only), on CPUs there is one per CPU.
+	 */
+	for (ci = 0; ci < (t->kind == PERF_TARGET_TASKS ? 1 : ncpus); ci++) {
+		int cpu = t->kind == PERF_TARGET_TASKS ?
+			  (t->cpus ? cpu_list[0] : -1) : cpu_list[ci];
+
+		for (ti = 0; ti < ntasks; ti++) {
+			pid_t pid = t->kind == PERF_TARGET_TASKS ?
+				    t->tids[ti] : -1;
+			int lead[MAX_GROUPS], first = 1;
+
+			for (k = 0; k < MAX_GROUPS; k++)
+				lead[k] = -1;
+			for (k = 0; k < nopen; k++) {
+				const struct opener *o = &op[k];
+				const struct perf_event_spec *sp = o->sp;
+				enum ev_role role = o->role;
+				int fd = -1;
+
+				if (!(sp && sp->counting) &&
+				    o->stat != TRIGGER_STAT)
+					continue;
+				err = open_one(s, o, t, pid, cpu,
+					       role == EV_MEMBER ?
+					       lead[sp->group % MAX_GROUPS] :
+					       -1, &fd);
+				if (err == -PROF_ENOENT && first &&
+				    t->kind == PERF_TARGET_TASKS &&
+				    t->ntids > 1) {
+					gone++;
+					break;
+				}
+				if (err)
+					goto fail;
+				first = 0;
+				if (role == EV_LEADER)
+					lead[sp->group % MAX_GROUPS] = fd;
 			}
 		}
 	}
@@ -582,16 +782,29 @@ fail:
 	return err;
 }
 
+/*
+ * Switch the statistics (not the tracking event) on or off.  Group
+ * members follow their leaders; cascaded events wait for the trigger.
+ */
 static int ioctl_all(struct perf_session *s, unsigned long req)
 {
 	size_t i;
 
-	for (i = 0; i < s->nfds; i++)
-		if (s->fds[i].stat != NO_STAT && ioctl(s->fds[i].fd, req, 0))
+	for (i = 0; i < s->nfds; i++) {
+		const struct event_fd *e = &s->fds[i];
+
+		if (e->stat == NO_STAT || e->member)
+			continue;
+		if (req == PERF_EVENT_IOC_ENABLE &&
+		    (e->cascaded ? !s->cascade_fired :
+		     e->stat == TRIGGER_STAT && s->cascade_fired))
+			continue;
+		if (ioctl(e->fd, req, 0))
 			return prof_fail(PROF_EPERF, "cannot %s events: %s",
 					 req == PERF_EVENT_IOC_ENABLE ?
 					 "enable" : "disable",
 					 strerror(errno));
+	}
 	return 0;
 }
 
@@ -603,6 +816,26 @@ int perf_session_enable(struct perf_session *s)
 int perf_session_disable(struct perf_session *s)
 {
 	return ioctl_all(s, PERF_EVENT_IOC_DISABLE);
+}
+
+int perf_session_cascade(struct perf_session *s)
+{
+	size_t i;
+
+	if (s->cascade_fired)
+		return 0;
+	s->cascade_fired = 1;
+	/* B first: every event of A after the N-th is one B may miss. */
+	for (i = 0; i < s->nfds; i++)
+		if (s->fds[i].cascaded && !s->fds[i].member &&
+		    ioctl(s->fds[i].fd, PERF_EVENT_IOC_ENABLE, 0))
+			return prof_fail(PROF_EPERF, "cannot start counting "
+					 "after the trigger: %s",
+					 strerror(errno));
+	for (i = 0; i < s->nfds; i++)
+		if (s->fds[i].stat == TRIGGER_STAT)
+			ioctl(s->fds[i].fd, PERF_EVENT_IOC_DISABLE, 0);
+	return 1;
 }
 
 static const struct event_fd *fd_of_id(const struct perf_session *s,
@@ -946,6 +1179,37 @@ int perf_session_poll(struct perf_session *s, int timeout_ms,
 	return 0;
 }
 
+/*
+ * One event's value and times.  A group read returns the whole group
+ * (nr, enabled, running, then value and id per event): pick this one.
+ */
+static int read_event(const struct event_fd *e, struct perf_totals *out)
+{
+	uint64_t v[3 + 2 * 64];
+	ssize_t n;
+	uint64_t nr, j;
+
+	n = read(e->fd, v, e->grouped ? sizeof(v) : 3 * sizeof(v[0]));
+	if (n < (ssize_t)(3 * sizeof(v[0])))
+		return -1;
+	if (!e->grouped) {
+		out->value = v[0];
+		out->time_enabled = v[1];
+		out->time_running = v[2];
+		return 0;
+	}
+	nr = v[0];
+	for (j = 0; j < nr && (ssize_t)((5 + 2 * j) * sizeof(v[0])) <= n;
+	     j++)
+		if (v[4 + 2 * j] == e->id) {
+			out->value = v[3 + 2 * j];
+			out->time_enabled = v[1];
+			out->time_running = v[2];
+			return 0;
+		}
+	return -1;
+}
+
 void perf_session_totals(struct perf_session *s, size_t stat,
 			 struct perf_totals *t)
 {
@@ -953,15 +1217,13 @@ void perf_session_totals(struct perf_session *s, size_t stat,
 
 	memset(t, 0, sizeof(*t));
 	for (i = 0; i < s->nfds; i++) {
-		uint64_t v[3];
+		struct perf_totals one;
 
-		if (s->fds[i].stat != stat)
+		if (s->fds[i].stat != stat || read_event(&s->fds[i], &one))
 			continue;
-		if (read(s->fds[i].fd, v, sizeof(v)) != (ssize_t)sizeof(v))
-			continue;
-		t->value += v[0];
-		t->time_enabled += v[1];
-		t->time_running += v[2];
+		t->value += one.value;
+		t->time_enabled += one.time_enabled;
+		t->time_running += one.time_running;
 	}
 }
 

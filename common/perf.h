@@ -9,6 +9,25 @@
  * event per buffer that is never disabled, so the collector sees each
  * once and keeps following processes while sampling is off (-t).
  *
+ * Counting events (perf_event_spec.counting) have no sample period and no
+ * buffer: they are read once, at the end (perf_session_totals).  On tasks
+ * they are opened per task on any CPU (cpu -1) with inherit, so the
+ * kernel's time enabled/running measures multiplexing only; a per-CPU task
+ * event's time enabled also runs while the task is on another CPU.
+ *
+ * Groups: specs with the same non-zero group number are opened as one
+ * perf group per (CPU, task), led by the first of them, so the kernel
+ * schedules them together (a ratio's inputs count over the same time) and
+ * they are read together (PERF_FORMAT_GROUP).  A group with more hardware
+ * events than the PMU has counters is never scheduled: keep groups small.
+ *
+ * Cascade (--start-after A:N, the originals' cascaded counters): the
+ * target's trigger event counts A with sample_period N; its first
+ * overflow raises trigger->signo at the caller (fcntl F_SETSIG), who then
+ * calls perf_session_cascade() to enable the specs marked cascaded and
+ * stop the trigger.  The kernel counts N per inherited task (each child
+ * counts its own A).
+ *
  * Functions return 0 or a negative PROF_E* code with a one-line detail
  * (prof_error).  perf_session_free(NULL) is a no-op.
  */
@@ -49,6 +68,18 @@ struct perf_event_spec {
 	uint64_t freq;		/* samples per second */
 	int callchain;		/* record kernel call chains */
 	struct perf_pm_spec pm;	/* type and config come from pm_plan */
+	int counting;		/* count only: no samples, read at the end */
+	unsigned group;		/* 0 alone; same number: one group */
+	int cascaded;		/* off until the trigger fires */
+};
+
+/* The event whose N-th occurrence starts the cascaded specs. */
+struct perf_trigger {
+	uint32_t type;
+	uint64_t config;
+	unsigned modes;
+	uint64_t count;		/* N: the sample period */
+	int signo;		/* raised at the caller on overflow */
 };
 
 enum perf_target_kind {
@@ -66,6 +97,7 @@ struct perf_target {
 	int triggered;		/* sampling waits for perf_session_enable() */
 	int track;		/* follow mmap/comm/fork/exit (user symbols) */
 	size_t ring_pages;	/* data pages per buffer (power of 2), 0: 64 */
+	const struct perf_trigger *trigger;	/* --start-after, or NULL */
 };
 
 /* Per-statistic totals read from the counters. */
@@ -109,7 +141,12 @@ int perf_session_poll(struct perf_session *s, int timeout_ms,
 		      struct pollfd *extra, size_t nextra);
 /* Drain every buffer now. */
 void perf_session_drain(struct perf_session *s);
-/* Totals of statistic i over all CPUs and tasks. */
+/*
+ * The trigger fired: enable the cascaded events, stop the trigger.
+ * Returns 1 the first time, 0 when already done, or a negative code.
+ */
+int perf_session_cascade(struct perf_session *s);
+/* Totals of statistic i over all CPUs and tasks (group reads included). */
 void perf_session_totals(struct perf_session *s, size_t i,
 			 struct perf_totals *t);
 /* Profile-me samples dropped so far: no valid instruction address (IBS

@@ -44,6 +44,7 @@ struct profile *profile_new(void)
 	p->exit_status = -1;
 	p->pid = -1;
 	p->cpu = -1;
+	p->start_after_ns = -1;
 	return p;
 }
 
@@ -63,6 +64,7 @@ void profile_free(struct profile *p)
 	free(p->machine);
 	free(p->cpu_model);
 	free(p->ra_routines);
+	free(p->start_after);
 	for (i = 0; i < p->nobjects; i++)
 		free(p->objects[i].path);
 	free(p->objects);
@@ -299,7 +301,7 @@ static void encode_meta(struct buf *b, const struct profile *p)
 
 	for (i = 0; i < p->argc; i++)
 		put(&argv, p->argv[i], strlen(p->argv[i]) + 1);
-	put_u32(b, p->ra_routines ? 14 : 12);
+	put_u32(b, 12 + (p->ra_routines ? 2 : 0) + (p->start_after ? 3 : 0));
 	put_kv(b, "tool", p->tool);
 	put_str(b, "argv");
 	put_u32(b, (uint32_t)argv.len);
@@ -319,6 +321,12 @@ static void encode_meta(struct buf *b, const struct profile *p)
 	if (p->ra_routines) {
 		put_kv(b, "ra_routines", p->ra_routines);
 		put_kv_num(b, "ra_moved", (int64_t)p->ra_moved);
+	}
+	if (p->start_after) {
+		put_kv(b, "start_after", p->start_after);
+		put_kv_num(b, "start_after_ns", p->start_after_ns);
+		put_kv_num(b, "start_after_latency_ns",
+			   (int64_t)p->start_after_latency_ns);
 	}
 	/* ncpus travels in the MODES section header to keep META at 12. */
 }
@@ -675,6 +683,8 @@ static int decode_meta(struct profile *p, struct cursor *c)
 			dst = &p->cpu_model;
 		else if (!strcmp(k, "ra_routines"))
 			dst = &p->ra_routines;
+		else if (!strcmp(k, "start_after"))
+			dst = &p->start_after;
 		if (dst) {
 			free(*dst);
 			*dst = v;
@@ -686,6 +696,18 @@ static int decode_meta(struct profile *p, struct cursor *c)
 				return -1;
 			}
 			p->ra_moved = (uint64_t)num;
+		} else if (!strcmp(k, "start_after_ns") ||
+			   !strcmp(k, "start_after_latency_ns")) {
+			if (parse_num(v, &num) || num < -1) {
+				free(k);
+				free(v);
+				return -1;
+			}
+			if (!strcmp(k, "start_after_ns"))
+				p->start_after_ns = num;
+			else
+				p->start_after_latency_ns =
+					num < 0 ? 0 : (uint64_t)num;
 		} else if (!strcmp(k, "start_time_ns") ||
 			   !strcmp(k, "duration_ns") ||
 			   !strcmp(k, "exit_status") || !strcmp(k, "pid") ||

@@ -108,6 +108,10 @@ struct profile {
 	uint32_t ncpus;
 	char *ra_routines;	/* -ra patterns, comma-separated, or NULL */
 	uint64_t ra_moved;	/* samples charged to callers by -ra */
+	char *start_after;	/* --start-after "A:N", or NULL */
+	int64_t start_after_ns;	/* when A's N-th event started the
+				 * statistics, from start_time; -1 never */
+	uint64_t start_after_latency_ns;	/* signal to enabled */
 
 	struct prof_object *objects;
 	size_t nobjects, alloc_objects;

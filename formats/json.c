@@ -4,6 +4,7 @@
  * "schema_version").  Layout only.
  */
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -63,20 +64,17 @@ static void per_stat_u64(FILE *f, const struct report *r, const uint64_t *v)
 	fputc('}', f);
 }
 
-int report_json(FILE *f, const struct report *r)
+/* The fields every report starts with, up to "cpu". */
+static void header(FILE *f, const struct profile *p, const char *file,
+		   const char *mode)
 {
-	static const char *const mode_names[PROF_NMODES] = {
-		"user", "kernel", "idle", "guest", "hypervisor"
-	};
-	const struct profile *p = r->prof;
-	size_t i, s;
-	int a, m;
+	int a;
 
-	fprintf(f, "{\n  \"schema_version\": %d,\n  \"tool\": ",
-		REPORT_JSON_VERSION);
+	fprintf(f, "{\n  \"schema_version\": %d,\n  \"mode\": \"%s\",\n"
+		"  \"tool\": ", REPORT_JSON_VERSION, mode);
 	jstr(f, p->tool);
 	fputs(",\n  \"file\": ", f);
-	jstr(f, r->opt.file);
+	jstr(f, file);
 	fputs(",\n  \"command\": [", f);
 	for (a = 0; a < p->argc; a++) {
 		if (a)
@@ -109,6 +107,31 @@ int report_json(FILE *f, const struct report *r)
 		fprintf(f, "  \"cpu\": %d,\n", p->cpu);
 	else
 		fputs("  \"cpu\": null,\n", f);
+	if (!p->start_after) {
+		fputs("  \"start_after\": null,\n", f);
+		return;
+	}
+	fputs("  \"start_after\": {\"condition\": ", f);
+	jstr(f, p->start_after);
+	if (p->start_after_ns < 0)
+		fputs(", \"reached\": false, \"seconds\": null", f);
+	else
+		fprintf(f, ", \"reached\": true, \"seconds\": %.6f",
+			(double)p->start_after_ns / 1e9);
+	fprintf(f, ", \"handover_ns\": %" PRIu64 "},\n",
+		p->start_after_latency_ns);
+}
+
+int report_json(FILE *f, const struct report *r)
+{
+	static const char *const mode_names[PROF_NMODES] = {
+		"user", "kernel", "idle", "guest", "hypervisor"
+	};
+	const struct profile *p = r->prof;
+	size_t i, s;
+	int m;
+
+	header(f, p, r->opt.file, "sample");
 	if (p->ra_routines) {
 		fputs("  \"caller_attribution\": {\"routines\": ", f);
 		jstr(f, p->ra_routines);
@@ -131,11 +154,18 @@ int report_json(FILE *f, const struct report *r)
 			", \"samples\": %" PRIu64 ", \"lost\": %" PRIu64
 			", \"weight\": %" PRIu64 ", \"value\": %" PRIu64
 			", \"time_enabled_ns\": %" PRIu64
-			", \"time_running_ns\": %" PRIu64 "}",
+			", \"time_running_ns\": %" PRIu64,
 			st->flags & PROF_STAT_SUBSTITUTE ? "true" : "false",
 			stat_modes_text(st->modes), st->period, st->freq,
 			r->total_samples[s], st->lost, r->total_weight[s],
 			st->value, st->time_enabled, st->time_running);
+		{
+			double pct;
+			int mux = report_stat_multiplexed(p, st, &pct);
+
+			fprintf(f, ", \"multiplexed\": %s}",
+				mux ? "true" : "false");
+		}
 	}
 	fputs(r->nstats ? "\n  ],\n" : "],\n", f);
 	fprintf(f, "  \"view\": \"%s\",\n", view_key(r->opt.view));
@@ -201,5 +231,68 @@ int report_json(FILE *f, const struct report *r)
 		fputc('}', f);
 	}
 	fputs(p->nmodes ? "\n  ]\n}\n" : "]\n}\n", f);
+	return ferror(f) ? -PROF_EIO : 0;
+}
+
+static void jratio(FILE *f, double v)
+{
+	if (isnan(v) || isinf(v))
+		fputs("null", f);
+	else
+		fprintf(f, "%.6g", v);
+}
+
+int report_counts_json(FILE *f, const struct report_counts *rc)
+{
+	const struct profile *p = rc->prof;
+	size_t i;
+
+	header(f, p, rc->file, "count");
+	fputs("  \"statistics\": [", f);
+	for (i = 0; i < rc->ncounts; i++) {
+		const struct report_count *c = &rc->counts[i];
+		const struct prof_stat *st = c->stat;
+
+		fputs(i ? ",\n    {" : "\n    {", f);
+		fputs("\"name\": ", f);
+		jstr(f, st->name);
+		fputs(", \"requested\": ", f);
+		jstr(f, st->requested);
+		fprintf(f, ", \"substitute\": %s, \"simulated\": %s, "
+			"\"modes\": \"%s\", \"value\": %" PRIu64
+			", \"scaled_value\": %.0f"
+			", \"time_enabled_ns\": %" PRIu64
+			", \"time_running_ns\": %" PRIu64
+			", \"running_percent\": %.2f"
+			", \"multiplexed\": %s}",
+			st->flags & PROF_STAT_SUBSTITUTE ? "true" : "false",
+			st->flags & PROF_STAT_SIMULATED ? "true" : "false",
+			stat_modes_text(st->modes), st->value, c->scaled,
+			st->time_enabled, st->time_running,
+			c->running_percent, c->multiplexed ? "true" : "false");
+	}
+	fputs(rc->ncounts ? "\n  ],\n" : "],\n", f);
+	fputs("  \"ratios\": [", f);
+	for (i = 0; i < rc->nratios; i++) {
+		const struct report_ratio *q = &rc->ratios[i];
+		int k;
+
+		fputs(i ? ",\n    {" : "\n    {", f);
+		fputs("\"name\": ", f);
+		jstr(f, q->name);
+		fputs(", \"value\": ", f);
+		jratio(f, q->value);
+		fputs(", \"formula\": ", f);
+		jstr(f, q->formula);
+		fputs(", \"inputs\": [", f);
+		for (k = 0; k < 2 && q->inputs[k]; k++) {
+			if (k)
+				fputs(", ", f);
+			jstr(f, q->inputs[k]);
+		}
+		fprintf(f, "], \"requested\": %s}",
+			q->requested ? "true" : "false");
+	}
+	fputs(rc->nratios ? "\n  ]\n}\n" : "]\n}\n", f);
 	return ferror(f) ? -PROF_EIO : 0;
 }

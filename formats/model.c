@@ -4,6 +4,8 @@
  * counts into rows, compute totals and percentages, sort, filter.
  */
 #include <fnmatch.h>
+#include <linux/perf_event.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -426,4 +428,179 @@ fail:
 	free(objstate);
 	report_free(r);
 	return prof_fail(err, "cannot build report: %s", prof_strerror(err));
+}
+
+/* ---- counting profiles: whole-run totals and ratios ------------------- */
+
+int report_stat_multiplexed(const struct profile *p,
+			    const struct prof_stat *st, double *percent)
+{
+	*percent = st->time_enabled ?
+		   100.0 * (double)st->time_running /
+		   (double)st->time_enabled : 100.0;
+	if (!(st->flags & PROF_STAT_COUNTING) &&
+	    !(p->tool && !strcmp(p->tool, "kprofile")))
+		return 0;
+	return st->time_running < st->time_enabled;
+}
+
+int report_is_counting(const struct profile *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->nstats; i++)
+		if (!(p->stats[i].flags & PROF_STAT_COUNTING))
+			return 0;
+	return p->nstats > 0;
+}
+
+static const struct report_count *count_named(const struct report_counts *rc,
+					      const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < rc->ncounts; i++)
+		if (!strcmp(rc->counts[i].stat->name, name) &&
+		    !(rc->counts[i].stat->flags & PROF_STAT_SUBSTITUTE))
+			return &rc->counts[i];
+	return NULL;
+}
+
+static struct report_ratio *add_ratio(struct report_counts *rc,
+				      size_t *alloc, const char *name)
+{
+	struct report_ratio *q;
+	size_t i;
+
+	for (i = 0; i < rc->nratios; i++)
+		if (!strcmp(rc->ratios[i].name, name))
+			return &rc->ratios[i];
+	if (ALLOC_GROW(rc->ratios, rc->nratios + 1, *alloc))
+		return NULL;
+	q = &rc->ratios[rc->nratios++];
+	memset(q, 0, sizeof(*q));
+	snprintf(q->name, sizeof(q->name), "%s", name);
+	q->value = NAN;
+	return q;
+}
+
+/*
+ * The ratios of the originals, from whole-run totals: cycles_per_ret =
+ * cycles / retinst, X_per_ret = 100 * X / retinst for every other
+ * hardware statistic; for software events, rates per second of the run
+ * and, from task-clock or cpu-clock, the CPUs used on average.
+ */
+int report_counts_build(const struct profile *p, const char *file,
+			struct report_counts **out)
+{
+	struct report_counts *rc = calloc(1, sizeof(*rc));
+	const struct report_count *ret, *x;
+	size_t i, alloc = 0;
+	double secs = (double)p->duration_ns / 1e9;
+	char name[96];
+
+	*out = NULL;
+	if (!rc)
+		return prof_fail(PROF_ENOMEM, "out of memory");
+	rc->prof = p;
+	rc->file = file;
+	rc->counts = calloc(p->nstats ? p->nstats : 1, sizeof(*rc->counts));
+	if (!rc->counts)
+		goto oom;
+	for (i = 0; i < p->nstats; i++) {
+		const struct prof_stat *st = &p->stats[i];
+		struct report_count *c;
+
+		if (st->flags & PROF_STAT_DERIVED)
+			continue;
+		c = &rc->counts[rc->ncounts++];
+		c->stat = st;
+		c->multiplexed = report_stat_multiplexed(p, st,
+							 &c->running_percent);
+		c->scaled = !c->multiplexed ? (double)st->value :
+			    st->time_running ? (double)st->value *
+			    (double)st->time_enabled /
+			    (double)st->time_running : 0;
+	}
+	ret = count_named(rc, "retinst");
+	for (i = 0; i < rc->ncounts; i++) {
+		const struct report_count *c = &rc->counts[i];
+		const struct prof_stat *st = c->stat;
+		struct report_ratio *q;
+		int cyc = !strcmp(st->name, "cycles");
+
+		if (st->type == PERF_TYPE_SOFTWARE) {
+			int clock = st->config == PERF_COUNT_SW_TASK_CLOCK ||
+				    st->config == PERF_COUNT_SW_CPU_CLOCK;
+
+			if (clock)
+				snprintf(name, sizeof(name), "%s_cpus",
+					 st->name);
+			else
+				snprintf(name, sizeof(name), "%s_per_second",
+					 st->name);
+			q = add_ratio(rc, &alloc, name);
+			if (!q)
+				goto oom;
+			q->inputs[0] = st->name;
+			snprintf(q->formula, sizeof(q->formula), clock ?
+				 "%s (ns) / duration (ns): CPUs used" :
+				 "%s / duration (s)", st->name);
+			if (secs > 0)
+				q->value = clock ? c->scaled / (secs * 1e9) :
+					   c->scaled / secs;
+			continue;
+		}
+		if (!ret || c == ret || (st->flags & PROF_STAT_SUBSTITUTE))
+			continue;
+		snprintf(name, sizeof(name), "%s_per_ret", st->name);
+		q = add_ratio(rc, &alloc, name);
+		if (!q)
+			goto oom;
+		q->inputs[0] = st->name;
+		q->inputs[1] = ret->stat->name;
+		snprintf(q->formula, sizeof(q->formula), cyc ?
+			 "%s / %s" : "100 * %s / %s", st->name,
+			 ret->stat->name);
+		if (ret->scaled > 0)
+			q->value = (cyc ? 1.0 : 100.0) * c->scaled /
+				   ret->scaled;
+	}
+	/* Ratios asked for by name, whether or not they could be made. */
+	for (i = 0; i < p->nstats; i++) {
+		const struct prof_stat *st = &p->stats[i];
+		struct report_ratio *q;
+		size_t n = strlen(st->name), sl = strlen("_per_ret");
+
+		if (!(st->flags & PROF_STAT_DERIVED))
+			continue;
+		q = add_ratio(rc, &alloc, st->name);
+		if (!q)
+			goto oom;
+		q->requested = 1;
+		if (!q->inputs[0] && n > sl) {
+			/* Inputs missing: say which were needed. */
+			snprintf(name, sizeof(name), "%.*s", (int)(n - sl),
+				 st->name);
+			x = count_named(rc, name);
+			q->inputs[0] = x ? x->stat->name : NULL;
+			snprintf(q->formula, sizeof(q->formula),
+				 "%s%s / retinst (not counted)",
+				 strcmp(name, "cycles") ? "100 * " : "", name);
+		}
+	}
+	*out = rc;
+	return 0;
+oom:
+	report_counts_free(rc);
+	return prof_fail(PROF_ENOMEM, "out of memory");
+}
+
+void report_counts_free(struct report_counts *rc)
+{
+	if (!rc)
+		return;
+	free(rc->counts);
+	free(rc->ratios);
+	free(rc);
 }

@@ -85,6 +85,53 @@ int report_json(FILE *f, const struct report *r);
 /* The short summary printed after a run: top n procedures. */
 int report_summary(FILE *f, const struct report *r, size_t n);
 
+/*
+ * Counting profiles (every statistic PROF_STAT_COUNTING): whole-run
+ * totals, scaled where the kernel multiplexed the counters, and the ratios
+ * they give.  Built by report_counts_build (formats/model.c), rendered by
+ * report_counts_text/_json.  Points into the profile, which must outlive
+ * it; report_counts_free(NULL) is a no-op.
+ */
+struct report_count {
+	const struct prof_stat *stat;
+	double scaled;			/* value * enabled / running */
+	double running_percent;		/* 100 * running / enabled */
+	int multiplexed;		/* ran part of the time: scaled */
+};
+
+struct report_ratio {
+	char name[96];			/* "cycles_per_ret" */
+	char formula[160];		/* "100 * mispredict / retinst" */
+	const char *inputs[2];		/* statistic names; [1] may be NULL */
+	double value;			/* NAN: an input was not counted */
+	int requested;			/* asked for by name (-e) */
+};
+
+struct report_counts {
+	const struct profile *prof;
+	const char *file;
+	struct report_count *counts;	/* derived statistics left out */
+	size_t ncounts;
+	struct report_ratio *ratios;
+	size_t nratios;
+};
+
+/* 1 if every statistic of p counts (PROF_STAT_COUNTING), else 0. */
+int report_is_counting(const struct profile *p);
+int report_counts_build(const struct profile *p, const char *file,
+			struct report_counts **out);
+void report_counts_free(struct report_counts *rc);
+int report_counts_text(FILE *f, const struct report_counts *rc);
+int report_counts_json(FILE *f, const struct report_counts *rc);
+/*
+ * Whether statistic st of p ran only part of the time it was enabled
+ * (multiplexed); *percent is 100 * running / enabled.  Only counting
+ * events and kprofile's per-CPU events measure this: a per-CPU task
+ * event's enabled time also runs while the task is on another CPU.
+ */
+int report_stat_multiplexed(const struct profile *p,
+			    const struct prof_stat *st, double *percent);
+
 #define REPORT_JSON_VERSION 1
 
 #endif

@@ -4,6 +4,7 @@
  * report model.
  */
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -47,6 +48,8 @@ static void print_rate(FILE *f, const struct prof_stat *s)
 		fprintf(f, "%" PRIu64 " Hz", s->freq);
 }
 
+static void start_after_line(FILE *f, const struct profile *p);
+
 static void heading(FILE *f, const struct report *r)
 {
 	const struct profile *p = r->prof;
@@ -78,8 +81,16 @@ static void heading(FILE *f, const struct report *r)
 			fprintf(f, " (as %s)", st->requested);
 		fprintf(f, ", %s mode, ", stat_modes_text(st->modes));
 		print_rate(f, st);
-		fprintf(f, ": %" PRIu64 " samples, %" PRIu64 " lost\n",
+		fprintf(f, ": %" PRIu64 " samples, %" PRIu64 " lost",
 			r->total_samples[s], st->lost);
+		{
+			double pct;
+
+			if (report_stat_multiplexed(p, st, &pct))
+				fprintf(f, ", sampled %.1f%% of the time "
+					"(multiplexed)", pct);
+		}
+		fputc('\n', f);
 	}
 	fprintf(f, "  %.2f s", (double)p->duration_ns / 1e9);
 	if (p->exit_status >= 0)
@@ -88,6 +99,7 @@ static void heading(FILE *f, const struct report *r)
 		fprintf(f, ", on %s (%s %s)", p->hostname,
 			p->sysname ? p->sysname : "", p->release ? p->release : "");
 	fputc('\n', f);
+	start_after_line(f, p);
 	if (p->ra_routines) {
 		const char *list = p->ra_routines, *c;
 		size_t n = 1, shown = strlen(list);
@@ -250,5 +262,105 @@ int report_summary(FILE *f, const struct report *r, size_t n)
 	}
 	if (!r->nrows)
 		fputs("  (no samples)\n", f);
+	return ferror(f) ? -PROF_EIO : 0;
+}
+
+/* ---- counting profiles ------------------------------------------------ */
+
+/* 1234567 -> "1,234,567" */
+static const char *grouped(char *buf, size_t len, double v)
+{
+	char digits[64];
+	size_t n, i, o = 0;
+
+	snprintf(digits, sizeof(digits), "%.0f", v);
+	n = strlen(digits);
+	for (i = 0; i < n && o + 2 < len; i++) {
+		if (i && (n - i) % 3 == 0)
+			buf[o++] = ',';
+		buf[o++] = digits[i];
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
+static void start_after_line(FILE *f, const struct profile *p)
+{
+	if (!p->start_after)
+		return;
+	if (p->start_after_ns < 0)
+		fprintf(f, "  started after %s: never reached, nothing was "
+			"counted\n", p->start_after);
+	else
+		fprintf(f, "  started after %s, %.3f s into the run "
+			"(hand-over %.1f us after the profiler's notice)\n",
+			p->start_after, (double)p->start_after_ns / 1e9,
+			(double)p->start_after_latency_ns / 1e3);
+}
+
+int report_counts_text(FILE *f, const struct report_counts *rc)
+{
+	const struct profile *p = rc->prof;
+	size_t i, w = 10;
+	int a;
+	char num[64];
+
+	fputs("Counts", f);
+	if (rc->file)
+		fprintf(f, " %s", rc->file);
+	if (p->tool && *p->tool)
+		fprintf(f, " (%s)", p->tool);
+	if (p->argc) {
+		fputc(':', f);
+		for (a = 0; a < p->argc; a++)
+			fprintf(f, " %s", p->argv[a]);
+	}
+	fputc('\n', f);
+	fprintf(f, "  %.2f s", (double)p->duration_ns / 1e9);
+	if (p->exit_status >= 0)
+		fprintf(f, ", exit status %d", p->exit_status);
+	if (p->hostname && *p->hostname)
+		fprintf(f, ", on %s (%s %s)", p->hostname,
+			p->sysname ? p->sysname : "",
+			p->release ? p->release : "");
+	fputc('\n', f);
+	start_after_line(f, p);
+	for (i = 0; i < rc->ncounts; i++)
+		if (strlen(rc->counts[i].stat->name) > w)
+			w = strlen(rc->counts[i].stat->name);
+	for (i = 0; i < rc->nratios; i++)
+		if (strlen(rc->ratios[i].name) > w)
+			w = strlen(rc->ratios[i].name);
+	fprintf(f, "\n%-*s %20s\n", (int)w + 2, "statistic", "total");
+	for (i = 0; i < rc->ncounts; i++) {
+		const struct report_count *c = &rc->counts[i];
+		const struct prof_stat *st = c->stat;
+
+		fprintf(f, "  %-*s %20s", (int)w, st->name,
+			grouped(num, sizeof(num), c->scaled));
+		if (st->flags & PROF_STAT_SUBSTITUTE)
+			fprintf(f, "  (substitute for %s)", st->requested);
+		if (!st->time_enabled && p->start_after)
+			fputs("  (never started)", f);
+		else if (c->multiplexed && !st->time_running)
+			fputs("  (never scheduled: more events than "
+			      "counters?)", f);
+		else if (c->multiplexed)
+			fprintf(f, "  (scaled from %.1f%% of the time)",
+				c->running_percent);
+		fputc('\n', f);
+	}
+	if (rc->nratios)
+		fputs("\nratios:\n", f);
+	for (i = 0; i < rc->nratios; i++) {
+		const struct report_ratio *q = &rc->ratios[i];
+
+		if (isnan(q->value))
+			fprintf(f, "  %-*s %20s  %s\n", (int)w, q->name, "-",
+				q->formula);
+		else
+			fprintf(f, "  %-*s %20.4f  %s\n", (int)w, q->name,
+				q->value, q->formula);
+	}
 	return ferror(f) ? -PROF_EIO : 0;
 }
