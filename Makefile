@@ -20,7 +20,7 @@ WARN := -Wall -Wextra -Wformat=2 -Wshadow -Wstrict-prototypes \
 	-Wmissing-prototypes -Wno-unused-parameter -Wvla
 CPPFLAGS_ALL := -I. -Icommon -Isymbolize -Iformats -D_GNU_SOURCE \
 	-DPROF_VERSION='"$(VERSION)"' $(CPPFLAGS)
-LIBS := -lelf -ldwarf -lz -lm -lstdc++
+LIBS := -lelf -ldwarf -lcapstone -lz -lm -lstdc++
 
 ifeq ($(SANITIZE),1)
 BUILD ?= build-san
@@ -54,7 +54,8 @@ TPROG_CFLAGS := -O1 -g -fno-omit-frame-pointer
 TPROGS := spin2 inline shlib forkexec threads kernelloop exitwith demo
 TPROG_BIN := $(TPROGS:%=$(BUILD)/tests/%) $(BUILD)/tests/libhot.so \
 	$(BUILD)/tests/spin2-stripped
-TEST_TOOLS := $(BUILD)/tests/symtool $(BUILD)/tests/tablecheck
+TEST_TOOLS := $(BUILD)/tests/symtool $(BUILD)/tests/tablecheck \
+	$(BUILD)/tests/blockcheck
 
 all: $(TOOL_BIN) $(TPROG_BIN) $(TEST_TOOLS)
 
@@ -77,6 +78,10 @@ $(BUILD)/tests/symtool: $(BUILD)/obj/tests/tools/symtool.o $(LIB)
 	$(call quiet,LINK,$@)$(CC) $(CFLAGS) $(SANFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
 
 $(BUILD)/tests/tablecheck: $(BUILD)/obj/tests/tools/tablecheck.o $(LIB)
+	@mkdir -p $(dir $@)
+	$(call quiet,LINK,$@)$(CC) $(CFLAGS) $(SANFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
+
+$(BUILD)/tests/blockcheck: $(BUILD)/obj/tests/tools/blockcheck.o $(LIB)
 	@mkdir -p $(dir $@)
 	$(call quiet,LINK,$@)$(CC) $(CFLAGS) $(SANFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
 

@@ -18,6 +18,7 @@ PACKAGES=(
 	pkg-config
 	libelf-dev
 	libdwarf-dev
+	libcapstone-dev # disassembler: basic blocks (symbolize/blocks.c)
 	zlib1g-dev
 	binutils        # objdump, strip, readelf for tests
 	elfutils        # eu-readelf, eu-addr2line for tests
