@@ -21,7 +21,13 @@
 #define MAX_PROC_BYTES (64u << 20)
 #define MAX_SWEEPS 8
 #define MAX_TABLE 4096		/* jump table entries, at most */
-#define RING 16			/* instructions remembered for jump tables */
+#define RING 16
+#define NEIGHBOUR_BYTES 65536	/* scanned for jumps into a procedure */			/* instructions remembered for jump tables */
+
+struct gotname {
+	uint64_t got;
+	const char *name;
+};
 
 struct fde_range {
 	uint64_t lo, hi;	/* vaddrs [lo, hi) */
@@ -51,6 +57,8 @@ struct code_cache {
 	size_t nfdes, afdes;
 	struct plt_ent *plt;	/* sorted by vaddr */
 	size_t nplt, aplt;
+	struct gotname *got;	/* relocated slots, sorted by address */
+	size_t ngot;
 	struct proc **procs;	/* sorted by code.start */
 	size_t nprocs, aprocs;
 };
@@ -75,6 +83,7 @@ void code_cache_free(struct code_cache *c)
 	free(c->procs);
 	free(c->fdes);
 	free(c->plt);
+	free(c->got);
 	free(c->mem);
 	if (c->cs_open)
 		cs_close(&c->cs);
@@ -370,11 +379,6 @@ static const struct fde_range *fde_lookup(const struct code_cache *c,
 
 /* ---- PLT stubs: a call to one is named by its .rela.plt symbol ---- */
 
-struct gotname {
-	uint64_t got;
-	const char *name;
-};
-
 static int gotname_cmp(const void *a, const void *b)
 {
 	const struct gotname *x = a, *y = b;
@@ -588,7 +592,8 @@ static int read_elf_facts(struct code_cache *c, struct strpool *sp, Elf *elf)
 					       sh.sh_addr, sh.sh_entsize, gn,
 					       ngn);
 	}
-	free(gn);
+	c->got = gn;
+	c->ngot = ngn;
 	if (!ret)
 		qsort(c->plt, c->nplt, sizeof(*c->plt), plt_cmp);
 	return ret;
@@ -661,6 +666,8 @@ struct decoder {
 	size_t n, alloc;
 	uint64_t *extra;	/* jump table targets: leaders */
 	size_t nextra, aextra;
+	uint64_t *entries;	/* ways in from outside: leaders */
+	size_t nentries, aentries;
 	uint64_t *forced;	/* sorted: the sweep must start here */
 	size_t nforced, aforced;
 	/* The last instructions, for jump-table patterns (x86). */
@@ -704,6 +711,21 @@ static bool is_noreturn(const char *name)
 		    !strncmp(noreturn_names[i], name, len))
 			return true;
 	return false;
+}
+
+/* x86-64 "call [rip + slot]" (-fno-plt, _start): the slot's symbol. */
+static const char *slot_callee(const struct decoder *d, const cs_insn *in)
+{
+	const cs_x86 *x = &in->detail->x86;
+
+	if (d->c->arch != CS_ARCH_X86 || x->op_count != 1 ||
+	    x->operands[0].type != X86_OP_MEM ||
+	    x->operands[0].mem.base != X86_REG_RIP ||
+	    x->operands[0].mem.index != X86_REG_INVALID)
+		return NULL;
+	return got_lookup(d->c->got, d->c->ngot,
+			  in->address + in->size +
+			  (uint64_t)x->operands[0].mem.disp);
 }
 
 static const char *callee_name(const struct decoder *d, uint64_t target)
@@ -768,6 +790,8 @@ static unsigned classify_x86(csh cs, const cs_insn *in, uint64_t *target)
 	case X86_INS_UD2: case X86_INS_UD0: case X86_INS_INT3:
 	case X86_INS_HLT:
 		return SYM_INSN_TRAP;
+	case X86_INS_NOP:
+		return SYM_INSN_PAD;
 	default:
 		break;
 	}
@@ -810,6 +834,8 @@ static unsigned classify_arm64(const cs_insn *in, uint64_t *target)
 		return SYM_INSN_RET;
 	case ARM64_INS_BRK: case ARM64_INS_HLT:
 		return SYM_INSN_TRAP;
+	case ARM64_INS_NOP:
+		return SYM_INSN_PAD;
 	default:
 		return 0;
 	}
@@ -974,6 +1000,14 @@ static int jump_table_x86(struct decoder *d)
 	return SYM_OK;
 }
 
+static int add_entry(struct decoder *d, uint64_t va)
+{
+	if (ALLOC_GROW(d->entries, d->nentries + 1, d->aentries))
+		return SYM_ENOMEM;
+	d->entries[d->nentries++] = va;
+	return SYM_OK;
+}
+
 static int forced_cmp(const void *a, const void *b)
 {
 	const uint64_t *x = a, *y = b;
@@ -1054,8 +1088,9 @@ static int sweep(struct decoder *d)
 			ret = SYM_ENOMEM;
 			break;
 		}
-		if ((di->flags & SYM_INSN_CALL) && target &&
-		    is_noreturn(callee_name(d, target)))
+		if ((di->flags & SYM_INSN_CALL) &&
+		    is_noreturn(target ? callee_name(d, target) :
+				slot_callee(d, in)))
 			di->flags |= SYM_INSN_NORETURN;
 		if (d->c->arch == CS_ARCH_X86) {
 			size_t slot = d->nring % RING;
@@ -1099,8 +1134,10 @@ static int resync(struct decoder *d, bool *again)
 	size_t i;
 
 	*again = false;
-	for (i = 0; i < d->n + d->nextra; i++) {
-		uint64_t t = i < d->n ? d->v[i].target : d->extra[i - d->n];
+	for (i = 0; i < d->n + d->nextra + d->nentries; i++) {
+		uint64_t t = i < d->n ? d->v[i].target :
+			     i < d->n + d->nextra ? d->extra[i - d->n] :
+			     d->entries[i - d->n - d->nextra];
 
 		if (i < d->n && !(d->v[i].flags & SYM_INSN_BRANCH))
 			continue;
@@ -1144,15 +1181,27 @@ static int build_blocks(struct decoder *d, struct proc *p, uint64_t off0)
 	for (i = 0; i < d->n; i++) {
 		const struct dins *di = &d->v[i];
 
-		if ((di->flags & SYM_INSN_BRANCH) && di->target)
+		if ((di->flags & (SYM_INSN_BRANCH | SYM_INSN_CALL)) &&
+		    di->target)
 			mark(d, leader, di->target);
 		if ((di->flags & ends) && i + 1 < d->n)
 			leader[i + 1] = true;
-		if (di->flags & (SYM_INSN_REP | SYM_INSN_DATA))
+		/* Nothing falls into a trap on purpose: a call before one
+		 * did not return, whatever its callee. */
+		if (di->flags & (SYM_INSN_REP | SYM_INSN_DATA | SYM_INSN_TRAP))
 			leader[i] = true;
+		/* Padding aligns a branch target: its run is a block. */
+		if ((di->flags & SYM_INSN_PAD) &&
+		    (!i || !(d->v[i - 1].flags & SYM_INSN_PAD)))
+			leader[i] = true;
+		if ((di->flags & SYM_INSN_PAD) && i + 1 < d->n &&
+		    !(d->v[i + 1].flags & SYM_INSN_PAD))
+			leader[i + 1] = true;
 	}
 	for (i = 0; i < d->nextra; i++)
 		mark(d, leader, d->extra[i]);
+	for (i = 0; i < d->nentries; i++)
+		mark(d, leader, d->entries[i]);
 	for (i = 0; i < d->n; i++) {
 		const struct dins *di = &d->v[i];
 		struct sym_insn *si = &p->insns[i];
@@ -1186,8 +1235,94 @@ static int build_blocks(struct decoder *d, struct proc *p, uint64_t off0)
 	return SYM_OK;
 }
 
+/*
+ * Other ways into the procedure: the start of every symbol and PLT stub
+ * inside it (a PLT section is one procedure of many entry points; hand
+ * written assembly has several entry points per function).
+ */
+static int entry_points(struct decoder *d)
+{
+	const struct symindex *si = &d->o->syms;
+	size_t lo = 0, hi = si->n, i;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (si->v[mid].addr <= d->lo)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (i = lo; i < si->n && si->v[i].addr < d->hi; i++)
+		if (add_entry(d, si->v[i].addr))
+			return SYM_ENOMEM;
+	for (i = 0; i < d->c->nplt; i++)
+		if (d->c->plt[i].vaddr > d->lo && d->c->plt[i].vaddr < d->hi &&
+		    add_entry(d, d->c->plt[i].vaddr))
+			return SYM_ENOMEM;
+	return SYM_OK;
+}
+
+/*
+ * Direct jumps and calls from the neighbouring code [lo, hi) into the
+ * procedure: assembly functions jump into the middle of the next one
+ * (glibc's mempcpy into memcpy, after computing its return value).
+ */
+static int neighbour_jumps(struct decoder *d, uint64_t lo, uint64_t hi)
+{
+	cs_insn *in;
+	uint8_t *buf;
+	const uint8_t *code;
+	size_t size;
+	uint64_t va = lo, target;
+	int ret = SYM_OK;
+
+	if (hi <= lo)
+		return SYM_OK;
+	if (hi - lo > NEIGHBOUR_BYTES) {
+		if (lo < d->lo)
+			lo = hi - NEIGHBOUR_BYTES;
+		else
+			hi = lo + NEIGHBOUR_BYTES;
+	}
+	buf = malloc(hi - lo);
+	in = cs_malloc(d->c->cs);
+	if (!buf || !in) {
+		free(buf);
+		if (in)
+			cs_free(in, 1);
+		return SYM_ENOMEM;
+	}
+	if (!read_vaddr(d->c, d->o, lo, buf, hi - lo))
+		goto out;
+	code = buf;
+	size = hi - lo;
+	va = lo;
+	while (size && !ret) {
+		unsigned f;
+
+		if (!cs_disasm_iter(d->c->cs, &code, &size, &va, in)) {
+			code++;
+			size--;
+			va++;
+			continue;
+		}
+		f = d->c->arch == CS_ARCH_X86 ?
+		    classify_x86(d->c->cs, in, &target) :
+		    classify_arm64(in, &target);
+		if ((f & (SYM_INSN_BRANCH | SYM_INSN_CALL)) && target > d->lo &&
+		    target < d->hi)
+			ret = add_entry(d, target);
+	}
+out:
+	cs_free(in, 1);
+	free(buf);
+	return ret;
+}
+
 static int decode(struct symbolizer *s, struct symobj *o, struct code_cache *c,
-		  uint64_t lo, uint64_t hi, uint64_t off0, struct proc *p)
+		  uint64_t lo, uint64_t hi, uint64_t nlo, uint64_t nhi,
+		  uint64_t off0, struct proc *p)
 {
 	struct decoder d = {
 		.s = s, .o = o, .c = c, .lo = lo, .hi = hi,
@@ -1204,6 +1339,11 @@ static int decode(struct symbolizer *s, struct symobj *o, struct code_cache *c,
 		return SYM_ENOCODE;
 	}
 	d.buf = buf;
+	ret = entry_points(&d);
+	if (!ret && nlo < lo)
+		ret = neighbour_jumps(&d, nlo, lo);
+	if (!ret && nhi > hi)
+		ret = neighbour_jumps(&d, hi, nhi);
 	for (pass = 0, ret = SYM_OK; again && !ret && pass < MAX_SWEEPS;
 	     pass++) {
 		ret = sweep(&d);
@@ -1217,6 +1357,7 @@ static int decode(struct symbolizer *s, struct symobj *o, struct code_cache *c,
 	free(buf);
 	free(d.v);
 	free(d.extra);
+	free(d.entries);
 	free(d.forced);
 	return ret;
 }
@@ -1272,7 +1413,8 @@ int sym_code(struct symbolizer *s, const struct sym_object *obj,
 	struct code_cache *c;
 	struct proc *p;
 	struct sym_result res;
-	uint64_t va, lo, hi, off0;
+	uint64_t va, lo, hi, off0, nlo, nhi, dummy;
+	struct symhit hit;
 	size_t at;
 	int ret = SYM_OK;
 
@@ -1332,7 +1474,16 @@ int sym_code(struct symbolizer *s, const struct sym_object *obj,
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return SYM_ENOMEM;
-	ret = decode(s, o, c, lo, hi, off0, p);
+	/* The neighbours, for jumps into this procedure. */
+	nlo = lo;
+	nhi = hi;
+	if (lo && proc_extent(o, c, lo - 1, &nlo, &dummy) &&
+	    symindex_lookup(&o->syms, lo - 1, &hit))
+		nlo = hit.addr;	/* padding before lo: from the symbol */
+	if (proc_extent(o, c, hi, &dummy, &nhi) &&
+	    proc_extent(o, c, (hi + 15) & ~(uint64_t)15, &dummy, &nhi))
+		nhi = hi;
+	ret = decode(s, o, c, lo, hi, nlo, nhi, off0, p);
 	if (!ret) {
 		sym_resolve(s, obj, off0, &res);
 		p->code.procedure = res.frames[res.nframes - 1].function;

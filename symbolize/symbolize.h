@@ -184,6 +184,8 @@ int sym_read_build_id_mem(const void *image, size_t size, uint8_t *buf,
 #define SYM_INSN_REP      0x80	/* x86 rep-prefixed string instruction:
 				 * a block of its own (see below) */
 #define SYM_INSN_TRAP     0x100	/* ud2, int3, hlt, brk: never falls through */
+#define SYM_INSN_PAD      0x200	/* nop: alignment padding, its run is a
+				 * block of its own */
 
 /* One decoded instruction (or run of undecodable bytes). */
 struct sym_insn {
