@@ -22,7 +22,7 @@
 #define MAX_SWEEPS 8
 #define MAX_TABLE 4096		/* jump table entries, at most */
 #define RING 16
-#define NEIGHBOUR_BYTES 65536	/* scanned for jumps into a procedure */			/* instructions remembered for jump tables */
+#define NEIGHBOUR_BYTES 4096	/* scanned for jumps into a procedure */			/* instructions remembered for jump tables */
 
 struct gotname {
 	uint64_t got;
@@ -1279,12 +1279,6 @@ static int neighbour_jumps(struct decoder *d, uint64_t lo, uint64_t hi)
 
 	if (hi <= lo)
 		return SYM_OK;
-	if (hi - lo > NEIGHBOUR_BYTES) {
-		if (lo < d->lo)
-			lo = hi - NEIGHBOUR_BYTES;
-		else
-			hi = lo + NEIGHBOUR_BYTES;
-	}
 	buf = malloc(hi - lo);
 	in = cs_malloc(d->c->cs);
 	if (!buf || !in) {
@@ -1405,6 +1399,42 @@ static int proc_extent(const struct symobj *o, const struct code_cache *c,
 	return SYM_OK;
 }
 
+/*
+ * The code around [lo, hi) scanned for jumps into it: NEIGHBOUR_BYTES each
+ * side within the PT_LOAD segment, the window before starting at a symbol
+ * where there is one, so that the sweep starts on an instruction.
+ */
+static void neighbours(const struct symobj *o, uint64_t lo, uint64_t hi,
+		       uint64_t *nlo, uint64_t *nhi)
+{
+	const struct symindex *si = &o->syms;
+	size_t i, a = 0, b = si->n;
+
+	*nlo = lo;
+	*nhi = hi;
+	for (i = 0; i < o->nloads; i++) {
+		const struct loadseg *l = &o->loads[i];
+
+		if (lo < l->vaddr || hi > l->vaddr + l->filesz)
+			continue;
+		*nlo = lo - l->vaddr > NEIGHBOUR_BYTES ?
+		       lo - NEIGHBOUR_BYTES : l->vaddr;
+		*nhi = l->vaddr + l->filesz - hi > NEIGHBOUR_BYTES ?
+		       hi + NEIGHBOUR_BYTES : l->vaddr + l->filesz;
+		break;
+	}
+	while (a < b) {
+		size_t mid = a + (b - a) / 2;
+
+		if (si->v[mid].addr < *nlo)
+			a = mid + 1;
+		else
+			b = mid;
+	}
+	if (a < si->n && si->v[a].addr < lo)
+		*nlo = si->v[a].addr;
+}
+
 int sym_code(struct symbolizer *s, const struct sym_object *obj,
 	     uint64_t offset, const struct sym_code **out)
 {
@@ -1413,8 +1443,7 @@ int sym_code(struct symbolizer *s, const struct sym_object *obj,
 	struct code_cache *c;
 	struct proc *p;
 	struct sym_result res;
-	uint64_t va, lo, hi, off0, nlo, nhi, dummy;
-	struct symhit hit;
+	uint64_t va, lo, hi, off0, nlo, nhi;
 	size_t at;
 	int ret = SYM_OK;
 
@@ -1474,15 +1503,7 @@ int sym_code(struct symbolizer *s, const struct sym_object *obj,
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return SYM_ENOMEM;
-	/* The neighbours, for jumps into this procedure. */
-	nlo = lo;
-	nhi = hi;
-	if (lo && proc_extent(o, c, lo - 1, &nlo, &dummy) &&
-	    symindex_lookup(&o->syms, lo - 1, &hit))
-		nlo = hit.addr;	/* padding before lo: from the symbol */
-	if (proc_extent(o, c, hi, &dummy, &nhi) &&
-	    proc_extent(o, c, (hi + 15) & ~(uint64_t)15, &dummy, &nhi))
-		nhi = hi;
+	neighbours(o, lo, hi, &nlo, &nhi);
 	ret = decode(s, o, c, lo, hi, nlo, nhi, off0, p);
 	if (!ret) {
 		sym_resolve(s, obj, off0, &res);
