@@ -668,6 +668,9 @@ struct decoder {
 	size_t nextra, aextra;
 	uint64_t *entries;	/* ways in from outside: leaders */
 	size_t nentries, aentries;
+	size_t nhard;		/* entries[0 .. nhard) may force a resync;
+				 * the rest (found by sweeping neighbours,
+				 * which may be data) only mark leaders */
 	uint64_t *forced;	/* sorted: the sweep must start here */
 	size_t nforced, aforced;
 	/* The last instructions, for jump-table patterns (x86). */
@@ -1134,10 +1137,9 @@ static int resync(struct decoder *d, bool *again)
 	size_t i;
 
 	*again = false;
-	for (i = 0; i < d->n + d->nextra + d->nentries; i++) {
-		uint64_t t = i < d->n ? d->v[i].target :
-			     i < d->n + d->nextra ? d->extra[i - d->n] :
-			     d->entries[i - d->n - d->nextra];
+	/* Jump-table entries may be misread data: they only mark. */
+	for (i = 0; i < d->n + d->nhard; i++) {
+		uint64_t t = i < d->n ? d->v[i].target : d->entries[i - d->n];
 
 		if (i < d->n && !(d->v[i].flags & SYM_INSN_BRANCH))
 			continue;
@@ -1334,6 +1336,7 @@ static int decode(struct symbolizer *s, struct symobj *o, struct code_cache *c,
 	}
 	d.buf = buf;
 	ret = entry_points(&d);
+	d.nhard = d.nentries;
 	if (!ret && nlo < lo)
 		ret = neighbour_jumps(&d, nlo, lo);
 	if (!ret && nhi > hi)

@@ -255,11 +255,12 @@ struct sym_code {
  * __cxa_pure_virtual, __cxa_call_unexpected, _Unwind_Resume, or a
  * std::__throw_* helper (a "__GI_" prefix is ignored).
  *
- * A rep-prefixed string instruction (rep movsb, repne scasb, ...) executes
- * once per iteration: counters that count executed instructions (valgrind,
- * and retired-instruction PMU events on x86 that count each iteration
- * the same way for the purposes of sampling) see it more often than its
- * neighbours, so it is a block of its own.
+ * A rep-prefixed string instruction (rep movsb, repne scasb, ...) is one
+ * instruction that loops: exact instruction counters see it once per
+ * iteration (valgrind's callgrind counts "rep movsb" run 10 times over 100
+ * bytes as 1010 or so, its neighbours as 10), so it is a block of its
+ * own.  For the same reason a run of nops is a block: compilers emit them
+ * to align branch targets, and they run only when falling through.
  *
  * Returns SYM_OK; SYM_ENOCODE when the code cannot be read (kernel
  * without vmlinux, modules, anonymous code, an object rebuilt since the

@@ -37,7 +37,8 @@
  *   FAIL OBJECT PROCEDURE [0xSTART,0xEND) vaddr 0xV: COUNT COUNT ...
  *
  * and executed addresses that are not the start of a decoded instruction
- * (a derailed decode) as "SPLIT OBJECT PROCEDURE 0xVADDR COUNT".
+ * (a derailed decode) as "SPLIT OBJECT PROCEDURE 0xVADDR COUNT"; each
+ * counts as one failing block weighing COUNT.
  *
  * --object NAME restricts the check to objects whose basename is NAME.
  * --min PCT: exit 1 unless the weighted share of the total is >= PCT.
@@ -568,7 +569,10 @@ static void check_object(struct symbolizer *s, struct object *o,
 		}
 		t->checked += c;
 		if (!insn_start(code, off)) {
+			/* A derailed decode fails, weighted by its count. */
 			t->split++;
+			t->blocks++;
+			t->wall += c;
 			printf("SPLIT %s %s 0x%" PRIx64 " %" PRIu64 "\n",
 			       base(o->path), code->procedure, va[i], c);
 		}
