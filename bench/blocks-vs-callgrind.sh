@@ -22,8 +22,10 @@
 # Exit status: blockcheck's (0, 1 below --min, 2 bad input), or 125 when
 # valgrind is missing or COMMAND fails under it.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+# COMMAND runs in the caller's directory; the tools come from the checkout.
+root=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-build}
+[[ $BUILD == /* ]] || BUILD=$root/$BUILD
 keep=
 if [[ ${1:-} == -k ]]; then
 	keep=$2
