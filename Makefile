@@ -20,7 +20,7 @@ WARN := -Wall -Wextra -Wformat=2 -Wshadow -Wstrict-prototypes \
 	-Wmissing-prototypes -Wno-unused-parameter -Wvla
 CPPFLAGS_ALL := -I. -Icommon -Isymbolize -Iformats -D_GNU_SOURCE \
 	-DPROF_VERSION='"$(VERSION)"' $(CPPFLAGS)
-LIBS := -lelf -ldwarf -lz -lm -lstdc++ -lpfm
+LIBS := -lelf -ldwarf -lcapstone -lpfm -lz -lm -lstdc++
 
 ifeq ($(SANITIZE),1)
 BUILD ?= build-san
@@ -56,8 +56,8 @@ TPROGS := spin2 inline shlib forkexec threads kernelloop exitwith demo \
 TPROG_BIN := $(TPROGS:%=$(BUILD)/tests/%) $(BUILD)/tests/libhot.so \
 	$(BUILD)/tests/spin2-stripped
 TEST_TOOLS := $(BUILD)/tests/symtool $(BUILD)/tests/tablecheck \
-	$(BUILD)/tests/pmdecode \
-	$(BUILD)/tests/mkcount
+	$(BUILD)/tests/pmdecode $(BUILD)/tests/mkcount \
+	$(BUILD)/tests/blockcheck
 
 all: $(TOOL_BIN) $(TPROG_BIN) $(TEST_TOOLS)
 
@@ -75,18 +75,8 @@ $(BUILD)/uprofile: $(BUILD)/obj/uprofile/main.o $(LIB)
 $(BUILD)/kprofile: $(BUILD)/obj/kprofile/main.o $(LIB)
 	$(call quiet,LINK,$@)$(CC) $(CFLAGS) $(SANFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
 
-$(BUILD)/tests/symtool: $(BUILD)/obj/tests/tools/symtool.o $(LIB)
-	@mkdir -p $(dir $@)
-	$(call quiet,LINK,$@)$(CC) $(CFLAGS) $(SANFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
-
-$(BUILD)/tests/tablecheck: $(BUILD)/obj/tests/tools/tablecheck.o $(LIB)
-	@mkdir -p $(dir $@)
-	$(call quiet,LINK,$@)$(CC) $(CFLAGS) $(SANFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
-
-$(BUILD)/tests/pmdecode: $(BUILD)/obj/tests/tools/pmdecode.o $(LIB)
-	$(call quiet,LINK,$@)$(CC) $(CFLAGS) $(SANFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
-
-$(BUILD)/tests/mkcount: $(BUILD)/obj/tests/tools/mkcount.o $(LIB)
+# Test tools: one tests/tools/NAME.c each, linked with the library.
+$(TEST_TOOLS): $(BUILD)/tests/%: $(BUILD)/obj/tests/tools/%.o $(LIB)
 	@mkdir -p $(dir $@)
 	$(call quiet,LINK,$@)$(CC) $(CFLAGS) $(SANFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
 

@@ -18,6 +18,7 @@ PACKAGES=(
 	pkg-config
 	libelf-dev
 	libdwarf-dev
+	libcapstone-dev # disassembler: basic blocks (symbolize/blocks.c)
 	zlib1g-dev
 	libpfm4-dev     # native event names (INST_RETIRED:ANY_P) per CPU model
 	binutils        # objdump, strip, readelf for tests

@@ -377,6 +377,7 @@ bool symindex_lookup(const struct symindex *si, uint64_t addr,
 			hit->addr = e->addr;
 			hit->covered = true;
 			hit->stretched = false;
+			hit->end = e->addr + e->size;
 			return true;
 		}
 	}
@@ -387,6 +388,9 @@ bool symindex_lookup(const struct symindex *si, uint64_t addr,
 	hit->name = e->name;
 	hit->addr = e->addr;
 	hit->covered = e->addr == addr;
+	hit->end = e->sec_end;
+	if (lo < si->n && si->v[lo].addr < hit->end)
+		hit->end = si->v[lo].addr;
 	return true;
 }
 

@@ -133,25 +133,6 @@ const char *strpool_add(struct strpool *sp, const char *s)
 
 /* ---- objects ---- */
 
-struct symobj {
-	struct symobj *next;		/* hash chain */
-	enum sym_obj_kind kind;
-	char *path;
-	uint8_t *build_id;
-	size_t build_id_len;
-	size_t hash;
-
-	int err;			/* returned with every answer */
-	unsigned flags;			/* SYM_F_STALE, SYM_F_NOFILE */
-	const char *base;		/* basename for the fallback */
-	bool by_vaddr;			/* offsets are addresses (vmlinux) */
-	uint64_t bias;			/* vaddr = offset - bias */
-	struct loadseg *loads;
-	size_t nloads;
-	struct symindex syms;
-	struct dwinfo *dw;		/* NULL: no DWARF */
-};
-
 struct symbolizer {
 	char *debug_root;
 	char *vmlinux;
@@ -200,6 +181,7 @@ struct symbolizer *symbolizer_new(const struct sym_config *cfg)
 
 static void obj_free(struct symobj *o)
 {
+	code_cache_free(o->code);
 	free(o->path);
 	free(o->build_id);
 	free(o->loads);
@@ -233,6 +215,16 @@ void symbolizer_free(struct symbolizer *s)
 	free(s);
 }
 
+struct strpool *symbolizer_pool(struct symbolizer *s)
+{
+	return &s->pool;
+}
+
+const char *symbolizer_vmlinux(const struct symbolizer *s)
+{
+	return s->vmlinux;
+}
+
 const char *sym_strerror(int err)
 {
 	switch (err) {
@@ -250,6 +242,8 @@ const char *sym_strerror(int err)
 		return "kernel symbols unavailable";
 	case SYM_EINVAL:
 		return "invalid argument";
+	case SYM_ENOCODE:
+		return "no readable code at the address";
 	default:
 		return "unknown error";
 	}
@@ -374,6 +368,12 @@ static int load_elf(struct symbolizer *s, struct symobj *o, Elf *elf,
 		free(meta.debuglink);
 		return SYM_OK;
 	}
+	{
+		GElf_Ehdr eh;
+
+		if (gelf_getehdr(elf, &eh))
+			o->machine = eh.e_machine;
+	}
 	ret = elf_read_loads(elf, &o->loads, &o->nloads);
 	if (!ret)
 		ret = symindex_add_elf(&o->syms, &s->pool, elf);
@@ -459,10 +459,18 @@ static size_t image_size(const unsigned char *img)
  * The vdso of this process.  It is copied because libelf may want to
  * write to the image it reads, and the vdso is mapped read-only.
  */
-static void load_vdso(struct symbolizer *s, struct symobj *o)
+const void *vdso_image(size_t *size)
 {
 	const unsigned char *img = (const void *)getauxval(AT_SYSINFO_EHDR);
-	size_t size = img ? image_size(img) : 0;
+
+	*size = img ? image_size(img) : 0;
+	return *size ? img : NULL;
+}
+
+static void load_vdso(struct symbolizer *s, struct symobj *o)
+{
+	size_t size;
+	const unsigned char *img = vdso_image(&size);
 	char *copy;
 	Elf *elf;
 
@@ -512,8 +520,8 @@ static void load_vmlinux(struct symbolizer *s, struct symobj *o)
 			o->bias = s->ks.v[i].addr - o->syms.text_addr;
 }
 
-static struct symobj *get_obj(struct symbolizer *s,
-			      const struct sym_object *obj, int *err)
+struct symobj *symobj_get(struct symbolizer *s, const struct sym_object *obj,
+			  int *err)
 {
 	size_t hash = obj_hash(obj), blen;
 	struct symobj *o;
@@ -590,7 +598,7 @@ static int fallback(struct symbolizer *s, const char *base, uint64_t off,
 	return name ? SYM_OK : SYM_ENOMEM;
 }
 
-static bool off_to_vaddr(const struct symobj *o, uint64_t off, uint64_t *va)
+bool symobj_off_to_vaddr(const struct symobj *o, uint64_t off, uint64_t *va)
 {
 	size_t i;
 
@@ -609,7 +617,7 @@ static bool off_to_vaddr(const struct symobj *o, uint64_t off, uint64_t *va)
 	return false;
 }
 
-static uint64_t vaddr_to_off(const struct symobj *o, uint64_t va,
+uint64_t symobj_vaddr_to_off(const struct symobj *o, uint64_t va,
 			     uint64_t dflt)
 {
 	size_t i;
@@ -641,7 +649,7 @@ static bool resolve_elf(struct symobj *o, uint64_t off,
 	unsigned n;
 
 	*err = SYM_OK;
-	if (!off_to_vaddr(o, off, &va))
+	if (!symobj_off_to_vaddr(o, off, &va))
 		return false;
 	if (!o->by_vaddr)
 		res->vaddr = va;
@@ -683,9 +691,9 @@ static bool resolve_elf(struct symobj *o, uint64_t off,
 	}
 	res->nframes = n;
 	if (have_sym && (hit.covered || !f))
-		res->symbol_start = vaddr_to_off(o, hit.addr, off);
+		res->symbol_start = symobj_vaddr_to_off(o, hit.addr, off);
 	else if (f)
-		res->symbol_start = vaddr_to_off(o, f->entry, off);
+		res->symbol_start = symobj_vaddr_to_off(o, f->entry, off);
 	return true;
 }
 
@@ -696,11 +704,11 @@ static int resolve_kernel(struct symbolizer *s, const struct sym_object *obj,
 	int ret;
 
 	if (s->vmlinux && obj->kind == SYM_OBJ_KERNEL) {
-		/* Only ever asked for with this path: see get_obj(). */
+		/* Only ever asked for with this path: see symobj_get(). */
 		struct sym_object vobj = {
 			.kind = SYM_OBJ_KERNEL, .path = s->vmlinux,
 		};
-		struct symobj *o = get_obj(s, &vobj, &ret);
+		struct symobj *o = symobj_get(s, &vobj, &ret);
 		int dret;
 
 		if (o && !o->err && resolve_elf(o, addr, res, &dret))
@@ -845,7 +853,7 @@ int sym_resolve(struct symbolizer *s, const struct sym_object *obj,
 	switch (obj->kind) {
 	case SYM_OBJ_FILE:
 	case SYM_OBJ_VDSO:
-		o = get_obj(s, obj, &ret);
+		o = symobj_get(s, obj, &ret);
 		if (!o)
 			break;
 		res->flags |= o->flags;

@@ -104,6 +104,7 @@ enum {
 	SYM_EDWARF = -4,	/* malformed DWARF */
 	SYM_EKALLSYMS = -5,	/* kernel symbols unavailable */
 	SYM_EINVAL = -6,
+	SYM_ENOCODE = -7,	/* no readable code at the address */
 };
 
 struct symbolizer;
@@ -169,5 +170,105 @@ int sym_read_build_id(const char *path, uint8_t *buf, size_t len);
  */
 int sym_read_build_id_mem(const void *image, size_t size, uint8_t *buf,
 			  size_t len);
+
+/* ---- procedures decoded into basic blocks (blocks.c) ---- */
+
+#define SYM_INSN_BRANCH   0x1	/* conditional or unconditional jump */
+#define SYM_INSN_COND     0x2	/* conditional */
+#define SYM_INSN_CALL     0x4
+#define SYM_INSN_RET      0x8
+#define SYM_INSN_INDIRECT 0x10	/* target in a register or in memory */
+#define SYM_INSN_NORETURN 0x20	/* call to a known no-return function */
+#define SYM_INSN_DATA     0x40	/* bytes that do not decode (padding,
+				 * data): one entry per undecodable run */
+#define SYM_INSN_REP      0x80	/* x86 rep-prefixed string instruction:
+				 * a block of its own (see below) */
+#define SYM_INSN_TRAP     0x100	/* ud2, int3, hlt, brk: never falls through */
+#define SYM_INSN_PAD      0x200	/* nop: alignment padding, its run is a
+				 * block of its own */
+
+/* One decoded instruction (or run of undecodable bytes). */
+struct sym_insn {
+	uint64_t offset;	/* same space as sym_resolve queries */
+	uint64_t vaddr;		/* ELF virtual address */
+	uint32_t len;		/* bytes */
+	uint32_t block;		/* index into sym_code.blocks */
+	unsigned flags;		/* SYM_INSN_* */
+	uint64_t target;	/* direct branch or call target (query space),
+				 * 0 if none or outside every PT_LOAD */
+	const char *text;	/* "mov rax, qword ptr [rbp - 8]" (capstone's
+				 * Intel syntax on x86), "(bad)" for data;
+				 * owned by the symbolizer */
+};
+
+/* A basic block: instructions insns[first .. first + ninsns). */
+struct sym_block {
+	uint64_t start, end;	/* offsets [start, end) */
+	uint32_t first, ninsns;
+};
+
+/* One procedure, decoded. */
+struct sym_code {
+	const char *procedure;	/* what sym_resolve() names for start */
+	uint64_t start, end;	/* offsets of the procedure [start, end) */
+	const struct sym_insn *insns;
+	size_t ninsns;
+	const struct sym_block *blocks;
+	size_t nblocks;
+};
+
+/*
+ * The procedure covering offset in obj, decoded and split into basic
+ * blocks.  *out and everything it points to is owned by the symbolizer and
+ * stays valid until symbolizer_free(); the result is cached per (object,
+ * procedure), so a second call for any offset in it is a lookup.
+ *
+ * Extent of the procedure: the sized symbol covering offset; else the
+ * unsized symbol before it, up to the next symbol or the end of its
+ * section.  A stripped object with no such symbol gives SYM_ENOCODE.
+ *
+ * Decoding: capstone, with the architecture taken from the ELF e_machine
+ * (x86-64 and AArch64; anything else is SYM_ENOCODE).  The procedure is
+ * swept linearly; a run of bytes that does not decode becomes one
+ * SYM_INSN_DATA entry, and decoding resumes at the next byte that does.
+ * When a direct branch of the procedure lands inside an instruction of
+ * the sweep (the sweep was derailed by data or padding), the straddling
+ * bytes become data and the sweep restarts at the target.
+ *
+ * A block starts at (leaders): the procedure entry; every direct branch
+ * target inside the procedure; every target of a decodable jump table
+ * (gcc/clang x86-64: a "cmp idx, N; ja" bound, then "lea base, [rip +
+ * table]; movsxd r, [base + idx*4]; add r, base; jmp r", or "jmp [table
+ * + idx*8]"); the instruction after a jump, a return, a trap (ud2, int3,
+ * hlt, brk) or a call to a no-return function; both sides of a run of
+ * data; and a rep-prefixed string instruction and the one after it.
+ *
+ * Calls that return do not end a block: control comes back to the next
+ * instruction, so both sides execute equally often (exceptions and
+ * longjmp aside).  A call is no-return when its direct target, or the PLT
+ * stub it goes through (named via .rela.plt), is one of: exit, _exit,
+ * _Exit, quick_exit, abort, __stack_chk_fail, __fortify_fail,
+ * __chk_fail, __assert_fail, __assert_perror_fail, __assert,
+ * __libc_fatal, __malloc_assert, err, errx, verr, verrx, longjmp,
+ * _longjmp, siglongjmp, __longjmp_chk, pthread_exit, __libc_start_main,
+ * __cxa_throw, __cxa_rethrow, __cxa_bad_cast, __cxa_bad_typeid,
+ * __cxa_pure_virtual, __cxa_call_unexpected, _Unwind_Resume, or a
+ * std::__throw_* helper (a "__GI_" prefix is ignored).
+ *
+ * A rep-prefixed string instruction (rep movsb, repne scasb, ...) is one
+ * instruction that loops: exact instruction counters see it once per
+ * iteration (valgrind's callgrind counts "rep movsb" run 10 times over 100
+ * bytes as 1010 or so, its neighbours as 10), so it is a block of its
+ * own.  For the same reason a run of nops is a block: compilers emit them
+ * to align branch targets, and they run only when falling through.
+ *
+ * Returns SYM_OK; SYM_ENOCODE when the code cannot be read (kernel
+ * without vmlinux, modules, anonymous code, an object rebuilt since the
+ * profile, no symbol covering offset, offset outside every PT_LOAD, an
+ * unsupported architecture); SYM_EOPEN, SYM_EELF, SYM_ENOMEM; SYM_EINVAL
+ * for NULL arguments.  *out is NULL on failure.
+ */
+int sym_code(struct symbolizer *s, const struct sym_object *obj,
+	     uint64_t offset, const struct sym_code **out);
 
 #endif

@@ -65,6 +65,9 @@ struct symhit {
 	bool stretched;		/* a sized symbol that ends before the
 				 * address: only line information may
 				 * vouch that the address belongs to it */
+	uint64_t end;		/* end of the symbol's extent: start + size
+				 * when sized and covering, else the next
+				 * symbol or the end of the section */
 };
 
 /*
@@ -160,6 +163,50 @@ uint64_t kallsyms_end(const struct kallsyms *ks, const struct ksym *k);
 int kallsyms_set(struct kallsyms *ks, struct strpool *sp,
 		 const struct sym_ksym *v, size_t n);
 void kallsyms_release(struct kallsyms *ks);
+
+/* ---- the object cache (symbolize.c) ---- */
+
+struct code_cache;		/* blocks.c: decoded procedures */
+
+/* One object a symbolizer has been asked about, parsed once. */
+struct symobj {
+	struct symobj *next;		/* hash chain */
+	enum sym_obj_kind kind;
+	char *path;
+	uint8_t *build_id;
+	size_t build_id_len;
+	size_t hash;
+
+	int err;			/* returned with every answer */
+	unsigned flags;			/* SYM_F_STALE, SYM_F_NOFILE */
+	const char *base;		/* basename for the fallback */
+	bool by_vaddr;			/* offsets are addresses (vmlinux) */
+	uint64_t bias;			/* vaddr = offset - bias */
+	uint16_t machine;		/* ELF e_machine, EM_NONE unknown */
+	struct loadseg *loads;
+	size_t nloads;
+	struct symindex syms;
+	struct dwinfo *dw;		/* NULL: no DWARF */
+	struct code_cache *code;	/* NULL until sym_code() is used */
+};
+
+/*
+ * The cached object for obj, parsed on first use.  NULL only when out of
+ * memory (*err set); a broken object is returned with o->err set.
+ */
+struct symobj *symobj_get(struct symbolizer *s, const struct sym_object *obj,
+			  int *err);
+/* Query offset <-> ELF virtual address through the PT_LOAD headers. */
+bool symobj_off_to_vaddr(const struct symobj *o, uint64_t off, uint64_t *va);
+uint64_t symobj_vaddr_to_off(const struct symobj *o, uint64_t va,
+			     uint64_t dflt);
+struct strpool *symbolizer_pool(struct symbolizer *s);
+/* The configured vmlinux path, or NULL. */
+const char *symbolizer_vmlinux(const struct symbolizer *s);
+/* This process's vdso image and its size; NULL when there is none. */
+const void *vdso_image(size_t *size);
+
+void code_cache_free(struct code_cache *c);	/* NULL is a no-op */
 
 /* elfsym.c helpers on an open libelf handle (void * = Elf *). */
 int elf_read_meta(void *elf, struct elfmeta *meta);
