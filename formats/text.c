@@ -135,10 +135,18 @@ static void figure_cells(FILE *f, const struct report *r,
 	const struct profile *p = r->prof;
 	size_t s;
 
-	for (s = 0; s < r->nstats; s++)
-		if (stat_shown(&p->stats[s]))
+	for (s = 0; s < r->nstats; s++) {
+		if (!stat_shown(&p->stats[s]))
+			continue;
+		/* An instruction nobody sampled: blank, so the hot ones
+		 * stand out in the listing. */
+		if (!row->samples[s] && (row->kind == ROW_INSN ||
+					 row->kind == ROW_BUCKET))
+			fprintf(f, "%8s %9s ", "", "");
+		else
 			fprintf(f, "%8.2f %9" PRIu64 " ", row->percent[s],
 				row->samples[s]);
+	}
 	for (s = 0; s < r->nratios; s++) {
 		int w = ratio_width(&r->ratios[s]);
 
