@@ -40,6 +40,7 @@ enum {
 	OPT_HEAVY, OPT_QUIT, OPT_ONLY, OPT_EXCLUDE, OPT_NUMBERS, OPT_FORMAT,
 	OPT_QUIET, OPT_COMPLETION, OPT_CONTROL, OPT_LIST, OPT_DRY_RUN,
 	OPT_REPORT_FILE, OPT_PMU, OPT_COUNT, OPT_START_AFTER,
+	OPT_BLOCKS, OPT_ASM, OPT_STRIDE, OPT_AVERAGE,
 };
 
 static const struct argp_option stat_options[] = {
@@ -117,6 +118,18 @@ static const struct argp_option display_options[] = {
 	{ "lines", OPT_LINES, NULL, 0,
 	  "per source line, in procedure and line order", 4 },
 	{ "heavy", OPT_HEAVY, NULL, 0, "per source line, hottest first", 4 },
+	{ "blocks", OPT_BLOCKS, NULL, 0,
+	  "per basic block, hottest first, with freq (estimated executions)",
+	  4 },
+	{ "asm", OPT_ASM, NULL, 0,
+	  "each procedure's instructions with their counts, basic blocks "
+	  "marked, source lines interleaved; procedures hottest first", 4 },
+	{ "stride", OPT_STRIDE, "N", 0,
+	  "group instructions into buckets of N (a power of two; 0: one "
+	  "bucket per procedure); with -asm, list buckets", 4 },
+	{ "average", OPT_AVERAGE, NULL, 0,
+	  "also show each statistic per execution (divided by exact "
+	  "counts from -pixie or the sim engine, else by freq)", 4 },
 	{ "quit", OPT_QUIT, "N|N%", 0,
 	  "stop after N rows, or at the first row below N percent", 4 },
 	{ "only", OPT_ONLY, "PROC", 0,
@@ -295,6 +308,18 @@ static error_t parse_shared(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_LINES: c->display = 1; c->row_options = 1; c->view = REPORT_LINES; break;
 	case OPT_HEAVY: c->display = 1; c->row_options = 1; c->view = REPORT_HEAVY; break;
+	case OPT_BLOCKS: c->display = 1; c->row_options = 1; c->view = REPORT_BLOCKS; break;
+	case OPT_ASM: c->display = 1; c->row_options = 1; c->view = REPORT_ASM; break;
+	case OPT_AVERAGE: c->display = 1; c->row_options = 1; c->average = 1; break;
+	case OPT_STRIDE:
+		c->display = 1;
+		c->row_options = 1;
+		if (parse_u64(arg, 0, 1u << 20, &u) || (u & (u - 1)))
+			argp_error(state, "bad -stride '%s': expected a power "
+				   "of two, or 0 for one bucket per procedure",
+				   arg);
+		c->stride = (long)u;
+		break;
 	case OPT_QUIT: {
 		size_t n = strlen(arg);
 
@@ -767,6 +792,8 @@ static int show_report(const struct fe_config *c, const struct profile *p,
 		.exclude = c->exclude, .nexclude = c->nexclude,
 		.numbers = c->numbers,
 		.file = file,
+		.stride = c->stride,
+		.average = c->average,
 	};
 	struct report *r;
 	int err;
@@ -781,6 +808,8 @@ static int show_report(const struct fe_config *c, const struct profile *p,
 		ro.view = REPORT_PROCEDURES;
 		ro.nonly = ro.nexclude = 0;
 		ro.quit_rows = ro.quit_percent = 0;
+		ro.stride = -1;
+		ro.average = 0;
 	}
 	err = report_build(p, sym, &ro, &r);
 	if (err) {
@@ -1952,7 +1981,7 @@ int fe_main(const struct fe_tool *tool, int argc, char **argv)
 		.doc = tool->doc,
 		.children = children,
 	};
-	struct fe_config cfg = { 0 };
+	struct fe_config cfg = { .stride = -1 };
 	int code;
 
 	g_tool = tool;
@@ -1975,6 +2004,9 @@ int fe_main(const struct fe_tool *tool, int argc, char **argv)
 	if (argp_parse(&argp, argc, argv, ARGP_LONG_ONLY | ARGP_IN_ORDER,
 		       NULL, &cfg))
 		return FE_EXIT_FAIL;
+	/* -stride on its own: the bucket view. */
+	if (cfg.stride >= 0 && cfg.view == REPORT_PROCEDURES)
+		cfg.view = REPORT_BUCKETS;
 	if (cfg.vmlinux && access(cfg.vmlinux, R_OK)) {
 		fprintf(stderr, "%s: cannot read kernel image '%s': %s\n",
 			tool->name, cfg.vmlinux, strerror(errno));

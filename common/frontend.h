@@ -52,6 +52,8 @@ struct fe_config {
 	const char **only, **exclude;
 	size_t nonly, nexclude, alloc_only, alloc_exclude;
 	int numbers;
+	long stride;			/* -stride, -1 when not given */
+	int average;			/* -average */
 	int json;
 	const char *report_file;	/* report after a run goes here */
 	int quiet, verbose;

@@ -38,7 +38,10 @@ static void jstr(FILE *f, const char *s)
 
 static void jnum(FILE *f, double v)
 {
-	fprintf(f, "%.4f", v);
+	if (isnan(v) || isinf(v))
+		fputs("null", f);
+	else
+		fprintf(f, "%.4f", v);
 }
 
 static const char *view_key(enum report_view v)
@@ -46,22 +49,131 @@ static const char *view_key(enum report_view v)
 	switch (v) {
 	case REPORT_LINES: return "lines";
 	case REPORT_HEAVY: return "heavy";
+	case REPORT_BLOCKS: return "blocks";
+	case REPORT_ASM: return "asm";
+	case REPORT_BUCKETS: return "buckets";
 	default: return "procedures";
 	}
+}
+
+/* Statistics with counts of their own (not ratios, not counting mode). */
+static int counted(const struct prof_stat *st)
+{
+	return !(st->flags & (PROF_STAT_DERIVED | PROF_STAT_COUNTING));
+}
+
+static void per_stat_dbl(FILE *f, const struct report *r, const double *v)
+{
+	size_t s;
+	int n = 0;
+
+	fputc('{', f);
+	for (s = 0; s < r->nstats; s++) {
+		if (!counted(&r->prof->stats[s]))
+			continue;
+		if (n++)
+			fputs(", ", f);
+		jstr(f, r->prof->stats[s].name);
+		fputs(": ", f);
+		jnum(f, v[s]);
+	}
+	fputc('}', f);
 }
 
 static void per_stat_u64(FILE *f, const struct report *r, const uint64_t *v)
 {
 	size_t s;
 
+	int n = 0;
+
 	fputc('{', f);
 	for (s = 0; s < r->nstats; s++) {
-		if (s)
+		if (!counted(&r->prof->stats[s]))
+			continue;
+		if (n++)
 			fputs(", ", f);
 		jstr(f, r->prof->stats[s].name);
 		fprintf(f, ": %" PRIu64, v[s]);
 	}
 	fputc('}', f);
+}
+
+static const char *kind_key(enum report_row_kind k)
+{
+	switch (k) {
+	case ROW_LINE: return "line";
+	case ROW_BLOCK: return "block";
+	case ROW_INSN: return "instruction";
+	case ROW_BUCKET: return "bucket";
+	default: return "procedure";
+	}
+}
+
+/* The fields of one row (without the closing brace). */
+static void json_row(FILE *f, const struct report *r,
+		     const struct report_row *row)
+{
+	size_t s;
+
+	fprintf(f, "\"kind\": \"%s\", \"procedure\": ", kind_key(row->kind));
+	jstr(f, row->procedure);
+	fputs(", \"inlined_into\": ", f);
+	jstr(f, row->inlined_into);
+	fputs(", \"object\": ", f);
+	jstr(f, row->object);
+	fputs(", \"module\": ", f);
+	jstr(f, row->module);
+	fputs(", \"file\": ", f);
+	jstr(f, row->file);
+	if (row->line)
+		fprintf(f, ", \"line\": %u", row->line);
+	else
+		fputs(", \"line\": null", f);
+	fprintf(f, ", \"address\": \"0x%" PRIx64 "\"", row->address);
+	if (row->kind == ROW_BLOCK || row->kind == ROW_BUCKET ||
+	    row->kind == ROW_INSN) {
+		fprintf(f, ", \"end\": \"0x%" PRIx64 "\"", row->end);
+		if (row->last_line)
+			fprintf(f, ", \"last_line\": %u", row->last_line);
+	}
+	if (row->kind == ROW_INSN || row->kind == ROW_BLOCK ||
+	    row->kind == ROW_BUCKET) {
+		fprintf(f, ", \"block\": %u", row->block);
+	}
+	if (row->kind == ROW_INSN) {
+		fputs(", \"text\": ", f);
+		jstr(f, row->text);
+		fprintf(f, ", \"block_start\": %s",
+			row->block_start ? "true" : "false");
+		fputs(", \"source\": ", f);
+		jstr(f, row->source);
+	}
+	fputs(", \"samples\": ", f);
+	per_stat_u64(f, r, row->samples);
+	fputs(", \"weight\": ", f);
+	per_stat_u64(f, r, row->weight);
+	fputs(", \"percent\": ", f);
+	per_stat_dbl(f, r, row->percent);
+	fputs(", \"ratios\": {", f);
+	for (s = 0; s < r->nratios; s++) {
+		if (s)
+			fputs(", ", f);
+		jstr(f, r->ratios[s].name);
+		fputs(": {\"value\": ", f);
+		jnum(f, row->ratio[s]);
+		fprintf(f, ", \"low\": %s}",
+			row->ratio_low[s] ? "true" : "false");
+	}
+	fputs("}, \"freq\": ", f);
+	jnum(f, row->freq);
+	fputs(", \"executions\": ", f);
+	jnum(f, row->execs);
+	if (row->average) {
+		fputs(", \"average\": ", f);
+		per_stat_dbl(f, r, row->average);
+	}
+	fputs(", \"cumulative_percent\": ", f);
+	jnum(f, row->cum_percent);
 }
 
 /* The fields every report starts with, up to "cpu". */
@@ -154,11 +266,14 @@ int report_json(FILE *f, const struct report *r)
 			", \"samples\": %" PRIu64 ", \"lost\": %" PRIu64
 			", \"weight\": %" PRIu64 ", \"value\": %" PRIu64
 			", \"time_enabled_ns\": %" PRIu64
-			", \"time_running_ns\": %" PRIu64,
+			", \"time_running_ns\": %" PRIu64
+			", \"simulated\": %s, \"derived\": %s",
 			st->flags & PROF_STAT_SUBSTITUTE ? "true" : "false",
 			stat_modes_text(st->modes), st->period, st->freq,
 			r->total_samples[s], st->lost, r->total_weight[s],
-			st->value, st->time_enabled, st->time_running);
+			st->value, st->time_enabled, st->time_running,
+			st->flags & PROF_STAT_SIMULATED ? "true" : "false",
+			st->flags & PROF_STAT_DERIVED ? "true" : "false");
 		{
 			double pct;
 			int mux = report_stat_multiplexed(p, st, &pct);
@@ -168,6 +283,38 @@ int report_json(FILE *f, const struct report *r)
 		}
 	}
 	fputs(r->nstats ? "\n  ],\n" : "],\n", f);
+	fputs("  \"ratios\": [", f);
+	for (s = 0; s < r->nratios; s++) {
+		const struct report_ratio *ra = &r->ratios[s];
+
+		fputs(s ? ",\n    {\"name\": " : "\n    {\"name\": ", f);
+		jstr(f, ra->name);
+		fputs(", \"numerator\": ", f);
+		jstr(f, p->stats[ra->num].name);
+		fputs(", \"denominator\": ", f);
+		jstr(f, p->stats[ra->den].name);
+		fputs(", \"scale\": ", f);
+		jnum(f, ra->scale);
+		fputs(", \"value\": ", f);
+		jnum(f, ra->total);
+		fprintf(f, ", \"low\": %s}", ra->total_low ? "true" : "false");
+	}
+	fputs(r->nratios ? "\n  ],\n" : "],\n", f);
+	if (r->have_freq) {
+		fputs("  \"freq\": {\"statistic\": ", f);
+		jstr(f, p->stats[r->freq_stat].name);
+		fprintf(f, ", \"exact\": %s, \"total\": ",
+			r->exact_execs ? "true" : "false");
+		jnum(f, r->total_freq);
+		fprintf(f, ", \"undecoded_procedures\": %zu},\n", r->undecoded);
+	} else {
+		fputs("  \"freq\": null,\n", f);
+	}
+	if (r->opt.stride >= 0)
+		fprintf(f, "  \"stride\": %ld,\n", r->opt.stride);
+	else
+		fputs("  \"stride\": null,\n", f);
+	fprintf(f, "  \"average\": %s,\n", r->opt.average ? "true" : "false");
 	fprintf(f, "  \"view\": \"%s\",\n", view_key(r->opt.view));
 	fprintf(f, "  \"rows_total\": %zu,\n", r->nrows_all);
 	fprintf(f, "  \"unresolved_objects\": %zu,\n", r->unresolved_objects);
@@ -187,39 +334,29 @@ int report_json(FILE *f, const struct report *r)
 	fputs("  \"rows\": [", f);
 	for (i = 0; i < r->nrows; i++) {
 		const struct report_row *row = &r->rows[i];
+		int nested = r->opt.view == REPORT_ASM &&
+			     row->kind != ROW_PROCEDURE;
 
-		fputs(i ? ",\n    {" : "\n    {", f);
-		fputs("\"procedure\": ", f);
-		jstr(f, row->procedure);
-		fputs(", \"inlined_into\": ", f);
-		jstr(f, row->inlined_into);
-		fputs(", \"object\": ", f);
-		jstr(f, row->object);
-		fputs(", \"module\": ", f);
-		jstr(f, row->module);
-		fputs(", \"file\": ", f);
-		jstr(f, row->file);
-		if (row->line)
-			fprintf(f, ", \"line\": %u", row->line);
-		else
-			fputs(", \"line\": null", f);
-		fprintf(f, ", \"address\": \"0x%" PRIx64 "\"", row->address);
-		fputs(", \"samples\": ", f);
-		per_stat_u64(f, r, row->samples);
-		fputs(", \"weight\": ", f);
-		per_stat_u64(f, r, row->weight);
-		fputs(", \"percent\": {", f);
-		for (s = 0; s < r->nstats; s++) {
-			if (s)
-				fputs(", ", f);
-			jstr(f, p->stats[s].name);
-			fputs(": ", f);
-			jnum(f, row->percent[s]);
+		if (nested) {
+			/* An instruction of the asm view: inside its
+			 * procedure's "instructions". */
+			int first = r->rows[i - 1].kind == ROW_PROCEDURE;
+
+			fputs(first ? "\n      {" : ",\n      {", f);
+		} else {
+			if (r->opt.view == REPORT_ASM && i)
+				fputs("]}", f);
+			fputs(i ? ",\n    {" : "\n    {", f);
 		}
-		fputs("}, \"cumulative_percent\": ", f);
-		jnum(f, row->cum_percent);
+		json_row(f, r, row);
+		if (r->opt.view == REPORT_ASM && !nested) {
+			fputs(", \"instructions\": [", f);
+			continue;
+		}
 		fputc('}', f);
 	}
+	if (r->opt.view == REPORT_ASM && r->nrows)
+		fputs("]}", f);
 	fputs(r->nrows ? "\n  ],\n" : "],\n", f);
 	fputs("  \"modes\": [", f);
 	for (i = 0; i < p->nmodes; i++) {
@@ -274,7 +411,7 @@ int report_counts_json(FILE *f, const struct report_counts *rc)
 	fputs(rc->ncounts ? "\n  ],\n" : "],\n", f);
 	fputs("  \"ratios\": [", f);
 	for (i = 0; i < rc->nratios; i++) {
-		const struct report_ratio *q = &rc->ratios[i];
+		const struct report_count_ratio *q = &rc->ratios[i];
 		int k;
 
 		fputs(i ? ",\n    {" : "\n    {", f);

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Building the report model: symbolize each unique address once, group
- * counts into rows, compute totals and percentages, sort, filter.
+ * counts into rows, compute totals, percentages and derived statistics,
+ * sort, filter.
  */
 #include <fnmatch.h>
 #include <linux/perf_event.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,12 +23,34 @@ struct strpool {
 	size_t n, alloc;
 };
 
+/* A source file read for the asm view: its lines. */
+struct source {
+	const char *path;
+	char *text;
+	char **lines;
+	size_t nlines;
+};
+
 struct priv {
 	struct strpool pool;
-	uint64_t *nums;		/* backing store for per-row arrays */
-	double *pcts;
-	uint64_t *best;		/* per row: samples at the hottest address */
+	void **mem;		/* arrays the rows point into */
+	size_t nmem, alloc_mem;
+	struct source *sources;
+	size_t nsources, alloc_sources;
 };
+
+/* Zeroed memory that lives as long as the report. */
+static void *pmalloc(struct priv *pv, size_t n, size_t size)
+{
+	void *m;
+
+	if (ALLOC_GROW(pv->mem, pv->nmem + 1, pv->alloc_mem))
+		return NULL;
+	m = calloc(n ? n : 1, size);
+	if (m)
+		pv->mem[pv->nmem++] = m;
+	return m;
+}
 
 static const char *pool_dup(struct strpool *p, const char *s)
 {
@@ -55,11 +79,10 @@ struct site {
 	const char *proc, *inl, *file, *module;
 	unsigned line;
 	size_t row;
-};
-
-struct row_key {
-	size_t hash;
-	size_t row;
+	const struct sym_code *code;	/* its procedure's code, or NULL */
+	uint32_t insn;			/* index into code->insns */
+	double execs;			/* estimated executions */
+	uint64_t exact;			/* exact executions (sim, -pixie) */
 };
 
 static size_t str_hash(size_t h, const char *s)
@@ -99,10 +122,14 @@ static int cmp_hot(const void *a, const void *b)
 		if (x->weight[i] != y->weight[i])
 			return x->weight[i] > y->weight[i] ? -1 : 1;
 	}
+	if (x->freq != y->freq && !isnan(x->freq) && !isnan(y->freq))
+		return x->freq > y->freq ? -1 : 1;
 	c = strcmp(x->procedure, y->procedure);
 	if (c)
 		return c;
-	return x->line < y->line ? -1 : x->line > y->line;
+	if (x->line != y->line)
+		return x->line < y->line ? -1 : 1;
+	return x->address < y->address ? -1 : x->address > y->address;
 }
 
 static int cmp_str0(const char *a, const char *b)
@@ -148,14 +175,20 @@ void report_free(struct report *r)
 		for (i = 0; i < pv->pool.n; i++)
 			free(pv->pool.s[i]);
 		free(pv->pool.s);
-		free(pv->nums);
-		free(pv->pcts);
-		free(pv->best);
+		for (i = 0; i < pv->nmem; i++)
+			free(pv->mem[i]);
+		free(pv->mem);
+		for (i = 0; i < pv->nsources; i++) {
+			free(pv->sources[i].text);
+			free(pv->sources[i].lines);
+		}
+		free(pv->sources);
 		free(pv);
 	}
 	free(r->rows);
 	free(r->stale);
 	free(r->nosyms);
+	free(r->ratios);
 	free(r->total_samples);
 	free(r->total_weight);
 	free(r);
@@ -167,39 +200,157 @@ void report_free(struct report *r)
 #define OBJ_NAMED	0x4	/* some address had a symbol or a line */
 #define OBJ_ANONYMOUS	0x8	/* some address had neither */
 
-static int resolve_sites(const struct profile *p, struct symbolizer *sym,
-			 struct strpool *pool, struct site **out,
-			 size_t *nout, uint8_t *bad)
+static struct sym_object sym_obj(const struct profile *p, uint32_t obj)
 {
-	struct site *sites = NULL;
-	size_t n = 0, alloc = 0, i;
+	const struct prof_object *o = &p->objects[obj];
+	struct sym_object so = {
+		.kind = (enum sym_obj_kind)o->kind,
+		.path = o->path,
+		.build_id = o->build_id_len ? o->build_id : NULL,
+		.build_id_len = o->build_id_len,
+	};
 
-	for (i = 0; i < p->ncounts; i++) {
-		if (ALLOC_GROW(sites, n + 1, alloc))
-			goto oom;
-		sites[n].obj = p->counts[i].obj;
-		sites[n].offset = p->counts[i].offset;
-		n++;
-	}
-	if (n > 1)
-		qsort(sites, n, sizeof(*sites), cmp_site);
+	return so;
+}
+
+static int sort_unique_sites(struct site *sites, size_t *n)
+{
+	size_t i, k = 1;
+
+	if (*n > 1)
+		qsort(sites, *n, sizeof(*sites), cmp_site);
 	/* Unique (object, offset): counts of several statistics share one. */
-	if (n) {
-		size_t k = 1;
-
-		for (i = 1; i < n; i++)
+	if (*n) {
+		for (i = 1; i < *n; i++)
 			if (cmp_site(&sites[i], &sites[k - 1]))
 				sites[k++] = sites[i];
-		n = k;
+		*n = k;
 	}
+	return 0;
+}
+
+/*
+ * Decode the procedures the sites fall in and add every instruction of
+ * them as a site (with no counts), so that freq, blocks and the asm view
+ * see whole blocks, not only the instructions that were sampled.
+ */
+static int expand_code(const struct profile *p, struct symbolizer *sym,
+		       struct site **psites, size_t *pn, size_t *palloc,
+		       size_t *undecoded)
+{
+	struct site *sites = *psites;
+	size_t n = *pn, i, k, nadd = 0;
+	const struct sym_code **codes = NULL;
+	size_t ncodes = 0, alloc_codes = 0;
+	uint32_t *code_obj = NULL;
+	uint64_t last_undecoded_obj = UINT64_MAX, last_undecoded_sym = 0;
+
 	for (i = 0; i < n; i++) {
-		const struct prof_object *o = &p->objects[sites[i].obj];
-		struct sym_object so = {
-			.kind = (enum sym_obj_kind)o->kind,
-			.path = o->path,
-			.build_id = o->build_id_len ? o->build_id : NULL,
-			.build_id_len = o->build_id_len,
-		};
+		struct sym_object so = sym_obj(p, sites[i].obj);
+		const struct sym_code *code = NULL;
+
+		if (i && sites[i - 1].code && sites[i].obj == sites[i - 1].obj &&
+		    sites[i].offset >= sites[i - 1].code->start &&
+		    sites[i].offset < sites[i - 1].code->end)
+			code = sites[i - 1].code;
+		else if (sym_code(sym, &so, sites[i].offset, &code) != SYM_OK)
+			code = NULL;
+		sites[i].code = code;
+		if (!code) {
+			struct sym_result res;
+
+			/* Count procedures, not addresses, for the note. */
+			memset(&res, 0, sizeof(res));
+			sym_resolve(sym, &so, sites[i].offset, &res);
+			if (sites[i].obj != last_undecoded_obj ||
+			    res.symbol_start != last_undecoded_sym)
+				(*undecoded)++;
+			last_undecoded_obj = sites[i].obj;
+			last_undecoded_sym = res.symbol_start;
+			continue;
+		}
+		if (!ncodes || codes[ncodes - 1] != code) {
+			if (ALLOC_GROW(codes, ncodes + 1, alloc_codes))
+				goto oom;
+			codes[ncodes++] = code;
+		}
+	}
+	/* Sites are sorted by (obj, offset), so a procedure's sites are
+	 * adjacent, but two objects may share a cached code (same file
+	 * mapped twice): keep (code, obj) pairs. */
+	code_obj = calloc(ncodes ? ncodes : 1, sizeof(*code_obj));
+	if (!code_obj)
+		goto oom;
+	for (i = 0, k = 0; i < n && k < ncodes; i++)
+		if (sites[i].code == codes[k])
+			code_obj[k++] = sites[i].obj;
+	for (k = 0; k < ncodes; k++)
+		nadd += codes[k]->ninsns;
+	if (ALLOC_GROW(sites, n + nadd, *palloc))
+		goto oom;
+	for (k = 0; k < ncodes; k++) {
+		for (i = 0; i < codes[k]->ninsns; i++) {
+			struct site *s = &sites[n++];
+
+			memset(s, 0, sizeof(*s));
+			s->obj = code_obj[k];
+			s->offset = codes[k]->insns[i].offset;
+		}
+	}
+	free(codes);
+	free(code_obj);
+	sort_unique_sites(sites, &n);
+	/* Attach code and instruction index to every site. */
+	for (i = 0; i < n; i++) {
+		struct sym_object so = sym_obj(p, sites[i].obj);
+		const struct sym_code *code = NULL;
+		size_t lo, hi;
+
+		if (i && sites[i - 1].code && sites[i].obj == sites[i - 1].obj &&
+		    sites[i].offset >= sites[i - 1].code->start &&
+		    sites[i].offset < sites[i - 1].code->end)
+			code = sites[i - 1].code;
+		else if (sym_code(sym, &so, sites[i].offset, &code) != SYM_OK)
+			code = NULL;
+		sites[i].code = NULL;
+		if (!code)
+			continue;
+		lo = 0;
+		hi = code->ninsns;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (code->insns[mid].offset < sites[i].offset)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		/* An address inside an instruction (or in bytes that did not
+		 * decode) stays without code. */
+		if (lo < code->ninsns && code->insns[lo].offset ==
+		    sites[i].offset) {
+			sites[i].code = code;
+			sites[i].insn = (uint32_t)lo;
+		}
+	}
+	*psites = sites;
+	*pn = n;
+	return 0;
+oom:
+	free(codes);
+	free(code_obj);
+	*psites = sites;
+	return -PROF_ENOMEM;
+}
+
+static int resolve_sites(const struct profile *p, struct symbolizer *sym,
+			 struct strpool *pool, struct site *sites, size_t n,
+			 uint8_t *bad)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		struct sym_object so = sym_obj(p, sites[i].obj);
 		struct sym_result res;
 		const struct sym_frame *in, *out_f;
 		int err;
@@ -226,14 +377,9 @@ static int resolve_sites(const struct profile *p, struct symbolizer *sym,
 		sites[i].module = pool_dup(pool, res.module);
 		sites[i].vaddr = res.vaddr ? res.vaddr : sites[i].offset;
 		if (!sites[i].proc)
-			goto oom;
+			return -PROF_ENOMEM;
 	}
-	*out = sites;
-	*nout = n;
 	return 0;
-oom:
-	free(sites);
-	return -PROF_ENOMEM;
 }
 
 static struct site *find_site(struct site *sites, size_t n, uint32_t obj,
@@ -244,19 +390,552 @@ static struct site *find_site(struct site *sites, size_t n, uint32_t obj,
 	return bsearch(&key, sites, n, sizeof(*sites), cmp_site);
 }
 
+/* ---- statistics the derived figures use ---- */
+
+static int has_name(const struct prof_stat *st, const char *name)
+{
+	size_t n = strlen(name);
+
+	if (!strcmp(st->name, name))
+		return 1;
+	/* "mispredict:u" was typed: the name before the modifiers. */
+	return st->requested && !strncmp(st->requested, name, n) &&
+	       (st->requested[n] == 0 || st->requested[n] == ':');
+}
+
+/* The first counted (not derived, not counting-mode) statistic called
+ * one of names, preferring those with all of the flags in want. */
+static long find_stat(const struct profile *p, const char *const *names,
+		      uint32_t want)
+{
+	long best = -1;
+	size_t i, k;
+
+	for (k = 0; names[k]; k++) {
+		for (i = 0; i < p->nstats; i++) {
+			const struct prof_stat *st = &p->stats[i];
+
+			if (st->flags & (PROF_STAT_DERIVED | PROF_STAT_COUNTING))
+				continue;
+			if (!has_name(st, names[k]))
+				continue;
+			if ((st->flags & want) == want)
+				return (long)i;
+			if (best < 0)
+				best = (long)i;
+		}
+	}
+	return best;
+}
+
+static const char *const retired_names[] = {
+	"retinst", "retire", "retired", "instructions", NULL
+};
+
+/* The statistic that counts retired instructions: exact counts first,
+ * then the one of the same kind as the numerator. */
+static long find_retired(const struct profile *p, uint32_t kind_flags)
+{
+	long i = find_stat(p, retired_names, PROF_STAT_SIMULATED);
+
+	if (i >= 0 && (p->stats[i].flags & PROF_STAT_SIMULATED))
+		return i;
+	return find_stat(p, retired_names, kind_flags);
+}
+
+static int setup_ratios(struct report *r)
+{
+	const struct profile *p = r->prof;
+	size_t i;
+
+	r->ratios = calloc(p->nstats ? p->nstats : 1, sizeof(*r->ratios));
+	if (!r->ratios)
+		return -PROF_ENOMEM;
+	for (i = 0; i < p->nstats; i++) {
+		const struct prof_stat *st = &p->stats[i];
+		struct report_ratio *ra = &r->ratios[r->nratios];
+		const char *suffix = "_per_ret";
+		size_t len = strlen(st->name), sl = strlen(suffix);
+		char num[64];
+		const char *names[2] = { num, NULL };
+		long n, d;
+
+		if (!(st->flags & PROF_STAT_DERIVED) || len <= sl ||
+		    strcmp(st->name + len - sl, suffix) || len - sl >= sizeof(num))
+			continue;
+		memcpy(num, st->name, len - sl);
+		num[len - sl] = 0;
+		n = find_stat(p, names, st->flags & PROF_STAT_PROFILEME);
+		if (n < 0)
+			continue;
+		d = find_retired(p, p->stats[n].flags & PROF_STAT_PROFILEME);
+		if (d < 0)
+			continue;
+		ra->name = st->name;
+		ra->num = (size_t)n;
+		ra->den = (size_t)d;
+		ra->scale = strcmp(num, "cycles") ? 100.0 : 1.0;
+		r->nratios++;
+	}
+	return 0;
+}
+
+static double ratio_of(const struct report_ratio *ra, const uint64_t *w)
+{
+	if (!w[ra->den])
+		return NAN;
+	return ra->scale * (double)w[ra->num] / (double)w[ra->den];
+}
+
+static int ratio_low(const struct report *r, const struct report_ratio *ra,
+		     const uint64_t *samples)
+{
+	const struct prof_stat *st = r->prof->stats;
+	int exact_n = st[ra->num].flags & PROF_STAT_SIMULATED;
+	int exact_d = st[ra->den].flags & PROF_STAT_SIMULATED;
+
+	return (!exact_n && samples[ra->num] < REPORT_RATIO_MIN_SAMPLES) ||
+	       (!exact_d && samples[ra->den] < REPORT_RATIO_MIN_SAMPLES);
+}
+
+/* Whether the report needs the procedures' code (blocks). */
+static int wants_code(const struct report *r)
+{
+	const struct profile *p = r->prof;
+	size_t i;
+
+	if (r->opt.view == REPORT_BLOCKS || r->opt.view == REPORT_ASM ||
+	    r->opt.view == REPORT_BUCKETS || r->opt.average ||
+	    r->opt.stride >= 0)
+		return 1;
+	for (i = 0; i < p->nstats; i++)
+		if ((p->stats[i].flags & PROF_STAT_DERIVED) &&
+		    !strcmp(p->stats[i].name, "freq"))
+			return 1;
+	return 0;
+}
+
+/* freq: the retired statistic averaged over each basic block. */
+static void estimate_execs(struct report *r, struct site *sites, size_t n,
+			   const uint64_t *site_retired)
+{
+	size_t i = 0;
+
+	while (i < n) {
+		const struct sym_code *code = sites[i].code;
+		size_t j = i + 1;
+
+		if (!code) {
+			sites[i].execs = (double)site_retired[i];
+			i++;
+			continue;
+		}
+		/* Sites of one procedure are adjacent and in insn order. */
+		while (j < n && sites[j].code == code && sites[j].obj ==
+		       sites[i].obj)
+			j++;
+		for (size_t a = i; a < j;) {
+			uint32_t blk = code->insns[sites[a].insn].block;
+			size_t b = a;
+			double sum = 0;
+
+			while (b < j && code->insns[sites[b].insn].block == blk)
+				sum += (double)site_retired[b++];
+			/* Every instruction of the block is a site, so
+			 * b - a is the block's instruction count. */
+			for (size_t c = a; c < b; c++)
+				sites[c].execs = sum / (double)(b - a);
+			a = b;
+		}
+		i = j;
+	}
+	(void)r;
+}
+
+/* ---- source text for the asm view ---- */
+
+static const char *source_line(struct priv *pv, const char *path,
+			       unsigned line)
+{
+	struct source *src = NULL;
+	size_t i;
+
+	if (!path || !line)
+		return NULL;
+	for (i = 0; i < pv->nsources; i++)
+		if (pv->sources[i].path == path ||
+		    !strcmp(pv->sources[i].path, path)) {
+			src = &pv->sources[i];
+			break;
+		}
+	if (!src) {
+		FILE *f;
+		long len;
+
+		if (ALLOC_GROW(pv->sources, pv->nsources + 1,
+			       pv->alloc_sources))
+			return NULL;
+		src = &pv->sources[pv->nsources++];
+		memset(src, 0, sizeof(*src));
+		src->path = path;
+		f = fopen(path, "r");
+		if (!f)
+			return NULL;
+		if (fseek(f, 0, SEEK_END) == 0 && (len = ftell(f)) > 0 &&
+		    len < (64 << 20) && fseek(f, 0, SEEK_SET) == 0) {
+			src->text = malloc((size_t)len + 1);
+			if (src->text &&
+			    fread(src->text, 1, (size_t)len, f) == (size_t)len) {
+				size_t alloc = 0;
+				char *s = src->text, *e;
+
+				src->text[len] = 0;
+				for (;;) {
+					if (ALLOC_GROW(src->lines,
+						       src->nlines + 1, alloc))
+						break;
+					src->lines[src->nlines++] = s;
+					e = strchr(s, '\n');
+					if (!e)
+						break;
+					*e = 0;
+					s = e + 1;
+					if (!*s)
+						break;
+				}
+			}
+		}
+		fclose(f);
+	}
+	if (line > src->nlines)
+		return NULL;
+	return src->lines[line - 1];
+}
+
+/* ---- grouping sites into rows ---- */
+
+struct rowkey {
+	uint32_t obj;
+	const char *proc, *inl, *file;
+	unsigned line;
+	uint64_t a, b;		/* view-specific: block, bucket, address */
+};
+
+static void site_key(const struct report *r, const struct site *s,
+		     struct rowkey *k)
+{
+	enum report_view v = r->opt.view;
+
+	memset(k, 0, sizeof(*k));
+	k->obj = s->obj;
+	switch (v) {
+	case REPORT_PROCEDURES:
+		k->proc = s->proc;
+		k->inl = s->inl;
+		break;
+	case REPORT_LINES:
+	case REPORT_HEAVY:
+		k->proc = s->proc;
+		k->inl = s->inl;
+		k->file = s->file;
+		k->line = s->line;
+		break;
+	case REPORT_BLOCKS:
+		if (s->code) {
+			k->a = s->code->start;
+			k->b = s->code->insns[s->insn].block;
+		} else {
+			k->a = s->offset;
+			k->b = UINT64_MAX;
+		}
+		break;
+	case REPORT_ASM:
+	case REPORT_BUCKETS:
+		if (s->code && r->opt.stride >= 0) {
+			k->a = s->code->start;
+			k->b = r->opt.stride ? s->insn / (uint64_t)r->opt.stride
+					     : 0;
+		} else {
+			k->a = s->offset;
+			k->b = UINT64_MAX;
+		}
+		break;
+	}
+}
+
+static size_t key_hash(const struct rowkey *k)
+{
+	size_t h = str_hash(str_hash(str_hash(k->obj, k->proc), k->inl),
+			    k->file);
+
+	h = h * 31 + k->line;
+	h = h * 1000003 + (size_t)k->a;
+	return h * 1000003 + (size_t)k->b;
+}
+
+static int key_eq(const struct rowkey *x, const struct rowkey *y)
+{
+	return x->obj == y->obj && same_str(x->proc, y->proc) &&
+	       same_str(x->inl, y->inl) && same_str(x->file, y->file) &&
+	       x->line == y->line && x->a == y->a && x->b == y->b;
+}
+
+/* The outer (out-of-line) procedure of a site. */
+static const char *outer_proc(const struct site *s)
+{
+	if (s->code && s->code->procedure)
+		return s->code->procedure;
+	return s->inl ? s->inl : s->proc;
+}
+
+static void init_row(const struct report *r, struct report_row *row,
+		     const struct site *s)
+{
+	enum report_view v = r->opt.view;
+
+	memset(row, 0, sizeof(*row));
+	row->object = r->prof->objects[s->obj].path;
+	row->module = s->module;
+	row->address = s->vaddr;
+	row->end = s->vaddr;
+	row->freq = NAN;
+	switch (v) {
+	case REPORT_PROCEDURES:
+		row->kind = ROW_PROCEDURE;
+		row->procedure = s->proc;
+		row->inlined_into = s->inl;
+		break;
+	case REPORT_LINES:
+	case REPORT_HEAVY:
+		row->kind = ROW_LINE;
+		row->procedure = s->proc;
+		row->inlined_into = s->inl;
+		row->file = s->file;
+		row->line = s->line;
+		break;
+	case REPORT_BLOCKS:
+		row->kind = ROW_BLOCK;
+		row->procedure = outer_proc(s);
+		row->file = s->file;
+		row->line = s->line;
+		row->block = s->code ? s->code->insns[s->insn].block : 0;
+		break;
+	case REPORT_ASM:
+	case REPORT_BUCKETS:
+		row->kind = s->code && r->opt.stride >= 0 ? ROW_BUCKET
+							  : ROW_INSN;
+		row->procedure = outer_proc(s);
+		row->file = s->file;
+		row->line = s->line;
+		if (s->code) {
+			const struct sym_insn *in = &s->code->insns[s->insn];
+
+			row->text = in->text;
+			row->block = in->block;
+			row->block_start = s->insn == 0 ||
+				s->code->insns[s->insn - 1].block != in->block;
+		}
+		break;
+	}
+}
+
+/* Extend a block or bucket row by a site (sites come in address order). */
+static void extend_row(struct report_row *row, const struct site *s)
+{
+	uint64_t end = s->vaddr;
+
+	if (s->code)
+		end += s->code->insns[s->insn].len;
+	if (s->vaddr < row->address) {
+		row->address = s->vaddr;
+		row->file = s->file;
+		row->line = s->line;
+	}
+	if (end > row->end)
+		row->end = end;
+	if (s->file && same_str(s->file, row->file) && s->line > row->last_line)
+		row->last_line = s->line;
+}
+
+/* ---- the asm view: procedure headings, then their instructions ---- */
+
+static int cmp_asm(const void *a, const void *b)
+{
+	const struct report_row *x = a, *y = b;
+	int c;
+
+	if ((c = cmp_str0(x->object, y->object)))
+		return c;
+	if ((c = cmp_str0(x->procedure, y->procedure)))
+		return c;
+	return x->address < y->address ? -1 : x->address > y->address;
+}
+
+static void row_derived(const struct report *r, struct report_row *row)
+{
+	size_t s, k;
+
+	for (k = 0; k < r->nratios; k++) {
+		row->ratio[k] = ratio_of(&r->ratios[k], row->weight);
+		row->ratio_low[k] = (unsigned char)ratio_low(r, &r->ratios[k],
+							     row->samples);
+	}
+	if (row->average)
+		for (s = 0; s < r->nstats; s++)
+			row->average[s] = !isnan(row->execs) && row->execs > 0 ?
+				(double)row->weight[s] / row->execs : NAN;
+}
+
+/* Per-row arrays for n rows, from memory owned by the report. */
+static int row_arrays(struct report *r, struct report_row *rows, size_t n)
+{
+	struct priv *pv = r->priv;
+	size_t ns = r->nstats, nr = r->nratios, i;
+	uint64_t *nums = pmalloc(pv, n * ns * 2, sizeof(uint64_t));
+	double *dbls = pmalloc(pv, n * (ns * 2 + nr), sizeof(double));
+	unsigned char *lows = pmalloc(pv, n * nr, 1);
+
+	if (!nums || !dbls || !lows)
+		return -PROF_ENOMEM;
+	for (i = 0; i < n; i++) {
+		rows[i].samples = nums + i * ns * 2;
+		rows[i].weight = nums + i * ns * 2 + ns;
+		rows[i].percent = dbls + i * (ns * 2 + nr);
+		rows[i].average = r->opt.average ? rows[i].percent + ns : NULL;
+		rows[i].ratio = rows[i].percent + ns * 2;
+		rows[i].ratio_low = lows + i * nr;
+	}
+	return 0;
+}
+
+/*
+ * Insert a heading row (kind ROW_PROCEDURE, the procedure's totals)
+ * before each procedure's instructions, procedures hottest first.
+ */
+static int arrange_asm(struct report *r)
+{
+	struct report_row *rows = r->rows, *out = NULL, *heads = NULL;
+	size_t nprocs = 0, i, j, o, ns = r->nstats;
+	size_t *starts = NULL, *order = NULL;
+
+	if (r->nrows > 1)
+		qsort(rows, r->nrows, sizeof(*rows), cmp_asm);
+	starts = malloc((r->nrows + 1) * sizeof(*starts));
+	if (!starts)
+		return -PROF_ENOMEM;
+	for (i = 0; i < r->nrows; i++)
+		if (!i || cmp_str0(rows[i].object, rows[i - 1].object) ||
+		    cmp_str0(rows[i].procedure, rows[i - 1].procedure))
+			starts[nprocs++] = i;
+	starts[nprocs] = r->nrows;
+	heads = calloc(nprocs ? nprocs : 1, sizeof(*heads));
+	order = malloc((nprocs ? nprocs : 1) * sizeof(*order));
+	out = calloc(r->nrows + nprocs + 1, sizeof(*out));
+	if (!heads || !order || !out || row_arrays(r, heads, nprocs))
+		goto oom;
+	for (i = 0; i < nprocs; i++) {
+		struct report_row *h = &heads[i];
+		const struct report_row *first = &rows[starts[i]];
+		double freq = 0, execs = 0;
+		int any_freq = 0, any_execs = 0;
+
+		h->kind = ROW_PROCEDURE;
+		h->procedure = first->procedure;
+		h->object = first->object;
+		h->module = first->module;
+		h->address = first->address;
+		h->end = rows[starts[i + 1] - 1].end;
+		for (j = starts[i]; j < starts[i + 1]; j++) {
+			for (size_t s = 0; s < ns; s++) {
+				h->samples[s] += rows[j].samples[s];
+				h->weight[s] += rows[j].weight[s];
+				h->percent[s] += rows[j].percent[s];
+			}
+			if (!isnan(rows[j].freq)) {
+				freq += rows[j].freq;
+				any_freq = 1;
+			}
+			if (!isnan(rows[j].execs)) {
+				execs += rows[j].execs;
+				any_execs = 1;
+			}
+		}
+		h->freq = any_freq ? freq : NAN;
+		h->execs = any_execs ? execs : NAN;
+		row_derived(r, h);
+		order[i] = i;
+	}
+	/* Procedures hottest first (insertion sort: stable, few rows). */
+	sort_ctx = r;
+	for (i = 1; i < nprocs; i++) {
+		size_t x = order[i], k = i;
+
+		while (k > 0 && cmp_hot(&heads[x], &heads[order[k - 1]]) < 0) {
+			order[k] = order[k - 1];
+			k--;
+		}
+		order[k] = x;
+	}
+	o = 0;
+	for (i = 0; i < nprocs; i++) {
+		size_t p = order[i];
+
+		out[o++] = heads[p];
+		for (j = starts[p]; j < starts[p + 1]; j++)
+			out[o++] = rows[j];
+	}
+	free(rows);
+	r->rows = out;
+	r->nrows = o;
+	free(starts);
+	free(heads);
+	free(order);
+	return 0;
+oom:
+	free(starts);
+	free(heads);
+	free(order);
+	free(out);
+	return -PROF_ENOMEM;
+}
+
+static int row_has_data(const struct report *r, const struct report_row *row)
+{
+	size_t s;
+
+	for (s = 0; s < r->nstats; s++)
+		if (row->samples[s])
+			return 1;
+	return !isnan(row->freq) && row->freq > 0;
+}
+
+static int filtered_out(const struct report_options *opt,
+			const struct report_row *row)
+{
+	if (opt->nonly && !matches(opt->only, opt->nonly, row->procedure) &&
+	    !(row->inlined_into && matches(opt->only, opt->nonly,
+					   row->inlined_into)))
+		return 1;
+	return opt->nexclude && matches(opt->exclude, opt->nexclude,
+					row->procedure);
+}
+
 int report_build(const struct profile *p, struct symbolizer *sym,
 		 const struct report_options *opt, struct report **out)
 {
 	struct report *r;
 	struct priv *pv;
 	struct site *sites = NULL;
+	size_t alloc_sites = 0;
 	uint8_t *objstate = NULL;
+	uint64_t *site_ret = NULL, *best = NULL;
 	size_t nsites = 0, i, j, ns;
 	size_t *bucket = NULL, nbuckets;
-	size_t alloc_rows = 0;
-	int lines = opt->view != REPORT_PROCEDURES;
+	size_t alloc_rows = 0, alloc_keys = 0;
+	struct rowkey *keys = NULL;
 	int err = -PROF_ENOMEM;
 	double cum = 0;
+	long exact_stat;
 
 	*out = NULL;
 	r = calloc(1, sizeof(*r));
@@ -272,18 +951,48 @@ int report_build(const struct profile *p, struct symbolizer *sym,
 	r->nstats = ns = p->nstats;
 	r->total_samples = calloc(ns ? ns : 1, sizeof(uint64_t));
 	r->total_weight = calloc(ns ? ns : 1, sizeof(uint64_t));
-	if (!r->total_samples || !r->total_weight)
-		goto fail;
+	if (!r->total_samples || !r->total_weight || setup_ratios(r))
+		goto oom;
 	for (i = 0; i < p->ncounts; i++) {
 		r->total_samples[p->counts[i].stat] += p->counts[i].samples;
 		r->total_weight[p->counts[i].stat] += p->counts[i].weight;
+	}
+	for (i = 0; i < r->nratios; i++) {
+		r->ratios[i].total = ratio_of(&r->ratios[i], r->total_weight);
+		r->ratios[i].total_low = ratio_low(r, &r->ratios[i],
+						   r->total_samples);
+	}
+	/* Executions: exact counts if any, else the retired statistic,
+	 * averaged over basic blocks (freq). */
+	exact_stat = find_stat(p, retired_names, PROF_STAT_SIMULATED);
+	if (exact_stat >= 0 &&
+	    !(p->stats[exact_stat].flags & PROF_STAT_SIMULATED))
+		exact_stat = -1;
+	r->exact_execs = exact_stat >= 0;
+	r->freq_stat = find_retired(p, 0);
+	r->have_freq = r->freq_stat >= 0;
+
+	for (i = 0; i < p->ncounts; i++) {
+		if (ALLOC_GROW(sites, nsites + 1, alloc_sites))
+			goto oom;
+		memset(&sites[nsites], 0, sizeof(*sites));
+		sites[nsites].obj = p->counts[i].obj;
+		sites[nsites].offset = p->counts[i].offset;
+		nsites++;
+	}
+	sort_unique_sites(sites, &nsites);
+	if (wants_code(r)) {
+		err = expand_code(p, sym, &sites, &nsites, &alloc_sites,
+				  &r->undecoded);
+		if (err)
+			goto fail;
 	}
 	objstate = calloc(p->nobjects ? p->nobjects : 1, 1);
 	r->stale = calloc(p->nobjects ? p->nobjects : 1, sizeof(char *));
 	r->nosyms = calloc(p->nobjects ? p->nobjects : 1, sizeof(char *));
 	if (!objstate || !r->stale || !r->nosyms)
 		goto oom;
-	err = resolve_sites(p, sym, &pv->pool, &sites, &nsites, objstate);
+	err = resolve_sites(p, sym, &pv->pool, sites, nsites, objstate);
 	if (err)
 		goto fail;
 	for (i = 0; i < p->nobjects; i++) {
@@ -299,6 +1008,32 @@ int report_build(const struct profile *p, struct symbolizer *sym,
 	free(objstate);
 	objstate = NULL;
 
+	/* Per-site executions. */
+	site_ret = calloc(nsites ? nsites : 1, sizeof(*site_ret));
+	if (!site_ret)
+		goto oom;
+	for (i = 0; i < p->ncounts; i++) {
+		const struct prof_count *c = &p->counts[i];
+		struct site *s;
+
+		if ((long)c->stat != r->freq_stat && (long)c->stat != exact_stat)
+			continue;
+		s = find_site(sites, nsites, c->obj, c->offset);
+		if (!s)
+			continue;
+		if ((long)c->stat == r->freq_stat)
+			site_ret[s - sites] += c->weight;
+		if ((long)c->stat == exact_stat)
+			s->exact += c->weight;
+	}
+	if (r->have_freq) {
+		estimate_execs(r, sites, nsites, site_ret);
+		for (i = 0; i < nsites; i++)
+			r->total_freq += sites[i].execs;
+	}
+	free(site_ret);
+	site_ret = NULL;
+
 	/* Group sites into rows through a hash of the row's identity. */
 	nbuckets = 1;
 	while (nbuckets < nsites * 2 + 16)
@@ -310,57 +1045,56 @@ int report_build(const struct profile *p, struct symbolizer *sym,
 		bucket[i] = SIZE_MAX;
 	for (i = 0; i < nsites; i++) {
 		struct site *s = &sites[i];
-		size_t h = str_hash(str_hash(str_hash(s->obj, s->proc),
-					     s->inl), lines ? s->file : NULL);
+		struct rowkey k;
+		size_t h;
 
-		if (lines)
-			h = h * 31 + s->line;
-		h &= nbuckets - 1;
+		site_key(r, s, &k);
+		h = key_hash(&k) & (nbuckets - 1);
 		for (;; h = (h + 1) & (nbuckets - 1)) {
-			struct report_row *row;
-
 			if (bucket[h] == SIZE_MAX) {
 				if (ALLOC_GROW(r->rows, r->nrows + 1,
-					       alloc_rows))
+					       alloc_rows) ||
+				    ALLOC_GROW(keys, r->nrows + 1, alloc_keys))
 					goto oom;
-				row = &r->rows[r->nrows];
-				memset(row, 0, sizeof(*row));
-				row->procedure = s->proc;
-				row->inlined_into = s->inl;
-				row->object = p->objects[s->obj].path;
-				row->module = s->module;
-				if (lines) {
-					row->file = s->file;
-					row->line = s->line;
-				}
-				row->address = s->vaddr;
+				init_row(r, &r->rows[r->nrows], s);
+				keys[r->nrows] = k;
 				bucket[h] = r->nrows++;
 				break;
 			}
-			row = &r->rows[bucket[h]];
-			if (!strcmp(row->object, p->objects[s->obj].path) &&
-			    same_str(row->procedure, s->proc) &&
-			    same_str(row->inlined_into, s->inl) &&
-			    (!lines || (same_str(row->file, s->file) &&
-					row->line == s->line)))
+			if (key_eq(&k, &keys[bucket[h]]))
 				break;
 		}
 		s->row = bucket[h];
 	}
 	free(bucket);
 	bucket = NULL;
+	free(keys);
+	keys = NULL;
 
-	pv->nums = calloc((r->nrows ? r->nrows : 1) * ns * 2, sizeof(uint64_t));
-	pv->pcts = calloc((r->nrows ? r->nrows : 1) * (ns ? ns : 1),
-			  sizeof(double));
-	pv->best = calloc(r->nrows ? r->nrows : 1, sizeof(uint64_t));
-	if (!pv->nums || !pv->pcts || !pv->best)
+	best = calloc(r->nrows ? r->nrows : 1, sizeof(*best));
+	if (!best || row_arrays(r, r->rows, r->nrows))
 		goto oom;
-	for (i = 0; i < r->nrows; i++) {
-		r->rows[i].samples = pv->nums + i * ns * 2;
-		r->rows[i].weight = pv->nums + i * ns * 2 + ns;
-		r->rows[i].percent = pv->pcts + i * ns;
+	for (i = 0; i < nsites; i++) {
+		struct report_row *row = &r->rows[sites[i].row];
+
+		if (row->kind == ROW_BLOCK || row->kind == ROW_BUCKET)
+			extend_row(row, &sites[i]);
+		else if (row->kind == ROW_INSN && sites[i].code)
+			row->end = sites[i].vaddr +
+				   sites[i].code->insns[sites[i].insn].len;
+		if (r->have_freq)
+			row->freq = (isnan(row->freq) ? 0 : row->freq) +
+				    sites[i].execs;
+		if (r->exact_execs || r->have_freq) {
+			double e = r->exact_execs ? (double)sites[i].exact
+						  : sites[i].execs;
+
+			row->execs = (isnan(row->execs) ? 0 : row->execs) + e;
+		}
 	}
+	for (i = 0; i < r->nrows; i++)
+		if (!r->exact_execs && !r->have_freq)
+			r->rows[i].execs = NAN;
 	for (i = 0; i < p->ncounts; i++) {
 		const struct prof_count *c = &p->counts[i];
 		struct site *s = find_site(sites, nsites, c->obj, c->offset);
@@ -371,61 +1105,114 @@ int report_build(const struct profile *p, struct symbolizer *sym,
 		row = &r->rows[s->row];
 		row->samples[c->stat] += c->samples;
 		row->weight[c->stat] += c->weight;
-		/* The row's address is its hottest instruction (first stat). */
-		if (c->stat == 0 && c->samples > pv->best[s->row]) {
-			pv->best[s->row] = c->samples;
+		/* A procedure's or line's address is its hottest
+		 * instruction (first statistic). */
+		if ((row->kind == ROW_PROCEDURE || row->kind == ROW_LINE) &&
+		    c->stat == 0 && c->samples > best[s->row]) {
+			best[s->row] = c->samples;
 			row->address = s->vaddr;
 		}
 	}
-	free(sites);
-	sites = NULL;
-	for (i = 0; i < r->nrows; i++)
+	free(best);
+	best = NULL;
+
+	/* Rows made only of instructions that were never sampled and never
+	 * ran (they were added to complete blocks) are not shown, except
+	 * in the asm listing of a procedure. */
+	if (opt->view != REPORT_ASM) {
+		for (i = j = 0; i < r->nrows; i++)
+			if (row_has_data(r, &r->rows[i]))
+				r->rows[j++] = r->rows[i];
+		r->nrows = j;
+	}
+	for (i = 0; i < r->nrows; i++) {
+		struct report_row *row = &r->rows[i];
+
 		for (j = 0; j < ns; j++)
-			r->rows[i].percent[j] = r->total_weight[j] ?
-				100.0 * (double)r->rows[i].weight[j] /
+			row->percent[j] = r->total_weight[j] ?
+				100.0 * (double)row->weight[j] /
 				(double)r->total_weight[j] : 0;
+		row_derived(r, row);
+	}
 
 	sort_ctx = r;
-	if (r->nrows > 1)
+	if (opt->view == REPORT_ASM) {
+		err = arrange_asm(r);
+		if (err)
+			goto fail;
+	} else if (r->nrows > 1) {
 		qsort(r->rows, r->nrows, sizeof(*r->rows),
 		      opt->view == REPORT_LINES ? cmp_lines : cmp_hot);
+	}
 	r->nrows_all = r->nrows;
 
-	/* Filters, then cumulative percentages, then -quit. */
+	/* Filters, then cumulative percentages, then -quit.  In the asm
+	 * view they apply to procedures (headings) with their instructions. */
 	j = 0;
 	for (i = 0; i < r->nrows; i++) {
-		const struct report_row *row = &r->rows[i];
-
-		if (opt->nonly && !matches(opt->only, opt->nonly,
-					   row->procedure) &&
-		    !(row->inlined_into && matches(opt->only, opt->nonly,
-						   row->inlined_into)))
+		if (filtered_out(opt, &r->rows[i]))
 			continue;
-		if (opt->nexclude && matches(opt->exclude, opt->nexclude,
-					     row->procedure))
-			continue;
-		r->rows[j++] = *row;
+		r->rows[j++] = r->rows[i];
 	}
 	r->nrows = j;
-	for (i = 0; i < r->nrows; i++) {
-		if (ns)
-			cum += r->rows[i].percent[0];
-		r->rows[i].cum_percent = cum > 100.0 ? 100.0 : cum;
-		if (opt->quit_percent > 0 && opt->view != REPORT_LINES &&
-		    ns && r->rows[i].percent[0] < opt->quit_percent)
-			break;
+	if (opt->view == REPORT_ASM) {
+		size_t procs = 0;
+		const char *last_file = NULL;
+		unsigned last_line = 0;
+
+		r->nrows_all = 0;
+		for (i = 0; i < r->nrows; i++)
+			r->nrows_all += r->rows[i].kind == ROW_PROCEDURE;
+		for (i = 0; i < r->nrows; i++) {
+			struct report_row *row = &r->rows[i];
+
+			if (row->kind != ROW_PROCEDURE) {
+				if (row->file && row->line &&
+				    (row->line != last_line ||
+				     !same_str(row->file, last_file)))
+					row->source = source_line(
+						pv, row->file, row->line);
+				last_file = row->file;
+				last_line = row->line;
+				continue;
+			}
+			last_file = NULL;
+			last_line = 0;
+			if (ns)
+				cum += row->percent[0];
+			row->cum_percent = cum > 100.0 ? 100.0 : cum;
+			if ((opt->quit_rows && procs == opt->quit_rows) ||
+			    (opt->quit_percent > 0 && ns &&
+			     row->percent[0] < opt->quit_percent))
+				break;
+			procs++;
+		}
+		r->nrows = i;
+	} else {
+		for (i = 0; i < r->nrows; i++) {
+			if (ns)
+				cum += r->rows[i].percent[0];
+			r->rows[i].cum_percent = cum > 100.0 ? 100.0 : cum;
+			if (opt->quit_percent > 0 && opt->view != REPORT_LINES &&
+			    ns && r->rows[i].percent[0] < opt->quit_percent)
+				break;
+		}
+		r->nrows = i;
+		if (opt->quit_rows && r->nrows > opt->quit_rows)
+			r->nrows = opt->quit_rows;
 	}
-	r->nrows = i;
-	if (opt->quit_rows && r->nrows > opt->quit_rows)
-		r->nrows = opt->quit_rows;
+	free(sites);
 	*out = r;
 	return 0;
 oom:
 	err = -PROF_ENOMEM;
 fail:
 	free(bucket);
+	free(keys);
 	free(sites);
 	free(objstate);
+	free(site_ret);
+	free(best);
 	report_free(r);
 	return prof_fail(err, "cannot build report: %s", prof_strerror(err));
 }
@@ -466,10 +1253,10 @@ static const struct report_count *count_named(const struct report_counts *rc,
 	return NULL;
 }
 
-static struct report_ratio *add_ratio(struct report_counts *rc,
+static struct report_count_ratio *add_ratio(struct report_counts *rc,
 				      size_t *alloc, const char *name)
 {
-	struct report_ratio *q;
+	struct report_count_ratio *q;
 	size_t i;
 
 	for (i = 0; i < rc->nratios; i++)
@@ -526,7 +1313,7 @@ int report_counts_build(const struct profile *p, const char *file,
 	for (i = 0; i < rc->ncounts; i++) {
 		const struct report_count *c = &rc->counts[i];
 		const struct prof_stat *st = c->stat;
-		struct report_ratio *q;
+		struct report_count_ratio *q;
 		int cyc = !strcmp(st->name, "cycles");
 
 		if (st->type == PERF_TYPE_SOFTWARE) {
@@ -569,7 +1356,7 @@ int report_counts_build(const struct profile *p, const char *file,
 	/* Ratios asked for by name, whether or not they could be made. */
 	for (i = 0; i < p->nstats; i++) {
 		const struct prof_stat *st = &p->stats[i];
-		struct report_ratio *q;
+		struct report_count_ratio *q;
 		size_t n = strlen(st->name), sl = strlen("_per_ret");
 
 		if (!(st->flags & PROF_STAT_DERIVED))

@@ -1,10 +1,25 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The report model: rows (procedure | source line) x statistics, built
- * from a profile and a symbolizer.  All figures a report shows are
- * computed here (report_build); the renderers in this directory only lay
- * them out.  Percentages are of the statistic's total in the whole
- * profile, so -only/-exclude never inflate them.
+ * The report model: rows (procedure | source line | basic block |
+ * instruction | stride bucket) x statistics, built from a profile and a
+ * symbolizer.  All figures a report shows are computed here
+ * (report_build); the renderers in this directory only lay them out.
+ * Percentages are of the statistic's total in the whole profile, so
+ * -only/-exclude never inflate them.
+ *
+ * Derived figures, computed here and never stored:
+ * - ratios (the profile's derived statistics): X_per_ret = 100 * X /
+ *   retired and cycles_per_ret = cycles / retired, from the summed
+ *   weights (events) of the row; marked low when the row has fewer than
+ *   REPORT_RATIO_MIN_SAMPLES samples of either input (exact, simulated
+ *   inputs are never low);
+ * - freq: the execution count of each instruction estimated by averaging
+ *   the retired statistic over its basic block (every instruction of a
+ *   block runs equally often); a row's freq is the sum over its
+ *   instructions.  With exact counts (sim engine, -pixie) the block mean
+ *   equals each instruction's own count;
+ * - -average: a statistic's weight divided by the row's executions (the
+ *   exact counts when the profile has them, else freq).
  *
  * A report owns its rows and strings (report_free); it points into the
  * profile it was built from, which must outlive it.
@@ -24,7 +39,15 @@ enum report_view {
 	REPORT_PROCEDURES,	/* per procedure, hottest first */
 	REPORT_LINES,		/* per source line, procedure/line order */
 	REPORT_HEAVY,		/* per source line, hottest first */
+	REPORT_BLOCKS,		/* per basic block, hottest first */
+	REPORT_ASM,		/* per instruction (or stride bucket),
+				 * procedures hottest first, instructions in
+				 * address order */
+	REPORT_BUCKETS,		/* per stride bucket, hottest first */
 };
+
+/* Fewer samples than this in a ratio's input makes the ratio "low". */
+#define REPORT_RATIO_MIN_SAMPLES 10
 
 enum report_format {
 	REPORT_TEXT,
@@ -41,6 +64,28 @@ struct report_options {
 	size_t nexclude;
 	int numbers;			/* show addresses */
 	const char *file;		/* profile file name, for the heading */
+	long stride;			/* -stride: instructions per bucket (a
+					 * power of two), 0: one bucket per
+					 * procedure, -1: none */
+	int average;			/* -average: per execution */
+};
+
+enum report_row_kind {
+	ROW_PROCEDURE,		/* procedures view, or a procedure heading
+				 * in the asm view */
+	ROW_LINE,
+	ROW_BLOCK,		/* [address, end) is one basic block */
+	ROW_INSN,		/* one instruction */
+	ROW_BUCKET,		/* [address, end): -stride instructions */
+};
+
+/* A derived statistic: scale * weight[num] / weight[den]. */
+struct report_ratio {
+	const char *name;		/* "mispredict_per_ret" */
+	size_t num, den;		/* statistic indices */
+	double scale;			/* 100, or 1 for cycles_per_ret */
+	double total;			/* over the whole profile */
+	int total_low;
 };
 
 struct report_row {
@@ -55,6 +100,24 @@ struct report_row {
 	uint64_t *weight;		/* per statistic: sum of periods */
 	double *percent;		/* per statistic */
 	double cum_percent;		/* of the first statistic */
+	enum report_row_kind kind;
+	uint64_t end;			/* blocks, buckets: end address */
+	unsigned last_line;		/* blocks: last source line, or 0 */
+	const char *text;		/* instructions: disassembly */
+	const char *source;		/* instructions: the source text of the
+					 * line, on the first instruction of a
+					 * run of the same line; else NULL */
+	int block_start;		/* instructions: starts a basic block */
+	unsigned block;			/* instructions, blocks: block number in
+					 * the procedure */
+	double freq;			/* estimated executions, NaN if none */
+	double execs;			/* executions -average divides by: exact
+					 * counts when the profile has them,
+					 * else freq; NaN if none */
+	double *ratio;			/* per report ratio, NaN if 0/0 */
+	unsigned char *ratio_low;	/* per ratio: too few samples */
+	double *average;		/* per statistic, with -average: weight
+					 * per execution, NaN if unknown */
 };
 
 struct report {
@@ -72,6 +135,15 @@ struct report {
 	const char **nosyms;		/* sampled objects with neither symbols
 					 * nor debug info (stripped): paths */
 	size_t nnosyms;
+	struct report_ratio *ratios;	/* the profile's derived statistics */
+	size_t nratios;
+	int have_freq;			/* a retired statistic to average */
+	int exact_execs;		/* execution counts are exact */
+	long freq_stat;			/* statistic freq comes from, or -1 */
+	double total_freq;
+	size_t undecoded;		/* procedures whose code could not be
+					 * read: no blocks, freq is their own
+					 * samples */
 	void *priv;
 };
 
@@ -99,7 +171,7 @@ struct report_count {
 	int multiplexed;		/* ran part of the time: scaled */
 };
 
-struct report_ratio {
+struct report_count_ratio {
 	char name[96];			/* "cycles_per_ret" */
 	char formula[160];		/* "100 * mispredict / retinst" */
 	const char *inputs[2];		/* statistic names; [1] may be NULL */
@@ -112,7 +184,7 @@ struct report_counts {
 	const char *file;
 	struct report_count *counts;	/* derived statistics left out */
 	size_t ncounts;
-	struct report_ratio *ratios;
+	struct report_count_ratio *ratios;
 	size_t nratios;
 };
 

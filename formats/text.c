@@ -31,13 +31,146 @@ static const char *object_name(const struct report_row *row, char *buf,
 	return base_name(row->object);
 }
 
+static int ratio_width(const struct report_ratio *ra)
+{
+	int w = (int)strlen(ra->name);
+
+	return w < 10 ? 10 : w;
+}
+
 static const char *view_name(enum report_view v)
 {
 	switch (v) {
 	case REPORT_LINES: return "source lines, in procedure order";
 	case REPORT_HEAVY: return "source lines, heaviest first";
+	case REPORT_BLOCKS: return "basic blocks, heaviest first";
+	case REPORT_ASM: return "instructions, procedures heaviest first";
+	case REPORT_BUCKETS: return "instruction buckets, heaviest first";
 	default: return "procedures";
 	}
+}
+
+/* Statistics with counts of their own (not ratios, not counting mode). */
+static int stat_shown(const struct prof_stat *st)
+{
+	return !(st->flags & (PROF_STAT_DERIVED | PROF_STAT_COUNTING));
+}
+
+static int show_freq(const struct report *r)
+{
+	const struct profile *p = r->prof;
+	size_t s;
+
+	if (!r->have_freq)
+		return 0;
+	if (r->opt.view == REPORT_BLOCKS || r->opt.view == REPORT_ASM ||
+	    r->opt.view == REPORT_BUCKETS)
+		return 1;
+	for (s = 0; s < r->nstats; s++)
+		if ((p->stats[s].flags & PROF_STAT_DERIVED) &&
+		    !strcmp(p->stats[s].name, "freq"))
+			return 1;
+	return 0;
+}
+
+/* Derived statistics asked for whose inputs the profile lacks. */
+static void unavailable_derived(FILE *f, const struct report *r)
+{
+	const struct profile *p = r->prof;
+	size_t s, k;
+
+	for (s = 0; s < r->nstats; s++) {
+		const struct prof_stat *st = &p->stats[s];
+		int found = 0;
+
+		if (!(st->flags & PROF_STAT_DERIVED))
+			continue;
+		if (!strcmp(st->name, "freq")) {
+			if (!r->have_freq)
+				fputs("  note: freq needs a retired-instruction "
+				      "statistic (retinst, retire) or -pixie\n",
+				      f);
+			continue;
+		}
+		for (k = 0; k < r->nratios; k++)
+			found |= r->ratios[k].name == st->name;
+		if (!found)
+			fprintf(f, "  note: %s cannot be computed: its inputs "
+				"were not measured\n", st->name);
+	}
+}
+
+static int cols_average(const struct report *r)
+{
+	return r->opt.average;
+}
+
+/* Header cells of the figures every view shows. */
+static void figure_header(FILE *f, const struct report *r)
+{
+	const struct profile *p = r->prof;
+	size_t s;
+	char buf[64];
+
+	for (s = 0; s < r->nstats; s++)
+		if (stat_shown(&p->stats[s]))
+			fprintf(f, "%8s %9s ", "%", "samples");
+	for (s = 0; s < r->nratios; s++)
+		fprintf(f, "%*s ", ratio_width(&r->ratios[s]),
+			r->ratios[s].name);
+	if (show_freq(r))
+		fprintf(f, "%12s ", "freq");
+	if (cols_average(r))
+		for (s = 0; s < r->nstats; s++)
+			if (stat_shown(&p->stats[s])) {
+				snprintf(buf, sizeof(buf), "%s/exec",
+					 p->stats[s].name);
+				fprintf(f, "%14s ", buf);
+			}
+}
+
+static void figure_cells(FILE *f, const struct report *r,
+			 const struct report_row *row)
+{
+	const struct profile *p = r->prof;
+	size_t s;
+
+	for (s = 0; s < r->nstats; s++) {
+		if (!stat_shown(&p->stats[s]))
+			continue;
+		/* An instruction nobody sampled: blank, so the hot ones
+		 * stand out in the listing. */
+		if (!row->samples[s] && (row->kind == ROW_INSN ||
+					 row->kind == ROW_BUCKET))
+			fprintf(f, "%8s %9s ", "", "");
+		else
+			fprintf(f, "%8.2f %9" PRIu64 " ", row->percent[s],
+				row->samples[s]);
+	}
+	for (s = 0; s < r->nratios; s++) {
+		int w = ratio_width(&r->ratios[s]);
+
+		if (isnan(row->ratio[s]))
+			fprintf(f, "%*s ", w, "-");
+		else
+			fprintf(f, "%*.2f%c ", w - 1, row->ratio[s],
+				row->ratio_low[s] ? '*' : ' ');
+	}
+	if (show_freq(r)) {
+		if (isnan(row->freq))
+			fprintf(f, "%12s ", "-");
+		else
+			fprintf(f, "%12.0f ", row->freq);
+	}
+	if (cols_average(r))
+		for (s = 0; s < r->nstats; s++) {
+			if (!stat_shown(&p->stats[s]))
+				continue;
+			if (!row->average || isnan(row->average[s]))
+				fprintf(f, "%14s ", "-");
+			else
+				fprintf(f, "%14.4g ", row->average[s]);
+		}
 }
 
 static void print_rate(FILE *f, const struct prof_stat *s)
@@ -74,7 +207,16 @@ static void heading(FILE *f, const struct report *r)
 	for (s = 0; s < r->nstats; s++) {
 		const struct prof_stat *st = &p->stats[s];
 
+		if (!stat_shown(st))
+			continue;
 		fprintf(f, "  %s", st->name);
+		if (st->flags & PROF_STAT_SIMULATED) {
+			fprintf(f, " (simulated%s%s), exact counts: %" PRIu64
+				" events\n", strcmp(st->requested, st->name) ?
+				", as " : "", strcmp(st->requested, st->name) ?
+				st->requested : "", r->total_weight[s]);
+			continue;
+		}
 		if (st->flags & PROF_STAT_SUBSTITUTE)
 			fprintf(f, " (substitute for %s)", st->requested);
 		else if (strcmp(st->name, st->requested))
@@ -92,6 +234,32 @@ static void heading(FILE *f, const struct report *r)
 		}
 		fputc('\n', f);
 	}
+	for (s = 0; s < r->nratios; s++) {
+		const struct report_ratio *ra = &r->ratios[s];
+
+		fprintf(f, "  %s = ", ra->name);
+		if (ra->scale != 1)
+			fprintf(f, "%g * ", ra->scale);
+		fprintf(f, "%s / %s: ", p->stats[ra->num].name,
+			p->stats[ra->den].name);
+		if (isnan(ra->total))
+			fputs("no retired instructions", f);
+		else
+			fprintf(f, "%.4g%s", ra->total,
+				ra->total_low ? " (few samples)" : "");
+		fputs(" for the whole run\n", f);
+	}
+	unavailable_derived(f, r);
+	if (show_freq(r)) {
+		fprintf(f, "  freq: %s", p->stats[r->freq_stat].name);
+		fputs(r->exact_execs ? ", exact execution counts\n" :
+		      " samples averaged over each basic block (estimated "
+		      "executions)\n", f);
+	}
+	if (r->undecoded && show_freq(r))
+		fprintf(f, "  note: the code of %zu procedure(s) could not be "
+			"decoded: their freq is their own count\n",
+			r->undecoded);
 	fprintf(f, "  %.2f s", (double)p->duration_ns / 1e9);
 	if (p->exit_status >= 0)
 		fprintf(f, ", exit status %d", p->exit_status);
@@ -141,25 +309,131 @@ static void row_procedure(char *buf, size_t len, const struct report_row *row)
 		snprintf(buf, len, "%s", row->procedure);
 }
 
+static void where_cell(char *buf, size_t len, const struct report_row *row)
+{
+	if (!row->file)
+		snprintf(buf, len, "??");
+	else if (row->last_line > row->line)
+		snprintf(buf, len, "%s:%u-%u", base_name(row->file), row->line,
+			 row->last_line);
+	else
+		snprintf(buf, len, "%s:%u", base_name(row->file), row->line);
+}
+
+static void range_cell(char *buf, size_t len, const struct report_row *row)
+{
+	if (row->end > row->address)
+		snprintf(buf, len, "0x%" PRIx64 "-0x%" PRIx64, row->address,
+			 row->end);
+	else
+		snprintf(buf, len, "0x%" PRIx64, row->address);
+}
+
+/* The asm view: a heading per procedure, then its instructions in
+ * address order, basic blocks separated, source lines interleaved. */
+static void asm_listing(FILE *f, const struct report *r)
+{
+	size_t i, s;
+	char obj[128], buf[64];
+	int indent;
+
+	for (i = 0; i < r->nrows; i++) {
+		const struct report_row *row = &r->rows[i];
+
+		if (row->kind == ROW_PROCEDURE) {
+			fprintf(f, "\n%s (%s)", row->procedure,
+				object_name(row, obj, sizeof(obj)));
+			for (s = 0; s < r->nstats; s++)
+				if (stat_shown(&r->prof->stats[s]))
+					fprintf(f, ", %.2f%% of %s",
+						row->percent[s],
+						r->prof->stats[s].name);
+			for (s = 0; s < r->nratios; s++)
+				if (!isnan(row->ratio[s]))
+					fprintf(f, ", %s %.2f%s",
+						r->ratios[s].name,
+						row->ratio[s],
+						row->ratio_low[s] ? "*" : "");
+			fputs(":\n", f);
+			figure_header(f, r);
+			fprintf(f, "%-18s %s\n", "address", "instruction");
+			continue;
+		}
+		/* Width of the figure columns, for the interleaved text. */
+		indent = 0;
+		for (s = 0; s < r->nstats; s++)
+			if (stat_shown(&r->prof->stats[s]))
+				indent += 19;
+		for (s = 0; s < r->nratios; s++)
+			indent += ratio_width(&r->ratios[s]) + 1;
+		indent += show_freq(r) ? 13 : 0;
+		if (cols_average(r))
+			for (s = 0; s < r->nstats; s++)
+				indent += stat_shown(&r->prof->stats[s]) ? 15 : 0;
+		if (row->block_start || (row->kind == ROW_BUCKET &&
+					 i && r->rows[i - 1].kind != ROW_PROCEDURE))
+			fprintf(f, "%*s---- %s %u ----\n", indent, "",
+				row->kind == ROW_BUCKET ? "bucket" : "block",
+				row->kind == ROW_BUCKET ? (unsigned)i :
+				row->block);
+		if (row->source)
+			fprintf(f, "%*s%s:%u: %s\n", indent, "",
+				base_name(row->file), row->line, row->source);
+		figure_cells(f, r, row);
+		if (row->kind == ROW_BUCKET) {
+			range_cell(buf, sizeof(buf), row);
+			fprintf(f, "%-18s %s\n", buf, row->text ? row->text : "");
+		} else {
+			fprintf(f, "0x%-16" PRIx64 " %s\n", row->address,
+				row->text ? row->text : "(not decoded)");
+		}
+	}
+}
+
 int report_text(FILE *f, const struct report *r)
 {
-	int lines = r->opt.view != REPORT_PROCEDURES;
-	size_t i, s, pw = 32;
-	char proc[512], where[512], obj[128];
+	enum report_view v = r->opt.view;
+	int lines = v == REPORT_LINES || v == REPORT_HEAVY;
+	int ranges = v == REPORT_BLOCKS || v == REPORT_BUCKETS;
+	size_t i, s, pw = 32, shown = 0;
+	char proc[512], where[512], obj[128], range[64];
+	const struct prof_stat *first = NULL;
 
 	heading(f, r);
-	fprintf(f, "\n%s", view_name(r->opt.view));
-	if (r->nstats)
-		fprintf(f, ", by %s", r->prof->stats[0].name);
-	if (r->nrows < r->nrows_all)
+	for (s = 0; s < r->nstats; s++)
+		if (stat_shown(&r->prof->stats[s])) {
+			shown++;
+			if (!first)
+				first = &r->prof->stats[s];
+		}
+	fprintf(f, "\n%s", view_name(v));
+	if (first)
+		fprintf(f, ", by %s", first->name);
+	if (r->nrows < r->nrows_all && v != REPORT_ASM)
 		fprintf(f, " (%zu of %zu rows)", r->nrows, r->nrows_all);
 	fputs(":\n", f);
-	for (s = 0; s < r->nstats; s++)
-		fprintf(f, "%8s %9s ", s == 0 ? "%" : "%", "samples");
+	if (shown > 1) {
+		fputs("  (", f);
+		for (s = 0, i = 0; s < r->nstats; s++)
+			if (stat_shown(&r->prof->stats[s]))
+				fprintf(f, "%s%s", i++ ? ", " : "",
+					r->prof->stats[s].name);
+		fputs(")\n", f);
+	}
+	if (v == REPORT_ASM) {
+		asm_listing(f, r);
+		if (!r->nrows)
+			fputs("  (no samples)\n", f);
+		mode_histogram(f, r->prof);
+		return ferror(f) ? -PROF_EIO : 0;
+	}
+	figure_header(f, r);
 	fprintf(f, "%7s ", "cum%");
-	if (r->opt.numbers)
+	if (r->opt.numbers && !ranges)
 		fprintf(f, "%-18s ", "address");
-	if (lines)
+	if (ranges)
+		fprintf(f, "%-29s ", v == REPORT_BLOCKS ? "block" : "bucket");
+	if (lines || ranges)
 		fprintf(f, "%-28s ", "source line");
 	/* The procedure column fits the longest name shown (up to 64). */
 	for (i = 0; i < r->nrows; i++) {
@@ -171,28 +445,19 @@ int report_text(FILE *f, const struct report *r)
 			pw = w > 64 ? 64 : w;
 	}
 	fprintf(f, "%-*s %s\n", (int)pw, "procedure", "object");
-	if (r->nstats > 1) {
-		fputs("  (", f);
-		for (s = 0; s < r->nstats; s++)
-			fprintf(f, "%s%s", s ? ", " : "",
-				r->prof->stats[s].name);
-		fputs(")\n", f);
-	}
 	for (i = 0; i < r->nrows; i++) {
 		const struct report_row *row = &r->rows[i];
 
-		for (s = 0; s < r->nstats; s++)
-			fprintf(f, "%8.2f %9" PRIu64 " ", row->percent[s],
-				row->samples[s]);
+		figure_cells(f, r, row);
 		fprintf(f, "%7.2f ", row->cum_percent);
-		if (r->opt.numbers)
+		if (r->opt.numbers && !ranges)
 			fprintf(f, "0x%-16" PRIx64 " ", row->address);
-		if (lines) {
-			if (row->file)
-				snprintf(where, sizeof(where), "%s:%u",
-					 base_name(row->file), row->line);
-			else
-				snprintf(where, sizeof(where), "??");
+		if (ranges) {
+			range_cell(range, sizeof(range), row);
+			fprintf(f, "%-29s ", range);
+		}
+		if (lines || ranges) {
+			where_cell(where, sizeof(where), row);
 			fprintf(f, "%-28s ", where);
 		}
 		row_procedure(proc, sizeof(proc), row);
@@ -353,7 +618,7 @@ int report_counts_text(FILE *f, const struct report_counts *rc)
 	if (rc->nratios)
 		fputs("\nratios:\n", f);
 	for (i = 0; i < rc->nratios; i++) {
-		const struct report_ratio *q = &rc->ratios[i];
+		const struct report_count_ratio *q = &rc->ratios[i];
 
 		if (isnan(q->value))
 			fprintf(f, "  %-*s %20s  %s\n", (int)w, q->name, "-",
