@@ -34,7 +34,17 @@ spin_profile() {
 	assert_line --regexp '^ +spin2\.c:45: .*/\* HOT \*/'
 	assert_line --regexp '^ +---- block [0-9]+ ----$'
 	# Addresses increase within each procedure.
-	awk '/^[a-z_]+ \(/ { last = 0; next }
+	local line addr last=0
+	while IFS= read -r line; do
+		if [[ $line =~ ^[a-z_]+\ \( ]]; then
+			last=0
+		elif [[ $line =~ \ (0x[0-9a-f]+)\ +[a-z] ]]; then
+			addr=$((BASH_REMATCH[1]))
+			((addr > last)) || fail "not increasing: $line"
+			last=$addr
+		fi
+	done <<<"$output"
+}
 	     match($0, /0x[0-9a-f]+ /) {
 		a = strtonum(substr($0, RSTART, RLENGTH - 1))
 		if (a <= last) { print "not increasing: " $0; exit 1 }
