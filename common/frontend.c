@@ -1060,6 +1060,20 @@ static int add_stat(struct run *r, const char *text, int implicit,
 	return 0;
 }
 
+/* A derived statistic whose input cannot be measured: say which, and
+ * why, in the form every unavailable statistic has. */
+static int input_failed(const char *name, const char *input, int err)
+{
+	char why[512];
+	const char *p;
+
+	snprintf(why, sizeof(why), "%s", prof_error(err));
+	p = strstr(why, " is not available here: ");
+	return prof_fail(PROF_EUNAVAIL, "statistic '%s' is not available "
+			 "here: its input '%s' is not: %s", name, input,
+			 p ? p + strlen(" is not available here: ") : why);
+}
+
 static int resolve_stats(struct run *r)
 {
 	struct fe_config *c = r->cfg;
@@ -1098,12 +1112,8 @@ static int resolve_stats(struct run *r)
 			snprintf(text, sizeof(text), "%s%s", retired,
 				 mods ? mods : "");
 			err = add_stat(r, text, 1, &d->ret);
-			if (err) {
-				snprintf(text, sizeof(text), "%s",
-					 prof_error(err));
-				return prof_fail(err, "'freq' needs %s (or "
-						 "-pixie): %s", retired, text);
-			}
+			if (err)
+				return input_failed(names[i], retired, err);
 			d->x = d->ret;
 			snprintf(d->name, sizeof(d->name), "freq");
 			snprintf(d->requested, sizeof(d->requested), "%s",
@@ -1122,16 +1132,23 @@ static int resolve_stats(struct run *r)
 		 * same modes, counted together. */
 		snprintf(text, sizeof(text), "%s%s", x, mods ? mods : "");
 		err = add_stat(r, text, 1, &d->x);
-		if (!err) {
-			snprintf(text, sizeof(text), "%s%s", retired,
-				 mods ? mods : "");
-			err = add_stat(r, text, 1, &d->ret);
+		if (err == -PROF_ENOSTAT) {
+			/* The table's suggestions for the whole name. */
+			struct stat_choice tmp;
+
+			err = stat_resolve(names[i], 0, NULL, NULL, &tmp);
+			return err ? err : prof_fail(PROF_ENOSTAT, "unknown "
+						     "statistic '%s'", x);
 		}
-		if (err) {
-			snprintf(text, sizeof(text), "%s", prof_error(err));
-			return prof_fail(err, "'%s' needs %s and %s: %s",
-					 names[i], x, retired, text);
-		}
+		if (err)
+			return input_failed(names[i], x, err);
+		/* A profile-me X is divided by the profile-me retire. */
+		snprintf(text, sizeof(text), "%s%s",
+			 r->specs[d->x].pm.pmu ? "retire" : retired,
+			 mods ? mods : "");
+		err = add_stat(r, text, 1, &d->ret);
+		if (err)
+			return input_failed(names[i], text, err);
 		r->specs[d->x].group = r->specs[d->ret].group = 1;
 		snprintf(d->name, sizeof(d->name), "%s" PER_RET,
 			 r->choice[d->x].asked ? r->choice[d->x].asked->name :

@@ -289,10 +289,17 @@ attr_of() {
 	# profile-me needs IBS, PEBS or SPE
 	if ! ls /sys/bus/event_source/devices | grep -Eq '^(ibs_op|arm_spe)'; then
 		local s
-		for s in pm_mispredict pm_cycles retire retired dtb_miss mispredict_per_ret freq; do
+		for s in pm_mispredict pm_cycles retire retired dtb_miss dtb_miss_per_ret; do
 			run -125 --separate-stderr "$UPROFILE" -e "$s" "$TPROG/exitwith" 0
 			[[ $stderr == "uprofile: statistic '$s' is not available here: "* ]]
 			[[ $stderr == *"instruction sampling"* ]] || fail "$stderr"
+		done
+		# ratios of counters and freq need the counters (or the sim
+		# engine): unavailable here too, naming the input
+		for s in mispredict_per_ret freq; do
+			run -125 --separate-stderr "$UPROFILE" -e "$s" "$TPROG/exitwith" 0
+			[[ $stderr == "uprofile: statistic '$s' is not available here: its input '"* ]] ||
+				fail "$stderr"
 		done
 	fi
 	# never measured by today's hardware, with the reason
