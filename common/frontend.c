@@ -27,6 +27,7 @@
 #include "privilege.h"
 #include "profile.h"
 #include "report.h"
+#include "sim.h"
 #include "stats.h"
 #include "symbolize.h"
 
@@ -38,7 +39,7 @@ enum {
 	OPT_ALL, OPT_EACH, OPT_ONE, OPT_DISPLAY, OPT_PROCEDURES, OPT_LINES,
 	OPT_HEAVY, OPT_QUIT, OPT_ONLY, OPT_EXCLUDE, OPT_NUMBERS, OPT_FORMAT,
 	OPT_QUIET, OPT_COMPLETION, OPT_CONTROL, OPT_LIST, OPT_DRY_RUN,
-	OPT_REPORT_FILE,
+	OPT_REPORT_FILE, OPT_ENGINE, OPT_PIXIE,
 };
 
 static const struct argp_option stat_options[] = {
@@ -55,6 +56,16 @@ static const struct argp_option stat_options[] = {
 	{ "dry-run", OPT_DRY_RUN, NULL, 0,
 	  "print the perf_event_attr of each event that would be opened, "
 	  "and exit (hardware statistics are shown even without a PMU)", 1 },
+	{ "engine", OPT_ENGINE, "perf|sim", 0,
+	  "perf: sample with perf_event_open (default); sim: run under "
+	  "valgrind and count every event exactly (instructions, loads, "
+	  "stores, branches) or by simulation (caches, mispredicts), "
+	  "user mode only, deterministic (default statistic: retinst)", 1 },
+	{ "pixie", OPT_PIXIE, NULL, 0,
+	  "after the sampled run, run the program again under valgrind "
+	  "and add exact instruction counts (retinst, simulated) to the "
+	  "profile; the program must behave the same in both runs (same "
+	  "input, same work): a warning says when they clearly differ", 1 },
 	{ "kernel", OPT_KERNEL, NULL, 0, "also sample kernel mode", 1 },
 	{ "user", OPT_USER, NULL, 0, "also sample user mode", 1 },
 	{ 0 }
@@ -162,9 +173,19 @@ static void print_completion(void)
 		printf("stat:%s\n", stat_table[t].name);
 }
 
-static void list_statistics(void)
+static void list_statistics(const struct fe_config *c)
 {
 	size_t i;
+
+	if (c->engine == FE_ENGINE_SIM) {
+		printf("%-18s %-13s %-28s %s\n", "statistic", "here",
+		       "other names", "description (--engine=sim)");
+		for (i = 0; i < sim_stats_len; i++)
+			printf("%-18s %-13s %-28s %s\n", sim_stats[i].name,
+			       "simulated", sim_stats[i].aliases ?
+			       sim_stats[i].aliases : "-", sim_stats[i].desc);
+		return;
+	}
 
 	printf("%-18s %-13s %-28s %s\n", "statistic", "here", "other names",
 	       "description");
@@ -283,22 +304,67 @@ static error_t parse_shared(int key, char *arg, struct argp_state *state)
 		print_completion();
 		exit(0);
 	case OPT_LIST:
-		list_statistics();
+		list_statistics(c);
 		exit(0);
 	case OPT_DRY_RUN: c->dry_run = 1; break;
+	case OPT_ENGINE:
+		if (!strcmp(arg, "perf"))
+			c->engine = FE_ENGINE_PERF;
+		else if (!strcmp(arg, "sim"))
+			c->engine = FE_ENGINE_SIM;
+		else
+			argp_error(state, "bad engine '%s': use perf or sim",
+				   arg);
+		break;
+	case OPT_PIXIE: c->pixie = 1; break;
 	default:
 		return ARGP_ERR_UNKNOWN;
 	}
 	return 0;
 }
 
-static int looks_like_stat(const char *word)
+static int looks_like_stat(const struct fe_config *c, const char *word)
 {
 	char name[64];
 
 	snprintf(name, sizeof(name), "%s", word);
 	name[strcspn(name, ":")] = '\0';
-	return !strchr(word, '/') && stat_lookup(name) != NULL;
+	if (strchr(word, '/'))
+		return 0;
+	return stat_lookup(name) != NULL ||
+	       (c->engine == FE_ENGINE_SIM && sim_stat_lookup(name));
+}
+
+/* The sim engine runs a program under valgrind: user mode, every event
+ * counted; options about sampling or other targets do not apply. */
+static void check_sim_options(const struct fe_config *c,
+			      struct argp_state *state)
+{
+	const char *what = c->pixie ? "-pixie" : "--engine=sim";
+
+	if (c->pixie && c->engine == FE_ENGINE_SIM)
+		argp_error(state, "-pixie adds a sim run to a perf run; with "
+			   "--engine=sim every count is already exact");
+	if (g_tool->scope != FE_SCOPE_TASKS)
+		argp_error(state, "%s is for programs (uprofile): valgrind "
+			   "does not see the kernel", what);
+	if (c->attach_pid)
+		argp_error(state, "%s needs a PROGRAM to run (it cannot "
+			   "attach with -p)", what);
+	if (c->engine == FE_ENGINE_SIM) {
+		if (c->freq || c->period)
+			argp_error(state, "--engine=sim counts every event; "
+				   "-F and -c do not apply");
+		if (c->add_modes & STAT_MODE_KERNEL)
+			argp_error(state, "--engine=sim sees user mode only; "
+				   "-kernel does not apply");
+	}
+	if (c->triggered || c->control)
+		argp_error(state, "%s counts the whole run; -t and -control "
+			   "do not apply", what);
+	if (c->cpus != FE_CPUS_ALL)
+		argp_error(state, "%s has no CPUs to split by; -each and -one "
+			   "do not apply", what);
 }
 
 static error_t parse_root(int key, char *arg, struct argp_state *state)
@@ -313,7 +379,7 @@ static error_t parse_root(int key, char *arg, struct argp_state *state)
 		return 0;
 	case ARGP_KEY_ARG:
 		/* Tru64: statistics are the words before the program. */
-		if (!c->cmd && looks_like_stat(arg)) {
+		if (!c->cmd && looks_like_stat(c, arg)) {
 			add_stats(c, arg, state);
 			return 0;
 		}
@@ -335,6 +401,8 @@ static error_t parse_root(int key, char *arg, struct argp_state *state)
 		if (c->duration && c->cmd)
 			argp_error(state, "-d applies to -p or to collection "
 				   "without a program");
+		if (c->engine == FE_ENGINE_SIM || c->pixie)
+			check_sim_options(c, state);
 		return 0;
 	default:
 		if (g_tool->parse)
@@ -669,6 +737,7 @@ struct run {
 	int control_fd, control_keep_fd;	/* -control FIFO */
 	int control_made;			/* we created the FIFO */
 	int sampling;				/* events are enabled */
+	const char *path;			/* the program found */
 	sigset_t old_mask;
 };
 
@@ -959,6 +1028,205 @@ static int collect(struct run *r, int *status)
 	return 0;
 }
 
+/* ---- the sim engine ---------------------------------------------------- */
+
+/* Wait for the program under valgrind; a signal sent to us alone is
+ * passed on, as in collect(). */
+static int wait_sim(struct run *r, struct launch *l, int *status)
+{
+	struct pollfd fds[2] = {
+		{ .fd = r->sigfd, .events = POLLIN },
+		{ .fd = l->pidfd, .events = POLLIN },
+	};
+
+	for (;;) {
+		struct signalfd_siginfo si;
+
+		if (launch_poll(l, status))
+			return 0;
+		if (poll(fds, l->pidfd >= 0 ? 2 : 1, 100) < 0 && errno != EINTR)
+			return prof_fail(PROF_EIO, "cannot wait for the program: "
+					 "%s", strerror(errno));
+		while (read(r->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
+			if (si.ssi_code == SI_USER || si.ssi_code == SI_QUEUE)
+				kill(l->pid, (int)si.ssi_signo);
+	}
+}
+
+/*
+ * Run the program under valgrind and feed col: sim statistics idx[0..n)
+ * become collector statistics first..first+n.  *status is the program's.
+ */
+static int sim_execute(struct run *r, const size_t *idx, size_t n,
+		       uint32_t first, struct collector *col, int *status)
+{
+	struct fe_config *c = r->cfg;
+	struct sim_run *sim = NULL;
+	struct sim_result res;
+	char *vg = NULL;
+	int err;
+
+	err = sim_find_valgrind(&vg);
+	if (err)
+		return err;
+	err = sim_start(&sim, vg, r->path, c->cmd);
+	if (err)
+		goto out;
+	if (c->verbose) {
+		notice(c, "running %s and its descendants under valgrind "
+		       "(callgrind, cache and branch simulation)", r->path);
+		notice(c, "valgrind's messages go to its log files, removed "
+		       "afterwards");
+	}
+	err = launch_release(sim_child(sim), vg);
+	if (err) {
+		launch_wait(sim_child(sim));
+		goto out;
+	}
+	err = wait_sim(r, sim_child(sim), status);
+	if (err) {
+		kill(sim_child(sim)->pid, SIGKILL);
+		launch_wait(sim_child(sim));
+		goto out;
+	}
+	err = sim_collect(sim, col, idx, n, first, &res);
+	if (!err && c->verbose)
+		notice(c, "%zu valgrind output file(s) read; %" PRIu64 " events "
+		       "in valgrind's own code left out", res.processes,
+		       res.skipped);
+out:
+	if (sim)
+		launch_release_fds(sim_child(sim));
+	sim_free(sim);
+	free(vg);
+	return err;
+}
+
+static void sim_stat(struct prof_stat *s, size_t idx, const char *requested,
+		     uint64_t total, uint64_t duration)
+{
+	memset(s, 0, sizeof(*s));
+	s->name = (char *)sim_stats[idx].name;
+	s->requested = (char *)requested;
+	s->type = SIM_STAT_TYPE;
+	s->config = idx;
+	s->modes = STAT_MODE_USER;
+	s->flags = PROF_STAT_SIMULATED;
+	s->period = 1;		/* every event counts */
+	s->value = total;
+	s->time_enabled = s->time_running = duration;
+}
+
+static int has_object(struct profile *const *ps, int n, const char *path)
+{
+	int i;
+	size_t k;
+
+	for (i = 0; i < n; i++)
+		for (k = 0; k < ps[i]->nobjects; k++)
+			if (!strcmp(ps[i]->objects[k].path, path))
+				return 1;
+	return 0;
+}
+
+/*
+ * -pixie: run the program again under valgrind and add its exact
+ * instruction counts to the sampled profiles ps (per process with -pids:
+ * the processes of both runs are matched in pid order).
+ */
+static int add_pixie(struct run *r, const struct profile *tpl,
+		     struct profile **ps, int n)
+{
+	struct fe_config *c = r->cfg;
+	struct collector *col;
+	struct profile *t2 = NULL, **qs = NULL;
+	struct prof_stat st;
+	size_t idx;
+	uint64_t t0 = now_ns(CLOCK_MONOTONIC);
+	int status = 0, m = 0, i, err;
+
+	err = sim_stat_resolve("retinst", &idx);
+	if (err)
+		return err;
+	col = collector_new(c->pids ? COLLECT_SPLIT_PID : COLLECT_SPLIT_NONE,
+			    1);
+	if (!col)
+		return -PROF_ENOMEM;
+	collector_set_exact(col, 0);
+	collector_set_modes(col, 0, STAT_MODE_USER);
+	if (c->verbose)
+		notice(c, "-pixie: running the program again under valgrind");
+	err = sim_execute(r, &idx, 1, 0, col, &status);
+	if (err)
+		goto out;
+	t2 = profile_new();
+	if (!t2) {
+		err = -PROF_ENOMEM;
+		goto out;
+	}
+	sim_stat(&st, idx, "pixie", collector_samples(col, 0),
+		 now_ns(CLOCK_MONOTONIC) - t0);
+	if (profile_add_stat(t2, &st) < 0) {
+		err = -PROF_ENOMEM;
+		goto out;
+	}
+	m = collector_build(col, t2, &qs);
+	if (m < 0) {
+		err = m;
+		m = 0;
+		goto out;
+	}
+	/* Warn, do not fail: the sampled profile is still right. */
+	if (tpl->exit_status >= 0 && status != tpl->exit_status)
+		fprintf(stderr, "%s: warning: the -pixie run diverged: the "
+			"program exited %d in the sampled run and %d under "
+			"valgrind; its exact counts may not match the samples\n",
+			g_tool->name, tpl->exit_status, status);
+	else if (m != n)
+		fprintf(stderr, "%s: warning: the -pixie run diverged: %d "
+			"process(es) in the sampled run, %d under valgrind\n",
+			g_tool->name, n, m);
+	else
+		for (i = 0; i < n; i++) {
+			size_t k;
+
+			for (k = 0; k < ps[i]->nobjects; k++) {
+				const struct prof_object *o = &ps[i]->objects[k];
+
+				if (o->kind != PROF_OBJ_FILE ||
+				    has_object(qs, m, o->path))
+					continue;
+				fprintf(stderr, "%s: warning: the -pixie run "
+					"diverged: '%s' ran in the sampled run "
+					"but not under valgrind\n",
+					g_tool->name, o->path);
+				i = n;
+				break;
+			}
+		}
+	for (i = 0; i < n && !err; i++) {
+		struct profile *empty = NULL;
+		const struct profile *src = i < m ? qs[i] : NULL;
+
+		if (!src) {	/* no matching process: the statistic, no counts */
+			empty = profile_new();
+			if (!empty || profile_add_stat(empty, &st) < 0)
+				err = -PROF_ENOMEM;
+			src = empty;
+		}
+		if (!err)
+			err = profile_append(ps[i], src);
+		profile_free(empty);
+	}
+out:
+	for (i = 0; i < m; i++)
+		profile_free(qs[i]);
+	free(qs);
+	profile_free(t2);
+	collector_free(col);
+	return err;
+}
+
 static int write_and_report(struct run *r, struct profile *tpl)
 {
 	struct fe_config *c = r->cfg;
@@ -970,6 +1238,11 @@ static int write_and_report(struct run *r, struct profile *tpl)
 	n = collector_build(r->col, tpl, &ps);
 	if (n < 0)
 		return n;
+	if (c->pixie) {
+		err = add_pixie(r, tpl, ps, n);
+		if (err)
+			goto out;
+	}
 	split = c->pids || c->cpus == FE_CPUS_EACH;
 	/* -one: the file holds a single CPU; say which. */
 	if (c->cpus == FE_CPUS_ONE && n == 1)
@@ -1055,12 +1328,17 @@ static int write_and_report(struct run *r, struct profile *tpl)
 		for (k = 0; k < r->nstats; k++) {
 			int w = snprintf(names + used, sizeof(names) - used,
 					 "%s%s", k ? ", " : "",
-					 r->choice[k].def->name);
+					 tpl->stats[k].name);
 			if (w < 0 || (size_t)w >= sizeof(names) - used)
 				break;
 			used += (size_t)w;
 		}
-		if (n == 1)
+		if (c->engine == FE_ENGINE_SIM)
+			notice(c, "%" PRIu64 " events counted (%s, simulated "
+			       "by valgrind); %d profile%s written (%s%s)",
+			       samples, names, n, n == 1 ? "" : "s",
+			       first ? first : "none", n > 1 ? ", ..." : "");
+		else if (n == 1)
 			notice(c, "%" PRIu64 " samples (%s), %" PRIu64 " lost; "
 			       "profile written to %s", samples, names, lost,
 			       first);
@@ -1120,6 +1398,100 @@ static int check_output_dir(const struct fe_config *c)
 	return err;
 }
 
+/* --engine=sim: the whole run under valgrind. */
+static int run_sim(struct fe_config *c, const char *path)
+{
+	struct run r = { .cfg = c, .sigfd = -1, .control_fd = -1,
+			 .control_keep_fd = -1, .one_cpu = -1, .path = path };
+	static char *dflt[] = { (char *)"retinst" };
+	char **names = c->nstats ? c->stats : dflt;
+	size_t n = c->nstats ? c->nstats : 1, i, j, *idx;
+	struct profile *tpl = NULL;
+	uint64_t t0, t0_wall;
+	int status = 0, err, code = FE_EXIT_FAIL;
+
+	idx = calloc(n, sizeof(*idx));
+	if (!idx)
+		return fail(-PROF_ENOMEM);
+	for (i = 0; i < n; i++) {
+		err = sim_stat_resolve(names[i], &idx[i]);
+		for (j = 0; !err && j < i; j++)
+			if (idx[j] == idx[i])
+				err = prof_fail(PROF_EINVAL, "statistic '%s' is "
+						"given twice (as '%s' and '%s')",
+						sim_stats[idx[i]].name, names[j],
+						names[i]);
+		if (err)
+			goto fail;
+	}
+	if (c->dry_run) {
+		char *vg = NULL;
+
+		err = sim_find_valgrind(&vg);
+		if (err)
+			goto fail;
+		sim_describe(stdout, vg, path, c->cmd);
+		free(vg);
+		code = fflush(stdout) ? FE_EXIT_FAIL : 0;
+		goto out;
+	}
+	r.nstats = n;
+	r.col = collector_new(c->pids ? COLLECT_SPLIT_PID : COLLECT_SPLIT_NONE,
+			      n);
+	if (!r.col) {
+		err = -PROF_ENOMEM;
+		goto fail;
+	}
+	for (i = 0; i < n; i++) {
+		collector_set_exact(r.col, (uint32_t)i);
+		collector_set_modes(r.col, (uint32_t)i, STAT_MODE_USER);
+	}
+	err = setup_signals(&r);
+	if (err)
+		goto fail;
+	t0 = now_ns(CLOCK_MONOTONIC);
+	t0_wall = now_ns(CLOCK_REALTIME);
+	err = sim_execute(&r, idx, n, 0, r.col, &status);
+	if (err)
+		goto fail;
+	tpl = profile_new();
+	if (!tpl) {
+		err = -PROF_ENOMEM;
+		goto fail;
+	}
+	tpl->tool = strdup(g_tool->name);
+	profile_identify_host(tpl);
+	tpl->start_time_ns = t0_wall;
+	tpl->duration_ns = now_ns(CLOCK_MONOTONIC) - t0;
+	tpl->exit_status = status;
+	profile_set_argv(tpl, c->ncmd, c->cmd);
+	for (i = 0; i < n; i++) {
+		struct prof_stat s;
+
+		sim_stat(&s, idx[i], names[i],
+			 collector_samples(r.col, (uint32_t)i),
+			 tpl->duration_ns);
+		if (profile_add_stat(tpl, &s) < 0) {
+			err = -PROF_ENOMEM;
+			goto fail;
+		}
+	}
+	err = write_and_report(&r, tpl);
+	if (err)
+		goto fail;
+	code = status;
+	goto out;
+fail:
+	fprintf(stderr, "%s: %s\n", g_tool->name, prof_error(err));
+out:
+	profile_free(tpl);
+	collector_free(r.col);
+	if (r.sigfd >= 0)
+		close(r.sigfd);
+	free(idx);
+	return code;
+}
+
 static int run_collection(struct fe_config *c)
 {
 	struct run r = { .cfg = c, .sigfd = -1, .control_fd = -1,
@@ -1149,6 +1521,12 @@ static int run_collection(struct fe_config *c)
 		if (err)
 			goto fail;
 	}
+	if (c->engine == FE_ENGINE_SIM) {
+		code = run_sim(c, path);
+		free(path);
+		return code;
+	}
+	r.path = path;
 	if (!c->dry_run) {
 		unsigned m = g_tool->default_modes | c->add_modes;
 		struct priv_need need = {

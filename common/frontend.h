@@ -31,6 +31,11 @@ enum fe_cpus {
 	FE_CPUS_ONE,		/* only the CPU the tool runs on */
 };
 
+enum fe_engine {
+	FE_ENGINE_PERF,		/* perf_event_open sampling (default) */
+	FE_ENGINE_SIM,		/* exact counts under valgrind (sim.h) */
+};
+
 /* Everything the options set.  Tool-specific parsers may set the fields
  * marked (tool). */
 struct fe_config {
@@ -60,6 +65,8 @@ struct fe_config {
 	int triggered;			/* -t: start with sampling off */
 	int dry_run;			/* print the events, open nothing */
 	const char *control;		/* -control FIFO */
+	enum fe_engine engine;		/* --engine */
+	int pixie;			/* -pixie: add a simulated run */
 	const char *vmlinux;		/* (tool) kernel image, -k */
 	const char **ra;		/* (tool) -ra routine patterns, or NULL */
 	size_t nra;
