@@ -72,6 +72,8 @@ static void heading(FILE *f, const struct report *r)
 		const struct prof_stat *st = &p->stats[s];
 
 		fprintf(f, "  %s", st->name);
+		if (st->flags & PROF_STAT_SIMULATED)
+			fputs(" (simulated)", f);
 		if (st->flags & PROF_STAT_SUBSTITUTE)
 			fprintf(f, " (substitute for %s)", st->requested);
 		else if (strcmp(st->name, st->requested))
