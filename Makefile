@@ -51,7 +51,8 @@ TOOL_BIN := $(TOOLS:%=$(BUILD)/%)
 # depends on the shape of the code (see each source's header comment).
 TPROG_DIR := tests/programs
 TPROG_CFLAGS := -O1 -g -fno-omit-frame-pointer
-TPROGS := spin2 inline shlib forkexec threads kernelloop exitwith demo
+TPROGS := spin2 inline shlib forkexec threads kernelloop exitwith demo \
+	tripcount branchy evencost
 TPROG_BIN := $(TPROGS:%=$(BUILD)/tests/%) $(BUILD)/tests/libhot.so \
 	$(BUILD)/tests/spin2-stripped
 TEST_TOOLS := $(BUILD)/tests/symtool $(BUILD)/tests/tablecheck

@@ -50,7 +50,7 @@ const struct sim_stat_def sim_stats[] = {
 	{ .name = "condbranches", .desc = "conditional branches executed",
 	  .events = "Bc" },
 	{ .name = "indbranches", .desc = "indirect branches executed "
-	  "(jumps and calls through a register or memory, returns)",
+	  "(jumps and calls through a register or memory; not returns)",
 	  .events = "Bi" },
 	{ .name = "mispredict", .aliases = "branch-misses",
 	  .desc = "mispredicted conditional and indirect branches "
