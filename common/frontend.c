@@ -1526,6 +1526,15 @@ static int run_collection(struct fe_config *c)
 		free(path);
 		return code;
 	}
+	if (c->pixie && !c->dry_run) {
+		char *vg = NULL;
+
+		/* Not after a long sampled run. */
+		err = sim_find_valgrind(&vg);
+		free(vg);
+		if (err)
+			goto fail;
+	}
 	r.path = path;
 	if (!c->dry_run) {
 		unsigned m = g_tool->default_modes | c->add_modes;
