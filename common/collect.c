@@ -68,6 +68,7 @@ struct collector {
 	size_t nmodes, alloc_modes;
 
 	unsigned *row_modes;		/* per stat: STAT_MODE_* that become rows */
+	unsigned char *exact;		/* per stat: samples count events */
 	uint32_t *expected;		/* splits that always get a profile */
 	size_t nexpected, alloc_expected;
 	uint32_t *cpus;			/* CPUs profiled: histogram rows */
@@ -144,6 +145,7 @@ struct collector *collector_new(enum collect_split split, size_t nstats)
 	c->samples = calloc(nstats ? nstats : 1, sizeof(uint64_t));
 	c->lost = calloc(nstats ? nstats : 1, sizeof(uint64_t));
 	c->row_modes = calloc(nstats ? nstats : 1, sizeof(unsigned));
+	c->exact = calloc(nstats ? nstats : 1, 1);
 	for (size_t i = 0; c->row_modes && i < nstats; i++)
 		c->row_modes[i] = STAT_MODE_USER | STAT_MODE_KERNEL |
 				  STAT_MODE_HV;
@@ -151,7 +153,8 @@ struct collector *collector_new(enum collect_split split, size_t nstats)
 	c->procs = malloc(c->cap_procs * sizeof(*c->procs));
 	c->cap_agg = 4096;
 	c->agg = calloc(c->cap_agg, sizeof(*c->agg));
-	if (!c->samples || !c->lost || !c->row_modes || !c->procs || !c->agg) {
+	if (!c->samples || !c->lost || !c->row_modes || !c->exact ||
+	    !c->procs || !c->agg) {
 		collector_free(c);
 		return NULL;
 	}
@@ -194,6 +197,7 @@ void collector_free(struct collector *c)
 	free(c->samples);
 	free(c->lost);
 	free(c->row_modes);
+	free(c->exact);
 	free(c);
 }
 
@@ -201,6 +205,12 @@ void collector_set_modes(struct collector *c, uint32_t stat, unsigned modes)
 {
 	if (stat < c->nstats)
 		c->row_modes[stat] = modes;
+}
+
+void collector_set_exact(struct collector *c, uint32_t stat)
+{
+	if (stat < c->nstats)
+		c->exact[stat] = 1;
 }
 
 int collector_add_cpu(struct collector *c, uint32_t cpu)
@@ -516,6 +526,7 @@ static void aggregate(struct collector *c, uint32_t obj, uint64_t offset,
 {
 	size_t mask, i;
 	struct agg_entry *e;
+	uint64_t n = stat < c->nstats && c->exact[stat] ? period : 1;
 
 	if ((c->nagg + 1) * 10 > c->cap_agg * 7 && agg_grow(c)) {
 		c->oom = 1;
@@ -530,7 +541,7 @@ static void aggregate(struct collector *c, uint32_t obj, uint64_t offset,
 			break;
 		if (e->offset == offset && e->obj == obj && e->stat == stat &&
 		    e->split == split) {
-			e->samples++;
+			e->samples += n;
 			e->weight += period;
 			return;
 		}
@@ -540,7 +551,7 @@ static void aggregate(struct collector *c, uint32_t obj, uint64_t offset,
 	e->obj = obj;
 	e->stat = stat;
 	e->split = split;
-	e->samples = 1;
+	e->samples = n;
 	e->weight = period;
 	c->nagg++;
 }
@@ -616,7 +627,7 @@ void collector_sample(struct collector *c, const struct collect_sample *s)
 			   PROF_MODE_KERNEL);
 		if (!(c->row_modes[s->stat] & STAT_MODE_KERNEL))
 			return;
-		c->samples[s->stat]++;
+		c->samples[s->stat] += c->exact[s->stat] ? s->period : 1;
 		aggregate(c, c->obj_kernel,
 			  c->nranges && in_ranges(c, s->ip) ?
 			  caller_of(c, s) : s->ip,
@@ -626,21 +637,21 @@ void collector_sample(struct collector *c, const struct collect_sample *s)
 		count_mode(c, s->cpu, PROF_MODE_USER);
 		if (!(c->row_modes[s->stat] & STAT_MODE_USER))
 			return;
-		c->samples[s->stat]++;
+		c->samples[s->stat] += c->exact[s->stat] ? s->period : 1;
 		break;
 	case PERF_RECORD_MISC_GUEST_KERNEL:
 	case PERF_RECORD_MISC_GUEST_USER:
 		count_mode(c, s->cpu, PROF_MODE_GUEST);
-		c->samples[s->stat]++;
+		c->samples[s->stat] += c->exact[s->stat] ? s->period : 1;
 		aggregate(c, c->obj_guest, s->ip, s->stat, split, s->period);
 		return;
 	case PERF_RECORD_MISC_HYPERVISOR:
 		count_mode(c, s->cpu, PROF_MODE_HV);
-		c->samples[s->stat]++;
+		c->samples[s->stat] += c->exact[s->stat] ? s->period : 1;
 		aggregate(c, c->obj_hv, s->ip, s->stat, split, s->period);
 		return;
 	default:
-		c->samples[s->stat]++;
+		c->samples[s->stat] += c->exact[s->stat] ? s->period : 1;
 		aggregate(c, c->obj_unknown, s->ip, s->stat, split, s->period);
 		return;
 	}

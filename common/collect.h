@@ -53,6 +53,12 @@ void collector_free(struct collector *c);
  */
 void collector_set_modes(struct collector *c, uint32_t stat, unsigned modes);
 
+/*
+ * Statistic stat counts every event (the sim engine): a sample of period
+ * N stands for N events, so it adds N to samples as well as to weight.
+ */
+void collector_set_exact(struct collector *c, uint32_t stat);
+
 /* A CPU being profiled: the mode histogram has a row for it even if it
  * is never sampled (an idle, tickless CPU). */
 int collector_add_cpu(struct collector *c, uint32_t cpu);

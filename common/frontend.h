@@ -31,6 +31,11 @@ enum fe_cpus {
 	FE_CPUS_ONE,		/* only the CPU the tool runs on */
 };
 
+enum fe_engine {
+	FE_ENGINE_PERF,		/* perf_event_open sampling (default) */
+	FE_ENGINE_SIM,		/* exact counts under valgrind (sim.h) */
+};
+
 /* Everything the options set.  Tool-specific parsers may set the fields
  * marked (tool). */
 struct fe_config {
@@ -69,6 +74,8 @@ struct fe_config {
 	char start_after_stat[64];	/* A */
 	unsigned long long start_after_n;	/* N */
 	int row_options;		/* a per-row display option given */
+	enum fe_engine engine;		/* --engine */
+	int pixie;			/* -pixie: add a simulated run */
 	const char *vmlinux;		/* (tool) kernel image, -k */
 	const char **ra;		/* (tool) -ra routine patterns, or NULL */
 	size_t nra;

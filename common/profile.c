@@ -203,6 +203,70 @@ void profile_identify_host(struct profile *p)
 	p->ncpus = (uint32_t)sysconf(_SC_NPROCESSORS_CONF);
 }
 
+static int cmp_count(const void *a, const void *b)
+{
+	const struct prof_count *x = a, *y = b;
+
+	if (x->obj != y->obj)
+		return x->obj < y->obj ? -1 : 1;
+	if (x->stat != y->stat)
+		return x->stat < y->stat ? -1 : 1;
+	return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+
+static int same_object(const struct prof_object *a,
+		       const struct prof_object *b)
+{
+	return a->kind == b->kind && !strcmp(a->path, b->path) &&
+	       a->build_id_len == b->build_id_len &&
+	       !memcmp(a->build_id, b->build_id, a->build_id_len);
+}
+
+int profile_append(struct profile *dst, const struct profile *src)
+{
+	uint32_t *remap, first = (uint32_t)dst->nstats;
+	size_t i, j;
+	int err = 0;
+
+	for (i = 0; i < src->nstats; i++)
+		if (profile_add_stat(dst, &src->stats[i]) < 0)
+			return -PROF_ENOMEM;
+	remap = malloc((src->nobjects ? src->nobjects : 1) * sizeof(*remap));
+	if (!remap)
+		return -PROF_ENOMEM;
+	for (i = 0; i < src->nobjects; i++) {
+		for (j = 0; j < dst->nobjects; j++)
+			if (same_object(&dst->objects[j], &src->objects[i]))
+				break;
+		if (j == dst->nobjects) {
+			int idx = profile_add_object(dst, &src->objects[i]);
+
+			if (idx < 0) {
+				err = idx;
+				goto out;
+			}
+			j = (size_t)idx;
+		}
+		remap[i] = (uint32_t)j;
+	}
+	for (i = 0; i < src->ncounts; i++) {
+		struct prof_count c = src->counts[i];
+
+		c.obj = remap[c.obj];
+		c.stat += first;
+		if (profile_add_count(dst, &c) < 0) {
+			err = -PROF_ENOMEM;
+			goto out;
+		}
+	}
+	if (dst->ncounts > 1)
+		qsort(dst->counts, dst->ncounts, sizeof(*dst->counts),
+		      cmp_count);
+out:
+	free(remap);
+	return err;
+}
+
 uint64_t profile_stat_samples(const struct profile *p, size_t stat)
 {
 	uint64_t n = 0;

@@ -138,6 +138,14 @@ int profile_set_argv(struct profile *p, int argc, char *const *argv);
 /* Fill host, kernel and CPU identification from this machine. */
 void profile_identify_host(struct profile *p);
 
+/*
+ * Append src's statistics and their counts to dst (-pixie: a simulated
+ * run's exact counts join the sampled profile).  Objects are matched by
+ * kind, path and build-id, and added when dst has none; counts stay
+ * sorted.  Returns 0 or -PROF_ENOMEM (dst may then hold part of src).
+ */
+int profile_append(struct profile *dst, const struct profile *src);
+
 /* Sum of samples / weights of one statistic over all counts. */
 uint64_t profile_stat_samples(const struct profile *p, size_t stat);
 

@@ -1095,6 +1095,21 @@ int report_build(const struct profile *p, struct symbolizer *sym,
 	for (i = 0; i < r->nrows; i++)
 		if (!r->exact_execs && !r->have_freq)
 			r->rows[i].execs = NAN;
+	/* A block's freq is how often the block ran: the mean over its
+	 * instructions (each instruction's is the same estimate). */
+	if (opt->view == REPORT_BLOCKS && r->have_freq) {
+		size_t *ninsns = calloc(r->nrows ? r->nrows : 1,
+					sizeof(*ninsns));
+
+		if (!ninsns)
+			goto oom;
+		for (i = 0; i < nsites; i++)
+			ninsns[sites[i].row]++;
+		for (i = 0; i < r->nrows; i++)
+			if (ninsns[i] && !isnan(r->rows[i].freq))
+				r->rows[i].freq /= (double)ninsns[i];
+		free(ninsns);
+	}
 	for (i = 0; i < p->ncounts; i++) {
 		const struct prof_count *c = &p->counts[i];
 		struct site *s = find_site(sites, nsites, c->obj, c->offset);

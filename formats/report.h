@@ -15,8 +15,8 @@
  *   inputs are never low);
  * - freq: the execution count of each instruction estimated by averaging
  *   the retired statistic over its basic block (every instruction of a
- *   block runs equally often); a row's freq is the sum over its
- *   instructions.  With exact counts (sim engine, -pixie) the block mean
+ *   block runs equally often); a block row's freq is the block's,
+ *   any other row's the sum over its instructions.  With exact counts (sim engine, -pixie) the block mean
  *   equals each instruction's own count;
  * - -average: a statistic's weight divided by the row's executions (the
  *   exact counts when the profile has them, else freq).
@@ -110,7 +110,10 @@ struct report_row {
 	int block_start;		/* instructions: starts a basic block */
 	unsigned block;			/* instructions, blocks: block number in
 					 * the procedure */
-	double freq;			/* estimated executions, NaN if none */
+	double freq;			/* estimated executions, NaN if none:
+					 * of the instruction, of the block
+					 * (blocks view), or the sum over the
+					 * row's instructions (other rows) */
 	double execs;			/* executions -average divides by: exact
 					 * counts when the profile has them,
 					 * else freq; NaN if none */

@@ -1,0 +1,964 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The sim engine (contract in sim.h).
+ *
+ * Address mapping.  In callgrind's per-instruction output an instruction
+ * of an object callgrind knows (ob=PATH) is given relative to that
+ * object's load bias, i.e. as its ELF virtual address; code it cannot
+ * place (the .init and .plt sections lie outside the text range valgrind
+ * reads symbols for) is under ob=??? with its runtime address.  The
+ * valgrind log (-v -v -v) names every object of the process with its
+ * text section's svma and avma: bias = avma - svma.  We rebuild each
+ * object's executable mappings from its PT_LOAD headers at that bias, as
+ * the kernel would map them, and give the collector runtime addresses:
+ * it turns them into (object, file offset) exactly as for the perf
+ * engine, so both engines' profiles key the same code the same way.
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "array.h"
+#include "collect.h"
+#include "error.h"
+#include "sim.h"
+
+#define PAGE 4096ull
+/* Where objects absent from a log are placed (see obj_bias). */
+#define FAKE_BASE 0x7e0000000000ull
+#define MAX_EVENTS 32
+
+const struct sim_stat_def sim_stats[] = {
+	{ .name = "retinst", .aliases = "instructions",
+	  .desc = "instructions executed", .events = "Ir" },
+	{ .name = "loads", .desc = "data reads (loads)", .events = "Dr" },
+	{ .name = "stores", .desc = "data writes (stores)", .events = "Dw" },
+	{ .name = "icachemisses", .desc = "first-level instruction cache "
+	  "misses (simulated)", .events = "I1mr" },
+	{ .name = "dcachemisses", .desc = "first-level data cache misses, "
+	  "reads and writes (simulated)", .events = "D1mr+D1mw" },
+	{ .name = "bcachemisses", .aliases = "cache-misses",
+	  .desc = "last-level cache misses, instructions and data "
+	  "(simulated)", .events = "ILmr+DLmr+DLmw" },
+	{ .name = "condbranches", .desc = "conditional branches executed",
+	  .events = "Bc" },
+	{ .name = "indbranches", .desc = "indirect branches executed "
+	  "(jumps and calls through a register or memory; not returns)",
+	  .events = "Bi" },
+	{ .name = "mispredict", .aliases = "branch-misses",
+	  .desc = "mispredicted conditional and indirect branches "
+	  "(simulated predictor)", .events = "Bcm+Bim" },
+	{ .name = "condmispredict", .desc = "mispredicted conditional "
+	  "branches (simulated predictor)", .events = "Bcm" },
+	{ .name = "indmispredict", .desc = "mispredicted indirect branches "
+	  "(simulated predictor)", .events = "Bim" },
+};
+const size_t sim_stats_len = sizeof(sim_stats) / sizeof(sim_stats[0]);
+
+static int in_list(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+
+	while (list && *list) {
+		const char *end = strchr(list, ',');
+		size_t len = end ? (size_t)(end - list) : strlen(list);
+
+		if (len == n && !strncmp(list, name, n))
+			return 1;
+		list = end ? end + 1 : NULL;
+	}
+	return 0;
+}
+
+const struct sim_stat_def *sim_stat_lookup(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sim_stats_len; i++)
+		if (!strcmp(sim_stats[i].name, name) ||
+		    in_list(sim_stats[i].aliases, name))
+			return &sim_stats[i];
+	return NULL;
+}
+
+void sim_stat_names(char *buf, size_t len)
+{
+	size_t i, used = 0;
+
+	if (len)
+		buf[0] = '\0';
+	for (i = 0; i < sim_stats_len; i++) {
+		int w = snprintf(buf + used, len - used, "%s%s", i ? ", " : "",
+				 sim_stats[i].name);
+
+		if (w < 0 || (size_t)w >= len - used)
+			break;
+		used += (size_t)w;
+	}
+}
+
+int sim_stat_resolve(const char *text, size_t *index)
+{
+	char name[64], avail[512];
+	const char *mods = strchr(text, ':');
+	const struct sim_stat_def *d;
+
+	snprintf(name, sizeof(name), "%.*s",
+		 (int)(mods ? (size_t)(mods - text) : strlen(text)), text);
+	sim_stat_names(avail, sizeof(avail));
+	if (mods && strcmp(mods, ":u"))
+		return prof_fail(PROF_EUNAVAIL, "'%s' is not available with "
+				 "the sim engine: it simulates user mode only "
+				 "(use %s or %s:u); it provides %s", text, name,
+				 name, avail);
+	d = sim_stat_lookup(name);
+	if (!d)
+		return prof_fail(PROF_EUNAVAIL, "'%s' is not available with "
+				 "the sim engine (valgrind counts and simulates "
+				 "instructions, caches and branches, not time "
+				 "or kernel events); it provides %s", name,
+				 avail);
+	*index = (size_t)(d - sim_stats);
+	return 0;
+}
+
+int sim_find_valgrind(char **path)
+{
+	const char *env = getenv("PATH");
+	char *dirs, *save = NULL, *dir;
+
+	if (!env || !*env)
+		env = "/usr/bin:/bin";
+	dirs = strdup(env);
+	if (!dirs)
+		return -PROF_ENOMEM;
+	for (dir = strtok_r(dirs, ":", &save); dir;
+	     dir = strtok_r(NULL, ":", &save)) {
+		char *p = NULL;
+
+		if (asprintf(&p, "%s/valgrind", *dir ? dir : ".") < 0) {
+			free(dirs);
+			return -PROF_ENOMEM;
+		}
+		if (!access(p, X_OK)) {
+			free(dirs);
+			*path = p;
+			return 0;
+		}
+		free(p);
+	}
+	free(dirs);
+	return prof_fail(PROF_ENOENT, "the sim engine needs valgrind: not "
+			 "found on PATH (install the valgrind package)");
+}
+
+/* ---- running ----------------------------------------------------------- */
+
+struct sim_run {
+	char *dir;		/* private temporary directory */
+	char **argv;		/* valgrind command line */
+	char *opt_out, *opt_log;
+	struct launch child;
+	int started;
+};
+
+/*
+ * --dump-before=_Fork: the parent's counts so far are written (and
+ * zeroed) before each fork, so the child does not inherit and repeat
+ * them (glibc >= 2.34 forks in _Fork; older ones in __libc_fork).
+ * --vgdb=no: no gdbserver FIFOs left in /tmp.
+ */
+static const char *const vg_fixed[] = {
+	"--tool=callgrind", "--dump-instr=yes", "--cache-sim=yes",
+	"--branch-sim=yes", "--trace-children=yes", "--collect-atstart=yes",
+	"--separate-threads=no", "--compress-strings=no",
+	"--compress-pos=no", "--dump-before=_Fork",
+	"--dump-before=__libc_fork", "--vgdb=no", "-v", "-v", "-v",
+};
+#define NFIXED (sizeof(vg_fixed) / sizeof(vg_fixed[0]))
+
+void sim_describe(FILE *f, const char *valgrind, const char *path,
+		  char *const argv[])
+{
+	size_t i;
+
+	fputs(valgrind, f);
+	for (i = 0; i < NFIXED; i++)
+		fprintf(f, " %s", vg_fixed[i]);
+	fprintf(f, " --callgrind-out-file=TMPDIR/callgrind.%%p"
+		" --log-file=TMPDIR/vg.%%p %s", path);
+	for (i = 1; argv[i]; i++)
+		fprintf(f, " %s", argv[i]);
+	fputc('\n', f);
+}
+
+int sim_start(struct sim_run **out, const char *valgrind, const char *path,
+	      char *const argv[])
+{
+	struct sim_run *s = calloc(1, sizeof(*s));
+	const char *tmp = getenv("TMPDIR");
+	size_t n = 0, i, k = 0;
+	int err;
+
+	*out = NULL;
+	if (!s)
+		return -PROF_ENOMEM;
+	s->child.pid = -1;
+	while (argv[n])
+		n++;
+	if (asprintf(&s->dir, "%s/uprofile-sim.XXXXXX",
+		     tmp && *tmp ? tmp : "/tmp") < 0) {
+		s->dir = NULL;
+		goto oom;
+	}
+	if (!mkdtemp(s->dir)) {
+		err = prof_fail(PROF_EIO, "cannot create a temporary directory "
+				"'%s': %s", s->dir, strerror(errno));
+		free(s->dir);
+		s->dir = NULL;
+		sim_free(s);
+		return err;
+	}
+	if (asprintf(&s->opt_out, "--callgrind-out-file=%s/callgrind.%%p",
+		     s->dir) < 0) {
+		s->opt_out = NULL;
+		goto oom;
+	}
+	if (asprintf(&s->opt_log, "--log-file=%s/vg.%%p", s->dir) < 0) {
+		s->opt_log = NULL;
+		goto oom;
+	}
+	s->argv = calloc(NFIXED + n + 5, sizeof(*s->argv));
+	if (!s->argv)
+		goto oom;
+	s->argv[k++] = (char *)valgrind;
+	for (i = 0; i < NFIXED; i++)
+		s->argv[k++] = (char *)vg_fixed[i];
+	s->argv[k++] = s->opt_out;
+	s->argv[k++] = s->opt_log;
+	s->argv[k++] = (char *)path;
+	for (i = 1; i < n; i++)
+		s->argv[k++] = argv[i];
+	s->argv[k] = NULL;
+	err = launch_start(&s->child, valgrind, s->argv);
+	if (err) {
+		sim_free(s);
+		return err;
+	}
+	s->started = 1;
+	*out = s;
+	return 0;
+oom:
+	sim_free(s);
+	return -PROF_ENOMEM;
+}
+
+struct launch *sim_child(struct sim_run *s)
+{
+	return &s->child;
+}
+
+char *const *sim_command(const struct sim_run *s)
+{
+	return s->argv;
+}
+
+void sim_free(struct sim_run *s)
+{
+	DIR *d;
+	struct dirent *e;
+
+	if (!s)
+		return;
+	if (s->dir && (d = opendir(s->dir))) {
+		while ((e = readdir(d))) {
+			char *p;
+
+			if (e->d_name[0] == '.' ||
+			    asprintf(&p, "%s/%s", s->dir, e->d_name) < 0)
+				continue;
+			unlink(p);
+			free(p);
+		}
+		closedir(d);
+		rmdir(s->dir);
+	}
+	free(s->dir);
+	free(s->argv);
+	free(s->opt_out);
+	free(s->opt_log);
+	free(s);
+}
+
+/* ---- ELF: executable segments of an object ----------------------------- */
+
+struct segment {
+	uint64_t vaddr, memsz, offset;
+	int exec;
+};
+
+struct elfinfo {
+	char *path;
+	struct segment *segs;
+	size_t nsegs, alloc_segs;
+	int ok;			/* headers read */
+};
+
+/* PT_LOAD headers of a 64-bit little-endian ELF file (what valgrind runs
+ * on amd64 and arm64); anything else is not ok and gets one mapping. */
+static int read_segments(struct elfinfo *e)
+{
+	Elf64_Ehdr eh;
+	Elf64_Phdr ph;
+	int fd = open(e->path, O_RDONLY | O_CLOEXEC);
+	unsigned i;
+
+	if (fd < 0)
+		return -1;
+	if (pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) ||
+	    memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
+	    eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh.e_phentsize != sizeof(ph)) {
+		close(fd);
+		return -1;
+	}
+	for (i = 0; i < eh.e_phnum; i++) {
+		struct segment *sg;
+
+		if (pread(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff +
+		    (uint64_t)i * sizeof(ph))) != (ssize_t)sizeof(ph))
+			break;
+		if (ph.p_type != PT_LOAD)
+			continue;
+		if (ALLOC_GROW(e->segs, e->nsegs + 1, e->alloc_segs))
+			break;
+		sg = &e->segs[e->nsegs++];
+		sg->vaddr = ph.p_vaddr;
+		sg->memsz = ph.p_memsz;
+		sg->offset = ph.p_offset;
+		sg->exec = !!(ph.p_flags & PF_X);
+	}
+	close(fd);
+	return e->nsegs ? 0 : -1;
+}
+
+/* ---- one process: its log ---------------------------------------------- */
+
+struct logobj {
+	char *path;
+	uint64_t bias;
+};
+
+struct proclog {
+	char *command;		/* "Command:" line */
+	char *libdir;		/* valgrind's library directory */
+	struct logobj *objs;
+	size_t nobjs, alloc_objs;
+};
+
+static void proclog_release(struct proclog *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->nobjs; i++)
+		free(l->objs[i].path);
+	free(l->objs);
+	free(l->command);
+	free(l->libdir);
+	memset(l, 0, sizeof(*l));
+}
+
+static char *chomp_dup(const char *s)
+{
+	size_t n = strcspn(s, "\n");
+
+	while (n && s[n - 1] == ' ')
+		n--;
+	return strndup(s, n);
+}
+
+/* Text after the "==PID== " / "--PID-- " prefix, or NULL. */
+static const char *log_text(const char *line)
+{
+	const char *p;
+
+	if ((line[0] != '=' && line[0] != '-') || line[1] != line[0])
+		return NULL;
+	p = strstr(line + 2, line[0] == '=' ? "==" : "--");
+	return p ? p + 3 : NULL;
+}
+
+static int read_log(const char *path, struct proclog *l)
+{
+	FILE *f = fopen(path, "r");
+	char *line = NULL, *pending = NULL;
+	size_t cap = 0;
+
+	if (!f)
+		return -1;
+	while (getline(&line, &cap, f) > 0) {
+		const char *t = log_text(line);
+		const char *v;
+
+		if (!t)
+			continue;
+		while (*t == ' ')
+			t++;
+		if (!strncmp(t, "Reading syms from ", 18)) {
+			free(pending);
+			pending = chomp_dup(t + 18);
+		} else if (pending && (v = strstr(t, "svma 0x"))) {
+			unsigned long long svma, avma;
+
+			if (sscanf(v, "svma %llx, avma %llx", &svma,
+				   &avma) == 2 &&
+			    !ALLOC_GROW(l->objs, l->nobjs + 1, l->alloc_objs)) {
+				l->objs[l->nobjs].path = pending;
+				l->objs[l->nobjs++].bias = avma - svma;
+				pending = NULL;
+			}
+		} else if (!strncmp(t, "Command: ", 9) && !l->command) {
+			l->command = chomp_dup(t + 9);
+		} else if (!strncmp(t, "Valgrind library directory: ", 28)) {
+			free(l->libdir);
+			l->libdir = chomp_dup(t + 28);
+		}
+	}
+	free(pending);
+	free(line);
+	fclose(f);
+	return 0;
+}
+
+/* ---- reading callgrind output ------------------------------------------ */
+
+struct outfile {
+	char *name;
+	unsigned long pid, part;	/* part: ULONG_MAX for the last dump */
+};
+
+static int cmp_outfile(const void *a, const void *b)
+{
+	const struct outfile *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->part < y->part ? -1 : x->part > y->part;
+}
+
+/* An object as used in one callgrind file. */
+struct fobj {
+	char *path;		/* NULL: ob=??? */
+	struct elfinfo *elf;
+	uint64_t bias;
+	int skip;		/* valgrind's own */
+	int mapped;		/* mappings given to the collector */
+};
+
+struct parser {
+	struct collector *col;
+	const size_t *stats;
+	size_t nstats;
+	uint32_t first_stat;
+	struct sim_result *res;
+
+	struct elfinfo **elves;		/* parsed once per path */
+	size_t nelves, alloc_elves;
+
+	/* the current file */
+	uint32_t pid;
+	uint64_t time;
+	struct proclog log;
+	int log_ok;			/* the log is of this image */
+	struct fobj *objs;
+	size_t nobjs, alloc_objs;
+	size_t nfake;
+	/* per statistic: the event columns summed */
+	int cols[16][MAX_EVENTS];
+	int ncols[16];
+	int npos;			/* position columns (instr [line]) */
+};
+
+static struct elfinfo *elf_get(struct parser *p, const char *path)
+{
+	struct elfinfo *e;
+	size_t i;
+
+	for (i = 0; i < p->nelves; i++)
+		if (!strcmp(p->elves[i]->path, path))
+			return p->elves[i];
+	if (ALLOC_GROW(p->elves, p->nelves + 1, p->alloc_elves))
+		return NULL;
+	e = calloc(1, sizeof(*e));
+	if (!e || !(e->path = strdup(path))) {
+		free(e);
+		return NULL;
+	}
+	e->ok = read_segments(e) == 0;
+	p->elves[p->nelves++] = e;
+	return e;
+}
+
+static int is_valgrind_own(const struct parser *p, const char *path)
+{
+	const char *base = strrchr(path, '/');
+	size_t n;
+
+	base = base ? base + 1 : path;
+	if (!strncmp(base, "vgpreload_", 10))
+		return 1;
+	if (!p->log.libdir)
+		return 0;
+	n = strlen(p->log.libdir);
+	return !strncmp(path, p->log.libdir, n) && path[n] == '/';
+}
+
+/*
+ * The load bias of path in this process: from the log when it is the log
+ * of this image, else a made-up one (an image replaced by exec had its
+ * log overwritten): offsets stay right, only load addresses are invented.
+ */
+static uint64_t obj_bias(struct parser *p, const char *path)
+{
+	size_t i;
+
+	if (p->log_ok)
+		for (i = 0; i < p->log.nobjs; i++)
+			if (!strcmp(p->log.objs[i].path, path))
+				return p->log.objs[i].bias;
+	return FAKE_BASE + (uint64_t)p->nfake++ * 0x100000000ull;
+}
+
+static struct fobj *fobj_get(struct parser *p, const char *path)
+{
+	struct fobj *o;
+	size_t i;
+
+	for (i = 0; i < p->nobjs; i++)
+		if (p->objs[i].path && !strcmp(p->objs[i].path, path))
+			return &p->objs[i];
+	if (ALLOC_GROW(p->objs, p->nobjs + 1, p->alloc_objs))
+		return NULL;
+	o = &p->objs[p->nobjs];
+	memset(o, 0, sizeof(*o));
+	o->path = strdup(path);
+	if (!o->path)
+		return NULL;
+	o->skip = is_valgrind_own(p, path);
+	if (!o->skip) {
+		o->elf = elf_get(p, path);
+		o->bias = obj_bias(p, path);
+	}
+	p->nobjs++;
+	return o;
+}
+
+/* Give the collector the object's executable mappings, as mmap(2) would
+ * have made them. */
+static void map_object(struct parser *p, struct fobj *o)
+{
+	size_t i;
+
+	if (o->mapped || o->skip)
+		return;
+	o->mapped = 1;
+	if (!o->elf || !o->elf->ok) {
+		/* Unreadable: one mapping whose offsets are addresses. */
+		collector_mmap(p->col, p->pid, o->bias, 1ull << 40, 0, o->path,
+			       NULL, 0, p->time);
+		return;
+	}
+	for (i = 0; i < o->elf->nsegs; i++) {
+		const struct segment *sg = &o->elf->segs[i];
+		uint64_t start = (o->bias + sg->vaddr) & ~(PAGE - 1);
+		uint64_t end = (o->bias + sg->vaddr + sg->memsz + PAGE - 1) &
+			       ~(PAGE - 1);
+
+		if (!sg->exec)
+			continue;
+		collector_mmap(p->col, p->pid, start, end - start,
+			       sg->offset & ~(PAGE - 1), o->path, NULL, 0,
+			       p->time);
+	}
+}
+
+/* ob=???: the runtime address of an object of the log, if any. */
+static struct fobj *find_runtime(struct parser *p, uint64_t addr)
+{
+	size_t i, k;
+
+	if (!p->log_ok)
+		return NULL;
+	for (i = 0; i < p->log.nobjs; i++) {
+		const struct logobj *lo = &p->log.objs[i];
+		struct elfinfo *e = elf_get(p, lo->path);
+
+		if (!e || !e->ok)
+			continue;
+		for (k = 0; k < e->nsegs; k++)
+			if (addr >= lo->bias + e->segs[k].vaddr &&
+			    addr < lo->bias + e->segs[k].vaddr +
+				   e->segs[k].memsz)
+				return fobj_get(p, lo->path);
+	}
+	return NULL;
+}
+
+static int setup_events(struct parser *p, const char *list)
+{
+	char names[MAX_EVENTS][16];
+	int n = 0;
+	size_t s;
+	const char *c = list;
+
+	while (n < MAX_EVENTS) {
+		int len = 0;
+
+		while (*c == ' ')
+			c++;
+		if (!*c || *c == '\n')
+			break;
+		if (sscanf(c, "%15s%n", names[n], &len) != 1)
+			break;
+		c += len;
+		n++;
+	}
+	for (s = 0; s < p->nstats; s++) {
+		const char *ev = sim_stats[p->stats[s]].events;
+
+		p->ncols[s] = 0;
+		while (*ev) {
+			size_t len = strcspn(ev, "+");
+			int j;
+
+			for (j = 0; j < n; j++)
+				if (strlen(names[j]) == len &&
+				    !strncmp(names[j], ev, len))
+					break;
+			if (j == n)
+				return prof_fail(PROF_EFORMAT, "valgrind output "
+						 "has no '%.*s' event "
+						 "(statistic %s)", (int)len, ev,
+						 sim_stats[p->stats[s]].name);
+			p->cols[s][p->ncols[s]++] = j;
+			ev += len;
+			if (*ev == '+')
+				ev++;
+		}
+	}
+	return 0;
+}
+
+/* One cost line: "ADDR [LINE] N N N ..." (trailing zeros omitted). */
+static void cost_line(struct parser *p, const char *line, struct fobj *cur,
+		      uint64_t *last_addr)
+{
+	uint64_t ev[MAX_EVENTS] = { 0 }, addr = *last_addr;
+	char *end;
+	const char *c = line;
+	int i, n = 0;
+	size_t s;
+	struct fobj *o = cur;
+
+	for (i = 0; i < p->npos; i++) {
+		uint64_t v;
+
+		while (*c == ' ')
+			c++;
+		if (*c == '*') {
+			v = i == 0 ? *last_addr : 0;
+			c++;
+		} else if (*c == '+' || *c == '-') {
+			uint64_t d = strtoull(c + 1, &end, 0);
+
+			v = *c == '+' ? *last_addr + d : *last_addr - d;
+			c = end;
+		} else {
+			v = strtoull(c, &end, 0);
+			if (end == c)
+				return;
+			c = end;
+		}
+		if (i == 0)
+			addr = v;
+	}
+	*last_addr = addr;
+	while (n < MAX_EVENTS) {
+		while (*c == ' ')
+			c++;
+		if (!isdigit((unsigned char)*c))
+			break;
+		ev[n++] = strtoull(c, &end, 10);
+		c = end;
+	}
+	if (!o) {
+		o = find_runtime(p, addr);
+		if (o)
+			addr -= o->bias;	/* back to the ELF address */
+	}
+	for (s = 0; s < p->nstats; s++) {
+		struct collect_sample smp = {
+			.stat = p->first_stat + (uint32_t)s,
+			.pid = p->pid, .tid = p->pid, .cpu = 0,
+			.time = p->time,
+			.cpumode = PERF_RECORD_MISC_USER,
+		};
+		uint64_t sum = 0;
+		int k;
+
+		for (k = 0; k < p->ncols[s]; k++)
+			sum += ev[p->cols[s][k]];
+		if (!sum)
+			continue;
+		if (o && o->skip) {
+			p->res->skipped += sum;
+			continue;
+		}
+		if (o) {
+			map_object(p, o);
+			smp.ip = o->bias + addr;
+		} else {
+			smp.ip = addr;	/* nobody's: [unknown] */
+		}
+		smp.period = sum;
+		collector_sample(p->col, &smp);
+	}
+}
+
+static void file_release(struct parser *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->nobjs; i++)
+		free(p->objs[i].path);
+	free(p->objs);
+	p->objs = NULL;
+	p->nobjs = p->alloc_objs = 0;
+	proclog_release(&p->log);
+}
+
+static int read_file(struct parser *p, const char *dir, const char *name)
+{
+	char *path = NULL, *line = NULL, *cmd = NULL;
+	size_t cap = 0;
+	FILE *f;
+	struct fobj *cur = NULL;
+	uint64_t last_addr = 0;
+	int err = 0, skip_next = 0, body = 0;
+	unsigned long pid = 0;
+
+	if (asprintf(&path, "%s/%s", dir, name) < 0)
+		return -PROF_ENOMEM;
+	f = fopen(path, "r");
+	free(path);
+	if (!f)
+		return prof_fail(PROF_EIO, "cannot read valgrind output '%s': "
+				 "%s", name, strerror(errno));
+	p->npos = 1;
+	memset(p->ncols, 0, sizeof(p->ncols));
+	while (getline(&line, &cap, f) > 0) {
+		char c0 = line[0];
+
+		if (c0 == '0' || c0 == '+' || c0 == '-' || c0 == '*' ||
+		    isdigit((unsigned char)c0)) {
+			if (!body)
+				continue;
+			if (skip_next) {	/* a call's inclusive cost */
+				skip_next = 0;
+				continue;
+			}
+			cost_line(p, line, cur, &last_addr);
+			continue;
+		}
+		if (!strncmp(line, "ob=", 3)) {
+			char *o = line + 3;
+
+			o[strcspn(o, "\n")] = '\0';
+			cur = strcmp(o, "???") ? fobj_get(p, o) : NULL;
+			if (strcmp(o, "???") && !cur) {
+				err = -PROF_ENOMEM;
+				break;
+			}
+		} else if (!strncmp(line, "calls=", 6)) {
+			skip_next = 1;
+		} else if (!strncmp(line, "pid: ", 5)) {
+			char logname[64];
+			char *lp = NULL;
+
+			pid = strtoul(line + 5, NULL, 10);
+			p->pid = (uint32_t)pid;
+			snprintf(logname, sizeof(logname), "vg.%lu", pid);
+			if (asprintf(&lp, "%s/%s", dir, logname) >= 0) {
+				read_log(lp, &p->log);
+				free(lp);
+			}
+		} else if (!strncmp(line, "cmd: ", 5)) {
+			cmd = chomp_dup(line + 5);
+		} else if (!strncmp(line, "positions: ", 11)) {
+			p->npos = strstr(line, "line") ? 2 : 1;
+		} else if (!strncmp(line, "events: ", 8)) {
+			char comm[16], *base;
+
+			err = setup_events(p, line + 8);
+			if (err)
+				break;
+			/* The log is of this image only if it names the same
+			 * command (an exec overwrote the old image's log). */
+			while (cmd && *cmd == ' ')
+				memmove(cmd, cmd + 1, strlen(cmd));
+			p->log_ok = cmd && p->log.command &&
+				    !strcmp(cmd, p->log.command);
+			base = cmd ? cmd : (char *)"?";
+			base[strcspn(base, " ")] = '\0';
+			snprintf(comm, sizeof(comm), "%s",
+				 strrchr(base, '/') ? strrchr(base, '/') + 1 :
+				 base);
+			/* Each file is a whole picture of its image: earlier
+			 * mappings of the pid end here. */
+			collector_comm(p->col, p->pid, p->pid, comm, 1,
+				       p->time);
+			body = 1;
+		}
+	}
+	free(line);
+	free(cmd);
+	fclose(f);
+	file_release(p);
+	if (!err && !body)
+		return prof_fail(PROF_EFORMAT, "valgrind output '%s' has no "
+				 "events", name);
+	return err;
+}
+
+/* The last lines of the first log, for an error message. */
+static void log_tail(const char *dir, char *buf, size_t len)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char *path = NULL, *line = NULL, last[3][200] = { "", "", "" };
+	size_t cap = 0, used = 0;
+	FILE *f;
+	int k;
+
+	buf[0] = '\0';
+	if (!d)
+		return;
+	while ((e = readdir(d)))
+		if (!strncmp(e->d_name, "vg.", 3))
+			break;
+	if (!e || asprintf(&path, "%s/%s", dir, e->d_name) < 0) {
+		closedir(d);
+		return;
+	}
+	closedir(d);
+	f = fopen(path, "r");
+	free(path);
+	if (!f)
+		return;
+	while (getline(&line, &cap, f) > 0) {
+		const char *t = log_text(line);
+
+		t = t ? t : line;
+		while (*t == ' ')
+			t++;
+		if (!*t || *t == '\n')
+			continue;
+		memmove(last[0], last[1], sizeof(last[0]) * 2);
+		snprintf(last[2], sizeof(last[2]), "%.*s",
+			 (int)strcspn(t, "\n"), t);
+	}
+	free(line);
+	fclose(f);
+	for (k = 0; k < 3; k++) {
+		int w;
+
+		if (!last[k][0])
+			continue;
+		w = snprintf(buf + used, len - used, "%s%s", used ? "; " : "",
+			     last[k]);
+		if (w < 0 || (size_t)w >= len - used)
+			break;
+		used += (size_t)w;
+	}
+}
+
+int sim_collect(struct sim_run *s, struct collector *c, const size_t *stats,
+		size_t nstats, uint32_t first_stat, struct sim_result *res)
+{
+	struct parser p = { .col = c, .stats = stats, .nstats = nstats,
+			    .first_stat = first_stat, .res = res };
+	struct outfile *files = NULL;
+	size_t nfiles = 0, alloc = 0, i;
+	DIR *d;
+	struct dirent *e;
+	int err = 0;
+
+	memset(res, 0, sizeof(*res));
+	if (nstats > 16)
+		return prof_fail(PROF_EINVAL, "too many statistics for the sim "
+				 "engine (at most 16)");
+	d = opendir(s->dir);
+	if (!d)
+		return prof_fail(PROF_EIO, "cannot read '%s': %s", s->dir,
+				 strerror(errno));
+	while ((e = readdir(d))) {
+		struct outfile *o;
+		char *end;
+		unsigned long pid;
+
+		if (strncmp(e->d_name, "callgrind.", 10))
+			continue;
+		pid = strtoul(e->d_name + 10, &end, 10);
+		if (ALLOC_GROW(files, nfiles + 1, alloc)) {
+			err = -PROF_ENOMEM;
+			break;
+		}
+		o = &files[nfiles];
+		o->name = strdup(e->d_name);
+		if (!o->name) {
+			err = -PROF_ENOMEM;
+			break;
+		}
+		o->pid = pid;
+		o->part = *end == '.' ? strtoul(end + 1, NULL, 10) : ~0ul;
+		nfiles++;
+	}
+	closedir(d);
+	if (!err && !nfiles) {
+		char tail[512];
+
+		log_tail(s->dir, tail, sizeof(tail));
+		err = prof_fail(PROF_EIO, "valgrind produced no profile%s%s",
+				tail[0] ? ": " : "", tail);
+	}
+	if (nfiles > 1)
+		qsort(files, nfiles, sizeof(*files), cmp_outfile);
+	/*
+	 * Files in pid and part order, each at its own time: per pid, each
+	 * file describes one image completely, so the collector ends the
+	 * earlier file's mappings where the next begins.
+	 */
+	for (i = 0; !err && i < nfiles; i++) {
+		p.time = i + 1;
+		err = read_file(&p, s->dir, files[i].name);
+		res->processes++;
+	}
+	for (i = 0; i < nfiles; i++)
+		free(files[i].name);
+	free(files);
+	for (i = 0; i < p.nelves; i++) {
+		free(p.elves[i]->path);
+		free(p.elves[i]->segs);
+		free(p.elves[i]);
+	}
+	free(p.elves);
+	collector_round_end(c);
+	return err;
+}

@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The sim engine: exact per-instruction counts from valgrind (callgrind
+ * with cache and branch simulation) instead of sampled hardware events.
+ *
+ * sim_start() runs the program under valgrind, with every descendant
+ * (--trace-children), in a private temporary directory that sim_free()
+ * removes.  The program keeps the caller's stdin, stdout and stderr;
+ * valgrind's own messages go to log files there.  The caller waits for
+ * the child (struct launch, so signals are handled as with the perf
+ * engine), then sim_collect() reads callgrind's per-instruction output and
+ * feeds the collector exactly what the perf engine would: one synthesized
+ * mapping per executable segment of each object (at valgrind's load
+ * address, so the collector keys it as (object, file offset)) and one
+ * sample per (instruction, statistic) whose period is the exact count.
+ * The caller marks those statistics exact (collector_set_exact), so
+ * samples == weight == events.
+ *
+ * Coverage and limits (see README.md):
+ * - every process of the tree has its own callgrind file; a fork is
+ *   preceded by a dump (--dump-before=_Fork), so a forked child starts
+ *   from zero instead of repeating its parent's counts;
+ * - valgrind starts afresh at exec and does not dump the image being
+ *   replaced: what a process runs between its last dump (its start or a
+ *   fork) and an exec is not counted;
+ * - user mode only; valgrind's own objects (vgpreload_*.so, the tool)
+ *   never become rows: their events are counted as skipped.
+ *
+ * Statistics are named as in the statistics table; sim_stats is the list
+ * of those the simulation provides, each a sum of callgrind events.
+ *
+ * Functions return 0 or a negative PROF_E* code with a one-line detail
+ * (prof_error).  sim_free(NULL) is a no-op.
+ */
+#ifndef COMMON_SIM_H
+#define COMMON_SIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "launch.h"
+
+struct collector;
+
+/* prof_stat.type of a simulated statistic; config is its sim_stats index. */
+#define SIM_STAT_TYPE 0xffff0000u
+
+struct sim_stat_def {
+	const char *name;	/* canonical, as in the statistics table */
+	const char *aliases;	/* comma-separated, or NULL */
+	const char *desc;
+	const char *events;	/* callgrind events summed, "D1mr+D1mw" */
+};
+
+extern const struct sim_stat_def sim_stats[];
+extern const size_t sim_stats_len;
+
+/* By canonical name or alias (no modifier); NULL when sim has none. */
+const struct sim_stat_def *sim_stat_lookup(const char *name);
+
+/*
+ * Resolve "name[:u]" to an index into sim_stats.  A statistic the
+ * simulation cannot give (cycles, cpu-clock, ...) or a kernel-mode one is
+ * -PROF_EUNAVAIL, an unknown name -PROF_ENOSTAT, with a detail naming it
+ * and listing what sim provides.
+ */
+int sim_stat_resolve(const char *text, size_t *index);
+
+/* Comma-separated canonical names of sim_stats, into buf. */
+void sim_stat_names(char *buf, size_t len);
+
+/* valgrind's path on PATH (malloc'd), or -PROF_ENOENT with the message
+ * the user sees. */
+int sim_find_valgrind(char **path);
+
+struct sim_run;
+
+/* Print the valgrind command sim_start() would run, on one line
+ * (--dry-run); TMPDIR stands for the private directory. */
+void sim_describe(FILE *f, const char *valgrind, const char *path,
+		  char *const argv[]);
+
+/*
+ * Start program path with argv under valgrind (found with
+ * sim_find_valgrind).  On success *out owns the run and out->child is
+ * started but held: launch_release() lets it exec, as with the perf
+ * engine.  sim_command() is the valgrind command line (--dry-run, -v).
+ */
+int sim_start(struct sim_run **out, const char *valgrind, const char *path,
+	      char *const argv[]);
+struct launch *sim_child(struct sim_run *s);
+/* The valgrind command line, NULL-terminated (owned by s). */
+char *const *sim_command(const struct sim_run *s);
+
+/* What sim_collect() saw. */
+struct sim_result {
+	size_t processes;	/* callgrind files read (one per process part) */
+	uint64_t skipped;	/* events in valgrind's own objects */
+};
+
+/*
+ * After the child exited: feed the collector.  stats[i] (indices into
+ * sim_stats) goes to collector statistic first_stat + i.  -PROF_EIO when
+ * valgrind produced nothing (it failed to start): the detail quotes the
+ * end of its log.
+ */
+int sim_collect(struct sim_run *s, struct collector *c, const size_t *stats,
+		size_t nstats, uint32_t first_stat, struct sim_result *res);
+
+/* Remove the temporary directory and free. */
+void sim_free(struct sim_run *s);
+
+#endif
