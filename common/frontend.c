@@ -1177,12 +1177,18 @@ static int resolve_stats(struct run *r)
 		if (!strncmp(names[i], "freq", 4) &&
 		    (!names[i][4] || names[i][4] == ':')) {
 			/* freq: retired instructions, averaged over basic
-			 * blocks when the report is made. */
-			snprintf(text, sizeof(text), "%s%s", retired,
-				 mods ? mods : "");
-			err = add_stat(r, text, 1, &d->ret);
-			if (err)
-				return input_failed(names[i], retired, err);
+			 * blocks when the report is made; -pixie's exact
+			 * counts serve as they are. */
+			if (c->pixie) {
+				d->ret = SIZE_MAX;
+			} else {
+				snprintf(text, sizeof(text), "%s%s", retired,
+					 mods ? mods : "");
+				err = add_stat(r, text, 1, &d->ret);
+				if (err)
+					return input_failed(names[i], retired,
+							    err);
+			}
 			d->x = d->ret;
 			snprintf(d->name, sizeof(d->name), "freq");
 			snprintf(d->requested, sizeof(d->requested), "%s",
@@ -1228,6 +1234,15 @@ static int resolve_stats(struct run *r)
 				break;
 		if (k == r->nderived)
 			r->nderived++;
+	}
+	/* Only derived statistics named (freq with -pixie): sample the
+	 * default too, so there is something per instruction. */
+	if (!r->nstats) {
+		size_t idx;
+		int err = add_stat(r, "cycles", 0, &idx);
+
+		if (err)
+			return err;
 	}
 	if (c->start_after) {
 		struct stat_choice ch;
@@ -2390,7 +2405,8 @@ static int run_collection(struct fe_config *c)
 		struct prof_stat s = {
 			.name = r.derived[i].name,
 			.requested = r.derived[i].requested,
-			.modes = r.choice[r.derived[i].x].modes,
+			.modes = r.derived[i].x == SIZE_MAX ? STAT_MODE_USER :
+				 r.choice[r.derived[i].x].modes,
 			.flags = PROF_STAT_DERIVED |
 				 (c->count ? PROF_STAT_COUNTING : 0),
 		};
