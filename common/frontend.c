@@ -1217,14 +1217,19 @@ static int resolve_stats(struct run *r)
 		}
 		if (err)
 			return input_failed(names[i], x, err);
-		/* A profile-me X is divided by the profile-me retire. */
-		snprintf(text, sizeof(text), "%s%s",
-			 r->specs[d->x].pm.pmu ? "retire" : retired,
-			 mods ? mods : "");
-		err = add_stat(r, text, 1, &d->ret);
-		if (err)
-			return input_failed(names[i], text, err);
-		r->specs[d->x].group = r->specs[d->ret].group = 1;
+		/* A profile-me X is divided by the profile-me retire; with
+		 * -pixie, a counter's X by the exact retired count. */
+		if (c->pixie && !r->specs[d->x].pm.pmu) {
+			d->ret = SIZE_MAX;
+		} else {
+			snprintf(text, sizeof(text), "%s%s",
+				 r->specs[d->x].pm.pmu ? "retire" : retired,
+				 mods ? mods : "");
+			err = add_stat(r, text, 1, &d->ret);
+			if (err)
+				return input_failed(names[i], text, err);
+			r->specs[d->x].group = r->specs[d->ret].group = 1;
+		}
 		snprintf(d->name, sizeof(d->name), "%s" PER_RET,
 			 r->choice[d->x].asked ? r->choice[d->x].asked->name :
 			 r->choice[d->x].def->name);

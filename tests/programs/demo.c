@@ -3,7 +3,8 @@
  * with several hot procedures of clearly different weights.
  *
  * Usage: demo [SCALE]    (default 1: about 2 seconds of CPU time;
- *                         the work is proportional to SCALE)
+ *                         the work is proportional to SCALE, which may
+ *                         be a fraction: 0.02 is 5 rounds)
  *
  * Setup makes a 256 KiB text and two matrices; then each round
  *   matrix_multiply   multiplies two 152x152 matrices of doubles   ~34%
@@ -110,7 +111,8 @@ NOINLINE void make_text(char *text, size_t n, const uint32_t *rnd)
 
 int main(int argc, char **argv)
 {
-	long scale = argc > 1 ? atol(argv[1]) : 1;
+	double scale = argc > 1 ? atof(argv[1]) : 1;
+	long rounds = (long)(scale * ROUNDS);
 	static uint32_t rnd[CRC_LEN / 4 + SORT_N + TEXT_LEN / 4];
 	static double a[MAT_N * MAT_N], b[MAT_N * MAT_N], c[MAT_N * MAT_N];
 	static int32_t arr[SORT_N];
@@ -121,15 +123,15 @@ int main(int argc, char **argv)
 	double trace = 0;
 	long sorted_ok = 0;
 
-	if (scale < 1)
-		scale = 1;
+	if (rounds < 1)
+		rounds = 1;
 	fill_random(rnd, sizeof rnd / sizeof rnd[0]);
 	make_text(text, TEXT_LEN, rnd + CRC_LEN / 4 + SORT_N);
 	for (int i = 0; i < MAT_N * MAT_N; i++) {
 		a[i] = (double)(rnd[i] % 1000) / 1000.0;
 		b[i] = (double)(rnd[MAT_N * MAT_N + i] % 1000) / 1000.0;
 	}
-	for (long r = 0; r < scale * ROUNDS; r++) {
+	for (long r = 0; r < rounds; r++) {
 		fill_random(rnd, CRC_LEN / 4 + SORT_N);
 		crc ^= crc32_buffer((const unsigned char *)rnd, CRC_LEN);
 
@@ -146,6 +148,6 @@ int main(int argc, char **argv)
 			trace += c[i * MAT_N + i];
 	}
 	printf("demo: %ld rounds, crc %08x, %zu matches, %ld sorted, "
-	       "trace %.3f\n", scale * ROUNDS, crc, found, sorted_ok, trace);
+	       "trace %.3f\n", rounds, crc, found, sorted_ok, trace);
 	return 0;
 }
