@@ -182,6 +182,18 @@ static void add_stats(struct fe_config *c, char *list,
 			argp_failure(state, FE_EXIT_FAIL, ENOMEM, "options");
 }
 
+/* The name -l shows: pm_NAME where the plain name is a counter's. */
+static const char *list_name(const struct stat_def *d, char *buf, size_t len)
+{
+	const struct stat_def *plain = stat_lookup(d->name);
+
+	if (d->kind == STAT_PROFILEME && plain != d) {
+		snprintf(buf, len, "pm_%s", d->name);
+		return buf;
+	}
+	return d->name;
+}
+
 static void print_completion(void)
 {
 	size_t t;
@@ -196,21 +208,18 @@ static void print_completion(void)
 	for (o = g_tool->options; o && (o->name || o->key || o->doc); o++)
 		if (o->name && !(o->flags & OPTION_HIDDEN))
 			printf("-%s\n", o->name);
-	for (t = 0; t < stat_table_len; t++)
-		printf("stat:%s\n", stat_table[t].name);
-}
+	for (t = 0; t < stat_table_len; t++) {
+		char name[40];
 
-/* The name -l shows: pm_NAME where the plain name is a counter's. */
-static const char *list_name(const struct stat_def *d, char *buf, size_t len)
-{
-	const struct stat_def *plain = stat_lookup(d->name);
-
-	if (d->kind == STAT_PROFILEME && plain != d) {
-		snprintf(buf, len, "pm_%s", d->name);
-		return buf;
+		printf("stat:%s\n", list_name(&stat_table[t], name,
+					     sizeof(name)));
 	}
-	return d->name;
+	/* The sim engine's names that the table spells differently. */
+	for (t = 0; t < sim_stats_len; t++)
+		if (!stat_lookup(sim_stats[t].name))
+			printf("stat:%s\n", sim_stats[t].name);
 }
+
 
 static void list_statistics(const struct fe_config *c)
 {
