@@ -711,17 +711,6 @@ static int cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static int cmp_count(const void *a, const void *b)
-{
-	const struct prof_count *x = a, *y = b;
-
-	if (x->obj != y->obj)
-		return x->obj < y->obj ? -1 : 1;
-	if (x->stat != y->stat)
-		return x->stat < y->stat ? -1 : 1;
-	return x->offset < y->offset ? -1 : x->offset > y->offset;
-}
-
 static int copy_meta(struct profile *dst, const struct profile *src)
 {
 #define DUP(f) do { \
@@ -819,7 +808,7 @@ static int build_one(struct collector *c, const struct profile *tpl,
 	}
 	free(remap);
 	if (p->ncounts > 1)
-		qsort(p->counts, p->ncounts, sizeof(*p->counts), cmp_count);
+		profile_sort_counts(p);
 	/* A row for every CPU profiled (sampled or not) and every CPU
 	 * sampled; with -each only the file's own CPU. */
 	last = c->nmodes;

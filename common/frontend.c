@@ -1564,6 +1564,25 @@ static int collect(struct run *r, int *status)
 
 /* Wait for the program under valgrind; a signal sent to us alone is
  * passed on, as in collect(). */
+/* The profile every run starts from: tool, host and times (started at
+ * t0 on the monotonic clock, t0_wall on the wall clock). */
+static struct profile *new_template(uint64_t t0, uint64_t t0_wall)
+{
+	struct profile *tpl = profile_new();
+
+	if (!tpl)
+		return NULL;
+	tpl->tool = strdup(g_tool->name);
+	if (!tpl->tool) {
+		profile_free(tpl);
+		return NULL;
+	}
+	profile_identify_host(tpl);
+	tpl->start_time_ns = t0_wall;
+	tpl->duration_ns = now_ns(CLOCK_MONOTONIC) - t0;
+	return tpl;
+}
+
 static int wait_sim(struct run *r, struct launch *l, int *status)
 {
 	struct pollfd fds[2] = {
@@ -2057,15 +2076,11 @@ static int run_sim(struct fe_config *c, const char *path)
 	err = sim_execute(&r, idx, n, 0, r.col, &status);
 	if (err)
 		goto fail;
-	tpl = profile_new();
+	tpl = new_template(t0, t0_wall);
 	if (!tpl) {
 		err = -PROF_ENOMEM;
 		goto fail;
 	}
-	tpl->tool = strdup(g_tool->name);
-	profile_identify_host(tpl);
-	tpl->start_time_ns = t0_wall;
-	tpl->duration_ns = now_ns(CLOCK_MONOTONIC) - t0;
 	tpl->exit_status = status;
 	profile_set_argv(tpl, c->ncmd, c->cmd);
 	for (i = 0; i < n; i++) {
@@ -2348,15 +2363,11 @@ static int run_collection(struct fe_config *c)
 	perf_session_disable(r.sess);
 	perf_session_drain(r.sess);
 
-	tpl = profile_new();
+	tpl = new_template(t0, t0_wall);
 	if (!tpl) {
 		err = -PROF_ENOMEM;
 		goto fail;
 	}
-	tpl->tool = strdup(g_tool->name);
-	profile_identify_host(tpl);
-	tpl->start_time_ns = t0_wall;
-	tpl->duration_ns = now_ns(CLOCK_MONOTONIC) - t0;
 	tpl->exit_status = r.have_child ? status : -1;
 	if (c->nra) {
 		size_t len = 1;

@@ -214,6 +214,12 @@ static int cmp_count(const void *a, const void *b)
 	return x->offset < y->offset ? -1 : x->offset > y->offset;
 }
 
+void profile_sort_counts(struct profile *p)
+{
+	if (p->ncounts > 1)
+		qsort(p->counts, p->ncounts, sizeof(*p->counts), cmp_count);
+}
+
 static int same_object(const struct prof_object *a,
 		       const struct prof_object *b)
 {
@@ -260,8 +266,7 @@ int profile_append(struct profile *dst, const struct profile *src)
 		}
 	}
 	if (dst->ncounts > 1)
-		qsort(dst->counts, dst->ncounts, sizeof(*dst->counts),
-		      cmp_count);
+		profile_sort_counts(dst);
 out:
 	free(remap);
 	return err;

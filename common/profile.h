@@ -146,6 +146,9 @@ void profile_identify_host(struct profile *p);
  */
 int profile_append(struct profile *dst, const struct profile *src);
 
+/* Sort counts by (object, statistic, offset), the order the file has. */
+void profile_sort_counts(struct profile *p);
+
 /* Sum of samples / weights of one statistic over all counts. */
 uint64_t profile_stat_samples(const struct profile *p, size_t stat);
 

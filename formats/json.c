@@ -62,7 +62,10 @@ static int counted(const struct prof_stat *st)
 	return !(st->flags & (PROF_STAT_DERIVED | PROF_STAT_COUNTING));
 }
 
-static void per_stat_dbl(FILE *f, const struct report *r, const double *v)
+/* {"stat": value, ...} over the counted statistics, from u (integers)
+ * or d (numbers). */
+static void per_stat(FILE *f, const struct report *r, const uint64_t *u,
+		     const double *d)
 {
 	size_t s;
 	int n = 0;
@@ -75,25 +78,10 @@ static void per_stat_dbl(FILE *f, const struct report *r, const double *v)
 			fputs(", ", f);
 		jstr(f, r->prof->stats[s].name);
 		fputs(": ", f);
-		jnum(f, v[s]);
-	}
-	fputc('}', f);
-}
-
-static void per_stat_u64(FILE *f, const struct report *r, const uint64_t *v)
-{
-	size_t s;
-
-	int n = 0;
-
-	fputc('{', f);
-	for (s = 0; s < r->nstats; s++) {
-		if (!counted(&r->prof->stats[s]))
-			continue;
-		if (n++)
-			fputs(", ", f);
-		jstr(f, r->prof->stats[s].name);
-		fprintf(f, ": %" PRIu64, v[s]);
+		if (u)
+			fprintf(f, "%" PRIu64, u[s]);
+		else
+			jnum(f, d[s]);
 	}
 	fputc('}', f);
 }
@@ -149,11 +137,11 @@ static void json_row(FILE *f, const struct report *r,
 		jstr(f, row->source);
 	}
 	fputs(", \"samples\": ", f);
-	per_stat_u64(f, r, row->samples);
+	per_stat(f, r, row->samples, NULL);
 	fputs(", \"weight\": ", f);
-	per_stat_u64(f, r, row->weight);
+	per_stat(f, r, row->weight, NULL);
 	fputs(", \"percent\": ", f);
-	per_stat_dbl(f, r, row->percent);
+	per_stat(f, r, NULL, row->percent);
 	fputs(", \"ratios\": {", f);
 	for (s = 0; s < r->nratios; s++) {
 		if (s)
@@ -170,7 +158,7 @@ static void json_row(FILE *f, const struct report *r,
 	jnum(f, row->execs);
 	if (row->average) {
 		fputs(", \"average\": ", f);
-		per_stat_dbl(f, r, row->average);
+		per_stat(f, r, NULL, row->average);
 	}
 	fputs(", \"cumulative_percent\": ", f);
 	jnum(f, row->cum_percent);

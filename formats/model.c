@@ -229,6 +229,24 @@ static int sort_unique_sites(struct site *sites, size_t *n)
 	return 0;
 }
 
+/* The code of site i's procedure: its predecessor's when it is in the
+ * same one (sites are sorted), else from the symbolizer. */
+static const struct sym_code *site_code(const struct profile *p,
+					struct symbolizer *sym,
+					const struct site *sites, size_t i)
+{
+	struct sym_object so = sym_obj(p, sites[i].obj);
+	const struct sym_code *code = NULL;
+
+	if (i && sites[i - 1].code && sites[i].obj == sites[i - 1].obj &&
+	    sites[i].offset >= sites[i - 1].code->start &&
+	    sites[i].offset < sites[i - 1].code->end)
+		return sites[i - 1].code;
+	if (sym_code(sym, &so, sites[i].offset, &code) != SYM_OK)
+		return NULL;
+	return code;
+}
+
 /*
  * Decode the procedures the sites fall in and add every instruction of
  * them as a site (with no counts), so that freq, blocks and the asm view
@@ -247,14 +265,8 @@ static int expand_code(const struct profile *p, struct symbolizer *sym,
 
 	for (i = 0; i < n; i++) {
 		struct sym_object so = sym_obj(p, sites[i].obj);
-		const struct sym_code *code = NULL;
+		const struct sym_code *code = site_code(p, sym, sites, i);
 
-		if (i && sites[i - 1].code && sites[i].obj == sites[i - 1].obj &&
-		    sites[i].offset >= sites[i - 1].code->start &&
-		    sites[i].offset < sites[i - 1].code->end)
-			code = sites[i - 1].code;
-		else if (sym_code(sym, &so, sites[i].offset, &code) != SYM_OK)
-			code = NULL;
 		sites[i].code = code;
 		if (!code) {
 			struct sym_result res;
@@ -302,16 +314,9 @@ static int expand_code(const struct profile *p, struct symbolizer *sym,
 	sort_unique_sites(sites, &n);
 	/* Attach code and instruction index to every site. */
 	for (i = 0; i < n; i++) {
-		struct sym_object so = sym_obj(p, sites[i].obj);
-		const struct sym_code *code = NULL;
+		const struct sym_code *code = site_code(p, sym, sites, i);
 		size_t lo, hi;
 
-		if (i && sites[i - 1].code && sites[i].obj == sites[i - 1].obj &&
-		    sites[i].offset >= sites[i - 1].code->start &&
-		    sites[i].offset < sites[i - 1].code->end)
-			code = sites[i - 1].code;
-		else if (sym_code(sym, &so, sites[i].offset, &code) != SYM_OK)
-			code = NULL;
 		sites[i].code = NULL;
 		if (!code)
 			continue;
