@@ -523,8 +523,11 @@ static error_t parse_root(int key, char *arg, struct argp_state *state)
 			state->child_inputs[i] = c;
 		return 0;
 	case ARGP_KEY_ARG:
-		/* Tru64: statistics are the words before the program. */
-		if (!c->cmd && looks_like_stat(c, arg)) {
+		/* Tru64: statistics are the words before the program.  The
+		 * last word is always the program (a program may be called
+		 * "reset" or "trap"). */
+		if (!c->cmd && state->next < state->argc &&
+		    looks_like_stat(c, arg)) {
 			add_stats(c, arg, state);
 			return 0;
 		}

@@ -342,3 +342,15 @@ attr_of() {
 	assert_equal "${stderr_lines[1]}" "uprofile: 'r01c2:k' -> type 4 (raw) config 0x1c2 = raw 0x1c2, kernel mode"
 	assert_equal "${stderr_lines[2]}" "uprofile: 'page-faults' -> type 1 (software) config 0x2 = PERF_COUNT_SW_PAGE_FAULTS, user mode"
 }
+
+@test "the last word is the program even when it is also a statistic's name" {
+	# A program called like a statistic (reset, trap, valid, ...).
+	mkdir bin
+	printf '#!/bin/sh\necho ran reset\n' >bin/reset
+	chmod +x bin/reset
+	PATH=$PWD/bin:$PATH run -0 --separate-stderr "$UPROFILE" -quiet -e cpu-clock reset
+	assert_output "ran reset"
+	# Before it, the same word is a statistic.
+	run -125 --separate-stderr "$UPROFILE" -quiet reset "$TPROG/exitwith" 0
+	[[ $stderr == "uprofile: statistic 'reset' is not available here: "* ]] || fail "$stderr"
+}
