@@ -257,6 +257,8 @@ static void list_statistics(const struct fe_config *c)
 	       "pm_mispredict, pm_replay_trap, ...).  Also accepted: "
 	       "libpfm4\nnative names (INST_RETIRED:ANY_P), raw rNNNN, and "
 	       ":u :k :h after any name.\n");
+	printf("SPE*: Arm SPE packets are decoded, but collecting them (the "
+	       "AUX area) is not\nimplemented yet (docs/profileme.md).\n");
 	for (g = 0; g < sizeof(groups) / sizeof(groups[0]); g++) {
 		printf("\n%s\n%-19s %-24s %s\n", groups[g].title,
 		       "statistic", "here", "description (other names)");

@@ -821,7 +821,9 @@ static void pm_needs(const struct stat_def *d, char *buf, size_t len,
 {
 	static const char *const brief_name[] = {
 		[STAT_PM_IBS] = "IBS", [STAT_PM_PEBS] = "PEBS",
-		[STAT_PM_SPE] = "SPE",
+		/* SPE packets are decoded, but collecting them from the
+		 * AUX area is not implemented (docs/profileme.md). */
+		[STAT_PM_SPE] = "SPE*",
 	};
 	size_t used = 0;
 	int k, n = 0, total = 0;
@@ -845,7 +847,8 @@ static void pm_needs(const struct stat_def *d, char *buf, size_t len,
 				 mech_name[k],
 				 k == STAT_PM_IBS &&
 				 !strncmp(d->pm_src[k], "fetch:", 6) ?
-				 " fetch" : k == STAT_PM_IBS ? " op" : "");
+				 " fetch" : k == STAT_PM_IBS ? " op" :
+				 k == STAT_PM_SPE ? " (not collected yet)" : "");
 		if (used >= len)
 			break;
 	}
@@ -884,6 +887,13 @@ static int pm_reason(const struct stat_def *d, int *mech, char *buf,
 	char needs[96];
 
 	*mech = pm_mech_here(d);
+	if (*mech == STAT_PM_SPE) {
+		snprintf(buf, len, brief ? "SPE not collected yet" :
+			 "Arm SPE records it, but collecting SPE data (the AUX "
+			 "area) is not implemented yet; its packets are "
+			 "decoded (docs/profileme.md)");
+		return -1;
+	}
 	if (*mech >= 0)
 		return 0;
 	pm_needs(d, needs, sizeof(needs), brief);
