@@ -211,10 +211,12 @@ static void heading(FILE *f, const struct report *r)
 			continue;
 		fprintf(f, "  %s", st->name);
 		if (st->flags & PROF_STAT_SIMULATED) {
-			fprintf(f, " (simulated%s%s), exact counts: %" PRIu64
-				" events\n", strcmp(st->requested, st->name) ?
-				", as " : "", strcmp(st->requested, st->name) ?
-				st->requested : "", r->total_weight[s]);
+			fprintf(f, " (simulated%s%s), %s mode, exact counts: %"
+				PRIu64 " events\n",
+				strcmp(st->requested, st->name) ? ", as " : "",
+				strcmp(st->requested, st->name) ?
+				st->requested : "", stat_modes_text(st->modes),
+				r->total_weight[s]);
 			continue;
 		}
 		if (st->flags & PROF_STAT_SUBSTITUTE)

@@ -152,7 +152,7 @@ weight() {
 
 @test "sim: the report and JSON mark statistics as simulated" {
 	run -0 "$UPROFILE" --engine=sim -quiet -display "$TPROG/tripcount" 10
-	assert_line --partial "  retinst (simulated), user mode"
+	assert_line --partial "  retinst (simulated), user mode, exact counts: "
 	run -0 "$UPROFILE" -i umon.out --format json
 	assert_equal "$(jq -c '.statistics[] | [.name, .requested, .simulated, .substitute]' <<<"$output")" \
 		'["retinst","retinst",true,false]'
@@ -200,7 +200,7 @@ weight() {
 	assert_equal "$(weight loop_a retinst)" 40020
 	assert_equal "$(weight loop_b retinst)" 30005
 	run -0 "$UPROFILE" -i umon.out
-	assert_line --partial "  retinst (simulated) (as pixie), user mode"
+	assert_line --partial "  retinst (simulated, as pixie), user mode, exact counts: "
 }
 
 @test "-pixie warns when the two runs clearly diverge" {
