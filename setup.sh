@@ -28,7 +28,7 @@ PACKAGES=(
 	python3         # tests: crafting damaged profiles, signal set-up
 	clang           # tests: DWARF from a second compiler
 	linux-perf      # reference profiler for tests and bench
-	valgrind
+	valgrind        # the sim engine and -pixie; oracle in tests
 	hyperfine       # bench only
 	util-linux      # setpriv
 	procps          # ps, pgrep
@@ -82,8 +82,12 @@ demo)
 	cd "$bin/demo"
 	"$bin/uprofile" -display "$bin/tests/demo"
 	echo
-	echo "setup.sh: the profile is $PWD/umon.out; show it again with:"
-	echo "  $bin/uprofile -i $PWD/umon.out -lines"
+	echo "setup.sh: the profile is $PWD/umon.out; other views of it:"
+	echo "  $bin/uprofile -i $PWD/umon.out -lines      # per source line"
+	echo "  $bin/uprofile -i $PWD/umon.out -blocks     # per basic block"
+	echo "  $bin/uprofile -i $PWD/umon.out -asm -quit 1  # instructions"
+	echo "exact counts, freq and time per execution (runs it twice):"
+	echo "  $bin/uprofile -pixie -average freq $bin/tests/demo 0.1"
 	;;
 test)
 	deps
