@@ -87,7 +87,7 @@ demo)
 	echo "  $bin/uprofile -i $PWD/umon.out -blocks     # per basic block"
 	echo "  $bin/uprofile -i $PWD/umon.out -asm -quit 1  # instructions"
 	echo "exact counts, freq and time per execution (runs it twice):"
-	echo "  $bin/uprofile -pixie -average freq $bin/tests/demo 0.1"
+	echo "  $bin/uprofile -pixie -average -quit 8 freq $bin/tests/demo 0.1"
 	;;
 test)
 	deps
