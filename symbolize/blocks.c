@@ -354,7 +354,8 @@ static int read_eh_frame(struct code_cache *c, const unsigned char *d,
 skip:
 		p = next;
 	}
-	qsort(c->fdes, c->nfdes, sizeof(*c->fdes), fde_cmp);
+	if (c->nfdes > 1)
+		qsort(c->fdes, c->nfdes, sizeof(*c->fdes), fde_cmp);
 	return SYM_OK;
 }
 
@@ -445,7 +446,8 @@ static int read_relocs(Elf *elf, struct strpool *sp, struct gotname **out,
 			n++;
 		}
 	}
-	qsort(v, n, sizeof(*v), gotname_cmp);
+	if (n > 1)
+		qsort(v, n, sizeof(*v), gotname_cmp);
 	*out = v;
 	*nout = n;
 	return SYM_OK;
@@ -594,7 +596,7 @@ static int read_elf_facts(struct code_cache *c, struct strpool *sp, Elf *elf)
 	}
 	c->got = gn;
 	c->ngot = ngn;
-	if (!ret)
+	if (!ret && c->nplt > 1)
 		qsort(c->plt, c->nplt, sizeof(*c->plt), plt_cmp);
 	return ret;
 }
@@ -1151,7 +1153,7 @@ static int resync(struct decoder *d, bool *again)
 		d->forced[d->nforced++] = t;
 		*again = true;
 	}
-	if (*again)
+	if (*again && d->nforced > 1)
 		qsort(d->forced, d->nforced, sizeof(*d->forced), forced_cmp);
 	return SYM_OK;
 }

@@ -426,6 +426,9 @@ static void read_callgrind(const char *path)
 				counts_add(&o->cnt, va, count);
 		}
 	}
+	for (size_t k = 0; k < obnames.n; k++)
+		free(obnames.v[k]);
+	free(obnames.v);
 	free(line);
 	fclose(f);
 }
@@ -554,7 +557,8 @@ static void check_object(struct symbolizer *s, struct object *o,
 	for (i = 0; i < o->cnt.size; i++)
 		if (o->cnt.val[i])
 			va[n++] = o->cnt.key[i];
-	qsort(va, n, sizeof(*va), u64cmp);
+	if (n > 1)
+		qsort(va, n, sizeof(*va), u64cmp);
 	for (i = 0; i < n; i++) {
 		uint64_t off, c = counts_get(&o->cnt, va[i]);
 
@@ -746,7 +750,8 @@ int main(int argc, char **argv)
 		all.split += t.split;
 	}
 	print_line("total", &all);
-	qsort(fails, nfails, sizeof(*fails), failcmp);
+	if (nfails > 1)
+		qsort(fails, nfails, sizeof(*fails), failcmp);
 	for (i = 0; i < nfails && i < list; i++)
 		printf("FAIL %s %s [0x%" PRIx64 ",0x%" PRIx64 ") vaddr 0x%"
 		       PRIx64 ": %s\n", fails[i].obj, fails[i].proc,
