@@ -758,6 +758,7 @@ int main(int argc, char **argv)
 		       fails[i].start, fails[i].end, fails[i].vaddr,
 		       fails[i].counts);
 	symbolizer_free(s);
+	free(names);
 	if (!all.blocks) {
 		fprintf(stderr, "blockcheck: no executed block was checked\n");
 		return 1;
