@@ -514,6 +514,16 @@ static void check_sim_options(const struct fe_config *c,
 			   "do not apply", what);
 }
 
+/* Whether name is a program launch would find. */
+static int on_path(const char *name)
+{
+	char *path = NULL;
+	int err = launch_find(name, &path);
+
+	free(path);
+	return !err;
+}
+
 static error_t parse_root(int key, char *arg, struct argp_state *state)
 {
 	struct fe_config *c = state->input;
@@ -525,11 +535,11 @@ static error_t parse_root(int key, char *arg, struct argp_state *state)
 			state->child_inputs[i] = c;
 		return 0;
 	case ARGP_KEY_ARG:
-		/* Tru64: statistics are the words before the program.  The
-		 * last word is always the program (a program may be called
-		 * "reset" or "trap"). */
-		if (!c->cmd && state->next < state->argc &&
-		    looks_like_stat(c, arg)) {
+		/* Tru64: statistics are the words before the program.  A
+		 * last word that is also a program on PATH is the program
+		 * (a program may be called "reset" or "trap"). */
+		if (!c->cmd && looks_like_stat(c, arg) &&
+		    (state->next < state->argc || !on_path(arg))) {
 			add_stats(c, arg, state);
 			return 0;
 		}

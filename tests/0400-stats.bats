@@ -343,7 +343,7 @@ attr_of() {
 	assert_equal "${stderr_lines[2]}" "uprofile: 'page-faults' -> type 1 (software) config 0x2 = PERF_COUNT_SW_PAGE_FAULTS, user mode"
 }
 
-@test "the last word is the program even when it is also a statistic's name" {
+@test "a last word that is a program on PATH is the program, even if a statistic has its name" {
 	# A program called like a statistic (reset, trap, valid, ...).
 	mkdir bin
 	printf '#!/bin/sh\necho ran reset\n' >bin/reset
