@@ -1440,6 +1440,48 @@ static void neighbours(const struct symobj *o, uint64_t lo, uint64_t hi,
 		*nlo = si->v[a].addr;
 }
 
+/* o's code cache, read on first use.  SYM_OK or why not. */
+static int code_cache_of(struct symbolizer *s, struct symobj *o,
+			 struct code_cache **out)
+{
+	if (!o->code) {
+		o->code = calloc(1, sizeof(*o->code));
+		if (!o->code)
+			return SYM_ENOMEM;
+		o->code->fd = -1;
+		o->code->err = code_cache_load(s, o, o->code);
+	}
+	*out = o->code;
+	return o->code->err;
+}
+
+/* A PLT stub is 16 bytes on x86-64 (.plt, .plt.sec) and AArch64. */
+#define PLT_STUB_SIZE 16
+
+const char *blocks_plt_stub(struct symbolizer *s, struct symobj *o,
+			    uint64_t va, uint64_t *start)
+{
+	struct code_cache *c;
+	size_t lo = 0, hi;
+
+	if (code_cache_of(s, o, &c))
+		return NULL;
+	hi = c->nplt;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (c->plt[mid].vaddr <= va)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || !c->plt[lo - 1].name ||
+	    va >= c->plt[lo - 1].vaddr + PLT_STUB_SIZE)
+		return NULL;
+	*start = c->plt[lo - 1].vaddr;
+	return c->plt[lo - 1].name;
+}
+
 int sym_code(struct symbolizer *s, const struct sym_object *obj,
 	     uint64_t offset, const struct sym_code **out)
 {
@@ -1479,16 +1521,9 @@ int sym_code(struct symbolizer *s, const struct sym_object *obj,
 		return o->err;
 	if (o->flags & (SYM_F_STALE | SYM_F_NOFILE))
 		return SYM_ENOCODE;
-	if (!o->code) {
-		o->code = calloc(1, sizeof(*o->code));
-		if (!o->code)
-			return SYM_ENOMEM;
-		o->code->fd = -1;
-		o->code->err = code_cache_load(s, o, o->code);
-	}
-	c = o->code;
-	if (c->err)
-		return c->err;
+	ret = code_cache_of(s, o, &c);
+	if (ret)
+		return ret;
 	at = proc_upper(c, offset);
 	if (at && offset < c->procs[at - 1]->code.end) {
 		*out = &c->procs[at - 1]->code;

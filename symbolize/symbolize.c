@@ -697,6 +697,32 @@ static bool resolve_elf(struct symobj *o, uint64_t off,
 	return true;
 }
 
+/* An address in a PLT stub is named "target@plt", as perf names it. */
+static bool plt_stub(struct symbolizer *s, struct symobj *o, uint64_t off,
+		     struct sym_result *res)
+{
+	uint64_t va, start;
+	const char *target, *name;
+	char buf[512];
+
+	if (!symobj_off_to_vaddr(o, off, &va))
+		return false;
+	target = blocks_plt_stub(s, o, va, &start);
+	if (!target)
+		return false;
+	snprintf(buf, sizeof(buf), "%s@plt", target);
+	name = strpool_add(&s->pool, buf);
+	if (!name)
+		return false;
+	memset(res->frames, 0, sizeof(res->frames[0]));
+	res->frames[0].function = name;
+	res->nframes = 1;
+	res->flags |= SYM_F_SYMBOL;
+	res->flags &= ~(unsigned)SYM_F_DWARF;
+	res->symbol_start = symobj_vaddr_to_off(o, start, off);
+	return true;
+}
+
 static int resolve_kernel(struct symbolizer *s, const struct sym_object *obj,
 			  uint64_t addr, struct sym_result *res)
 {
@@ -868,6 +894,8 @@ int sym_resolve(struct symbolizer *s, const struct sym_object *obj,
 				demangle_frames(s, res);
 				return o->err;
 			}
+			if (plt_stub(s, o, offset, res))
+				return o->err;
 		}
 		ret = o->err;
 		break;

@@ -207,6 +207,13 @@ const char *symbolizer_vmlinux(const struct symbolizer *s);
 const void *vdso_image(size_t *size);
 
 void code_cache_free(struct code_cache *c);	/* NULL is a no-op */
+/*
+ * The function the PLT stub covering vaddr va of o jumps to (named from
+ * .rela.plt), with the stub's start in *start; NULL when va is in no
+ * stub (blocks.c reads the PLT for its no-return calls).
+ */
+const char *blocks_plt_stub(struct symbolizer *s, struct symobj *o,
+			    uint64_t va, uint64_t *start);
 
 /* elfsym.c helpers on an open libelf handle (void * = Elf *). */
 int elf_read_meta(void *elf, struct elfmeta *meta);
