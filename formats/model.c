@@ -366,8 +366,12 @@ static int resolve_sites(const struct profile *p, struct symbolizer *sym,
 			bad[sites[i].obj] |= OBJ_UNREADABLE;
 		if (res.flags & SYM_F_STALE)
 			bad[sites[i].obj] |= OBJ_STALE;
-		bad[sites[i].obj] |= res.flags & (SYM_F_SYMBOL | SYM_F_DWARF) ?
-				     OBJ_NAMED : OBJ_ANONYMOUS;
+		/* A PLT stub's name comes from relocations, which a
+		 * stripped object keeps: it says nothing of symbols. */
+		if (!(res.flags & SYM_F_PLT))
+			bad[sites[i].obj] |= res.flags & (SYM_F_SYMBOL |
+							  SYM_F_DWARF) ?
+					     OBJ_NAMED : OBJ_ANONYMOUS;
 		if (res.nframes == 0) {
 			res.nframes = 1;
 			res.frames[0].function = "[unknown]";

@@ -717,8 +717,8 @@ static bool plt_stub(struct symbolizer *s, struct symobj *o, uint64_t off,
 	memset(res->frames, 0, sizeof(res->frames[0]));
 	res->frames[0].function = name;
 	res->nframes = 1;
-	res->flags |= SYM_F_SYMBOL;
-	res->flags &= ~(unsigned)SYM_F_DWARF;
+	res->flags |= SYM_F_PLT;
+	res->flags &= ~(unsigned)(SYM_F_SYMBOL | SYM_F_DWARF);
 	res->symbol_start = symobj_vaddr_to_off(o, start, off);
 	return true;
 }

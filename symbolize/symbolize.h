@@ -75,6 +75,8 @@ struct sym_frame {
 #define SYM_F_DWARF	0x2	/* line information was found */
 #define SYM_F_STALE	0x4	/* file at path has another build-id */
 #define SYM_F_NOFILE	0x8	/* object could not be opened */
+#define SYM_F_PLT	0x10	/* a PLT stub: named target@plt from
+				 * relocations, not from a symbol */
 
 struct sym_result {
 	unsigned flags;
