@@ -608,6 +608,59 @@ static int cmp_fd_id(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
+/*
+ * Open, for one task (or -1) on one CPU (or -1), the events of op[] that
+ * belong to one pass: the sampling pass (the tracking event and sampling
+ * events, sharing the CPU's buffer *ring_fd, mapped on the first), or the
+ * counting pass (counting events and the trigger, no buffer).  Group
+ * members follow their leader.  Returns 1 when the task has gone before
+ * its first event opened (a thread of an attached process may exit, or be
+ * a zombie main thread: the others are followed), 0, or a negative code.
+ */
+static int open_task_events(struct perf_session *s, const struct opener *op,
+			    size_t nop, const struct perf_target *t, pid_t pid,
+			    int cpu, int counting_pass, int *ring_fd,
+			    size_t pages)
+{
+	int lead[MAX_GROUPS], first = 1, err;
+	size_t k;
+
+	for (k = 0; k < MAX_GROUPS; k++)
+		lead[k] = -1;
+	for (k = 0; k < nop; k++) {
+		const struct opener *o = &op[k];
+		const struct perf_event_spec *sp = o->sp;
+		int counting = (sp && sp->counting) || o->stat == TRIGGER_STAT;
+		int fd = -1;
+
+		if (counting != counting_pass)
+			continue;
+		err = open_one(s, o, t, pid, cpu, o->role == EV_MEMBER ?
+			       lead[sp->group % MAX_GROUPS] : -1, &fd);
+		if (err == -PROF_ENOENT && first &&
+		    t->kind == PERF_TARGET_TASKS && t->ntids > 1)
+			return 1;
+		if (err)
+			return err;
+		first = 0;
+		if (o->role == EV_LEADER)
+			lead[sp->group % MAX_GROUPS] = fd;
+		if (counting_pass)
+			continue;
+		if (*ring_fd < 0) {
+			err = map_ring(s, &s->rings[s->nrings], fd, pages);
+			if (err)
+				return err;
+			s->nrings++;
+			*ring_fd = fd;
+		} else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, *ring_fd)) {
+			return prof_fail(PROF_EPERF, "cannot share sample "
+					 "buffer: %s", strerror(errno));
+		}
+	}
+	return 0;
+}
+
 int perf_session_open(struct perf_session **out,
 		      const struct perf_event_spec *specs, size_t nspecs,
 		      const struct perf_target *t, struct collector *col)
@@ -615,7 +668,7 @@ int perf_session_open(struct perf_session **out,
 	struct perf_session *s;
 	int *cpus = NULL;
 	const int *cpu_list = t->cpus;
-	size_t ncpus = t->ncpus, ci, ti, k, i, gone = 0;
+	size_t ncpus = t->ncpus, ci, ti, i, gone = 0;
 	size_t nopen = 0;
 	struct opener *op = NULL;
 	size_t pages = t->ring_pages ? t->ring_pages : 64;
@@ -667,56 +720,13 @@ int perf_session_open(struct perf_session **out,
 		int ring_fd = -1;
 
 		for (ti = 0; ti < ntasks; ti++) {
-			pid_t pid = t->kind == PERF_TARGET_TASKS ?
-				    t->tids[ti] : -1;
-			int lead[MAX_GROUPS];
-
-			for (k = 0; k < MAX_GROUPS; k++)
-				lead[k] = -1;
-			/* The tracking event first, then the statistics. */
-			for (k = 0; k < nopen; k++) {
-				int fd = -1;
-				const struct opener *o = &op[k];
-				const struct perf_event_spec *sp = o->sp;
-				enum ev_role role = o->role;
-
-				/* Counting events and the trigger need no
-				 * buffer: opened below. */
-				if ((sp && sp->counting) ||
-				    o->stat == TRIGGER_STAT)
-					continue;
-				err = open_one(s, o, t, pid, cpu_list[ci],
-					       role == EV_MEMBER ?
-					       lead[sp->group % MAX_GROUPS] :
-					       -1, &fd);
-				/* A thread of an attached process may exit
-				 * (or be a zombie main thread) before we get
-				 * to it: follow the others. */
-				if (err == -PROF_ENOENT && k == 0 &&
-				    t->kind == PERF_TARGET_TASKS &&
-				    t->ntids > 1) {
-					gone++;
-					break;
-				}
-				if (err)
-					goto fail;
-				if (role == EV_LEADER)
-					lead[sp->group % MAX_GROUPS] = fd;
-				if (ring_fd < 0) {
-					err = map_ring(s, &s->rings[s->nrings],
-						       fd, pages);
-					if (err)
-						goto fail;
-					s->nrings++;
-					ring_fd = fd;
-				} else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT,
-						 ring_fd)) {
-					err = prof_fail(PROF_EPERF,
-							"cannot share sample buffer: %s",
-							strerror(errno));
-					goto fail;
-				}
-			}
+			err = open_task_events(s, op, nopen, t,
+					       t->kind == PERF_TARGET_TASKS ?
+					       t->tids[ti] : -1, cpu_list[ci], 0,
+					       &ring_fd, pages);
+			if (err < 0)
+				goto fail;
+			gone += (size_t)err;
 		}
 	}
 	/*
@@ -729,37 +739,13 @@ int perf_session_open(struct perf_session **out,
 			  (t->cpus ? cpu_list[0] : -1) : cpu_list[ci];
 
 		for (ti = 0; ti < ntasks; ti++) {
-			pid_t pid = t->kind == PERF_TARGET_TASKS ?
-				    t->tids[ti] : -1;
-			int lead[MAX_GROUPS], first = 1;
-
-			for (k = 0; k < MAX_GROUPS; k++)
-				lead[k] = -1;
-			for (k = 0; k < nopen; k++) {
-				const struct opener *o = &op[k];
-				const struct perf_event_spec *sp = o->sp;
-				enum ev_role role = o->role;
-				int fd = -1;
-
-				if (!(sp && sp->counting) &&
-				    o->stat != TRIGGER_STAT)
-					continue;
-				err = open_one(s, o, t, pid, cpu,
-					       role == EV_MEMBER ?
-					       lead[sp->group % MAX_GROUPS] :
-					       -1, &fd);
-				if (err == -PROF_ENOENT && first &&
-				    t->kind == PERF_TARGET_TASKS &&
-				    t->ntids > 1) {
-					gone++;
-					break;
-				}
-				if (err)
-					goto fail;
-				first = 0;
-				if (role == EV_LEADER)
-					lead[sp->group % MAX_GROUPS] = fd;
-			}
+			err = open_task_events(s, op, nopen, t,
+					       t->kind == PERF_TARGET_TASKS ?
+					       t->tids[ti] : -1, cpu, 1, NULL,
+					       pages);
+			if (err < 0)
+				goto fail;
+			gone += (size_t)err;
 		}
 	}
 	if (!s->nfds) {
