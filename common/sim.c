@@ -23,12 +23,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "array.h"
 #include "collect.h"
 #include "error.h"
 #include "sim.h"
+#include "stats.h"
 
 #define PAGE 4096ull
 /* Where objects absent from a log are placed (see obj_bias). */
@@ -62,28 +64,14 @@ const struct sim_stat_def sim_stats[] = {
 };
 const size_t sim_stats_len = sizeof(sim_stats) / sizeof(sim_stats[0]);
 
-static int in_list(const char *list, const char *name)
-{
-	size_t n = strlen(name);
-
-	while (list && *list) {
-		const char *end = strchr(list, ',');
-		size_t len = end ? (size_t)(end - list) : strlen(list);
-
-		if (len == n && !strncmp(list, name, n))
-			return 1;
-		list = end ? end + 1 : NULL;
-	}
-	return 0;
-}
-
 const struct sim_stat_def *sim_stat_lookup(const char *name)
 {
 	size_t i;
 
 	for (i = 0; i < sim_stats_len; i++)
-		if (!strcmp(sim_stats[i].name, name) ||
-		    in_list(sim_stats[i].aliases, name))
+		if (!strcasecmp(sim_stats[i].name, name) ||
+		    stat_name_in_list(name, strlen(name),
+				      sim_stats[i].aliases))
 			return &sim_stats[i];
 	return NULL;
 }

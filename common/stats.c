@@ -378,7 +378,7 @@ static const char *const mech_name[] = {
 
 /* ---- names ---- */
 
-static int name_in_list(const char *name, size_t n, const char *list)
+int stat_name_in_list(const char *name, size_t n, const char *list)
 {
 	const char *p = list;
 
@@ -396,7 +396,7 @@ static int name_in_list(const char *name, size_t n, const char *list)
 static int def_is_named(const struct stat_def *d, const char *name, size_t n)
 {
 	return (strlen(d->name) == n && !strncasecmp(d->name, name, n)) ||
-	       name_in_list(name, n, d->aliases);
+	       stat_name_in_list(name, n, d->aliases);
 }
 
 /* pm: 0 counters, software and derived; 1 profile-me. */

@@ -139,6 +139,10 @@ typedef int (*stat_probe_fn)(uint32_t type, uint64_t config, unsigned modes,
  */
 const struct stat_def *stat_lookup(const char *name);
 
+/* Whether the first n bytes of name are one of the comma-separated names
+ * in list (NULL: none), ignoring case, as statistic names are matched. */
+int stat_name_in_list(const char *name, size_t n, const char *list);
+
 /*
  * Resolve "name[:mods]" with default_modes applying when no modifier is
  * given.  probe NULL: do not ask the engine (--dry-run), take the first

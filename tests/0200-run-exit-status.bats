@@ -5,15 +5,6 @@
 
 load helpers
 
-setup() {
-	common_setup
-	BG_PIDS=()
-}
-
-teardown() {
-	kill_started "${BG_PIDS[@]}"
-}
-
 @test "the program's exit status passes through (0, 1, 7, 42)" {
 	skip_unless_perf_works
 	local n

@@ -3,15 +3,6 @@
 
 load helpers
 
-setup() {
-	common_setup
-	BG_PIDS=()
-}
-
-teardown() {
-	kill_started "${BG_PIDS[@]}"
-}
-
 # start_target ARGS...: start "exitwith ARGS" in the background, wait
 # until it runs, set TARGET to its pid.
 start_target() {

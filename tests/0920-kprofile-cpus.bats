@@ -5,15 +5,6 @@
 
 load helpers
 
-setup() {
-	common_setup
-	BG_PIDS=()
-}
-
-teardown() {
-	kill_started "${BG_PIDS[@]}"
-}
-
 @test "-all (the default): one kmon.out with a modes row for every online CPU" {
 	skip_unless_perf_works
 	local -a cpus

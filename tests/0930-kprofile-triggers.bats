@@ -9,15 +9,6 @@
 
 load helpers
 
-setup() {
-	common_setup
-	BG_PIDS=()
-}
-
-teardown() {
-	kill_started "${BG_PIDS[@]}"
-}
-
 # busy_cpus SECONDS: a kernelloop pinned to every online CPU, in the
 # background, for SECONDS.
 busy_cpus() {

@@ -5,14 +5,6 @@
 
 load helpers
 
-golden() {
-	local name=$1
-	shift
-	run -0 "$@"
-	diff -u "$ROOT/tests/golden/$name.attr" <(printf '%s\n' "$output") ||
-		fail "attributes differ from tests/golden/$name.attr"
-}
-
 @test "uprofile: retinst every 100000 events, user mode, inherited, enabled at exec" {
 	golden uprofile-retinst-period "$UPROFILE" --dry-run -e retinst -c 100000 true
 }

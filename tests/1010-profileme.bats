@@ -351,14 +351,6 @@ fake_sysfs() {
 	export UPROFILE_SYSFS=$BATS_TEST_TMPDIR/sys
 }
 
-golden() {
-	local name=$1
-	shift
-	run -0 "$@"
-	diff -u "$ROOT/tests/golden/$name.attr" <(printf '%s\n' "$output") ||
-		fail "attributes differ from tests/golden/$name.attr"
-}
-
 @test "golden: IBS ops (ibs_op type 11, cnt_ctl): one event, no exclude bits" {
 	fake_sysfs ibs_op 11 format/cnt_ctl=config:19
 	golden ibs-ops "$UPROFILE" --dry-run --pmu=amd-ibs \

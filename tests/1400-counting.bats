@@ -8,14 +8,6 @@ load helpers
 
 MKCOUNT=$ROOT/$BUILD/tests/mkcount
 
-golden() {
-	local name=$1
-	shift
-	run -0 "$@"
-	diff -u "$ROOT/tests/golden/$name.attr" <(printf '%s\n' "$output") ||
-		fail "attributes differ from tests/golden/$name.attr"
-}
-
 # count_of STAT FILE: scaled_value of STAT in the JSON counts of FILE
 count_of() {
 	"$UPROFILE" -i "$2" --format json |

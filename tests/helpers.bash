@@ -23,13 +23,30 @@ TPROG=$ROOT/$BUILD/tests
 export ROOT BUILD UPROFILE KPROFILE TPROG
 
 # Each test runs in its own empty directory, so umon.out / kmon.out land
-# there and the repository tree stays clean.
+# there and the repository tree stays clean.  A test that starts processes
+# in the background adds their pids to BG_PIDS; the default teardown kills
+# those still running (see kill_started).
 common_setup() {
+	BG_PIDS=()
 	cd "$BATS_TEST_TMPDIR" || return 1
 }
 
 setup() {
 	common_setup
+}
+
+teardown() {
+	kill_started "${BG_PIDS[@]}"
+}
+
+# golden NAME COMMAND...: COMMAND (a --dry-run) succeeds and prints
+# exactly tests/golden/NAME.attr.
+golden() {
+	local name=$1
+	shift
+	run -0 "$@"
+	diff -u "$ROOT/tests/golden/$name.attr" <(printf '%s\n' "$output") ||
+		fail "attributes differ from tests/golden/$name.attr"
 }
 
 # json_share PROC STAT FILE
