@@ -290,7 +290,7 @@ int report_json(FILE *f, const struct report *r)
 		fprintf(f, ", \"low\": %s}", ra->total_low ? "true" : "false");
 	}
 	fputs(r->nratios ? "\n  ],\n" : "],\n", f);
-	if (r->have_freq) {
+	if (r->freq_stat >= 0) {
 		fputs("  \"freq\": {\"statistic\": ", f);
 		jstr(f, p->stats[r->freq_stat].name);
 		fprintf(f, ", \"exact\": %s, \"total\": ",

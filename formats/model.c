@@ -525,7 +525,7 @@ static int wants_code(const struct report *r)
 }
 
 /* freq: the retired statistic averaged over each basic block. */
-static void estimate_execs(struct report *r, struct site *sites, size_t n,
+static void estimate_execs(struct site *sites, size_t n,
 			   const uint64_t *site_retired)
 {
 	size_t i = 0;
@@ -558,7 +558,6 @@ static void estimate_execs(struct report *r, struct site *sites, size_t n,
 		}
 		i = j;
 	}
-	(void)r;
 }
 
 /* ---- source text for the asm view ---- */
@@ -708,6 +707,7 @@ static void init_row(const struct report *r, struct report_row *row,
 	row->address = s->vaddr;
 	row->end = s->vaddr;
 	row->freq = NAN;
+	row->execs = NAN;
 	switch (v) {
 	case REPORT_PROCEDURES:
 		row->kind = ROW_PROCEDURE;
@@ -979,7 +979,6 @@ int report_build(const struct profile *p, struct symbolizer *sym,
 		exact_stat = -1;
 	r->exact_execs = exact_stat >= 0;
 	r->freq_stat = find_retired(p, 0);
-	r->have_freq = r->freq_stat >= 0;
 
 	for (i = 0; i < p->ncounts; i++) {
 		if (ALLOC_GROW(sites, nsites + 1, alloc_sites))
@@ -1035,8 +1034,8 @@ int report_build(const struct profile *p, struct symbolizer *sym,
 		if ((long)c->stat == exact_stat)
 			s->exact += c->weight;
 	}
-	if (r->have_freq) {
-		estimate_execs(r, sites, nsites, site_ret);
+	if (r->freq_stat >= 0) {
+		estimate_execs(sites, nsites, site_ret);
 		for (i = 0; i < nsites; i++)
 			r->total_freq += sites[i].execs;
 	}
@@ -1091,22 +1090,18 @@ int report_build(const struct profile *p, struct symbolizer *sym,
 		else if (row->kind == ROW_INSN && sites[i].code)
 			row->end = sites[i].vaddr +
 				   sites[i].code->insns[sites[i].insn].len;
-		if (r->have_freq)
-			row->freq = (isnan(row->freq) ? 0 : row->freq) +
-				    sites[i].execs;
-		if (r->exact_execs || r->have_freq) {
+		if (r->freq_stat >= 0) {
 			double e = r->exact_execs ? (double)sites[i].exact
 						  : sites[i].execs;
 
+			row->freq = (isnan(row->freq) ? 0 : row->freq) +
+				    sites[i].execs;
 			row->execs = (isnan(row->execs) ? 0 : row->execs) + e;
 		}
 	}
-	for (i = 0; i < r->nrows; i++)
-		if (!r->exact_execs && !r->have_freq)
-			r->rows[i].execs = NAN;
 	/* A block's freq is how often the block ran: the mean over its
 	 * instructions (each instruction's is the same estimate). */
-	if (opt->view == REPORT_BLOCKS && r->have_freq) {
+	if (opt->view == REPORT_BLOCKS && r->freq_stat >= 0) {
 		size_t *ninsns = calloc(r->nrows ? r->nrows : 1,
 					sizeof(*ninsns));
 

@@ -140,9 +140,9 @@ struct report {
 	size_t nnosyms;
 	struct report_ratio *ratios;	/* the profile's derived statistics */
 	size_t nratios;
-	int have_freq;			/* a retired statistic to average */
 	int exact_execs;		/* execution counts are exact */
-	long freq_stat;			/* statistic freq comes from, or -1 */
+	long freq_stat;			/* retired statistic freq is averaged
+					 * from, or -1: no freq */
 	double total_freq;
 	size_t undecoded;		/* procedures whose code could not be
 					 * read: no blocks, freq is their own

@@ -61,7 +61,7 @@ static int show_freq(const struct report *r)
 	const struct profile *p = r->prof;
 	size_t s;
 
-	if (!r->have_freq)
+	if (r->freq_stat < 0)
 		return 0;
 	if (r->opt.view == REPORT_BLOCKS || r->opt.view == REPORT_ASM ||
 	    r->opt.view == REPORT_BUCKETS)
@@ -86,7 +86,7 @@ static void unavailable_derived(FILE *f, const struct report *r)
 		if (!(st->flags & PROF_STAT_DERIVED))
 			continue;
 		if (!strcmp(st->name, "freq")) {
-			if (!r->have_freq)
+			if (r->freq_stat < 0)
 				fputs("  note: freq needs a retired-instruction "
 				      "statistic (retinst, retire) or -pixie\n",
 				      f);
