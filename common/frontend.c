@@ -72,12 +72,14 @@ static const struct argp_option stat_options[] = {
 	  "N times (the originals' cascaded counters); the hand-over takes "
 	  "about 0.1 ms, events of that time are missed", 1 },
 	{ "engine", OPT_ENGINE, "perf|sim", 0,
-	  "perf: sample with perf_event_open (default); sim: run under "
+	  "(uprofile) perf: sample with perf_event_open (default); sim: run "
+	  "under "
 	  "valgrind and count every event exactly (instructions, loads, "
 	  "stores, branches) or by simulation (caches, mispredicts), "
 	  "user mode only, deterministic (default statistic: retinst)", 1 },
 	{ "pixie", OPT_PIXIE, NULL, 0,
-	  "after the sampled run, run the program again under valgrind "
+	  "(uprofile) after the sampled run, run the program again under "
+	  "valgrind "
 	  "and add exact instruction counts (retinst, simulated) to the "
 	  "profile; the program must behave the same in both runs (same "
 	  "input, same work): a warning says when they clearly differ", 1 },

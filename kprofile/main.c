@@ -39,6 +39,8 @@ static const char doc[] =
 "  kprofile -display dd if=/dev/zero of=/dev/null bs=1M count=20000\n"
 "  kprofile -d 10                system-wide for ten seconds\n"
 "  kprofile -i kmon.out -quit 20 report an existing profile\n"
+"  kprofile --count -e context-switches,cpu-migrations -d 5\n"
+"                                system-wide totals for five seconds\n"
 "  kprofile -ra -display dd if=/dev/zero of=/dev/null bs=64k count=100000\n"
 "                                copy routines charged to their callers\n"
 "  kprofile -t -control /tmp/kp -d 60 &\n"
