@@ -25,6 +25,7 @@ PACKAGES=(
 	elfutils        # eu-readelf, eu-addr2line for tests
 	bats bats-support bats-assert
 	jq              # JSON report checks
+	bash-completion # tests: the completion script
 	python3         # tests: crafting damaged profiles, signal set-up
 	clang           # tests: DWARF from a second compiler
 	linux-perf      # reference profiler for tests and bench

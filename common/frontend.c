@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include <dirent.h>
 #include <fcntl.h>
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -196,6 +197,19 @@ static const char *list_name(const struct stat_def *d, char *buf, size_t len)
 	return d->name;
 }
 
+/* "-name" (and "-k" for a short key), with "=" when a value follows. */
+static void print_completion_option(const struct argp_option *o)
+{
+	const char *eq = o->arg ? "=" : "";
+
+	if (o->flags & OPTION_HIDDEN)
+		return;
+	if (o->name)
+		printf("-%s%s\n", o->name, eq);
+	if (o->key > 0 && o->key < 128 && isalpha(o->key))
+		printf("-%c%s\n", o->key, eq);
+}
+
 static void print_completion(void)
 {
 	size_t t;
@@ -205,11 +219,9 @@ static void print_completion(void)
 		    sizeof(all_option_tables[0]); t++)
 		for (o = all_option_tables[t]; o->name || o->key || o->doc;
 		     o++)
-			if (o->name && !(o->flags & OPTION_HIDDEN))
-				printf("-%s\n", o->name);
+			print_completion_option(o);
 	for (o = g_tool->options; o && (o->name || o->key || o->doc); o++)
-		if (o->name && !(o->flags & OPTION_HIDDEN))
-			printf("-%s\n", o->name);
+		print_completion_option(o);
 	for (t = 0; t < stat_table_len; t++) {
 		char name[40];
 

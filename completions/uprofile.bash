@@ -1,70 +1,89 @@
 # bash completion for uprofile and kprofile.
 #
-# The option and statistic lists come from the tool itself
-# (--completion-helper prints its option tables), so they cannot drift
-# from what the tool accepts.
+# The options, which of them take a value, and the statistic names come
+# from the tool itself (--completion-helper prints its option tables:
+# "-name" or "-name=" when a value follows, and "stat:NAME"), so they
+# cannot drift from what the tool accepts.
 
 _profile_tool_complete()
 {
 	local cur prev words cword
-	_init_completion || return
+	_init_completion -n = || return
 
-	local tool=${words[0]} i
+	local tool=${words[0]} i helper opts valued stats
+	helper=$("$tool" --completion-helper 2>/dev/null) || return
+	opts=$(sed -n 's/^\(-[^=]*\)=\{0,1\}$/\1/p' <<<"$helper")
+	valued=" $(sed -n 's/^\(-.*\)=$/\1/p' <<<"$helper" | tr '\n' ' ')"
+	stats=$(sed -n 's/^stat://p' <<<"$helper")
+
+	# "-name" and "--name" are the same option.
+	_profile_valued() {
+		local o=${1%%=*}
+		[[ $1 != *=* && ( $valued == *" $o "* ||
+			$valued == *" ${o#-} "* ) ]]
+	}
+
 	# After the program name, complete that program's arguments as files.
 	for ((i = 1; i < cword; i++)); do
 		case ${words[i]} in
-		-o | --output | -dirname | --dirname | -i | --input | -k | \
-		-e | --event | -F | --freq | -c | --period | -p | --pid | \
-		-d | --duration | -quit | --quit | -only | --only | \
-		-exclude | --exclude | -format | --format | -pmu | --pmu)
-			((i++))
+		-*)
+			_profile_valued "${words[i]}" && ((i++))
 			continue
 			;;
-		-*) continue ;;
 		esac
-		if ! "$tool" --completion-helper 2>/dev/null |
-			grep -qx "stat:${words[i]%%:*}"; then
+		if ! grep -qx "${words[i]%%:*}" <<<"$stats"; then
 			_filedir
 			return
 		fi
 	done
 
-	case $prev in
-	-o | --output | -i | --input | -k)
+	# --name=VALUE and -name VALUE
+	local opt=$prev
+	if [[ $cur == -*=* ]]; then
+		opt=${cur%%=*}
+		cur=${cur#*=}
+	elif [[ $prev == -* ]] && ! _profile_valued "$prev"; then
+		opt=
+	fi
+	case ${opt#-} in
+	-output | output | o | -input | input | i | -report-file | report-file | \
+	-control | control | k)
 		_filedir
 		return
 		;;
-	-dirname | --dirname)
+	-dirname | dirname)
 		_filedir -d
 		return
 		;;
-	-e | --event)
-		COMPREPLY=($(compgen -W "$("$tool" --completion-helper \
-			2>/dev/null | sed -n 's/^stat://p')" -- "$cur"))
+	-event | event | e | -start-after | start-after)
+		COMPREPLY=($(compgen -W "$stats" -- "$cur"))
 		return
 		;;
-	-format | --format)
+	-format | format)
 		COMPREPLY=($(compgen -W "text json" -- "$cur"))
 		return
 		;;
-	-pmu | --pmu)
+	-engine | engine)
+		COMPREPLY=($(compgen -W "perf sim" -- "$cur"))
+		return
+		;;
+	-pmu | pmu)
 		COMPREPLY=($(compgen -W "amd-ibs intel-pebs arm-spe auto" \
 			-- "$cur"))
 		return
 		;;
-	-p | --pid)
+	-pid | pid | p)
 		_pids
 		return
 		;;
 	esac
+	[[ -n $opt && $opt == -* ]] && return
 
 	if [[ $cur == -* ]]; then
-		COMPREPLY=($(compgen -W "$("$tool" --completion-helper \
-			2>/dev/null | grep '^-') --help --version" -- "$cur"))
+		COMPREPLY=($(compgen -W "$opts --help --version" -- "$cur"))
 		return
 	fi
-	COMPREPLY=($(compgen -W "$("$tool" --completion-helper 2>/dev/null |
-		sed -n 's/^stat://p')" -- "$cur"))
+	COMPREPLY=($(compgen -W "$stats" -- "$cur"))
 	COMPREPLY+=($(compgen -c -- "$cur"))
 }
 complete -F _profile_tool_complete uprofile kprofile
