@@ -467,8 +467,8 @@ static error_t parse_shared(int key, char *arg, struct argp_state *state)
 
 /*
  * For a derived statistic "X_per_ret[:mods]", the name of X in buf;
- * NULL for any other name.  (Until the statistics table knows ratios, they
- * are recognised by their suffix.)
+ * NULL for any other name.  Recognised by the suffix, not the table: the
+ * table lists the originals' ratios, but any statistic X has one.
  */
 static const char *per_ret_input(const char *word, char *buf, size_t len)
 {
@@ -479,6 +479,12 @@ static const char *per_ret_input(const char *word, char *buf, size_t len)
 		return NULL;
 	snprintf(buf, len, "%.*s", (int)(n - sl), word);
 	return buf;
+}
+
+/* "freq[:mods]": retired instructions averaged over basic blocks. */
+static int is_freq(const char *word)
+{
+	return !strncmp(word, "freq", 4) && (!word[4] || word[4] == ':');
 }
 
 static int looks_like_stat(const struct fe_config *c, const char *word)
@@ -1212,8 +1218,7 @@ static int resolve_stats(struct run *r)
 		size_t idx;
 		int err;
 
-		if (!strncmp(names[i], "freq", 4) &&
-		    (!names[i][4] || names[i][4] == ':')) {
+		if (is_freq(names[i])) {
 			/* freq: retired instructions, averaged over basic
 			 * blocks when the report is made; -pixie's exact
 			 * counts serve as they are. */
@@ -2025,7 +2030,7 @@ static int run_sim(struct fe_config *c, const char *path)
 		const char *in[2] = { asked[i], NULL };
 		int implicit = 0;
 
-		if (!strcmp(asked[i], "freq")) {
+		if (is_freq(asked[i])) {
 			in[0] = "retinst";
 			implicit = 1;
 		} else if (per_ret_input(asked[i], x, sizeof(x))) {
