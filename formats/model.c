@@ -452,6 +452,13 @@ static long find_retired(const struct profile *p, uint32_t kind_flags)
 	return find_stat(p, retired_names, kind_flags);
 }
 
+/* X_per_ret is 100 * X / retired (per 100 instructions), except
+ * cycles_per_ret, which is cycles / retired (seed 002). */
+static double per_ret_scale(const char *x)
+{
+	return strcmp(x, "cycles") ? 100.0 : 1.0;
+}
+
 static int setup_ratios(struct report *r)
 {
 	const struct profile *p = r->prof;
@@ -483,7 +490,7 @@ static int setup_ratios(struct report *r)
 		ra->name = st->name;
 		ra->num = (size_t)n;
 		ra->den = (size_t)d;
-		ra->scale = strcmp(num, "cycles") ? 100.0 : 1.0;
+		ra->scale = per_ret_scale(num);
 		r->nratios++;
 	}
 	return 0;
@@ -1333,7 +1340,7 @@ int report_counts_build(const struct profile *p, const char *file,
 		const struct report_count *c = &rc->counts[i];
 		const struct prof_stat *st = c->stat;
 		struct report_count_ratio *q;
-		int cyc = !strcmp(st->name, "cycles");
+		int cyc = per_ret_scale(st->name) == 1.0;
 
 		if (st->type == PERF_TYPE_SOFTWARE) {
 			int clock = st->config == PERF_COUNT_SW_TASK_CLOCK ||
@@ -1392,7 +1399,8 @@ int report_counts_build(const struct profile *p, const char *file,
 			q->inputs[0] = x ? x->stat->name : NULL;
 			snprintf(q->formula, sizeof(q->formula),
 				 "%s%s / retinst (not counted)",
-				 strcmp(name, "cycles") ? "100 * " : "", name);
+				 per_ret_scale(name) == 1.0 ? "" : "100 * ",
+				 name);
 		}
 	}
 	*out = rc;
