@@ -291,9 +291,11 @@ static void heading(FILE *f, const struct report *r)
 			"(its build-id differs): its rows are addresses\n",
 			base_name(r->stale[k]));
 	for (size_t k = 0; k < r->nnosyms; k++)
-		fprintf(f, "  note: %s has no symbols (stripped): its rows are "
-			"addresses; install its debug symbols or build it with "
-			"-g\n", base_name(r->nosyms[k]));
+		fprintf(f, "  note: %s has no symbols (stripped): its "
+			"procedures are named func@ADDRESS from its unwind "
+			"table, other code object+offset; install its debug "
+			"symbols or build it with -g\n",
+			base_name(r->nosyms[k]));
 	if (r->unresolved_objects)
 		fprintf(f, "  note: %zu object(s) could not be read; their "
 			"addresses are shown as object+offset\n",

@@ -57,6 +57,8 @@ struct code_cache {
 	size_t nfdes, afdes;
 	struct plt_ent *plt;	/* sorted by vaddr */
 	size_t nplt, aplt;
+	struct fde_range pltsec[3];	/* .plt, .plt.sec, .plt.got */
+	size_t npltsec;
 	struct gotname *got;	/* relocated slots, sorted by address */
 	size_t ngot;
 	struct proc **procs;	/* sorted by code.start */
@@ -589,7 +591,11 @@ static int read_elf_facts(struct code_cache *c, struct strpool *sp, Elf *elf)
 		if (!strcmp(name, ".eh_frame"))
 			ret = read_eh_frame(c, data->d_buf, data->d_size,
 					    sh.sh_addr);
-		else
+		else if (c->npltsec < sizeof(c->pltsec) / sizeof(c->pltsec[0])) {
+			c->pltsec[c->npltsec].lo = sh.sh_addr;
+			c->pltsec[c->npltsec++].hi = sh.sh_addr + sh.sh_size;
+		}
+		if (strcmp(name, ".eh_frame"))
 			ret = read_plt_section(c, data->d_buf, data->d_size,
 					       sh.sh_addr, sh.sh_entsize, gn,
 					       ngn);
@@ -1480,6 +1486,25 @@ const char *blocks_plt_stub(struct symbolizer *s, struct symobj *o,
 		return NULL;
 	*start = c->plt[lo - 1].vaddr;
 	return c->plt[lo - 1].name;
+}
+
+bool blocks_unwind_proc(struct symbolizer *s, struct symobj *o, uint64_t va,
+			uint64_t *start)
+{
+	struct code_cache *c;
+	const struct fde_range *f;
+
+	size_t i;
+
+	if (code_cache_of(s, o, &c) || !(f = fde_lookup(c, va)))
+		return false;
+	/* The PLT has FDEs too; its stubs are named target@plt, and its
+	 * header or unnamed slots are no procedure. */
+	for (i = 0; i < c->npltsec; i++)
+		if (va >= c->pltsec[i].lo && va < c->pltsec[i].hi)
+			return false;
+	*start = f->lo;
+	return true;
 }
 
 int sym_code(struct symbolizer *s, const struct sym_object *obj,

@@ -723,6 +723,34 @@ static bool plt_stub(struct symbolizer *s, struct symobj *o, uint64_t off,
 	return true;
 }
 
+/*
+ * An address in code without a symbol but inside a procedure the unwind
+ * table describes is named "func@0xVADDR" after that procedure's entry
+ * (the address objdump and gdb show), so that stripped programs are still
+ * reported procedure by procedure instead of address by address.
+ */
+static bool unwind_proc(struct symbolizer *s, struct symobj *o, uint64_t off,
+			struct sym_result *res)
+{
+	uint64_t va, start;
+	const char *name;
+	char buf[64];
+
+	if (!symobj_off_to_vaddr(o, off, &va) ||
+	    !blocks_unwind_proc(s, o, va, &start))
+		return false;
+	snprintf(buf, sizeof(buf), "func@0x%" PRIx64, start);
+	name = strpool_add(&s->pool, buf);
+	if (!name)
+		return false;
+	memset(res->frames, 0, sizeof(res->frames[0]));
+	res->frames[0].function = name;
+	res->nframes = 1;
+	res->flags &= ~(unsigned)(SYM_F_SYMBOL | SYM_F_DWARF);
+	res->symbol_start = symobj_vaddr_to_off(o, start, off);
+	return true;
+}
+
 static int resolve_kernel(struct symbolizer *s, const struct sym_object *obj,
 			  uint64_t addr, struct sym_result *res)
 {
@@ -894,7 +922,8 @@ int sym_resolve(struct symbolizer *s, const struct sym_object *obj,
 				demangle_frames(s, res);
 				return o->err;
 			}
-			if (plt_stub(s, o, offset, res))
+			if (plt_stub(s, o, offset, res) ||
+			    unwind_proc(s, o, offset, res))
 				return o->err;
 		}
 		ret = o->err;

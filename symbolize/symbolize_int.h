@@ -215,6 +215,14 @@ void code_cache_free(struct code_cache *c);	/* NULL is a no-op */
 const char *blocks_plt_stub(struct symbolizer *s, struct symobj *o,
 			    uint64_t va, uint64_t *start);
 
+/*
+ * Whether vaddr va of o lies in a procedure its unwind table (.eh_frame)
+ * describes, with the procedure's start in *start: how code without
+ * symbols is still told apart procedure by procedure.
+ */
+bool blocks_unwind_proc(struct symbolizer *s, struct symobj *o, uint64_t va,
+			uint64_t *start);
+
 /* elfsym.c helpers on an open libelf handle (void * = Elf *). */
 int elf_read_meta(void *elf, struct elfmeta *meta);
 int elf_read_loads(void *elf, struct loadseg **loads, size_t *nloads);

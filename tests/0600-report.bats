@@ -220,11 +220,12 @@ check_rows_with_addr2line() {
 		libhot.c:36
 }
 
-@test "stripped binary: procedures by fallback names, report still works" {
+@test "stripped binary: procedures named from the unwind table, report still works" {
 	profile_of stripped "$TPROG/spin2-stripped" 400
 	run -0 "$UPROFILE" -i stripped.out -format json
 	local json=$output
-	# every row of the program is named by a symbol or as prog+0xOFFSET
+	# every row of the program is named by a symbol, as func@0xENTRY from
+	# the unwind table, or as prog+0xOFFSET
 	run -0 jq -r --arg o "$TPROG/spin2-stripped" \
 		'.rows[] | select(.object == $o) | .procedure' <<<"$json"
 	[[ -n $output ]]
@@ -232,32 +233,48 @@ check_rows_with_addr2line() {
 	refute_line '??'
 	local p
 	for p in "${lines[@]}"; do
-		[[ $p =~ ^spin2-stripped\+0x[0-9a-f]+$ || $p =~ ^[A-Za-z_][A-Za-z0-9_.@]*$ ]] ||
+		[[ $p =~ ^spin2-stripped\+0x[0-9a-f]+$ || $p =~ ^func@0x[0-9a-f]+$ ||
+			$p =~ ^[A-Za-z_][A-Za-z0-9_.@]*$ ]] ||
 			fail "odd procedure name '$p'"
 	done
 	# nearly all samples are in the program
 	run -0 jq --arg o "$TPROG/spin2-stripped" \
 		'[.rows[] | select(.object == $o) | .percent["cpu-clock"]] | add' <<<"$json"
 	assert_near "$output" 98 4
-	# the addresses are those of hot_a and hot_b in the unstripped twin
+	# its two hot procedures are hot_a and hot_b of the unstripped twin,
+	# named by their entry addresses, in the same shares as unstripped
+	local a b
+	a=$(nm "$TPROG/spin2" | awk '$3 == "hot_a" { sub(/^0+/, "", $1); print $1 }')
+	b=$(nm "$TPROG/spin2" | awk '$3 == "hot_b" { sub(/^0+/, "", $1); print $1 }')
+	[[ -n $a && -n $b ]] || fail "no hot_a or hot_b in spin2's symbols"
+	run -0 jq -r --arg o "$TPROG/spin2-stripped" \
+		'[.rows[] | select(.object == $o)] | .[0:2][] |
+		"\(.procedure) \(.percent["cpu-clock"])"' <<<"$json"
+	assert_line --index 0 --regexp "^func@0x$a "
+	assert_line --index 1 --regexp "^func@0x$b "
+	assert_near "$(awk 'NR == 1 { print $2 }' <<<"$output")" 75 8
+	assert_near "$(awk 'NR == 2 { print $2 }' <<<"$output")" 25 8
+	# -lines rows are addresses, and they lie in hot_a and hot_b
 	if command -v addr2line >/dev/null; then
-		local a=0 b=0 pct addr fn
+		local pct addr fn la=0 lb=0
+		run -0 "$UPROFILE" -i stripped.out -lines -format json
 		while read -r addr pct; do
 			fn=$(addr2line -f -e "$TPROG/spin2" "$addr" | head -n1)
 			case $fn in
-			hot_a) a=$(awk -v x="$a" -v y="$pct" 'BEGIN { print x + y }') ;;
-			hot_b) b=$(awk -v x="$b" -v y="$pct" 'BEGIN { print x + y }') ;;
+			hot_a) la=$(awk -v x="$la" -v y="$pct" 'BEGIN { print x + y }') ;;
+			hot_b) lb=$(awk -v x="$lb" -v y="$pct" 'BEGIN { print x + y }') ;;
 			esac
 		done < <(jq -r --arg o "$TPROG/spin2-stripped" \
-			'.rows[] | select(.object == $o) | "\(.address) \(.percent["cpu-clock"])"' <<<"$json")
-		assert_near "$a" 75 8
-		assert_near "$b" 25 8
+			'.rows[] | select(.object == $o) | "\(.address) \(.percent["cpu-clock"])"' <<<"$output")
+		assert_near "$la" 75 8
+		assert_near "$lb" 25 8
 	fi
+	json=$("$UPROFILE" -i stripped.out -format json)
 	# the report says why the rows are addresses
 	run -0 jq -r '.objects_without_symbols[]' <<<"$json"
 	assert_output "$TPROG/spin2-stripped"
 	run -0 "$UPROFILE" -i stripped.out
-	assert_line "  note: spin2-stripped has no symbols (stripped): its rows are addresses; install its debug symbols or build it with -g"
+	assert_line "  note: spin2-stripped has no symbols (stripped): its procedures are named func@ADDRESS from its unwind table, other code object+offset; install its debug symbols or build it with -g"
 	# text views do not fail either
 	run -0 "$UPROFILE" -i stripped.out -lines
 	run -0 "$UPROFILE" -i stripped.out -heavy -numbers
