@@ -379,7 +379,12 @@ static int resolve_sites(const struct profile *p, struct symbolizer *sym,
 		in = &res.frames[0];
 		out_f = &res.frames[res.nframes - 1];
 		sites[i].proc = pool_dup(pool, in->function);
-		sites[i].inl = res.nframes > 1 ?
+		/* A function inlined into a clone of itself (a .part or
+		 * .constprop copy DWARF names alike) is just that function:
+		 * "f [inlined into f]" would say nothing. */
+		sites[i].inl = res.nframes > 1 && in->function &&
+			       out_f->function &&
+			       strcmp(in->function, out_f->function) ?
 			       pool_dup(pool, out_f->function) : NULL;
 		sites[i].file = pool_dup(pool, in->file);
 		sites[i].line = in->line;

@@ -203,6 +203,38 @@ check_rows_with_addr2line() {
 	assert_line --regexp ' inline\.c:45 +inner_kernel \[inlined into outer_driver\] +inline$'
 }
 
+@test "recursion inlined into itself: one row 'fib', never 'fib [inlined into fib]'" {
+	skip_unless_addr2line
+	skip_unless_perf_works
+	cat >rec.c <<'EOF'
+static unsigned long fib(unsigned long n)
+{
+	return n < 2 ? n : fib(n - 1) + fib(n - 2);
+}
+int main(int argc, char **argv)
+{
+	unsigned long s = 0;
+	for (int i = 0; i < 40; i++)
+		s += fib(27 + (argc > 5));
+	return (int)(s & 1);
+}
+EOF
+	gcc -O3 -g rec.c -o rec
+	# The fixture has the shape: addr2line sees fib inlined into fib.
+	local a n=0
+	for a in $(objdump -d --no-show-raw-insn rec | awk '/<fib[.>]/ { f = 1 }
+		/^$/ { f = 0 } f && /^ +[0-9a-f]+:/ { sub(":", "", $1); print $1 }'); do
+		[[ $(addr2line -i -f -e rec "$a" | awk 'NR % 2' | head -2 |
+			paste -sd' ') == "fib fib" ]] && n=$((n + 1))
+	done
+	((n > 0)) || skip "this gcc did not inline fib into itself"
+	run -0 "$UPROFILE" -quiet -e cpu-clock ./rec
+	run -0 "$UPROFILE" -i umon.out -format json
+	assert_equal "$(jq '[.rows[] | select(.inlined_into == "fib")] | length' <<<"$output")" 0
+	assert_equal "$(jq '[.rows[] | select(.procedure == "fib")] | length' <<<"$output")" 1
+	assert_near "$(jq '.rows[] | select(.procedure == "fib") | .percent["cpu-clock"]' <<<"$output")" 98 3
+}
+
 @test "shlib: lib_hot_loop in libhot.so has ~80%" {
 	skip_unless_addr2line
 	profile_of shlib "$TPROG/shlib" 600
