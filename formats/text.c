@@ -105,6 +105,42 @@ static int cols_average(const struct report *r)
 	return r->opt.average;
 }
 
+/* Width of statistic s's count column: its total fits (no row has more). */
+static int count_width(const struct report *r, size_t s)
+{
+	uint64_t t = r->total_samples[s];
+	int w = 1;
+
+	while (t >= 10) {
+		t /= 10;
+		w++;
+	}
+	return w > 9 ? w : 9;
+}
+
+/* Simulated statistics are exact counts, not samples. */
+static const char *count_label(const struct prof_stat *st)
+{
+	return st->flags & PROF_STAT_SIMULATED ? "count" : "samples";
+}
+
+/* With several statistics, a line naming each over its two columns. */
+static void stat_names(FILE *f, const struct report *r, size_t shown)
+{
+	size_t s;
+	const char *sep = "";
+
+	if (shown < 2)
+		return;
+	for (s = 0; s < r->nstats; s++)
+		if (stat_shown(&r->prof->stats[s])) {
+			fprintf(f, "%s%*.*s", sep, 9 + count_width(r, s),
+				9 + count_width(r, s), r->prof->stats[s].name);
+			sep = " ";
+		}
+	fputc('\n', f);
+}
+
 /* Header cells of the figures every view shows. */
 static void figure_header(FILE *f, const struct report *r)
 {
@@ -114,7 +150,8 @@ static void figure_header(FILE *f, const struct report *r)
 
 	for (s = 0; s < r->nstats; s++)
 		if (stat_shown(&p->stats[s]))
-			fprintf(f, "%8s %9s ", "%", "samples");
+			fprintf(f, "%8s %*s ", "%", count_width(r, s),
+				count_label(&p->stats[s]));
 	for (s = 0; s < r->nratios; s++)
 		fprintf(f, "%*s ", ratio_width(&r->ratios[s]),
 			r->ratios[s].name);
@@ -142,10 +179,10 @@ static void figure_cells(FILE *f, const struct report *r,
 		 * stand out in the listing. */
 		if (!row->samples[s] && (row->kind == ROW_INSN ||
 					 row->kind == ROW_BUCKET))
-			fprintf(f, "%8s %9s ", "", "");
+			fprintf(f, "%8s %*s ", "", count_width(r, s), "");
 		else
-			fprintf(f, "%8.2f %9" PRIu64 " ", row->percent[s],
-				row->samples[s]);
+			fprintf(f, "%8.2f %*" PRIu64 " ", row->percent[s],
+				count_width(r, s), row->samples[s]);
 	}
 	for (s = 0; s < r->nratios; s++) {
 		int w = ratio_width(&r->ratios[s]);
@@ -335,7 +372,7 @@ static void range_cell(char *buf, size_t len, const struct report_row *row)
 
 /* The asm view: a heading per procedure, then its instructions in
  * address order, basic blocks separated, source lines interleaved. */
-static void asm_listing(FILE *f, const struct report *r)
+static void asm_listing(FILE *f, const struct report *r, size_t shown)
 {
 	size_t i, s;
 	char obj[128], buf[64];
@@ -359,6 +396,7 @@ static void asm_listing(FILE *f, const struct report *r)
 						row->ratio[s],
 						row->ratio_low[s] ? "*" : "");
 			fputs(":\n", f);
+			stat_names(f, r, shown);
 			figure_header(f, r);
 			fprintf(f, "%-18s %s\n", "address", "instruction");
 			continue;
@@ -367,7 +405,7 @@ static void asm_listing(FILE *f, const struct report *r)
 		indent = 0;
 		for (s = 0; s < r->nstats; s++)
 			if (stat_shown(&r->prof->stats[s]))
-				indent += 19;
+				indent += 10 + count_width(r, s);
 		for (s = 0; s < r->nratios; s++)
 			indent += ratio_width(&r->ratios[s]) + 1;
 		indent += show_freq(r) ? 13 : 0;
@@ -416,21 +454,14 @@ int report_text(FILE *f, const struct report *r)
 	if (r->nrows < r->nrows_all && v != REPORT_ASM)
 		fprintf(f, " (%zu of %zu rows)", r->nrows, r->nrows_all);
 	fputs(":\n", f);
-	if (shown > 1) {
-		fputs("  (", f);
-		for (s = 0, i = 0; s < r->nstats; s++)
-			if (stat_shown(&r->prof->stats[s]))
-				fprintf(f, "%s%s", i++ ? ", " : "",
-					r->prof->stats[s].name);
-		fputs(")\n", f);
-	}
 	if (v == REPORT_ASM) {
-		asm_listing(f, r);
+		asm_listing(f, r, shown);
 		if (!r->nrows)
 			fputs("  (no samples)\n", f);
 		mode_histogram(f, r->prof);
 		return ferror(f) ? -PROF_EIO : 0;
 	}
+	stat_names(f, r, shown);
 	figure_header(f, r);
 	fprintf(f, "%7s ", "cum%");
 	if (r->opt.numbers && !ranges)
