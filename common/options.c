@@ -1,0 +1,575 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The options uprofile and kprofile share: the argp tables (statistics
+ * and sampling, output, what to profile, display), their parsers and the
+ * checks between options, and the options that print and exit (-l, the
+ * completion helper).  Statistic names are only recognised here, as words
+ * before PROGRAM; resolve.c turns them into events, frontend.c and
+ * simrun.c run them (frontend_int.h says what each file holds).
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "array.h"
+#include "frontend_int.h"
+#include "launch.h"
+#include "parse.h"
+#include "perf.h"
+#include "profileme.h"
+#include "report.h"
+#include "sim.h"
+#include "stats.h"
+
+enum {
+	OPT_KERNEL = 1000, OPT_USER, OPT_DIRNAME, OPT_PIDS, OPT_NOPIDS,
+	OPT_ALL, OPT_EACH, OPT_ONE, OPT_DISPLAY, OPT_PROCEDURES, OPT_LINES,
+	OPT_HEAVY, OPT_QUIT, OPT_ONLY, OPT_EXCLUDE, OPT_NUMBERS, OPT_FORMAT,
+	OPT_QUIET, OPT_COMPLETION, OPT_CONTROL, OPT_LIST, OPT_DRY_RUN,
+	OPT_REPORT_FILE, OPT_PMU, OPT_COUNT, OPT_START_AFTER,
+	OPT_BLOCKS, OPT_ASM, OPT_STRIDE, OPT_AVERAGE, OPT_ENGINE, OPT_PIXIE,
+};
+
+const struct argp_option stat_options[] = {
+	{ NULL, 0, NULL, 0, "Statistics and sampling:", 1 },
+	{ "event", 'e', "NAME[,NAME...]", 0,
+	  "statistics to sample (default: cycles); also as words before "
+	  "PROGRAM; NAME:u, :k, :h limit the modes", 1 },
+	{ "freq", 'F', "HZ", 0,
+	  "samples per second per statistic (default: 1000)", 1 },
+	{ "period", 'c', "N", 0,
+	  "one sample every N events (instead of -F)", 1 },
+	{ "list", 'l', NULL, 0,
+	  "list the statistics and whether this machine has them", 1 },
+	{ "dry-run", OPT_DRY_RUN, NULL, 0,
+	  "print the perf_event_attr of each event that would be opened, "
+	  "and exit (hardware statistics are shown even without a PMU)", 1 },
+	{ "pmu", OPT_PMU, "FAMILY", 0,
+	  "instruction sampling (profile-me): names such as retire, cycles, "
+	  "delay, mispredict, dtb_miss are sampled on FAMILY: amd-ibs, "
+	  "intel-pebs, arm-spe or auto (docs/profileme.md; UPROFILE_SYSFS "
+	  "names another sysfs root, for --dry-run)", 1 },
+	{ "count", OPT_COUNT, NULL, 0,
+	  "count instead of sampling: whole-run totals of each statistic "
+	  "and the ratios they give (cycles_per_ret, X_per_ret, rates); "
+	  "NAME_per_ret opens its inputs as one group", 1 },
+	{ "start-after", OPT_START_AFTER, "STAT:N", 0,
+	  "start counting or sampling only after statistic STAT has occurred "
+	  "N times (the originals' cascaded counters); the hand-over takes "
+	  "about 0.1 ms, events of that time are missed", 1 },
+	{ "engine", OPT_ENGINE, "perf|sim", 0,
+	  "(uprofile) perf: sample with perf_event_open (default); sim: run "
+	  "under "
+	  "valgrind and count every event exactly (instructions, loads, "
+	  "stores, branches) or by simulation (caches, mispredicts), "
+	  "user mode only, deterministic (default statistic: retinst)", 1 },
+	{ "pixie", OPT_PIXIE, NULL, 0,
+	  "(uprofile) after the sampled run, run the program again under "
+	  "valgrind "
+	  "and add exact instruction counts (retinst, simulated) to the "
+	  "profile; the program must behave the same in both runs (same "
+	  "input, same work): a warning says when they clearly differ", 1 },
+	{ "kernel", OPT_KERNEL, NULL, 0, "also sample kernel mode", 1 },
+	{ "user", OPT_USER, NULL, 0, "also sample user mode", 1 },
+	{ 0 }
+};
+
+const struct argp_option output_options[] = {
+	{ NULL, 0, NULL, 0, "Output:", 2 },
+	{ "output", 'o', "FILE", 0, "profile file name", 2 },
+	{ "dirname", OPT_DIRNAME, "DIR", 0, "directory for profile files", 2 },
+	{ "pids", OPT_PIDS, NULL, 0,
+	  "one profile per process, PID in the file name", 2 },
+	{ "nopids", OPT_NOPIDS, NULL, 0, "one profile for all (default)", 2 },
+	{ "all", OPT_ALL, NULL, 0, "one profile for all CPUs (default)", 2 },
+	{ "each", OPT_EACH, NULL, 0, "one profile per CPU: FILE.N", 2 },
+	{ "one", OPT_ONE, NULL, 0,
+	  "only the CPU the tool runs on (it pins itself there)", 2 },
+	{ "quiet", OPT_QUIET, NULL, 0, "no informational messages", 2 },
+	{ "verbose", 'v', NULL, 0, "say what is profiled and how", 2 },
+	{ 0 }
+};
+
+const struct argp_option run_options[] = {
+	{ NULL, 0, NULL, 0, "What to profile:", 3 },
+	{ "pid", 'p', "PID", 0,
+	  "attach to a running process and its threads", 3 },
+	{ "duration", 'd', "SECONDS", 0,
+	  "stop collecting after SECONDS (with -p or without PROGRAM)", 3 },
+	{ "triggered", 't', NULL, 0,
+	  "set everything up but sample only when triggered: SIGUSR1 "
+	  "starts, SIGUSR2 stops, or 'enable'/'disable' lines on -control",
+	  3 },
+	{ "control", OPT_CONTROL, "FIFO", 0,
+	  "read 'enable' and 'disable' commands from FIFO (created if "
+	  "missing, and then removed at the end)", 3 },
+	{ "input", 'i', "FILE", 0,
+	  "report an existing profile FILE; run nothing", 3 },
+	{ 0 }
+};
+
+const struct argp_option display_options[] = {
+	{ NULL, 0, NULL, 0, "Display (any of these implies -display):", 4 },
+	{ "display", OPT_DISPLAY, NULL, 0,
+	  "print the report after collecting", 4 },
+	{ "procedures", OPT_PROCEDURES, NULL, 0,
+	  "per procedure, hottest first (default)", 4 },
+	{ "lines", OPT_LINES, NULL, 0,
+	  "per source line, in procedure and line order", 4 },
+	{ "heavy", OPT_HEAVY, NULL, 0, "per source line, hottest first", 4 },
+	{ "blocks", OPT_BLOCKS, NULL, 0,
+	  "per basic block, hottest first, with freq (estimated executions)",
+	  4 },
+	{ "asm", OPT_ASM, NULL, 0,
+	  "each procedure's instructions with their counts, basic blocks "
+	  "marked, source lines interleaved; procedures hottest first", 4 },
+	{ "stride", OPT_STRIDE, "N", 0,
+	  "group instructions into buckets of N (a power of two; 0: one "
+	  "bucket per procedure); with -asm, list buckets", 4 },
+	{ "average", OPT_AVERAGE, NULL, 0,
+	  "also show each statistic per execution (divided by exact "
+	  "counts from -pixie or the sim engine, else by freq)", 4 },
+	{ "quit", OPT_QUIT, "N|N%", 0,
+	  "stop after N rows, or at the first row below N percent", 4 },
+	{ "only", OPT_ONLY, "PROC", 0,
+	  "only procedures matching PROC (a glob; repeatable)", 4 },
+	{ "exclude", OPT_EXCLUDE, "PROC", 0,
+	  "leave out procedures matching PROC (repeatable)", 4 },
+	{ "numbers", OPT_NUMBERS, NULL, 0, "show addresses", 4 },
+	{ "format", OPT_FORMAT, "text|json", 0, "report format", 4 },
+	{ "report-file", OPT_REPORT_FILE, "FILE", 0,
+	  "after a run, write the report to FILE (default: stderr, since "
+	  "stdout is the program's); with -i it goes to stdout", 4 },
+	{ "completion-helper", OPT_COMPLETION, NULL, OPTION_HIDDEN,
+	  "list options for shell completion", 4 },
+	{ 0 }
+};
+
+static const struct argp_option *const all_option_tables[] = {
+	stat_options, output_options, run_options, display_options,
+};
+
+static int add_str(char ***v, size_t *n, size_t *alloc, char *s)
+{
+	if (ALLOC_GROW(*v, *n + 1, *alloc))
+		return -1;
+	(*v)[(*n)++] = s;
+	return 0;
+}
+
+static void add_stats(struct fe_config *c, char *list,
+		      struct argp_state *state)
+{
+	char *save = NULL, *tok;
+
+	for (tok = strtok_r(list, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save))
+		if (add_str(&c->stats, &c->nstats, &c->alloc_stats, tok))
+			argp_failure(state, FE_EXIT_FAIL, ENOMEM, "options");
+}
+
+/* The name -l shows: pm_NAME where the plain name is a counter's. */
+static const char *list_name(const struct stat_def *d, char *buf, size_t len)
+{
+	const struct stat_def *plain = stat_lookup(d->name);
+
+	if (d->kind == STAT_PROFILEME && plain != d) {
+		snprintf(buf, len, "pm_%s", d->name);
+		return buf;
+	}
+	return d->name;
+}
+
+/* "-name" (and "-k" for a short key), with "=" when a value follows. */
+static void print_completion_option(const struct argp_option *o)
+{
+	const char *eq = o->arg ? "=" : "";
+
+	if (o->flags & OPTION_HIDDEN)
+		return;
+	if (o->name)
+		printf("-%s%s\n", o->name, eq);
+	if (o->key > 0 && o->key < 128 && isalpha(o->key))
+		printf("-%c%s\n", o->key, eq);
+}
+
+static void print_completion(void)
+{
+	size_t t;
+	const struct argp_option *o;
+
+	for (t = 0; t < sizeof(all_option_tables) /
+		    sizeof(all_option_tables[0]); t++)
+		for (o = all_option_tables[t]; o->name || o->key || o->doc;
+		     o++)
+			print_completion_option(o);
+	for (o = g_tool->options; o && (o->name || o->key || o->doc); o++)
+		print_completion_option(o);
+	for (t = 0; t < stat_table_len; t++) {
+		char name[40];
+
+		printf("stat:%s\n", list_name(&stat_table[t], name,
+					     sizeof(name)));
+	}
+	/* The sim engine's names that the table spells differently. */
+	for (t = 0; t < sim_stats_len; t++)
+		if (!stat_lookup(sim_stats[t].name))
+			printf("stat:%s\n", sim_stats[t].name);
+}
+
+
+static void list_statistics(const struct fe_config *c)
+{
+	static const struct {
+		enum stat_kind kind;
+		const char *title;
+	} groups[] = {
+		{ STAT_HW, "Aggregate hardware events (counted by the PMU; "
+		  "the originals' aggregate mode):" },
+		{ STAT_PROFILEME, "Profile-me statistics (what a sampled "
+		  "instruction met: AMD IBS, Intel PEBS, Arm SPE):" },
+		{ STAT_SW, "Software events (counted by the kernel; always "
+		  "there):" },
+		{ STAT_DERIVED, "Derived statistics (computed at report time "
+		  "from profile-me counts):" },
+	};
+	unsigned modes = g_tool->default_modes;
+	char machine[512];
+	size_t g, i;
+
+	if (c->engine == FE_ENGINE_SIM) {
+		printf("%-18s %-13s %-28s %s\n", "statistic", "here",
+		       "other names", "description (--engine=sim)");
+		for (i = 0; i < sim_stats_len; i++)
+			printf("%-18s %-13s %-28s %s\n", sim_stats[i].name,
+			       "simulated", sim_stats[i].aliases ?
+			       sim_stats[i].aliases : "-", sim_stats[i].desc);
+		return;
+	}
+
+	stat_machine_describe(machine, sizeof(machine));
+	printf("%s\n", machine);
+	printf("A plain name is an aggregate counter or software event; "
+	       "pm_NAME is the profile-me\nstatistic NAME (pm_cycles, "
+	       "pm_mispredict, pm_replay_trap, ...).  Also accepted: "
+	       "libpfm4\nnative names (INST_RETIRED:ANY_P), raw rNNNN, and "
+	       ":u :k :h after any name.\n");
+	printf("SPE*: Arm SPE packets are decoded, but collecting them (the "
+	       "AUX area) is not\nimplemented yet (docs/profileme.md).\n");
+	for (g = 0; g < sizeof(groups) / sizeof(groups[0]); g++) {
+		printf("\n%s\n%-19s %-24s %s\n", groups[g].title,
+		       "statistic", "here", "description (other names)");
+		for (i = 0; i < stat_table_len; i++) {
+			const struct stat_def *d = &stat_table[i], *sub;
+			const char *why;
+			char here[64], name[40];
+
+			if (d->kind != groups[g].kind)
+				continue;
+			why = stat_unavailable(d, modes, perf_probe, NULL,
+					       &sub);
+			if (why)
+				snprintf(here, sizeof(here), "no: %s", why);
+			else if (sub)
+				snprintf(here, sizeof(here), "as %s",
+					 sub->name);
+			else
+				snprintf(here, sizeof(here), "yes");
+			printf("%-19s %-24s %s%s%s%s\n",
+			       list_name(d, name, sizeof(name)), here,
+			       d->desc, d->aliases ? " (" : "",
+			       d->aliases ? d->aliases : "",
+			       d->aliases ? ")" : "");
+		}
+	}
+}
+
+error_t parse_shared(int key, char *arg, struct argp_state *state)
+{
+	struct fe_config *c = state->input;
+	uint64_t u;
+	long l;
+
+	switch (key) {
+	case 'e':
+		add_stats(c, arg, state);
+		break;
+	case 'F':
+		if (parse_u64(arg, 1, 1000000, &u))
+			argp_error(state, "bad frequency '%s': expected 1 to "
+				   "1000000 samples per second", arg);
+		c->freq = u;
+		c->period = 0;
+		break;
+	case 'c':
+		if (parse_u64(arg, 1, UINT64_MAX / 2, &u))
+			argp_error(state, "bad period '%s': expected a "
+				   "positive number of events", arg);
+		c->period = u;
+		c->freq = 0;
+		break;
+	case OPT_KERNEL: c->add_modes |= STAT_MODE_KERNEL; break;
+	case OPT_USER: c->add_modes |= STAT_MODE_USER; break;
+	case 'o': c->output = arg; break;
+	case OPT_DIRNAME: c->dirname = arg; break;
+	case OPT_PIDS: c->pids = 1; break;
+	case OPT_NOPIDS: c->pids = 0; break;
+	case OPT_ALL: c->cpus = FE_CPUS_ALL; break;
+	case OPT_EACH: c->cpus = FE_CPUS_EACH; break;
+	case OPT_ONE: c->cpus = FE_CPUS_ONE; break;
+	case OPT_QUIET: c->quiet = 1; break;
+	case 'v': c->verbose = 1; break;
+	case 'p':
+		if (parse_int(arg, 1, INT_MAX, &l))
+			argp_error(state, "bad process id '%s'", arg);
+		c->attach_pid = l;
+		break;
+	case 'd':
+		if (parse_double(arg, 0.001, 1e7, &c->duration))
+			argp_error(state, "bad duration '%s': expected "
+				   "seconds, e.g. 10 or 2.5", arg);
+		break;
+	case 'i': c->input = arg; break;
+	case 't': c->triggered = 1; break;
+	case OPT_CONTROL: c->control = arg; break;
+	case OPT_DISPLAY: c->display = 1; break;
+	case OPT_PROCEDURES: c->display = 1; c->row_options = 1; c->view = REPORT_PROCEDURES;
+		break;
+	case OPT_LINES: c->display = 1; c->row_options = 1; c->view = REPORT_LINES; break;
+	case OPT_HEAVY: c->display = 1; c->row_options = 1; c->view = REPORT_HEAVY; break;
+	case OPT_BLOCKS: c->display = 1; c->row_options = 1; c->view = REPORT_BLOCKS; break;
+	case OPT_ASM: c->display = 1; c->row_options = 1; c->view = REPORT_ASM; break;
+	case OPT_AVERAGE: c->display = 1; c->row_options = 1; c->average = 1; break;
+	case OPT_STRIDE:
+		c->display = 1;
+		c->row_options = 1;
+		if (parse_u64(arg, 0, 1u << 20, &u) || (u & (u - 1)))
+			argp_error(state, "bad -stride '%s': expected a power "
+				   "of two, or 0 for one bucket per procedure",
+				   arg);
+		c->stride = (long)u;
+		break;
+	case OPT_QUIT: {
+		size_t n = strlen(arg);
+
+		c->display = 1;
+		c->row_options = 1;
+		if (n > 1 && arg[n - 1] == '%') {
+			char num[64];
+
+			snprintf(num, sizeof(num), "%.*s", (int)(n - 1), arg);
+			if (parse_double(num, 0, 100, &c->quit_percent))
+				argp_error(state, "bad -quit '%s'", arg);
+		} else if (parse_u64(arg, 1, SIZE_MAX, &u)) {
+			argp_error(state, "bad -quit '%s': expected N rows "
+				   "or N%%", arg);
+		} else {
+			c->quit_rows = (size_t)u;
+		}
+		break;
+	}
+	case OPT_ONLY:
+		c->display = 1;
+		c->row_options = 1;
+		if (add_str((char ***)&c->only, &c->nonly, &c->alloc_only,
+			    arg))
+			argp_failure(state, FE_EXIT_FAIL, ENOMEM, "options");
+		break;
+	case OPT_EXCLUDE:
+		c->display = 1;
+		c->row_options = 1;
+		if (add_str((char ***)&c->exclude, &c->nexclude,
+			    &c->alloc_exclude, arg))
+			argp_failure(state, FE_EXIT_FAIL, ENOMEM, "options");
+		break;
+	case OPT_NUMBERS: c->display = 1; c->row_options = 1; c->numbers = 1; break;
+	case OPT_REPORT_FILE: c->display = 1; c->report_file = arg; break;
+	case OPT_FORMAT:
+		if (!strcmp(arg, "json"))
+			c->json = 1;
+		else if (!strcmp(arg, "text"))
+			c->json = 0;
+		else
+			argp_error(state, "bad format '%s': use text or json",
+				   arg);
+		break;
+	case OPT_COMPLETION:
+		print_completion();
+		exit(0);
+	case 'l':
+		list_statistics(c);
+		exit(0);
+	case OPT_DRY_RUN: c->dry_run = 1; break;
+	case OPT_PMU:
+		if (strcmp(arg, "auto") && pm_family_lookup(arg) < 0)
+			argp_error(state, "--pmu: unknown family '%s' (amd-ibs,"
+				   " intel-pebs, arm-spe or auto)", arg);
+		c->pmu = arg;
+		break;
+	case OPT_COUNT: c->count = 1; break;
+	case OPT_START_AFTER: {
+		const char *colon = strrchr(arg, ':');
+		char name[64];
+
+		if (!colon || colon == arg)
+			argp_error(state, "bad --start-after '%s': expected "
+				   "STAT:N, e.g. page-faults:1000", arg);
+		if (parse_u64(colon + 1, 1, UINT64_MAX / 2, &u))
+			argp_error(state, "bad --start-after '%s': N must be a "
+				   "positive number of events", arg);
+		snprintf(name, sizeof(name), "%.*s", (int)(colon - arg), arg);
+		/* A:u:1000 limits A's modes as in -e. */
+		if (!stat_lookup(name) &&
+		    !(strchr(name, ':') && (name[strcspn(name, ":")] = '\0',
+					    stat_lookup(name))))
+			argp_error(state, "bad --start-after '%s': unknown "
+				   "statistic '%s' (see --list)", arg, name);
+		snprintf(c->start_after_stat, sizeof(c->start_after_stat),
+			 "%.*s", (int)(colon - arg), arg);
+		c->start_after_n = u;
+		c->start_after = arg;
+		break;
+	}
+	case OPT_ENGINE:
+		if (!strcmp(arg, "perf"))
+			c->engine = FE_ENGINE_PERF;
+		else if (!strcmp(arg, "sim"))
+			c->engine = FE_ENGINE_SIM;
+		else
+			argp_error(state, "bad engine '%s': use perf or sim",
+				   arg);
+		break;
+	case OPT_PIXIE: c->pixie = 1; break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static int looks_like_stat(const struct fe_config *c, const char *word)
+{
+	char name[64], in[64];
+
+	snprintf(name, sizeof(name), "%s", word);
+	name[strcspn(name, ":")] = '\0';
+	if (per_ret_input(name, in, sizeof(in)))
+		snprintf(name, sizeof(name), "%s", in);
+	if (strchr(word, '/'))
+		return 0;
+	return stat_lookup(name) != NULL ||
+	       (c->pmu && pm_lookup(name) >= 0) ||
+	       (c->engine == FE_ENGINE_SIM && sim_stat_lookup(name));
+}
+
+/* The sim engine runs a program under valgrind: user mode, every event
+ * counted; options about sampling or other targets do not apply. */
+static void check_sim_options(const struct fe_config *c,
+			      struct argp_state *state)
+{
+	const char *what = c->pixie ? "-pixie" : "--engine=sim";
+
+	if (c->pixie && c->engine == FE_ENGINE_SIM)
+		argp_error(state, "-pixie adds a sim run to a perf run; with "
+			   "--engine=sim every count is already exact");
+	if (g_tool->scope != FE_SCOPE_TASKS)
+		argp_error(state, "%s is for programs (uprofile): valgrind "
+			   "does not see the kernel", what);
+	if (c->attach_pid)
+		argp_error(state, "%s needs a PROGRAM to run (it cannot "
+			   "attach with -p)", what);
+	if (c->engine == FE_ENGINE_SIM) {
+		if (c->freq || c->period)
+			argp_error(state, "--engine=sim counts every event; "
+				   "-F and -c do not apply");
+		if (c->add_modes & STAT_MODE_KERNEL)
+			argp_error(state, "--engine=sim sees user mode only; "
+				   "-kernel does not apply");
+	}
+	if (c->triggered || c->control)
+		argp_error(state, "%s counts the whole run; -t and -control "
+			   "do not apply", what);
+	if (c->cpus != FE_CPUS_ALL)
+		argp_error(state, "%s has no CPUs to split by; -each and -one "
+			   "do not apply", what);
+}
+
+/* Whether name is a program launch would find. */
+static int on_path(const char *name)
+{
+	char *path = NULL;
+	int err = launch_find(name, &path);
+
+	free(path);
+	return !err;
+}
+
+error_t parse_root(int key, char *arg, struct argp_state *state)
+{
+	struct fe_config *c = state->input;
+	size_t i;
+
+	switch (key) {
+	case ARGP_KEY_INIT:
+		for (i = 0; i < 4; i++)
+			state->child_inputs[i] = c;
+		return 0;
+	case ARGP_KEY_ARG:
+		/* Tru64: statistics are the words before the program.  A
+		 * last word that is also a program on PATH is the program
+		 * (a program may be called "reset" or "trap"). */
+		if (!c->cmd && looks_like_stat(c, arg) &&
+		    (state->next < state->argc || !on_path(arg))) {
+			add_stats(c, arg, state);
+			return 0;
+		}
+		c->cmd = &state->argv[state->next - 1];
+		c->ncmd = state->argc - state->next + 1;
+		state->next = state->argc;
+		return 0;
+	case ARGP_KEY_END:
+		if (c->input && (c->cmd || c->attach_pid))
+			argp_error(state, "-i reports a file; it cannot be "
+				   "combined with a program or -p");
+		if (c->attach_pid && c->cmd)
+			argp_error(state, "give either a program or -p PID, "
+				   "not both");
+		if (!c->input && !c->attach_pid && !c->cmd &&
+		    g_tool->program_required)
+			argp_error(state, "no program to profile (give "
+				   "PROGRAM, -p PID or -i FILE)");
+		if (c->duration && c->cmd)
+			argp_error(state, "-d applies to -p or to collection "
+				   "without a program");
+		if (c->input && (c->count || c->start_after))
+			argp_error(state, "-i reports a file; --count and "
+				   "--start-after apply to a run");
+		if (c->count && (c->freq || c->period))
+			argp_error(state, "--count does not sample: -F and -c "
+				   "do not apply");
+		if (c->count && (c->pids || c->cpus == FE_CPUS_EACH))
+			argp_error(state, "--count gives whole-run totals: "
+				   "-pids and -each do not apply");
+		if (c->count && c->row_options)
+			argp_error(state, "--count has no rows: -procedures, "
+				   "-lines, -heavy, -quit, -only, -exclude and "
+				   "-numbers do not apply (use -display)");
+		if (c->count && c->nra)
+			argp_error(state, "--count does not sample: -ra "
+				   "does not apply");
+		if (c->start_after && (c->triggered || c->control))
+			argp_error(state, "--start-after and -t/-control "
+				   "both decide when counting starts; give "
+				   "one");
+		if (c->engine == FE_ENGINE_SIM || c->pixie)
+			check_sim_options(c, state);
+		return 0;
+	default:
+		if (g_tool->parse)
+			return g_tool->parse(key, arg, state, c);
+		return ARGP_ERR_UNKNOWN;
+	}
+}

@@ -1,0 +1,396 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Where the sim engine runs (sim.h): --engine=sim, a whole run counted
+ * exactly under valgrind, and -pixie, a second run under valgrind whose
+ * exact instruction counts are added to the sampled profiles.  Its
+ * options are checked in options.c (check_sim_options); the signals,
+ * writing and reporting are shared with the perf-engine run in
+ * frontend.c (frontend_int.h).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "collect.h"
+#include "error.h"
+#include "frontend_int.h"
+#include "launch.h"
+#include "profile.h"
+#include "sim.h"
+#include "stats.h"
+
+/* Wait for the program under valgrind; a signal sent to us alone is
+ * passed on, as in collect(). */
+static int wait_sim(struct run *r, struct launch *l, int *status)
+{
+	struct pollfd fds[2] = {
+		{ .fd = r->sigfd, .events = POLLIN },
+		{ .fd = l->pidfd, .events = POLLIN },
+	};
+
+	for (;;) {
+		struct signalfd_siginfo si;
+
+		if (launch_poll(l, status))
+			return 0;
+		if (poll(fds, l->pidfd >= 0 ? 2 : 1, 100) < 0 && errno != EINTR)
+			return prof_fail(PROF_EIO, "cannot wait for the program: "
+					 "%s", strerror(errno));
+		while (read(r->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
+			if (si.ssi_code == SI_USER || si.ssi_code == SI_QUEUE)
+				kill(l->pid, (int)si.ssi_signo);
+	}
+}
+
+/*
+ * Run the program under valgrind and feed col: sim statistics idx[0..n)
+ * become collector statistics first..first+n.  *status is the program's.
+ */
+static int sim_execute(struct run *r, const size_t *idx, size_t n,
+		       uint32_t first, struct collector *col, int *status)
+{
+	struct fe_config *c = r->cfg;
+	struct sim_run *sim = NULL;
+	struct sim_result res;
+	char *vg = NULL;
+	int err;
+
+	err = sim_find_valgrind(&vg);
+	if (err)
+		return err;
+	err = sim_start(&sim, vg, r->path, c->cmd);
+	if (err)
+		goto out;
+	if (c->verbose) {
+		notice(c, "running %s and its descendants under valgrind "
+		       "(callgrind, cache and branch simulation)", r->path);
+		notice(c, "valgrind's messages go to its log files, removed "
+		       "afterwards");
+	}
+	err = launch_release(sim_child(sim), vg);
+	if (err) {
+		launch_wait(sim_child(sim));
+		goto out;
+	}
+	err = wait_sim(r, sim_child(sim), status);
+	if (err) {
+		kill(sim_child(sim)->pid, SIGKILL);
+		launch_wait(sim_child(sim));
+		goto out;
+	}
+	err = sim_collect(sim, col, idx, n, first, &res);
+	if (!err && c->verbose)
+		notice(c, "%zu valgrind output file(s) read; %" PRIu64 " events "
+		       "in valgrind's own code left out", res.processes,
+		       res.skipped);
+out:
+	if (sim)
+		launch_release_fds(sim_child(sim));
+	sim_free(sim);
+	free(vg);
+	return err;
+}
+
+static void sim_stat(struct prof_stat *s, size_t idx, const char *requested,
+		     uint64_t total, uint64_t duration)
+{
+	memset(s, 0, sizeof(*s));
+	s->name = (char *)sim_stats[idx].name;
+	s->requested = (char *)requested;
+	s->type = SIM_STAT_TYPE;
+	s->config = idx;
+	s->modes = STAT_MODE_USER;
+	s->flags = PROF_STAT_SIMULATED;
+	s->period = 1;		/* every event counts */
+	s->value = total;
+	s->time_enabled = s->time_running = duration;
+}
+
+static int has_object(struct profile *const *ps, int n, const char *path)
+{
+	int i;
+	size_t k;
+
+	for (i = 0; i < n; i++)
+		for (k = 0; k < ps[i]->nobjects; k++)
+			if (!strcmp(ps[i]->objects[k].path, path))
+				return 1;
+	return 0;
+}
+
+/*
+ * -pixie: run the program again under valgrind and add its exact
+ * instruction counts to the sampled profiles ps (per process with -pids:
+ * the processes of both runs are matched in pid order).
+ */
+int add_pixie(struct run *r, const struct profile *tpl,
+	      struct profile **ps, int n)
+{
+	struct fe_config *c = r->cfg;
+	struct collector *col;
+	struct profile *t2 = NULL, **qs = NULL;
+	struct prof_stat st;
+	size_t idx;
+	uint64_t t0 = now_ns(CLOCK_MONOTONIC);
+	int status = 0, m = 0, i, err;
+
+	err = sim_stat_resolve("retinst", &idx);
+	if (err)
+		return err;
+	col = collector_new(c->pids ? COLLECT_SPLIT_PID : COLLECT_SPLIT_NONE,
+			    1);
+	if (!col)
+		return -PROF_ENOMEM;
+	collector_set_exact(col, 0);
+	collector_set_modes(col, 0, STAT_MODE_USER);
+	if (c->verbose)
+		notice(c, "-pixie: running the program again under valgrind");
+	err = sim_execute(r, &idx, 1, 0, col, &status);
+	if (err)
+		goto out;
+	t2 = profile_new();
+	if (!t2) {
+		err = -PROF_ENOMEM;
+		goto out;
+	}
+	sim_stat(&st, idx, "pixie", collector_samples(col, 0),
+		 now_ns(CLOCK_MONOTONIC) - t0);
+	if (profile_add_stat(t2, &st) < 0) {
+		err = -PROF_ENOMEM;
+		goto out;
+	}
+	m = collector_build(col, t2, &qs);
+	if (m < 0) {
+		err = m;
+		m = 0;
+		goto out;
+	}
+	/* Warn, do not fail: the sampled profile is still right. */
+	if (tpl->exit_status >= 0 && status != tpl->exit_status)
+		fprintf(stderr, "%s: warning: the -pixie run diverged: the "
+			"program exited %d in the sampled run and %d under "
+			"valgrind; its exact counts may not match the samples\n",
+			g_tool->name, tpl->exit_status, status);
+	else if (m != n)
+		fprintf(stderr, "%s: warning: the -pixie run diverged: %d "
+			"process(es) in the sampled run, %d under valgrind\n",
+			g_tool->name, n, m);
+	else
+		for (i = 0; i < n; i++) {
+			size_t k;
+
+			for (k = 0; k < ps[i]->nobjects; k++) {
+				const struct prof_object *o = &ps[i]->objects[k];
+
+				if (o->kind != PROF_OBJ_FILE ||
+				    has_object(qs, m, o->path))
+					continue;
+				fprintf(stderr, "%s: warning: the -pixie run "
+					"diverged: '%s' ran in the sampled run "
+					"but not under valgrind\n",
+					g_tool->name, o->path);
+				i = n;
+				break;
+			}
+		}
+	for (i = 0; i < n && !err; i++) {
+		struct profile *empty = NULL;
+		const struct profile *src = i < m ? qs[i] : NULL;
+
+		if (!src) {	/* no matching process: the statistic, no counts */
+			empty = profile_new();
+			if (!empty || profile_add_stat(empty, &st) < 0)
+				err = -PROF_ENOMEM;
+			src = empty;
+		}
+		if (!err)
+			err = profile_append(ps[i], src);
+		profile_free(empty);
+	}
+out:
+	for (i = 0; i < m; i++)
+		profile_free(qs[i]);
+	free(qs);
+	profile_free(t2);
+	collector_free(col);
+	return err;
+}
+
+/* Whether statistic k is only an input of the derived statistics. */
+static int der_input(const struct derived *d, size_t n, size_t k)
+{
+	for (size_t i = 0; i < n; i++)
+		if (d[i].x == k || d[i].ret == k)
+			return 1;
+	return 0;
+}
+
+/* --engine=sim: the whole run under valgrind. */
+int run_sim(struct fe_config *c, const char *path)
+{
+	struct run r = { .cfg = c, .sigfd = -1, .control_fd = -1,
+			 .control_keep_fd = -1, .one_cpu = -1, .path = path };
+	static char *dflt[] = { (char *)"retinst" };
+	char **asked = c->nstats ? c->stats : dflt;
+	size_t nasked = c->nstats ? c->nstats : 1, n = 0, nder = 0, i, j;
+	size_t *idx;
+	const char **names;
+	struct derived *der;
+	struct profile *tpl = NULL;
+	uint64_t t0, t0_wall;
+	int status = 0, err, code = FE_EXIT_FAIL;
+
+	/* A ratio or freq adds its inputs (implicit: they may repeat). */
+	idx = calloc(2 * nasked, sizeof(*idx));
+	names = calloc(2 * nasked, sizeof(*names));
+	der = calloc(nasked, sizeof(*der));
+	if (!idx || !names || !der) {
+		free(idx);
+		free(names);
+		free(der);
+		return fail(-PROF_ENOMEM);
+	}
+	for (i = 0; i < nasked; i++) {
+		char x[64];
+		const char *in[2] = { asked[i], NULL };
+		int implicit = 0;
+
+		if (is_freq(asked[i])) {
+			in[0] = "retinst";
+			implicit = 1;
+		} else if (per_ret_input(asked[i], x, sizeof(x))) {
+			in[0] = x;
+			in[1] = "retinst";
+			implicit = 1;
+		}
+		for (size_t k = 0; k < 2 && in[k]; k++) {
+			size_t ix;
+
+			err = sim_stat_resolve(in[k], &ix);
+			if (err && implicit)
+				err = input_failed(asked[i], in[k], err);
+			for (j = 0; !err && j < n; j++)
+				if (idx[j] == ix)
+					break;
+			if (err)
+				goto fail;
+			if (j < n && !implicit && !der_input(der, nder, j))
+				err = prof_fail(PROF_EINVAL, "statistic '%s' is "
+						"given twice (as '%s' and '%s')",
+						sim_stats[ix].name, names[j],
+						asked[i]);
+			if (err)
+				goto fail;
+			if (j == n) {
+				idx[n] = ix;
+				names[n++] = implicit ? sim_stats[ix].name :
+					     asked[i];
+			}
+			if (implicit)
+				(k == 0 && in[1] ? &der[nder].x :
+				 &der[nder].ret)[0] = j;
+		}
+		if (implicit) {
+			if (!in[1])
+				der[nder].x = der[nder].ret;
+			snprintf(der[nder].name, sizeof(der[nder].name), "%s",
+				 in[1] ? "" : "freq");
+			if (in[1])
+				snprintf(der[nder].name,
+					 sizeof(der[nder].name), "%s%s",
+					 sim_stats[idx[der[nder].x]].name,
+					 PER_RET);
+			snprintf(der[nder].requested,
+				 sizeof(der[nder].requested), "%s", asked[i]);
+			nder++;
+		}
+	}
+	if (c->dry_run) {
+		char *vg = NULL;
+
+		err = sim_find_valgrind(&vg);
+		if (err)
+			goto fail;
+		sim_describe(stdout, vg, path, c->cmd);
+		free(vg);
+		code = fflush(stdout) ? FE_EXIT_FAIL : 0;
+		goto out;
+	}
+	r.nstats = n;
+	r.col = collector_new(c->pids ? COLLECT_SPLIT_PID : COLLECT_SPLIT_NONE,
+			      n);
+	if (!r.col) {
+		err = -PROF_ENOMEM;
+		goto fail;
+	}
+	for (i = 0; i < n; i++) {
+		collector_set_exact(r.col, (uint32_t)i);
+		collector_set_modes(r.col, (uint32_t)i, STAT_MODE_USER);
+	}
+	err = setup_signals(&r);
+	if (err)
+		goto fail;
+	t0 = now_ns(CLOCK_MONOTONIC);
+	t0_wall = now_ns(CLOCK_REALTIME);
+	err = sim_execute(&r, idx, n, 0, r.col, &status);
+	if (err)
+		goto fail;
+	tpl = new_template(t0, t0_wall);
+	if (!tpl) {
+		err = -PROF_ENOMEM;
+		goto fail;
+	}
+	tpl->exit_status = status;
+	profile_set_argv(tpl, c->ncmd, c->cmd);
+	for (i = 0; i < n; i++) {
+		struct prof_stat s;
+
+		sim_stat(&s, idx[i], names[i],
+			 collector_samples(r.col, (uint32_t)i),
+			 tpl->duration_ns);
+		if (profile_add_stat(tpl, &s) < 0) {
+			err = -PROF_ENOMEM;
+			goto fail;
+		}
+	}
+	/* Ratios and freq asked for: computed by reports from the inputs. */
+	for (i = 0; i < nder; i++) {
+		struct prof_stat s = {
+			.name = der[i].name,
+			.requested = der[i].requested,
+			.modes = STAT_MODE_USER,
+			.flags = PROF_STAT_DERIVED,
+		};
+
+		for (j = 0; j < i; j++)
+			if (!strcmp(der[j].name, der[i].name))
+				break;
+		if (j == i && profile_add_stat(tpl, &s) < 0) {
+			err = -PROF_ENOMEM;
+			goto fail;
+		}
+	}
+	err = write_and_report(&r, tpl);
+	if (err)
+		goto fail;
+	code = status;
+	goto out;
+fail:
+	fprintf(stderr, "%s: %s\n", g_tool->name, prof_error(err));
+out:
+	profile_free(tpl);
+	collector_free(r.col);
+	if (r.sigfd >= 0)
+		close(r.sigfd);
+	free(idx);
+	free(names);
+	free(der);
+	return code;
+}
