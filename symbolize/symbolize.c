@@ -697,55 +697,39 @@ static bool resolve_elf(struct symobj *o, uint64_t off,
 	return true;
 }
 
-/* An address in a PLT stub is named "target@plt", as perf names it. */
-static bool plt_stub(struct symbolizer *s, struct symobj *o, uint64_t off,
-		     struct sym_result *res)
+/*
+ * Code without a symbol of its own, named from what the object still
+ * tells of it: an address in a PLT stub is "target@plt", as perf names
+ * it; one inside a procedure the unwind table (.eh_frame) describes is
+ * "func@0xVADDR" after that procedure's entry (the address objdump and
+ * gdb show), so that stripped programs are still reported procedure by
+ * procedure instead of address by address.
+ */
+static bool unnamed_code(struct symbolizer *s, struct symobj *o, uint64_t off,
+			 struct sym_result *res)
 {
 	uint64_t va, start;
 	const char *target, *name;
 	char buf[512];
+	unsigned flags = 0;
 
 	if (!symobj_off_to_vaddr(o, off, &va))
 		return false;
-	target = blocks_plt_stub(s, o, va, &start);
-	if (!target)
+	if ((target = blocks_plt_stub(s, o, va, &start)) != NULL) {
+		snprintf(buf, sizeof(buf), "%s@plt", target);
+		flags = SYM_F_PLT;
+	} else if (blocks_unwind_proc(s, o, va, &start)) {
+		snprintf(buf, sizeof(buf), "func@0x%" PRIx64, start);
+	} else {
 		return false;
-	snprintf(buf, sizeof(buf), "%s@plt", target);
+	}
 	name = strpool_add(&s->pool, buf);
 	if (!name)
 		return false;
 	memset(res->frames, 0, sizeof(res->frames[0]));
 	res->frames[0].function = name;
 	res->nframes = 1;
-	res->flags |= SYM_F_PLT;
-	res->flags &= ~(unsigned)(SYM_F_SYMBOL | SYM_F_DWARF);
-	res->symbol_start = symobj_vaddr_to_off(o, start, off);
-	return true;
-}
-
-/*
- * An address in code without a symbol but inside a procedure the unwind
- * table describes is named "func@0xVADDR" after that procedure's entry
- * (the address objdump and gdb show), so that stripped programs are still
- * reported procedure by procedure instead of address by address.
- */
-static bool unwind_proc(struct symbolizer *s, struct symobj *o, uint64_t off,
-			struct sym_result *res)
-{
-	uint64_t va, start;
-	const char *name;
-	char buf[64];
-
-	if (!symobj_off_to_vaddr(o, off, &va) ||
-	    !blocks_unwind_proc(s, o, va, &start))
-		return false;
-	snprintf(buf, sizeof(buf), "func@0x%" PRIx64, start);
-	name = strpool_add(&s->pool, buf);
-	if (!name)
-		return false;
-	memset(res->frames, 0, sizeof(res->frames[0]));
-	res->frames[0].function = name;
-	res->nframes = 1;
+	res->flags |= flags;
 	res->flags &= ~(unsigned)(SYM_F_SYMBOL | SYM_F_DWARF);
 	res->symbol_start = symobj_vaddr_to_off(o, start, off);
 	return true;
@@ -922,8 +906,7 @@ int sym_resolve(struct symbolizer *s, const struct sym_object *obj,
 				demangle_frames(s, res);
 				return o->err;
 			}
-			if (plt_stub(s, o, offset, res) ||
-			    unwind_proc(s, o, offset, res))
+			if (unnamed_code(s, o, offset, res))
 				return o->err;
 		}
 		ret = o->err;

@@ -142,6 +142,18 @@ norm_symtool() {
 		  print f; print $2 }'
 }
 
+# hex(S): the value of hex string S, "0x" or not (plain awk: mawk has no
+# strtonum).
+AWK_HEX='
+	function hex(s,    i, v) {
+		sub(/^0x/, "", s)
+		v = 0
+		for (i = 1; i <= length(s); i++)
+			v = v * 16 + index("0123456789abcdef",
+					   substr(s, i, 1)) - 1
+		return v
+	}'
+
 # unwind_names OBJ ORIG <expected: addr2line's normalized answer for the
 # addresses in ./addrs with each "??" name replaced by what symtool must
 # say there instead: "func@0xLO" when an .eh_frame FDE of OBJ, as
@@ -161,14 +173,7 @@ unwind_names() {
 			awk '$4 == "FUNC" && $7 != "UND" { print $2 }')
 	awk -v fdes="$fdes" -v plts="$plts" -v funcs="$funcs" \
 		-v check="${2:+1}" '
-		function hex(s,    i, v) {
-			sub(/^0x/, "", s)
-			v = 0
-			for (i = 1; i <= length(s); i++)
-				v = v * 16 + index("0123456789abcdef",
-						   substr(s, i, 1)) - 1
-			return v
-		}
+		'"$AWK_HEX"'
 		BEGIN {
 			n = split(fdes, f, /[ \n]/)
 			for (i = 1; i + 1 <= n; i += 2) {
@@ -204,20 +209,12 @@ unwind_names() {
 		{ print }' addrs -
 }
 
-# File offsets of the vaddrs on stdin, from the PT_LOAD headers of $1
-# (plain awk: mawk has no strtonum).
+# File offsets of the vaddrs on stdin, from the PT_LOAD headers of $1.
 to_offsets() {
 	local loads
 	loads=$(readelf -lW "$1" | awk '$1 == "LOAD" { print $2, $3, $5 }')
 	awk -v loads="$loads" '
-		function hex(s,    i, v) {
-			sub(/^0x/, "", s)
-			v = 0
-			for (i = 1; i <= length(s); i++)
-				v = v * 16 + index("0123456789abcdef",
-						   substr(s, i, 1)) - 1
-			return v
-		}
+		'"$AWK_HEX"'
 		BEGIN {
 			n = split(loads, f, /[ \n]/)
 			for (i = 1; i + 2 <= n; i += 3) {
