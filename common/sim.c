@@ -346,6 +346,7 @@ struct logobj {
 
 struct proclog {
 	char *command;		/* "Command:" line */
+	unsigned long ppid;	/* "Parent PID:" line */
 	char *libdir;		/* valgrind's library directory */
 	struct logobj *objs;
 	size_t nobjs, alloc_objs;
@@ -383,6 +384,20 @@ static const char *log_text(const char *line)
 	return p ? p + 3 : NULL;
 }
 
+/* The log writes the command's spaces (and backslashes) escaped with a
+ * backslash; callgrind's "cmd:" line does not. */
+static void unescape(char *s)
+{
+	char *d = s;
+
+	for (; *s; s++) {
+		if (*s == '\\' && s[1])
+			s++;
+		*d++ = *s;
+	}
+	*d = '\0';
+}
+
 static int read_log(const char *path, struct proclog *l)
 {
 	FILE *f = fopen(path, "r");
@@ -414,6 +429,10 @@ static int read_log(const char *path, struct proclog *l)
 			}
 		} else if (!strncmp(t, "Command: ", 9) && !l->command) {
 			l->command = chomp_dup(t + 9);
+			if (l->command)
+				unescape(l->command);
+		} else if (!strncmp(t, "Parent PID: ", 12)) {
+			l->ppid = strtoul(t + 12, NULL, 10);
 		} else if (!strncmp(t, "Valgrind library directory: ", 28)) {
 			free(l->libdir);
 			l->libdir = chomp_dup(t + 28);
@@ -423,6 +442,47 @@ static int read_log(const char *path, struct proclog *l)
 	free(line);
 	fclose(f);
 	return 0;
+}
+
+/*
+ * A forked child's valgrind reopens its log and names only the objects it
+ * loads itself: the ones it inherited are in its parent's log, and its
+ * grandparent's, as long as each still runs the same command (no exec in
+ * between, or the log would be of another image).  Add those.
+ */
+static void log_inherit(const char *dir, struct proclog *l)
+{
+	unsigned long ppid = l->ppid;
+	int depth;
+
+	for (depth = 0; ppid && l->command && depth < 32; depth++) {
+		struct proclog pl;
+		char *lp = NULL;
+		size_t i, k;
+		int r;
+
+		memset(&pl, 0, sizeof(pl));
+		if (asprintf(&lp, "%s/vg.%lu", dir, ppid) < 0)
+			return;
+		r = read_log(lp, &pl);
+		free(lp);
+		if (r || !pl.command || strcmp(pl.command, l->command)) {
+			proclog_release(&pl);
+			return;
+		}
+		for (i = 0; i < pl.nobjs; i++) {
+			for (k = 0; k < l->nobjs; k++)
+				if (!strcmp(l->objs[k].path, pl.objs[i].path))
+					break;
+			if (k < l->nobjs ||
+			    ALLOC_GROW(l->objs, l->nobjs + 1, l->alloc_objs))
+				continue;
+			l->objs[l->nobjs++] = pl.objs[i];
+			pl.objs[i].path = NULL;
+		}
+		ppid = pl.ppid;
+		proclog_release(&pl);
+	}
 }
 
 /* ---- reading callgrind output ------------------------------------------ */
@@ -784,7 +844,8 @@ static int read_file(struct parser *p, const char *dir, const char *name)
 			p->pid = (uint32_t)pid;
 			snprintf(logname, sizeof(logname), "vg.%lu", pid);
 			if (asprintf(&lp, "%s/%s", dir, logname) >= 0) {
-				read_log(lp, &p->log);
+				if (!read_log(lp, &p->log))
+					log_inherit(dir, &p->log);
 				free(lp);
 			}
 		} else if (!strncmp(line, "cmd: ", 5)) {

@@ -131,6 +131,28 @@ weight() {
 	assert [ "$(weight __tunables_init retinst "$parent")" -gt 1000 ]
 }
 
+@test "sim: an argument with spaces, a forked subshell: every instruction placed, PLT stubs named" {
+	# valgrind's log escapes the spaces of the command; the subshell's
+	# log names none of the objects it inherited from its parent
+	run -0 "$UPROFILE" --engine=sim -quiet -pids bash -c \
+		'x=$(for i in $(seq 200); do echo $i; done); echo ${#x}'
+	assert_output 691
+	local f n=0
+	for f in umon.*.out; do
+		run -0 "$UPROFILE" -i "$f" --format json
+		assert_equal "$(jq '[.rows[] | select(.object == "[unknown]")] | length' <<<"$output")" 0
+		n=$((n + 1))
+	done
+	# bash, the subshell, seq
+	((n >= 3)) || fail "only $n processes"
+	run -0 "$UPROFILE" --engine=sim -quiet bash -c \
+		'x=$(for i in $(seq 200); do echo $i; done); echo ${#x}'
+	run -0 "$UPROFILE" -i umon.out --format json
+	assert_equal "$(jq '[.rows[] | select(.object == "[unknown]")] | length' <<<"$output")" 0
+	run -0 jq -r '.rows[] | select(.procedure | endswith("@plt")) | .procedure' <<<"$output"
+	assert_line malloc@plt
+}
+
 @test "sim: a shared library's code is keyed like perf's: library rows and source lines" {
 	run -0 "$UPROFILE" --engine=sim -quiet "$TPROG/shlib" 50
 	run -0 "$UPROFILE" -i umon.out --format json -heavy -quit 4
