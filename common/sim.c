@@ -384,16 +384,21 @@ static const char *log_text(const char *line)
 	return p ? p + 3 : NULL;
 }
 
-/* The log writes the command's spaces (and backslashes) escaped with a
- * backslash; callgrind's "cmd:" line does not. */
-static void unescape(char *s)
+/*
+ * The command as the log and callgrind's "cmd:" line can both be compared
+ * in: the log escapes spaces and backslashes with a backslash and writes
+ * control characters as '_'; "cmd:" escapes only backslashes.  Dropping
+ * every backslash and writing control characters as '_' makes the two
+ * spellings of one command equal.
+ */
+static void cmd_canon(char *s)
 {
 	char *d = s;
 
 	for (; *s; s++) {
-		if (*s == '\\' && s[1])
-			s++;
-		*d++ = *s;
+		if (*s == '\\')
+			continue;
+		*d++ = (unsigned char)*s < 0x20 ? '_' : *s;
 	}
 	*d = '\0';
 }
@@ -430,7 +435,7 @@ static int read_log(const char *path, struct proclog *l)
 		} else if (!strncmp(t, "Command: ", 9) && !l->command) {
 			l->command = chomp_dup(t + 9);
 			if (l->command)
-				unescape(l->command);
+				cmd_canon(l->command);
 		} else if (!strncmp(t, "Parent PID: ", 12)) {
 			l->ppid = strtoul(t + 12, NULL, 10);
 		} else if (!strncmp(t, "Valgrind library directory: ", 28)) {
@@ -862,6 +867,8 @@ static int read_file(struct parser *p, const char *dir, const char *name)
 			 * command (an exec overwrote the old image's log). */
 			while (cmd && *cmd == ' ')
 				memmove(cmd, cmd + 1, strlen(cmd));
+			if (cmd)
+				cmd_canon(cmd);
 			p->log_ok = cmd && p->log.command &&
 				    !strcmp(cmd, p->log.command);
 			base = cmd ? cmd : (char *)"?";
