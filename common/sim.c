@@ -158,14 +158,16 @@ struct sim_run {
 };
 
 /*
+ * --skip-plt=no: a PLT stub's instructions are its own, as the perf
+ * engine sees them (by default callgrind charges them to the call).
  * --dump-before=_Fork: the parent's counts so far are written (and
  * zeroed) before each fork, so the child does not inherit and repeat
  * them (glibc >= 2.34 forks in _Fork; older ones in __libc_fork).
  * --vgdb=no: no gdbserver FIFOs left in /tmp.
  */
 static const char *const vg_fixed[] = {
-	"--tool=callgrind", "--dump-instr=yes", "--cache-sim=yes",
-	"--branch-sim=yes", "--trace-children=yes", "--collect-atstart=yes",
+	"--tool=callgrind", "--dump-instr=yes", "--skip-plt=no",
+	"--cache-sim=yes", "--branch-sim=yes", "--trace-children=yes", "--collect-atstart=yes",
 	"--separate-threads=no", "--compress-strings=no",
 	"--compress-pos=no", "--dump-before=_Fork",
 	"--dump-before=__libc_fork", "--vgdb=no", "-v", "-v", "-v",

@@ -43,6 +43,25 @@ weight() {
 	assert_equal "$(jq '[.rows[] | select(.procedure == "loop_a") | .weight.retinst] | add' <<<"$output")" 40020
 }
 
+@test "sim: every instruction of the program has its block's exact count; PLT stubs count for themselves" {
+	run -0 "$UPROFILE" --engine=sim -quiet "$TPROG/demo" 0.02
+	run -0 "$UPROFILE" -i umon.out --format json -asm
+	local json=$output
+	# freq is the count averaged over the block: with exact counts it
+	# equals each instruction's own count, unless a boundary is wrong or
+	# another instruction's cost was charged to it (callgrind charges a
+	# PLT stub's to the call unless told otherwise)
+	assert_equal "$(jq --arg o "$TPROG/demo" '[.rows[] | select(.object == $o)
+		| .instructions[] | select(.weight.retinst > 0)] | length' <<<"$json")" \
+		"$(jq --arg o "$TPROG/demo" '[.rows[] | select(.object == $o)
+		| .instructions[] | select(.weight.retinst > 0)
+		| select(.freq == .weight.retinst)] | length' <<<"$json")"
+	run -0 "$UPROFILE" -i umon.out --format json
+	run -0 jq -r --arg o "$TPROG/demo" \
+		'.rows[] | select(.object == $o) | .procedure' <<<"$output"
+	assert_line memcpy@plt
+}
+
 @test "sim: two runs of a deterministic program give identical counts" {
 	local stats="retinst loads stores icachemisses dcachemisses bcachemisses condbranches indbranches mispredict"
 	local k
