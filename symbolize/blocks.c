@@ -38,6 +38,9 @@ struct plt_ent {
 	const char *name;
 };
 
+/* A PLT stub is 16 bytes on x86-64 (.plt, .plt.sec) and AArch64. */
+#define PLT_STUB_SIZE 16
+
 struct proc {
 	struct sym_code code;
 	struct sym_insn *insns;
@@ -1385,6 +1388,39 @@ static size_t proc_upper(const struct code_cache *c, uint64_t off)
 	return lo;
 }
 
+/*
+ * In a PLT section, each stub is a procedure of its own (named
+ * target@plt), and so is the code between stubs (the resolver call at the
+ * start of .plt), although one FDE covers the whole section.
+ */
+static bool plt_extent(const struct code_cache *c, uint64_t va, uint64_t *lo,
+		       uint64_t *hi)
+{
+	size_t i, k;
+
+	for (i = 0; i < c->npltsec; i++) {
+		if (va < c->pltsec[i].lo || va >= c->pltsec[i].hi)
+			continue;
+		*lo = c->pltsec[i].lo;
+		*hi = c->pltsec[i].hi;
+		for (k = 0; k < c->nplt; k++) {
+			uint64_t s = c->plt[k].vaddr, e = s + PLT_STUB_SIZE;
+
+			if (s <= va && va < e) {
+				*lo = s;
+				*hi = e;
+				break;
+			}
+			if (e <= va && e > *lo)
+				*lo = e;
+			if (s > va && s < *hi)
+				*hi = s;
+		}
+		return true;
+	}
+	return false;
+}
+
 /* The procedure's extent in vaddrs (see sym_code in symbolize.h). */
 static int proc_extent(const struct symobj *o, const struct code_cache *c,
 		       uint64_t va, uint64_t *lo, uint64_t *hi)
@@ -1393,7 +1429,9 @@ static int proc_extent(const struct symobj *o, const struct code_cache *c,
 	const struct fde_range *f;
 	bool have = symindex_lookup(&o->syms, va, &hit);
 
-	if (have && hit.covered && !hit.stretched) {
+	if (plt_extent(c, va, lo, hi)) {
+		/* as set */
+	} else if (have && hit.covered && !hit.stretched) {
 		*lo = hit.addr;
 		*hi = hit.end;
 	} else if ((f = fde_lookup(c, va)) != NULL) {
@@ -1460,9 +1498,6 @@ static int code_cache_of(struct symbolizer *s, struct symobj *o,
 	*out = o->code;
 	return o->code->err;
 }
-
-/* A PLT stub is 16 bytes on x86-64 (.plt, .plt.sec) and AArch64. */
-#define PLT_STUB_SIZE 16
 
 const char *blocks_plt_stub(struct symbolizer *s, struct symobj *o,
 			    uint64_t va, uint64_t *start)

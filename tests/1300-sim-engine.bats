@@ -60,6 +60,15 @@ weight() {
 	run -0 jq -r --arg o "$TPROG/demo" \
 		'.rows[] | select(.object == $o) | .procedure' <<<"$output"
 	assert_line memcpy@plt
+	# in the listing a stub is a procedure of its own: its instructions
+	# are those objdump lists under <memcpy@plt>
+	local want
+	want=$(objdump -d --no-show-raw-insn "$TPROG/demo" |
+		awk '/<memcpy@plt>:/ { f = 1; next } /^$/ { f = 0 }
+		     f { sub(":", "", $1); printf "0x%s ", $1 }')
+	[[ -n $want ]] || fail "objdump shows no memcpy@plt in demo"
+	run -0 "$UPROFILE" -i umon.out --format json -asm -only memcpy@plt
+	assert_equal "$(jq -r '[.rows[].instructions[].address] | join(" ")' <<<"$output") " "$want"
 }
 
 @test "sim: two runs of a deterministic program give identical counts" {
