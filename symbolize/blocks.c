@@ -35,10 +35,12 @@ struct fde_range {
 
 struct plt_ent {
 	uint64_t vaddr;		/* start of the stub */
+	uint64_t size;		/* its section's entry size */
 	const char *name;
 };
 
-/* A PLT stub is 16 bytes on x86-64 (.plt, .plt.sec) and AArch64. */
+/* A PLT stub is 16 bytes on AArch64 and on x86-64 unless its section
+ * says otherwise (.plt.got entries without IBT are 8). */
 #define PLT_STUB_SIZE 16
 
 struct proc {
@@ -473,13 +475,15 @@ static const char *got_lookup(const struct gotname *v, size_t n, uint64_t got)
 	return lo < n && v[lo].got == got ? v[lo].name : NULL;
 }
 
-static int add_plt(struct code_cache *c, uint64_t va, const char *name)
+static int add_plt(struct code_cache *c, uint64_t va, uint64_t size,
+		   const char *name)
 {
 	if (!name)
 		return SYM_OK;
 	if (ALLOC_GROW(c->plt, c->nplt + 1, c->aplt))
 		return SYM_ENOMEM;
 	c->plt[c->nplt].vaddr = va;
+	c->plt[c->nplt].size = size;
 	c->plt[c->nplt].name = name;
 	c->nplt++;
 	return SYM_OK;
@@ -503,8 +507,8 @@ static int read_plt_section(struct code_cache *c, const unsigned char *d,
 
 	if (!in)
 		return SYM_ENOMEM;
-	if (!entsize)
-		entsize = 16;
+	if (!entsize || c->arch != CS_ARCH_X86)
+		entsize = PLT_STUB_SIZE;
 	while (size && ret == SYM_OK) {
 		if (!cs_disasm_iter(c->cs, &code, &size, &va, in)) {
 			code++;
@@ -523,7 +527,8 @@ static int read_plt_section(struct code_cache *c, const unsigned char *d,
 				uint64_t ent = addr + (in->address - addr) /
 						      entsize * entsize;
 
-				ret = add_plt(c, ent, got_lookup(gn, ngn, got));
+				ret = add_plt(c, ent, entsize,
+					      got_lookup(gn, ngn, got));
 			}
 		} else {
 			const cs_arm64 *a = &in->detail->arm64;
@@ -539,7 +544,7 @@ static int read_plt_section(struct code_cache *c, const unsigned char *d,
 				uint64_t got = adrp_page +
 					       (uint64_t)a->operands[1].mem.disp;
 
-				ret = add_plt(c, adrp_va,
+				ret = add_plt(c, adrp_va, entsize,
 					      got_lookup(gn, ngn, got));
 				adrp_va = 0;
 			}
@@ -549,19 +554,27 @@ static int read_plt_section(struct code_cache *c, const unsigned char *d,
 	return ret;
 }
 
-static const char *plt_lookup(const struct code_cache *c, uint64_t va)
+/* The number of PLT stubs that start at or before va (they are sorted). */
+static size_t plt_index(const struct code_cache *c, uint64_t va)
 {
 	size_t lo = 0, hi = c->nplt;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (c->plt[mid].vaddr < va)
+		if (c->plt[mid].vaddr <= va)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return lo < c->nplt && c->plt[lo].vaddr == va ? c->plt[lo].name : NULL;
+	return lo;
+}
+
+static const char *plt_lookup(const struct code_cache *c, uint64_t va)
+{
+	size_t k = plt_index(c, va);
+
+	return k && c->plt[k - 1].vaddr == va ? c->plt[k - 1].name : NULL;
 }
 
 static int read_elf_facts(struct code_cache *c, struct strpool *sp, Elf *elf)
@@ -1396,26 +1409,26 @@ static size_t proc_upper(const struct code_cache *c, uint64_t off)
 static bool plt_extent(const struct code_cache *c, uint64_t va, uint64_t *lo,
 		       uint64_t *hi)
 {
-	size_t i, k;
+	size_t i, k = plt_index(c, va);
 
 	for (i = 0; i < c->npltsec; i++) {
 		if (va < c->pltsec[i].lo || va >= c->pltsec[i].hi)
 			continue;
 		*lo = c->pltsec[i].lo;
 		*hi = c->pltsec[i].hi;
-		for (k = 0; k < c->nplt; k++) {
-			uint64_t s = c->plt[k].vaddr, e = s + PLT_STUB_SIZE;
+		if (k) {
+			const struct plt_ent *e = &c->plt[k - 1];
 
-			if (s <= va && va < e) {
-				*lo = s;
-				*hi = e;
-				break;
+			if (va < e->vaddr + e->size) {
+				*lo = e->vaddr;
+				*hi = e->vaddr + e->size;
+				return true;
 			}
-			if (e <= va && e > *lo)
-				*lo = e;
-			if (s > va && s < *hi)
-				*hi = s;
+			if (e->vaddr + e->size > *lo)
+				*lo = e->vaddr + e->size;
 		}
+		if (k < c->nplt && c->plt[k].vaddr < *hi)
+			*hi = c->plt[k].vaddr;
 		return true;
 	}
 	return false;
@@ -1503,24 +1516,15 @@ const char *blocks_plt_stub(struct symbolizer *s, struct symobj *o,
 			    uint64_t va, uint64_t *start)
 {
 	struct code_cache *c;
-	size_t lo = 0, hi;
+	size_t k;
 
 	if (code_cache_of(s, o, &c))
 		return NULL;
-	hi = c->nplt;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (c->plt[mid].vaddr <= va)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (!lo || !c->plt[lo - 1].name ||
-	    va >= c->plt[lo - 1].vaddr + PLT_STUB_SIZE)
+	k = plt_index(c, va);
+	if (!k || va >= c->plt[k - 1].vaddr + c->plt[k - 1].size)
 		return NULL;
-	*start = c->plt[lo - 1].vaddr;
-	return c->plt[lo - 1].name;
+	*start = c->plt[k - 1].vaddr;
+	return c->plt[k - 1].name;
 }
 
 bool blocks_unwind_proc(struct symbolizer *s, struct symobj *o, uint64_t va,

@@ -8,6 +8,7 @@
 load helpers
 
 SYMTOOL=$ROOT/$BUILD/tests/symtool
+BLOCKCHECK=$ROOT/$BUILD/tests/blockcheck
 
 setup() {
 	common_setup
@@ -553,15 +554,61 @@ EOF
 	assert_success
 }
 
-@test "PLT stubs are named target@plt, as objdump labels them" {
-	local obj=$TPROG/spin2 n=0 addr name got
-	while read -r addr name; do
+# check_plt OBJ: every stub objdump labels target@plt in OBJ is named so
+# at its start and inside, and the block decoder takes it for a procedure
+# of its own: from its label to the next label or its section's end.
+check_plt() {
+	local obj=$1 n=0 addr name got next end
+	while read -r addr name next; do
 		got=$("$SYMTOOL" --vaddr "$obj" "0x$addr")
 		assert_equal "${got%%$'\t'*}" "$name"
 		# an address inside the stub too
 		got=$("$SYMTOOL" --vaddr "$obj" "$(printf '0x%x' $((0x$addr + 6)))")
 		assert_equal "${got%%$'\t'*}" "$name"
+		if [[ $next == .* ]]; then	# the last: its section's end
+			end=$(readelf -SW "$obj" | sed 's/^ *\[ *[0-9]*\]//' |
+				awk -v s="$next" '$1 == s { print $3, $5 }')
+			end=$(printf '%x' $((0x${end% *} + 0x${end#* })))
+		else
+			end=$next
+		fi
+		run -0 "$BLOCKCHECK" --dump "$obj" "$(printf '0x%x' $((0x$addr + 6)))"
+		assert_line --index 0 "$(printf 'procedure %s [0x%x,0x%x) ' \
+			"$name" $((0x$addr)) $((0x$end)))${lines[0]#*) }"
 		n=$((n + 1))
-	done < <(objdump -d "$obj" | sed -nE 's/^0*([0-9a-f]+) <([^>]+@plt)>:$/\1 \2/p')
+	done < <(objdump -d --no-show-raw-insn "$obj" | awk '
+		function flush(next_) {
+			if (label != "") print start, label, next_
+			label = ""
+		}
+		/^Disassembly of section/ {
+			flush(section); section = $4; sub(/:$/, "", section)
+		}
+		/^[0-9a-f]+ <.*>:$/ {
+			flush($1)
+			if ($2 ~ /@plt>:$/) {
+				start = $1
+				label = substr($2, 2, length($2) - 3)
+			}
+		}
+		END { flush(section) }')
 	((n >= 2)) || fail "only $n PLT stubs in $obj"
+}
+
+@test "PLT stubs are named target@plt, as objdump labels them, and are procedures of their own" {
+	check_plt "$TPROG/spin2"
+	# without IBT, .plt.got entries are 8 bytes
+	cat >pg.c <<'EOF'
+#include <stdio.h>
+#include <string.h>
+int main(int argc, char **argv)
+{
+	printf("%zu %p %p\n", strlen(argv[0]), (void *)puts, (void *)strlen);
+	return puts("") < 0;
+}
+EOF
+	gcc -O1 -fcf-protection=none pg.c -o pg
+	run -0 readelf -SW pg
+	assert_line --regexp '\.plt\.got +PROGBITS +[0-9a-f]+ [0-9a-f]+ [0-9a-f]+ 08 '
+	check_plt pg
 }
