@@ -387,20 +387,26 @@ static const char *log_text(const char *line)
 }
 
 /*
- * The command as the log and callgrind's "cmd:" line can both be compared
- * in: the log escapes spaces and backslashes with a backslash and writes
- * control characters as '_'; "cmd:" escapes only backslashes.  Dropping
- * every backslash and writing control characters as '_' makes the two
- * spellings of one command equal.
+ * The command in one spelling for the log's "Command:" and callgrind's
+ * "cmd:" line, so that they can be compared.  The log escapes spaces and
+ * backslashes with a backslash and writes control characters as '_';
+ * "cmd:" writes a backslash as "\\", a newline as "\n" and other
+ * characters as they are.  Both become the plain text with control
+ * characters as '_'.
  */
-static void cmd_canon(char *s)
+static void canon(char *s, int from_log)
 {
 	char *d = s;
 
 	for (; *s; s++) {
-		if (*s == '\\')
-			continue;
-		*d++ = (unsigned char)*s < 0x20 ? '_' : *s;
+		char ch = *s;
+
+		if (ch == '\\' && s[1]) {
+			ch = *++s;
+			if (!from_log && ch == 'n')
+				ch = '\n';
+		}
+		*d++ = (unsigned char)ch < 0x20 ? '_' : ch;
 	}
 	*d = '\0';
 }
@@ -437,7 +443,7 @@ static int read_log(const char *path, struct proclog *l)
 		} else if (!strncmp(t, "Command: ", 9) && !l->command) {
 			l->command = chomp_dup(t + 9);
 			if (l->command)
-				cmd_canon(l->command);
+				canon(l->command, 1);
 		} else if (!strncmp(t, "Parent PID: ", 12)) {
 			l->ppid = strtoul(t + 12, NULL, 10);
 		} else if (!strncmp(t, "Valgrind library directory: ", 28)) {
@@ -870,7 +876,7 @@ static int read_file(struct parser *p, const char *dir, const char *name)
 			while (cmd && *cmd == ' ')
 				memmove(cmd, cmd + 1, strlen(cmd));
 			if (cmd)
-				cmd_canon(cmd);
+				canon(cmd, 0);
 			p->log_ok = cmd && p->log.command &&
 				    !strcmp(cmd, p->log.command);
 			base = cmd ? cmd : (char *)"?";

@@ -161,10 +161,12 @@ weight() {
 
 @test "sim: an argument with spaces, a forked subshell: every instruction placed, PLT stubs named" {
 	# valgrind's log escapes the command's spaces and backslashes and
-	# writes a tab as '_'; the subshell's log names none of the objects
-	# it inherited from its parent
+	# writes a tab or newline as '_', callgrind writes a newline as \n;
+	# the subshell's log names none of the objects it inherited from its
+	# parent
 	run -0 "$UPROFILE" --engine=sim -quiet -pids bash -c \
-		'x=$(for i in $(seq 200); do echo $i; done); echo ${#x} # \a	b'
+		'x=$(for i in $(seq 200); do echo $i; done); echo ${#x} # \a	b
+# \n, a second line'
 	assert_output 691
 	local f n=0
 	for f in umon.*.out; do
