@@ -719,7 +719,15 @@ static bool unnamed_code(struct symbolizer *s, struct symobj *o, uint64_t off,
 		snprintf(buf, sizeof(buf), "%s@plt", target);
 		flags = SYM_F_PLT;
 	} else if (blocks_unwind_proc(s, o, va, &start)) {
-		snprintf(buf, sizeof(buf), "func@0x%" PRIx64, start);
+		struct symhit hit;
+
+		/* A symbol at the entry whose size stops short of the
+		 * FDE's end (hand-written code) still names the rest. */
+		if (symindex_lookup(&o->syms, start, &hit) &&
+		    hit.addr == start)
+			snprintf(buf, sizeof(buf), "%s", hit.name);
+		else
+			snprintf(buf, sizeof(buf), "func@0x%" PRIx64, start);
 	} else {
 		return false;
 	}
@@ -906,8 +914,10 @@ int sym_resolve(struct symbolizer *s, const struct sym_object *obj,
 				demangle_frames(s, res);
 				return o->err;
 			}
-			if (unnamed_code(s, o, offset, res))
+			if (unnamed_code(s, o, offset, res)) {
+				demangle_frames(s, res);
 				return o->err;
+			}
 		}
 		ret = o->err;
 		break;

@@ -353,6 +353,39 @@ assert_inline_chain() {
 	assert_line --index 1 --regexp '^# flags=0x1 '
 }
 
+@test "a symbol whose size stops short of its FDE still names the rest of the procedure" {
+	cat >short.s <<'EOF'
+	.text
+	.globl	shorty
+	.type	shorty, @function
+shorty:
+	.cfi_startproc
+	xor	%eax, %eax
+	.size	shorty, . - shorty
+	inc	%eax
+	inc	%eax
+	ret
+	.cfi_endproc
+	.globl	main
+	.type	main, @function
+main:
+	.cfi_startproc
+	call	shorty
+	ret
+	.cfi_endproc
+	.size	main, . - main
+	.section	.note.GNU-stack, "", @progbits
+EOF
+	gcc short.s -o short
+	local addr
+	addr=$(nm short | awk '$3 == "shorty" { print $1 }')
+	run -0 "$SYMTOOL" --vaddr short "0x$addr"
+	assert_output "shorty	??:0"
+	# past the symbol's size, inside its FDE
+	run -0 "$SYMTOOL" --vaddr short "$(printf '0x%x' $((0x$addr + 3)))"
+	assert_output "shorty	??:0"
+}
+
 @test "separate debug file through .gnu_debuglink, next to and in .debug/" {
 	cc_fix fix -O2 -g
 	objcopy --only-keep-debug fix fix.debug
