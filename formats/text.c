@@ -105,17 +105,28 @@ static int cols_average(const struct report *r)
 	return r->opt.average;
 }
 
-/* Width of statistic s's count column: its total fits (no row has more). */
+/* Width of statistic s's count column: its total fits (no row has more),
+ * and so does its name over the two columns. */
 static int count_width(const struct report *r, size_t s)
 {
 	uint64_t t = r->total_samples[s];
-	int w = 1;
+	int w = 1, name = (int)strlen(r->prof->stats[s].name) - 9;
 
 	while (t >= 10) {
 		t /= 10;
 		w++;
 	}
+	if (w < name)
+		w = name;
 	return w > 9 ? w : 9;
+}
+
+/* Width of statistic s's -average column, headed "NAME/exec". */
+static int average_width(const struct report *r, size_t s)
+{
+	int w = (int)strlen(r->prof->stats[s].name) + 5;
+
+	return w > 14 ? w : 14;
 }
 
 /* Simulated statistics are exact counts, not samples. */
@@ -146,7 +157,7 @@ static void figure_header(FILE *f, const struct report *r)
 {
 	const struct profile *p = r->prof;
 	size_t s;
-	char buf[64];
+	char buf[256];
 
 	for (s = 0; s < r->nstats; s++)
 		if (stat_shown(&p->stats[s]))
@@ -162,7 +173,7 @@ static void figure_header(FILE *f, const struct report *r)
 			if (stat_shown(&p->stats[s])) {
 				snprintf(buf, sizeof(buf), "%s/exec",
 					 p->stats[s].name);
-				fprintf(f, "%14s ", buf);
+				fprintf(f, "%*s ", average_width(r, s), buf);
 			}
 }
 
@@ -204,9 +215,10 @@ static void figure_cells(FILE *f, const struct report *r,
 			if (!stat_shown(&p->stats[s]))
 				continue;
 			if (!row->average || isnan(row->average[s]))
-				fprintf(f, "%14s ", "-");
+				fprintf(f, "%*s ", average_width(r, s), "-");
 			else
-				fprintf(f, "%14.4g ", row->average[s]);
+				fprintf(f, "%*.4g ", average_width(r, s),
+					row->average[s]);
 		}
 }
 
@@ -411,7 +423,8 @@ static void asm_listing(FILE *f, const struct report *r, size_t shown)
 		indent += show_freq(r) ? 13 : 0;
 		if (cols_average(r))
 			for (s = 0; s < r->nstats; s++)
-				indent += stat_shown(&r->prof->stats[s]) ? 15 : 0;
+				indent += stat_shown(&r->prof->stats[s]) ?
+					  average_width(r, s) + 1 : 0;
 		if (row->block_start || (row->kind == ROW_BUCKET &&
 					 i && r->rows[i - 1].kind != ROW_PROCEDURE))
 			fprintf(f, "%*s---- %s %u ----\n", indent, "",

@@ -204,36 +204,31 @@ weight() {
 }
 
 @test "sim: the text report's columns: each statistic named over its own, exact counts as 'count'" {
-	run -0 "$UPROFILE" --engine=sim -quiet -o two.out retinst mispredict \
-		"$TPROG/branchy" random
-	run -0 "$UPROFILE" -i two.out -quit 3
+	run -0 "$UPROFILE" --engine=sim -quiet -o two.out retinst \
+		condmispredict "$TPROG/branchy" random
+	run -0 "$UPROFILE" -i two.out -quit 3 -average
 	local i
 	for ((i = 0; i < ${#lines[@]}; i++)); do
 		[[ ${lines[i]} == procedures,* ]] && break
 	done
-	# the names line, then the column labels, then the rows: every name,
-	# label and figure of a statistic ends in the same column
-	assert_regex "${lines[i + 1]}" '^ +retinst +mispredict$'
-	assert_regex "${lines[i + 2]}" '^ +% +count +% +count +cum% +procedure +object$'
+	# the names line, then the column labels, then the rows
+	assert_regex "${lines[i + 1]}" '^ +retinst +condmispredict$'
+	assert_regex "${lines[i + 2]}" '^ +% +count +% +count +retinst/exec +condmispredict/exec +cum% +procedure +object$'
+	# ends LINE N: the columns where LINE's first N fields end
 	ends() {
-		awk -v w="$2" '{ n = 0; s = $0; off = 0
-			while ((p = index(s, w)) > 0) {
-				printf "%d ", off + p + length(w) - 1
-				off += p + length(w) - 1; s = substr(s, p + length(w))
+		awk -v n="$2" '{ s = $0; p = 0
+			for (f = 1; f <= n; f++) {
+				match(s, /[^ ]+/); p += RSTART + RLENGTH - 1
+				printf "%d ", p; s = substr(s, RSTART + RLENGTH)
 			} }' <<<"$1"
 	}
-	local name_ends label_ends
-	name_ends="$(ends "${lines[i + 1]}" retinst)$(ends "${lines[i + 1]}" mispredict)"
-	label_ends=$(ends "${lines[i + 2]}" count)
-	assert_equal "$name_ends" "$label_ends"
-	# and the rows' counts end there too (fields 2 and 4)
-	awk -v e="$label_ends" 'BEGIN { split(e, want, " ") }
-		{ s = $0; p = 0
-		  for (f = 1; f <= 4; f++) {
-			match(s, /[^ ]+/); p += RSTART + RLENGTH - 1
-			if (f % 2 == 0 && p != want[f / 2]) exit 1
-			s = substr(s, RSTART + RLENGTH)
-		  } }' <<<"${lines[i + 3]}" || fail "row not aligned: ${lines[i + 3]}"
+	# every name, label and figure of a statistic ends in the same
+	# column: names over the counts, labels over the figures
+	local labels
+	labels=$(ends "${lines[i + 2]}" 7)
+	assert_equal "$(ends "${lines[i + 1]}" 2)" "$(cut -d' ' -f2,4 <<<"$labels") "
+	assert_equal "$(ends "${lines[i + 3]}" 7)" "$labels"
+	assert_equal "$(ends "${lines[i + 4]}" 7)" "$labels"
 	# a sampled statistic's figures are samples
 	skip_unless_perf_works
 	run -0 "$UPROFILE" -quiet -e cpu-clock -o one.out "$TPROG/tripcount" 10
