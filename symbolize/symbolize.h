@@ -83,8 +83,9 @@ struct sym_result {
 	unsigned nframes;		/* >= 1 */
 	struct sym_frame frames[SYM_MAX_FRAMES];
 	uint64_t symbol_start;	/* offset (same space as the query) of the
-				 * outermost procedure, for grouping; equal to
-				 * the query offset when no symbol was found */
+				 * outermost procedure, for grouping: its
+				 * symbol, DWARF entry, PLT stub or unwind
+				 * (FDE) start; the query offset when none */
 	const char *module;	/* kernel module name for kernel addresses in a
 				 * module, else NULL */
 	uint64_t vaddr;		/* the query as an ELF virtual address (what
@@ -116,8 +117,13 @@ struct symbolizer *symbolizer_new(const struct sym_config *cfg);
 void symbolizer_free(struct symbolizer *s);	/* NULL is a no-op */
 
 /*
- * Resolve one address.  Always fills *res with at least one frame: when
- * nothing is known the frame's function is "path+0xoffset" (basename of
+ * Resolve one address.  Always fills *res with at least one frame.  The
+ * name comes from DWARF (with the inline chain) or the symbol tables;
+ * else, for code without a symbol, from what the object still tells: a
+ * PLT stub is "target@plt" (SYM_F_PLT), code inside a procedure the
+ * unwind table (.eh_frame) describes is "func@0xENTRY" (the FDE's start,
+ * an ELF virtual address), or the symbol at that entry when its size
+ * stops short; when nothing is known it is "path+0xoffset" (basename of
  * path).  Returns SYM_OK, or a negative SYM_E* code describing why the
  * object could not be used (res is still filled with the fallback).
  */
