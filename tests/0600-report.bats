@@ -214,7 +214,7 @@ static unsigned long fib(unsigned long n)
 int main(int argc, char **argv)
 {
 	unsigned long s = 0;
-	for (int i = 0; i < 40; i++)
+	for (int i = 0; i < 400; i++)
 		s += fib(27 + (argc > 5));
 	return (int)(s & 1);
 }
