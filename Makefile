@@ -20,7 +20,7 @@ WARN := -Wall -Wextra -Wformat=2 -Wshadow -Wstrict-prototypes \
 	-Wmissing-prototypes -Wno-unused-parameter -Wvla
 CPPFLAGS_ALL := -I. -Icommon -Isymbolize -Iformats -D_GNU_SOURCE \
 	-DPROF_VERSION='"$(VERSION)"' $(CPPFLAGS)
-LIBS := -lelf -ldwarf -lcapstone -lpfm -lz -lm -lstdc++
+LIBS := -lelf -ldwarf -lcapstone -lpfm -liberty -lz -lm
 
 ifeq ($(SANITIZE),1)
 BUILD ?= build-san

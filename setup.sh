@@ -21,6 +21,7 @@ PACKAGES=(
 	libcapstone-dev # disassembler: basic blocks (symbolize/blocks.c)
 	zlib1g-dev
 	libpfm4-dev     # native event names (INST_RETIRED:ANY_P) per CPU model
+	libiberty-dev   # C++ names demangled as perf shows them (no parameters)
 	binutils        # objdump, strip, readelf for tests
 	elfutils        # eu-readelf, eu-addr2line for tests
 	bats bats-support bats-assert

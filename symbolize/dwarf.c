@@ -558,9 +558,37 @@ static int nc_put(struct namecache *nc, Dwarf_Off off, const char *name)
 	return SYM_OK;
 }
 
+/* The DIE's linkage name (C++: mangled), demangled; NULL if none. */
+static const char *die_linkage_name(struct dwinfo *c, Dwarf_Die die)
+{
+	static const Dwarf_Half ats[] = {
+		DW_AT_linkage_name, DW_AT_MIPS_linkage_name,
+	};
+	Dwarf_Error err = NULL;
+	Dwarf_Attribute attr;
+	const char *s = NULL;
+	char *str;
+	size_t i;
+
+	for (i = 0; i < sizeof(ats) / sizeof(ats[0]) && !s; i++) {
+		if (dwarf_attr(die, ats[i], &attr, &err) != DW_DLV_OK) {
+			drop_error(c, &err);
+			continue;
+		}
+		if (dwarf_formstring(attr, &str, &err) == DW_DLV_OK)
+			s = sym_demangle(c->sp, str);
+		else
+			drop_error(c, &err);
+		dwarf_dealloc_attribute(attr);
+	}
+	return s;
+}
+
 /*
- * DW_AT_name of the DIE, else of what its DW_AT_abstract_origin or
- * DW_AT_specification points to (possibly in another CU), recursively.
+ * The DIE's name: its linkage name demangled (C++: qualified, as the
+ * symbol table's names are shown), else DW_AT_name;
+ * else that of what its DW_AT_abstract_origin or DW_AT_specification
+ * points to (possibly in another CU), recursively.
  */
 static const char *die_name(struct dwinfo *c, Dwarf_Die die, int depth)
 {
@@ -569,8 +597,11 @@ static const char *die_name(struct dwinfo *c, Dwarf_Die die, int depth)
 	};
 	Dwarf_Error err = NULL;
 	char *name;
+	const char *linkage;
 	size_t i;
 
+	if ((linkage = die_linkage_name(c, die)) != NULL)
+		return linkage;
 	if (dwarf_diename(die, &name, &err) == DW_DLV_OK) {
 		const char *s = strpool_add(c->sp, name);
 

@@ -17,6 +17,8 @@
 #include <sys/auxv.h>
 #include <unistd.h>
 
+#include <libiberty/demangle.h>
+
 #include "symbolize_int.h"
 
 /* ---- string pool ---- */
@@ -774,33 +776,36 @@ static int resolve_kernel(struct symbolizer *s, const struct sym_object *obj,
 	return SYM_OK;
 }
 
-/* libstdc++'s demangler (C ABI; Itanium C++ ABI names). */
-extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len,
-			    int *status);
+const char *sym_demangle(struct strpool *sp, const char *name)
+{
+	const char *pooled = NULL;
+	char *d;
+
+	if (!name || name[0] != '_' || name[1] != 'Z')
+		return NULL;
+	/* No DMGL_PARAMS: no parameter list, no return type. */
+	d = cplus_demangle(name, DMGL_AUTO | DMGL_ANSI);
+	if (d)
+		pooled = strpool_add(sp, d);
+	free(d);
+	return pooled;
+}
 
 /*
  * Symbol-table names of C++ code are mangled (_ZN3foo3barEv); show them
- * as foo::bar() like every other tool.  DWARF names are plain already.
+ * as foo::bar, as perf does.  DWARF names come demangled from their
+ * linkage names already (dwarf.c).
  */
 static void demangle_frames(struct symbolizer *s, struct sym_result *res)
 {
 	unsigned i;
 
 	for (i = 0; i < res->nframes; i++) {
-		const char *name = res->frames[i].function;
-		const char *pooled;
-		char *d;
-		int status = -1;
+		const char *d = sym_demangle(&s->pool,
+					     res->frames[i].function);
 
-		if (!name || name[0] != '_' || name[1] != 'Z')
-			continue;
-		d = __cxa_demangle(name, NULL, NULL, &status);
-		if (d && status == 0) {
-			pooled = strpool_add(&s->pool, d);
-			if (pooled)
-				res->frames[i].function = pooled;
-		}
-		free(d);
+		if (d)
+			res->frames[i].function = d;
 	}
 }
 

@@ -33,6 +33,14 @@ void strpool_release(struct strpool *sp);
 const char *strpool_intern(struct strpool *sp, const char *s, size_t len);
 const char *strpool_add(struct strpool *sp, const char *s);
 
+/*
+ * A C++ (Itanium ABI) mangled name demangled as perf shows it: qualified,
+ * with template arguments, without parameters or return type
+ * ("std::vector<int, std::allocator<int> >::push_back"); in sp.  NULL
+ * when name is not mangled, not demangleable, or out of memory.
+ */
+const char *sym_demangle(struct strpool *sp, const char *name);
+
 /* A PT_LOAD segment, for file offset <-> virtual address conversion. */
 struct loadseg {
 	uint64_t off, filesz, vaddr;

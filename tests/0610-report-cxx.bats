@@ -1,5 +1,6 @@
 #!/usr/bin/env bats
-# C++: symbol-table names are demangled, as every other tool shows them.
+# C++: names are demangled as perf shows them: qualified, template arguments,
+# no parameters; from the symbol table or DWARF's linkage names.
 
 load helpers
 
@@ -28,5 +29,52 @@ CC
 	g++ -O1 -g0 -o hot hot.cc || fail "g++ failed"
 	run -0 "$UPROFILE" -quiet -e cpu-clock --format json -procedures ./hot
 	run -0 jq -r '.rows[0].procedure' <<<"$output"
-	assert_output 'work::Spinner::spin(int)'
+	assert_output 'work::Spinner::spin'
+}
+
+@test "C++ with debug info: qualified names from the linkage names, inlined ones too, as perf names them" {
+	skip_unless_perf_works
+	command -v g++ >/dev/null || skip "g++ is not installed"
+	cat >tpl.cc <<'CC'
+#include <algorithm>
+#include <vector>
+namespace calc {
+template <typename T> struct Acc {
+	T s{};
+	void add(T v) { s += v * v; }
+};
+}
+int main()
+{
+	std::vector<int> v(1000000);
+	for (size_t i = 0; i < v.size(); i++)
+		v[i] = (int)((i * 2654435761u) % 100000);
+	std::sort(v.begin(), v.end());
+	calc::Acc<double> a;
+	for (int r = 0; r < 60; r++)
+		for (int x : v)
+			a.add(x);
+	return a.s < 0;
+}
+CC
+	g++ -O2 -g -o tpl tpl.cc || fail "g++ failed"
+	run -0 "$UPROFILE" -quiet -e cpu-clock ./tpl
+	run -0 "$UPROFILE" -i umon.out --format json
+	local json=$output
+	# the member function of a class template in a namespace, inlined
+	assert_equal "$(jq -c '[.rows[] | select(.procedure == "calc::Acc<double>::add")
+		| .inlined_into] | unique' <<<"$json")" '["main"]'
+	# the sort's out-of-line template function is named as perf names it:
+	# qualified, template arguments, no parameters or return type
+	local want
+	want=$(nm -C tpl | awk '$2 ~ /^[tTwW]$/ { $1 = ""; $2 = ""; sub(/^  /, "")
+		if ($0 ~ /^void std::__introsort_loop</) print }' | head -1)
+	[[ -n $want ]] || fail "no std::__introsort_loop in tpl"
+	want=${want#void }
+	want=${want%%(*}
+	run -0 jq -r '.rows[] | .inlined_into // .procedure' <<<"$json"
+	assert_line "$want"
+	# no C++ name has a parameter list
+	run -0 jq -r '.rows[] | select(.object | endswith("/tpl")) | .procedure' <<<"$json"
+	refute_line --regexp '\)$'
 }
