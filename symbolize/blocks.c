@@ -1546,6 +1546,46 @@ bool blocks_unwind_proc(struct symbolizer *s, struct symobj *o, uint64_t va,
 	return true;
 }
 
+/*
+ * A call's target, and a jump's that leaves the procedure (a tail call),
+ * named after the instruction as objdump does: "call 0x1159 <make_text>",
+ * "jmp 0x2010 <helper+0x10>".
+ */
+static int name_targets(struct symbolizer *s, const struct sym_object *obj,
+			struct proc *p)
+{
+	struct strpool *sp = symbolizer_pool(s);
+	char buf[1024];
+	size_t i;
+
+	for (i = 0; i < p->code.ninsns; i++) {
+		struct sym_insn *in = &p->insns[i];
+		struct sym_result res;
+		const char *name;
+		uint64_t t = in->target;
+
+		if (!t || (in->flags & SYM_INSN_INDIRECT) ||
+		    (!(in->flags & SYM_INSN_CALL) &&
+		     (!(in->flags & SYM_INSN_BRANCH) ||
+		      (t >= p->code.start && t < p->code.end))))
+			continue;
+		sym_resolve(s, obj, t, &res);
+		name = res.frames[res.nframes - 1].function;
+		if (!name)
+			continue;
+		if (t == res.symbol_start)
+			snprintf(buf, sizeof(buf), "%s <%s>", in->text, name);
+		else
+			snprintf(buf, sizeof(buf), "%s <%s+0x%" PRIx64 ">",
+				 in->text, name, t - res.symbol_start);
+		name = strpool_add(sp, buf);
+		if (!name)
+			return SYM_ENOMEM;
+		in->text = name;
+	}
+	return SYM_OK;
+}
+
 int sym_code(struct symbolizer *s, const struct sym_object *obj,
 	     uint64_t offset, const struct sym_code **out)
 {
@@ -1614,6 +1654,7 @@ int sym_code(struct symbolizer *s, const struct sym_object *obj,
 		p->code.procedure = res.frames[res.nframes - 1].function;
 		p->code.start = off0;
 		p->code.end = off0 + (hi - lo);
+		ret = name_targets(s, obj, p);
 	}
 	if (!ret && ALLOC_GROW(c->procs, c->nprocs + 1, c->aprocs))
 		ret = SYM_ENOMEM;

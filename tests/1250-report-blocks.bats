@@ -112,3 +112,23 @@ spin_profile() {
 	local name=${want%% *} pct=${want#* }
 	assert_output "$name (spin2), $(printf '%.2f' "$pct")% of cpu-clock:"
 }
+
+@test "-asm names call targets as objdump does: 'call 0x1040 <clock_gettime@plt>'" {
+	spin_profile
+	run -0 "$UPROFILE" -i spin.out -asm --format json
+	local calls
+	calls=$(jq -r --arg o "$TPROG/spin2" '.rows[] | select(.object == $o)
+		| .instructions[] | select(.text | startswith("call 0x"))
+		| "\(.address) \(.text)"' <<<"$output")
+	[[ -n $calls ]] || fail "no direct call in the listing"
+	# objdump: "    1189:	e8 b2 fe ff ff	call   1040 <clock_gettime@plt>"
+	local addr text want n=0
+	while read -r addr text; do
+		want=$(objdump -d --no-show-raw-insn "$TPROG/spin2" |
+			awk -v a="${addr#0x}:" '$1 == a { $1 = ""; print; exit }')
+		want=$(awk '{ printf "%s 0x%s %s", $1, $2, $3 }' <<<"$want")
+		assert_equal "$text" "$want"
+		n=$((n + 1))
+	done <<<"$calls"
+	echo "# $n calls named as objdump names them" >&3
+}
