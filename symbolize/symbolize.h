@@ -231,9 +231,15 @@ struct sym_code {
  * stays valid until symbolizer_free(); the result is cached per (object,
  * procedure), so a second call for any offset in it is a lookup.
  *
- * Extent of the procedure: the sized symbol covering offset; else the
- * unsized symbol before it, up to the next symbol or the end of its
- * section.  A stripped object with no such symbol gives SYM_ENOCODE.
+ * Extent of the procedure: a PLT stub (its section's entry size), or in
+ * a PLT section the code between stubs; else the sized symbol covering
+ * offset; else the unwind table's FDE covering it (stripped code); else
+ * the unsized symbol before it, up to the next symbol or the end of its
+ * section.  Code with none of these gives SYM_ENOCODE.
+ *
+ * A call's direct target, and a jump's that leaves the procedure, is
+ * named after the instruction's text as objdump names it ("call 0x1159
+ * <make_text>", "jmp 0x2010 <helper+0x10>").
  *
  * Decoding: capstone, with the architecture taken from the ELF e_machine
  * (x86-64 and AArch64; anything else is SYM_ENOCODE).  The procedure is
