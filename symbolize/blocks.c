@@ -1555,14 +1555,15 @@ static int name_targets(struct symbolizer *s, const struct sym_object *obj,
 			struct proc *p)
 {
 	struct strpool *sp = symbolizer_pool(s);
-	char buf[1024];
 	size_t i;
 
 	for (i = 0; i < p->code.ninsns; i++) {
 		struct sym_insn *in = &p->insns[i];
 		struct sym_result res;
 		const char *name;
+		char *buf = NULL;
 		uint64_t t = in->target;
+		int len;
 
 		if (!t || (in->flags & SYM_INSN_INDIRECT) ||
 		    (!(in->flags & SYM_INSN_CALL) &&
@@ -1571,14 +1572,20 @@ static int name_targets(struct symbolizer *s, const struct sym_object *obj,
 			continue;
 		sym_resolve(s, obj, t, &res);
 		name = res.frames[res.nframes - 1].function;
-		if (!name)
+		/* Only a real name: "prog+0xOFFSET" is a file offset, not
+		 * the address the operand shows. */
+		if (!name || !(res.flags & (SYM_F_SYMBOL | SYM_F_DWARF |
+					    SYM_F_PLT | SYM_F_UNWIND)))
 			continue;
 		if (t == res.symbol_start)
-			snprintf(buf, sizeof(buf), "%s <%s>", in->text, name);
+			len = asprintf(&buf, "%s <%s>", in->text, name);
 		else
-			snprintf(buf, sizeof(buf), "%s <%s+0x%" PRIx64 ">",
-				 in->text, name, t - res.symbol_start);
+			len = asprintf(&buf, "%s <%s+0x%" PRIx64 ">", in->text,
+				       name, t - res.symbol_start);
+		if (len < 0)
+			return SYM_ENOMEM;
 		name = strpool_add(sp, buf);
+		free(buf);
 		if (!name)
 			return SYM_ENOMEM;
 		in->text = name;

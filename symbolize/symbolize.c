@@ -711,14 +711,16 @@ static bool unnamed_code(struct symbolizer *s, struct symobj *o, uint64_t off,
 			 struct sym_result *res)
 {
 	uint64_t va, start;
-	const char *target, *name;
-	char buf[512];
+	const char *target, *name, *d;
+	char *buf = NULL;
 	unsigned flags = 0;
+	int len;
 
 	if (!symobj_off_to_vaddr(o, off, &va))
 		return false;
 	if ((target = blocks_plt_stub(s, o, va, &start)) != NULL) {
-		snprintf(buf, sizeof(buf), "%s@plt", target);
+		d = sym_demangle(&s->pool, target);
+		len = asprintf(&buf, "%s@plt", d ? d : target);
 		flags = SYM_F_PLT;
 	} else if (blocks_unwind_proc(s, o, va, &start)) {
 		struct symhit hit;
@@ -726,14 +728,20 @@ static bool unnamed_code(struct symbolizer *s, struct symobj *o, uint64_t off,
 		/* A symbol at the entry whose size stops short of the
 		 * FDE's end (hand-written code) still names the rest. */
 		if (symindex_lookup(&o->syms, start, &hit) &&
-		    hit.addr == start)
-			snprintf(buf, sizeof(buf), "%s", hit.name);
-		else
-			snprintf(buf, sizeof(buf), "func@0x%" PRIx64, start);
+		    hit.addr == start) {
+			d = sym_demangle(&s->pool, hit.name);
+			len = asprintf(&buf, "%s", d ? d : hit.name);
+		} else {
+			len = asprintf(&buf, "func@0x%" PRIx64, start);
+		}
+		flags = SYM_F_UNWIND;
 	} else {
 		return false;
 	}
+	if (len < 0)
+		return false;
 	name = strpool_add(&s->pool, buf);
+	free(buf);
 	if (!name)
 		return false;
 	memset(res->frames, 0, sizeof(res->frames[0]));
@@ -778,15 +786,30 @@ static int resolve_kernel(struct symbolizer *s, const struct sym_object *obj,
 
 const char *sym_demangle(struct strpool *sp, const char *name)
 {
-	const char *pooled = NULL;
-	char *d;
+	const char *pooled = NULL, *clone;
+	char *full, *d, *buf = NULL;
 
 	if (!name || name[0] != '_' || name[1] != 'Z')
 		return NULL;
+	/* Only a name that demangles whole (a clone suffix included) is
+	 * C++: without DMGL_PARAMS the demangler stops after the name and
+	 * would take "_Znwm@plt" or "_ZN3foo3barEvXYZ" too. */
+	full = cplus_demangle(name, DMGL_PARAMS | DMGL_ANSI);
+	if (!full)
+		return NULL;
+	free(full);
 	/* No DMGL_PARAMS: no parameter list, no return type. */
 	d = cplus_demangle(name, DMGL_AUTO | DMGL_ANSI);
-	if (d)
+	if (!d)
+		return NULL;
+	/* A clone (.cold, .isra.0, .constprop.0, .part.0) keeps its
+	 * suffix, as in C: it is other code than the function's body. */
+	clone = strchr(name, '.');
+	if (clone && asprintf(&buf, "%s%s", d, clone) >= 0)
+		pooled = strpool_add(sp, buf);
+	else if (!clone)
 		pooled = strpool_add(sp, d);
+	free(buf);
 	free(d);
 	return pooled;
 }
@@ -919,10 +942,8 @@ int sym_resolve(struct symbolizer *s, const struct sym_object *obj,
 				demangle_frames(s, res);
 				return o->err;
 			}
-			if (unnamed_code(s, o, offset, res)) {
-				demangle_frames(s, res);
+			if (unnamed_code(s, o, offset, res))
 				return o->err;
-			}
 		}
 		ret = o->err;
 		break;

@@ -77,6 +77,8 @@ struct sym_frame {
 #define SYM_F_NOFILE	0x8	/* object could not be opened */
 #define SYM_F_PLT	0x10	/* a PLT stub: named target@plt from
 				 * relocations, not from a symbol */
+#define SYM_F_UNWIND	0x20	/* named after the procedure the unwind
+				 * table (.eh_frame) gives */
 
 struct sym_result {
 	unsigned flags;

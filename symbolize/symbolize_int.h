@@ -36,8 +36,9 @@ const char *strpool_add(struct strpool *sp, const char *s);
 /*
  * A C++ (Itanium ABI) mangled name demangled as perf shows it: qualified,
  * with template arguments, without parameters or return type
- * ("std::vector<int, std::allocator<int> >::push_back"); in sp.  NULL
- * when name is not mangled, not demangleable, or out of memory.
+ * ("std::vector<int, std::allocator<int> >::push_back"), a clone suffix
+ * kept ("foo::bar.cold"); in sp.  NULL when name is not a whole mangled
+ * name, or out of memory.
  */
 const char *sym_demangle(struct strpool *sp, const char *name);
 

@@ -78,3 +78,35 @@ CC
 	run -0 jq -r '.rows[] | select(.object | endswith("/tpl")) | .procedure' <<<"$json"
 	refute_line --regexp '\)$'
 }
+
+@test "C++ clones keep their suffix (ns::work.cold), PLT stubs of C++ functions are demangled NAME@plt" {
+	command -v g++ >/dev/null || skip "g++ is not installed"
+	cat >cold.cc <<'CC'
+#include <stdexcept>
+#include <string>
+namespace ns {
+__attribute__((noinline)) int work(int x)
+{
+	if (__builtin_expect(x == 12345, 0))
+		throw std::runtime_error("rare " + std::to_string(x));
+	return x * 3;
+}
+}
+int main(int argc, char **argv) { return ns::work(argc) == 1; }
+CC
+	g++ -O2 -g0 -o cold cold.cc || fail "g++ failed"
+	local symtool=$ROOT/$BUILD/tests/symtool addr
+	addr=$(nm cold | awk '$3 == "_ZN2ns4workEi" { print $1 }')
+	run -0 "$symtool" --vaddr cold "0x$addr"
+	assert_output "ns::work	??:0"
+	# the cold part gcc split off: "foo::bar.cold", as "foo.cold" in C
+	addr=$(nm cold | awk '$3 == "_ZN2ns4workEi.cold" { print $1 }')
+	[[ -n $addr ]] || skip "this g++ did not split off a .cold part"
+	run -0 "$symtool" --vaddr cold "0x$addr"
+	assert_output "ns::work.cold	??:0"
+	# a stub of a mangled function: demangled, then @plt
+	addr=$(objdump -d cold | awk '/<_ZNSt13runtime_errorC1.*@plt>:/ { print $1; exit }')
+	[[ -n $addr ]] || fail "no runtime_error constructor stub"
+	run -0 "$symtool" --vaddr cold "0x$addr"
+	assert_output "std::runtime_error::runtime_error@plt	??:0"
+}
