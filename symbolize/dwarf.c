@@ -602,6 +602,20 @@ static const char *die_name(struct dwinfo *c, Dwarf_Die die, int depth)
 
 	if ((linkage = die_linkage_name(c, die)) != NULL)
 		return linkage;
+	if (depth == 0 && c->nc.nslots) {
+		/* Qualified by qualify_scope, for internal-linkage C++. */
+		Dwarf_Off own;
+		const char **slot;
+		bool found = false;
+
+		if (dwarf_dieoffset(die, &own, &err) == DW_DLV_OK) {
+			slot = nc_find(&c->nc, own, &found);
+			if (found && *slot)
+				return *slot;
+		} else {
+			drop_error(c, &err);
+		}
+	}
 	if (dwarf_diename(die, &name, &err) == DW_DLV_OK) {
 		const char *s = strpool_add(c->sp, name);
 
@@ -748,6 +762,91 @@ static int walk(struct dwinfo *c, Dwarf_Die first, int32_t parent)
 	return ret;
 }
 
+static bool is_cplusplus(struct dwinfo *c, Dwarf_Die cu)
+{
+	Dwarf_Unsigned lang;
+
+	return attr_udata(c, cu, DW_AT_language, &lang) &&
+	       (lang == DW_LANG_C_plus_plus ||
+		lang == DW_LANG_C_plus_plus_03 ||
+		lang == DW_LANG_C_plus_plus_11 ||
+		lang == DW_LANG_C_plus_plus_14);
+}
+
+static bool has_linkage_name(struct dwinfo *c, Dwarf_Die die)
+{
+	Dwarf_Error err = NULL;
+	Dwarf_Bool has = 0;
+
+	if (dwarf_hasattr(die, DW_AT_linkage_name, &has, &err) !=
+	    DW_DLV_OK) {
+		drop_error(c, &err);
+		return false;
+	}
+	return has;
+}
+
+/*
+ * C++: gcc gives no linkage name to internal-linkage functions (static,
+ * in an anonymous namespace), so their DW_AT_name is bare.  Before the
+ * CU's functions are named, each function DIE in a namespace or class
+ * that has no linkage name gets its qualified name in the name cache
+ * ("ns::helper", "(anonymous namespace)::Foo::bar"), where die_name finds
+ * it for the DIE itself and for what refers to it.
+ */
+static void qualify_scope(struct dwinfo *c, Dwarf_Die first,
+			  const char *prefix, int depth)
+{
+	Dwarf_Error err = NULL;
+	Dwarf_Die die = first, next, child;
+	Dwarf_Half tag;
+	Dwarf_Off off;
+	char *name, *q;
+
+	while (die && !c->oom) {
+		if (dwarf_tag(die, &tag, &err) != DW_DLV_OK) {
+			drop_error(c, &err);
+			tag = 0;
+		}
+		if (dwarf_diename(die, &name, &err) != DW_DLV_OK) {
+			drop_error(c, &err);
+			name = NULL;
+		}
+		if (!name && tag == DW_TAG_namespace)
+			name = (char *)"(anonymous namespace)";
+		q = NULL;
+		if (name && (tag == DW_TAG_namespace ||
+			     tag == DW_TAG_class_type ||
+			     tag == DW_TAG_structure_type ||
+			     tag == DW_TAG_union_type) && depth < 16 &&
+		    asprintf(&q, "%s%s::", prefix, name) >= 0) {
+			if (dwarf_child(die, &child, &err) == DW_DLV_OK)
+				qualify_scope(c, child, q, depth + 1);
+			else
+				drop_error(c, &err);
+		} else if (name && *prefix && tag == DW_TAG_subprogram &&
+			   !has_linkage_name(c, die) &&
+			   dwarf_dieoffset(die, &off, &err) == DW_DLV_OK &&
+			   asprintf(&q, "%s%s", prefix, name) >= 0) {
+			const char *pooled = strpool_add(c->sp, q);
+
+			if (!pooled || nc_put(&c->nc, off, pooled))
+				c->oom = true;
+		} else {
+			drop_error(c, &err);
+		}
+		free(q);
+		next = NULL;
+		if (dwarf_siblingof_b(c->dbg, die, 1, &next, &err) ==
+		    DW_DLV_ERROR)
+			drop_error(c, &err);
+		dwarf_dealloc_die(die);
+		die = next;
+	}
+	if (die)
+		dwarf_dealloc_die(die);
+}
+
 static int load_cu(struct dwinfo *c, Dwarf_Die cu)
 {
 	Dwarf_Error err = NULL;
@@ -762,6 +861,15 @@ static int load_cu(struct dwinfo *c, Dwarf_Die cu)
 	ret = load_lines(c, cu);
 	if (ret)
 		return ret;
+	if (is_cplusplus(c, cu)) {
+		ret = dwarf_child(cu, &child, &err);
+		if (ret == DW_DLV_OK)
+			qualify_scope(c, child, "", 0);
+		else if (ret == DW_DLV_ERROR)
+			drop_error(c, &err);
+		if (c->oom)
+			return SYM_ENOMEM;
+	}
 	ret = dwarf_child(cu, &child, &err);
 	if (ret == DW_DLV_ERROR)
 		drop_error(c, &err);

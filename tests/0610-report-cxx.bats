@@ -110,3 +110,43 @@ CC
 	run -0 "$symtool" --vaddr cold "0x$addr"
 	assert_output "std::runtime_error::runtime_error@plt	??:0"
 }
+
+@test "C++ internal linkage with debug info (no linkage name in DWARF): qualified from the enclosing namespaces and classes" {
+	command -v g++ >/dev/null || skip "g++ is not installed"
+	cat >anon.cc <<'CC'
+namespace ns {
+static __attribute__((noinline)) unsigned long helper(unsigned long n)
+{
+	volatile unsigned long x = 0;
+	for (unsigned long i = 0; i < n; i++)
+		x = x + i;
+	return x;
+}
+}
+namespace {
+struct Foo {
+	__attribute__((noinline)) unsigned long bar(unsigned long n)
+	{
+		return ns::helper(n) + 1;
+	}
+};
+}
+int main(int argc, char **argv) { Foo f; return f.bar(argc * 1000) == 42; }
+CC
+	g++ -O2 -g -o anon anon.cc || fail "g++ failed"
+	local symtool=$ROOT/$BUILD/tests/symtool sym addr want
+	# the oracle: nm -C, less parameters and clone suffix
+	for sym in helper 3bar; do
+		addr=$(nm anon | awk -v s="$sym" '$3 ~ s { print $1; exit }')
+		want=$(nm -C anon | awk -v a="$addr" '$1 == a {
+			$1 = ""; $2 = ""; sub(/^  /, ""); print; exit }')
+		want=${want% \[clone *}
+		want=${want%(*}
+		[[ -n $addr && -n $want ]] || fail "no $sym in anon"
+		run -0 "$symtool" --vaddr anon "0x$addr"
+		assert_equal "${output%%$'\t'*}" "$want"
+		assert_regex "${output#*$'\t'}" '/anon\.cc:[0-9]+$'
+	done
+	run -0 "$symtool" --vaddr anon "0x$(nm anon | awk '$3 ~ /helper/ { print $1 }')"
+	assert_output --regexp '^ns::helper	'
+}
