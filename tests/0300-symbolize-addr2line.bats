@@ -341,12 +341,12 @@ assert_inline_chain() {
 	compare fix-stripped "" fix
 
 	# Exported functions by name, a static one by its entry address from
-	# the unwind table (flags: no symbol, no line).
+	# the unwind table (flags: SYM_F_UNWIND only: no symbol, no line).
 	addr=$(objdump -d libfix.so | awk '/<lib_static>:/ { print $1; exit }')
 	run "$SYMTOOL" --vaddr --info libfix-stripped.so "$addr"
 	assert_success
 	assert_line --index 0 "func@0x$(printf %x $((16#$addr)))	??:0"
-	assert_line --index 1 --regexp '^# flags=0x0 '
+	assert_line --index 1 --regexp '^# flags=0x20 '
 	addr=$(objdump -d libfix.so | awk '/<lib_entry>:/ { print $1; exit }')
 	run "$SYMTOOL" --vaddr --info libfix-stripped.so "$addr"
 	assert_line --index 0 "lib_entry	??:0"
