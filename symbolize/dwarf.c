@@ -740,22 +740,28 @@ static int visit(struct dwinfo *c, Dwarf_Die die, int32_t parent)
 }
 
 /* Visit first and its siblings; consumes first. */
-static int walk(struct dwinfo *c, Dwarf_Die first, int32_t parent)
+/* The DIE after die (NULL at the end); die is freed. */
+static Dwarf_Die next_sibling(struct dwinfo *c, Dwarf_Die die)
 {
 	Dwarf_Error err = NULL;
-	Dwarf_Die die = first, next;
+	Dwarf_Die next = NULL;
+
+	if (dwarf_siblingof_b(c->dbg, die, 1, &next, &err) == DW_DLV_ERROR)
+		drop_error(c, &err);
+	dwarf_dealloc_die(die);
+	return next;
+}
+
+static int walk(struct dwinfo *c, Dwarf_Die first, int32_t parent)
+{
+	Dwarf_Die die = first;
 	int ret = SYM_OK;
 
 	while (die) {
 		ret = visit(c, die, parent);
 		if (ret)
 			break;
-		next = NULL;
-		if (dwarf_siblingof_b(c->dbg, die, 1, &next, &err) ==
-		    DW_DLV_ERROR)
-			drop_error(c, &err);
-		dwarf_dealloc_die(die);
-		die = next;
+		die = next_sibling(c, die);
 	}
 	if (die)
 		dwarf_dealloc_die(die);
@@ -798,7 +804,7 @@ static void qualify_scope(struct dwinfo *c, Dwarf_Die first,
 			  const char *prefix, int depth)
 {
 	Dwarf_Error err = NULL;
-	Dwarf_Die die = first, next, child;
+	Dwarf_Die die = first, child;
 	Dwarf_Half tag;
 	Dwarf_Off off;
 	char *name, *q;
@@ -836,12 +842,7 @@ static void qualify_scope(struct dwinfo *c, Dwarf_Die first,
 			drop_error(c, &err);
 		}
 		free(q);
-		next = NULL;
-		if (dwarf_siblingof_b(c->dbg, die, 1, &next, &err) ==
-		    DW_DLV_ERROR)
-			drop_error(c, &err);
-		dwarf_dealloc_die(die);
-		die = next;
+		die = next_sibling(c, die);
 	}
 	if (die)
 		dwarf_dealloc_die(die);
