@@ -231,8 +231,10 @@ EOF
 	run -0 "$UPROFILE" -quiet -e cpu-clock ./rec
 	run -0 "$UPROFILE" -i umon.out -format json
 	assert_equal "$(jq '[.rows[] | select(.inlined_into == "fib")] | length' <<<"$output")" 0
-	assert_equal "$(jq '[.rows[] | select(.procedure == "fib")] | length' <<<"$output")" 1
-	assert_near "$(jq '.rows[] | select(.procedure == "fib") | .percent["cpu-clock"]' <<<"$output")" 98 3
+	# the out-of-line fib is one row with its self-inlined code; a copy
+	# inlined into main may be a second one
+	assert_equal "$(jq '[.rows[] | select(.procedure == "fib" and .inlined_into == null)] | length' <<<"$output")" 1
+	assert_near "$(jq '[.rows[] | select(.procedure == "fib") | .percent["cpu-clock"]] | add' <<<"$output")" 98 3
 }
 
 @test "shlib: lib_hot_loop in libhot.so has ~80%" {
