@@ -1099,9 +1099,16 @@ int report_build(const struct profile *p, struct symbolizer *sym,
 
 		if (row->kind == ROW_BLOCK || row->kind == ROW_BUCKET)
 			extend_row(row, &sites[i]);
-		else if (row->kind == ROW_INSN && sites[i].code)
+		else if (row->kind == ROW_INSN && sites[i].code) {
+			struct sym_object so = sym_obj(p, sites[i].obj);
+
 			row->end = sites[i].vaddr +
 				   sites[i].code->insns[sites[i].insn].len;
+			/* Only the listing names call targets: resolving
+			 * them may read other compilation units' DWARF. */
+			row->text = sym_insn_text(sym, &so, sites[i].code,
+						  sites[i].insn);
+		}
 		if (r->freq_stat >= 0) {
 			double e = r->exact_execs ? (double)sites[i].exact
 						  : sites[i].execs;

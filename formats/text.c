@@ -145,8 +145,8 @@ static void stat_names(FILE *f, const struct report *r, size_t shown)
 		return;
 	for (s = 0; s < r->nstats; s++)
 		if (stat_shown(&r->prof->stats[s])) {
-			fprintf(f, "%s%*.*s", sep, 9 + count_width(r, s),
-				9 + count_width(r, s), r->prof->stats[s].name);
+			fprintf(f, "%s%*s", sep, 9 + count_width(r, s),
+				r->prof->stats[s].name);
 			sep = " ";
 		}
 	fputc('\n', f);

@@ -1546,51 +1546,38 @@ bool blocks_unwind_proc(struct symbolizer *s, struct symobj *o, uint64_t va,
 	return true;
 }
 
-/*
- * A call's target, and a jump's that leaves the procedure (a tail call),
- * named after the instruction as objdump does: "call 0x1159 <make_text>",
- * "jmp 0x2010 <helper+0x10>".
- */
-static int name_targets(struct symbolizer *s, const struct sym_object *obj,
-			struct proc *p)
+const char *sym_insn_text(struct symbolizer *s, const struct sym_object *obj,
+			  const struct sym_code *code, size_t i)
 {
-	struct strpool *sp = symbolizer_pool(s);
-	size_t i;
+	const struct sym_insn *in = &code->insns[i];
+	struct sym_result res;
+	const char *name;
+	char *buf = NULL;
+	uint64_t t = in->target;
+	int len;
 
-	for (i = 0; i < p->code.ninsns; i++) {
-		struct sym_insn *in = &p->insns[i];
-		struct sym_result res;
-		const char *name;
-		char *buf = NULL;
-		uint64_t t = in->target;
-		int len;
-
-		if (!t || (in->flags & SYM_INSN_INDIRECT) ||
-		    (!(in->flags & SYM_INSN_CALL) &&
-		     (!(in->flags & SYM_INSN_BRANCH) ||
-		      (t >= p->code.start && t < p->code.end))))
-			continue;
-		sym_resolve(s, obj, t, &res);
-		name = res.frames[res.nframes - 1].function;
-		/* Only a real name: "prog+0xOFFSET" is a file offset, not
-		 * the address the operand shows. */
-		if (!name || !(res.flags & (SYM_F_SYMBOL | SYM_F_DWARF |
-					    SYM_F_PLT | SYM_F_UNWIND)))
-			continue;
-		if (t == res.symbol_start)
-			len = asprintf(&buf, "%s <%s>", in->text, name);
-		else
-			len = asprintf(&buf, "%s <%s+0x%" PRIx64 ">", in->text,
-				       name, t - res.symbol_start);
-		if (len < 0)
-			return SYM_ENOMEM;
-		name = strpool_add(sp, buf);
-		free(buf);
-		if (!name)
-			return SYM_ENOMEM;
-		in->text = name;
-	}
-	return SYM_OK;
+	if (!t || (in->flags & SYM_INSN_INDIRECT) ||
+	    (!(in->flags & SYM_INSN_CALL) &&
+	     (!(in->flags & SYM_INSN_BRANCH) ||
+	      (t >= code->start && t < code->end))))
+		return in->text;
+	sym_resolve(s, obj, t, &res);
+	name = res.frames[res.nframes - 1].function;
+	/* Only a real name: "prog+0xOFFSET" is a file offset, not the
+	 * address the operand shows. */
+	if (!name || !(res.flags & (SYM_F_SYMBOL | SYM_F_DWARF | SYM_F_PLT |
+				    SYM_F_UNWIND)))
+		return in->text;
+	if (t == res.symbol_start)
+		len = asprintf(&buf, "%s <%s>", in->text, name);
+	else
+		len = asprintf(&buf, "%s <%s+0x%" PRIx64 ">", in->text, name,
+			       t - res.symbol_start);
+	if (len < 0)
+		return in->text;
+	name = strpool_add(symbolizer_pool(s), buf);
+	free(buf);
+	return name ? name : in->text;
 }
 
 int sym_code(struct symbolizer *s, const struct sym_object *obj,
@@ -1661,7 +1648,6 @@ int sym_code(struct symbolizer *s, const struct sym_object *obj,
 		p->code.procedure = res.frames[res.nframes - 1].function;
 		p->code.start = off0;
 		p->code.end = off0 + (hi - lo);
-		ret = name_targets(s, obj, p);
 	}
 	if (!ret && ALLOC_GROW(c->procs, c->nprocs + 1, c->aprocs))
 		ret = SYM_ENOMEM;

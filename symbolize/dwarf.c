@@ -558,20 +558,23 @@ static int nc_put(struct namecache *nc, Dwarf_Off off, const char *name)
 	return SYM_OK;
 }
 
+/* Where a DIE's linkage name is: DWARF 4+, and gcc's older spelling. */
+static const Dwarf_Half linkage_ats[] = {
+	DW_AT_linkage_name, DW_AT_MIPS_linkage_name,
+};
+
 /* The DIE's linkage name (C++: mangled), demangled; NULL if none. */
 static const char *die_linkage_name(struct dwinfo *c, Dwarf_Die die)
 {
-	static const Dwarf_Half ats[] = {
-		DW_AT_linkage_name, DW_AT_MIPS_linkage_name,
-	};
 	Dwarf_Error err = NULL;
 	Dwarf_Attribute attr;
 	const char *s = NULL;
 	char *str;
 	size_t i;
 
-	for (i = 0; i < sizeof(ats) / sizeof(ats[0]) && !s; i++) {
-		if (dwarf_attr(die, ats[i], &attr, &err) != DW_DLV_OK) {
+	for (i = 0; i < sizeof(linkage_ats) / sizeof(linkage_ats[0]) && !s;
+	     i++) {
+		if (dwarf_attr(die, linkage_ats[i], &attr, &err) != DW_DLV_OK) {
 			drop_error(c, &err);
 			continue;
 		}
@@ -781,15 +784,19 @@ static bool is_cplusplus(struct dwinfo *c, Dwarf_Die cu)
 
 static bool has_linkage_name(struct dwinfo *c, Dwarf_Die die)
 {
-	Dwarf_Error err = NULL;
-	Dwarf_Bool has = 0;
+	size_t i;
 
-	if (dwarf_hasattr(die, DW_AT_linkage_name, &has, &err) !=
-	    DW_DLV_OK) {
-		drop_error(c, &err);
-		return false;
+	for (i = 0; i < sizeof(linkage_ats) / sizeof(linkage_ats[0]); i++) {
+		Dwarf_Error err = NULL;
+		Dwarf_Bool has = 0;
+
+		if (dwarf_hasattr(die, linkage_ats[i], &has, &err) !=
+		    DW_DLV_OK)
+			drop_error(c, &err);
+		else if (has)
+			return true;
 	}
-	return has;
+	return false;
 }
 
 /*

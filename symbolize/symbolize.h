@@ -239,10 +239,6 @@ struct sym_code {
  * the unsized symbol before it, up to the next symbol or the end of its
  * section.  Code with none of these gives SYM_ENOCODE.
  *
- * A call's direct target, and a jump's that leaves the procedure, is
- * named after the instruction's text as objdump names it ("call 0x1159
- * <make_text>", "jmp 0x2010 <helper+0x10>").
- *
  * Decoding: capstone, with the architecture taken from the ELF e_machine
  * (x86-64 and AArch64; anything else is SYM_ENOCODE).  The procedure is
  * swept linearly; a run of bytes that does not decode becomes one
@@ -286,5 +282,15 @@ struct sym_code {
  */
 int sym_code(struct symbolizer *s, const struct sym_object *obj,
 	     uint64_t offset, const struct sym_code **out);
+
+/*
+ * The text of code->insns[i] for a listing: a call's direct target, and a
+ * jump's that leaves the procedure, named after it as objdump names it
+ * ("call 0x1159 <make_text>", "jmp 0x2010 <helper+0x10>"), when a symbol,
+ * DWARF, the PLT or the unwind table names it; else the plain text.
+ * Owned by the symbolizer; never NULL.
+ */
+const char *sym_insn_text(struct symbolizer *s, const struct sym_object *obj,
+			  const struct sym_code *code, size_t i);
 
 #endif
