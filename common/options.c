@@ -222,6 +222,24 @@ static void print_completion(void)
 }
 
 
+/* Where the native events of -l's aggregate rows come from, when this
+ * suite's own table (not libpfm4) provides them. */
+static void list_own_model(void)
+{
+	const struct stat_own_model *o = stat_own_model_here();
+	size_t i;
+
+	if (!o)
+		return;
+	printf("\nNative events of this CPU (%s): this suite's own table "
+	       "'%s',\nas libpfm4 has none for it.  Source: %s.\n", o->desc,
+	       o->name, o->source);
+	for (i = 0; i < o->nevents; i++)
+		printf("  %-17s %s (raw %#llx)\n", o->events[i].stat,
+		       o->events[i].event,
+		       (unsigned long long)o->events[i].config);
+}
+
 static void list_statistics(const struct fe_config *c)
 {
 	static const struct {
@@ -285,6 +303,8 @@ static void list_statistics(const struct fe_config *c)
 			       d->aliases ? d->aliases : "",
 			       d->aliases ? ")" : "");
 		}
+		if (groups[g].kind == STAT_HW)
+			list_own_model();
 	}
 }
 

@@ -368,7 +368,7 @@ const size_t stat_table_len = sizeof(stat_table) / sizeof(stat_table[0]);
 
 static const char *const family_name[] = {
 	[STAT_FAM_INTEL] = "Intel", [STAT_FAM_AMD] = "AMD",
-	[STAT_FAM_ARM] = "Arm", [STAT_FAM_OTHER] = "this CPU",
+	[STAT_FAM_ARM] = "Arm", [STAT_FAM_OTHER] = "other",
 };
 
 static const char *const mech_name[] = {
@@ -478,6 +478,12 @@ struct machine {
 	int probed;
 	enum stat_family family;
 	char vendor[64];	/* /proc/cpuinfo, for messages */
+	unsigned cpu_family;	/* x86 family, or Arm implementer */
+	unsigned cpu_model;	/* x86 model, or Arm part */
+	int have_model;		/* cpu_family and cpu_model were read */
+	int pinned;		/* from UPROFILE_CPU */
+	char pin_error[128];	/* UPROFILE_CPU not understood */
+	const struct stat_own_model *own;	/* stats_models.c, or NULL */
 	int pfm_ok;		/* libpfm4 initialized */
 	char pfm_pmu[32];	/* its core PMU here ("icl"), or "" */
 	char pfm_desc[64];
@@ -499,32 +505,94 @@ static enum stat_family family_of_desc(const char *desc)
 	return STAT_FAM_OTHER;
 }
 
+static enum stat_family family_of_vendor(const char *vendor)
+{
+	if (!strcmp(vendor, "GenuineIntel"))
+		return STAT_FAM_INTEL;
+	if (!strcmp(vendor, "AuthenticAMD"))
+		return STAT_FAM_AMD;
+	return STAT_FAM_OTHER;
+}
+
 static void probe_cpuinfo(void)
 {
 	FILE *f = fopen("/proc/cpuinfo", "r");
 	char line[256];
-	unsigned impl;
+	unsigned v;
+	int fam = 0, model = 0;
 
 	snprintf(M.vendor, sizeof(M.vendor), "unknown");
 	M.family = STAT_FAM_OTHER;
 	if (!f)
 		return;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "vendor_id : %63s", M.vendor) == 1) {
-			if (!strcmp(M.vendor, "GenuineIntel"))
-				M.family = STAT_FAM_INTEL;
-			else if (!strcmp(M.vendor, "AuthenticAMD"))
-				M.family = STAT_FAM_AMD;
-			break;
-		}
-		if (sscanf(line, "CPU implementer : %x", &impl) == 1) {
-			snprintf(M.vendor, sizeof(M.vendor), "Arm (implementer "
-				 "%#x)", impl);
+	/* The first processor's lines are enough: all cores alike. */
+	while (fgets(line, sizeof(line), f) && !(fam && model)) {
+		if (sscanf(line, "vendor_id : %63s", M.vendor) == 1)
+			M.family = family_of_vendor(M.vendor);
+		else if (sscanf(line, "cpu family : %u", &v) == 1)
+			M.cpu_family = v, fam = 1;
+		else if (sscanf(line, "model : %u", &v) == 1)
+			M.cpu_model = v, model = 1;
+		else if (sscanf(line, "CPU implementer : %x", &v) == 1) {
+			snprintf(M.vendor, sizeof(M.vendor), "Arm "
+				 "(implementer %#x)", v);
 			M.family = STAT_FAM_ARM;
-			break;
-		}
+			M.cpu_family = v, fam = 1;
+		} else if (sscanf(line, "CPU part : %x", &v) == 1)
+			M.cpu_model = v, model = 1;
 	}
+	M.have_model = fam && model;
 	fclose(f);
+}
+
+/* UPROFILE_CPU=VENDOR:FAMILY:MODEL, for tests: 0 when it is set. */
+static int probe_pinned(void)
+{
+	const char *pin = getenv("UPROFILE_CPU");
+	char vendor[32];
+	unsigned long fam, model;
+	char *end;
+	const char *p;
+	size_t n;
+
+	if (!pin || !*pin)
+		return -1;
+	M.pinned = 1;
+	snprintf(M.vendor, sizeof(M.vendor), "unknown");
+	M.family = STAT_FAM_OTHER;
+	n = strcspn(pin, ":");
+	p = pin + n;
+	if (n == 0 || n >= sizeof(vendor) || *p != ':')
+		goto bad;
+	snprintf(vendor, sizeof(vendor), "%.*s", (int)n, pin);
+	errno = 0;
+	fam = strtoul(p + 1, &end, 0);
+	if (errno || end == p + 1 || *end != ':' || fam > 0xffff)
+		goto bad;
+	p = end;
+	model = strtoul(p + 1, &end, 0);
+	if (errno || end == p + 1 || *end || model > 0xffff)
+		goto bad;
+	M.cpu_family = (unsigned)fam;
+	M.cpu_model = (unsigned)model;
+	M.have_model = 1;
+	if (!strcasecmp(vendor, "arm")) {
+		snprintf(M.vendor, sizeof(M.vendor), "Arm (implementer %#lx)",
+			 fam);
+		M.family = STAT_FAM_ARM;
+	} else {
+		snprintf(M.vendor, sizeof(M.vendor), "%s", vendor);
+		M.family = family_of_vendor(vendor);
+		if (M.family == STAT_FAM_OTHER)
+			goto bad;
+	}
+	return 0;
+bad:
+	snprintf(M.pin_error, sizeof(M.pin_error), "UPROFILE_CPU '%.32s' is "
+		 "not VENDOR:FAMILY:MODEL (GenuineIntel, AuthenticAMD, ARM)",
+		 pin);
+	M.have_model = 0;
+	return 0;
 }
 
 static void probe_sysfs(void)
@@ -561,6 +629,9 @@ static void probe_libpfm(void)
 	pfm_pmu_info_t pi;
 	int p;
 
+	/* A pinned CPU sees no tables but those LIBPFM_FORCE_PMU names. */
+	if (M.pinned && !getenv("LIBPFM_FORCE_PMU"))
+		return;
 	if (pfm_initialize() != PFM_SUCCESS)
 		return;
 	M.pfm_ok = 1;
@@ -572,28 +643,64 @@ static void probe_libpfm(void)
 			continue;
 		snprintf(M.pfm_pmu, sizeof(M.pfm_pmu), "%s", pi.name);
 		snprintf(M.pfm_desc, sizeof(M.pfm_desc), "%s", pi.desc);
-		/* LIBPFM_FORCE_PMU (tests) names the family too. */
-		if (family_of_desc(pi.desc) != STAT_FAM_OTHER)
+		/* LIBPFM_FORCE_PMU (tests) names the family too, unless
+		 * UPROFILE_CPU has named it. */
+		if (!M.pinned && family_of_desc(pi.desc) != STAT_FAM_OTHER)
 			M.family = family_of_desc(pi.desc);
 		break;
 	}
+}
+
+/* The own table for m's CPU, when libpfm4 has none for it. */
+static const struct stat_own_model *own_model(const struct machine *m)
+{
+	size_t i;
+
+	if (m->pfm_pmu[0] || !m->have_model)
+		return NULL;
+	for (i = 0; i < stat_own_models_len; i++) {
+		const struct stat_own_model *o = &stat_own_models[i];
+
+		if (o->family == m->family &&
+		    (!o->cpu_family || o->cpu_family == m->cpu_family))
+			return o;
+	}
+	return NULL;
+}
+
+static const struct stat_own_event *own_event(const struct stat_own_model *o,
+					      const char *stat)
+{
+	size_t i;
+
+	for (i = 0; o && i < o->nevents; i++)
+		if (!strcmp(o->events[i].stat, stat))
+			return &o->events[i];
+	return NULL;
 }
 
 static const struct machine *machine(void)
 {
 	if (!M.probed) {
 		M.probed = 1;
-		probe_cpuinfo();
+		if (probe_pinned())
+			probe_cpuinfo();
 		probe_libpfm();
 		probe_sysfs();
+		M.own = own_model(&M);
 	}
 	return &M;
+}
+
+const struct stat_own_model *stat_own_model_here(void)
+{
+	return machine()->own;
 }
 
 void stat_machine_describe(char *buf, size_t len)
 {
 	const struct machine *m = machine();
-	char mechs[128] = "";
+	char mechs[128] = "", model[160] = "";
 	size_t used = 0;
 	int k;
 
@@ -602,11 +709,22 @@ void stat_machine_describe(char *buf, size_t len)
 			used += snprintf(mechs + used, sizeof(mechs) - used,
 					 "%s%s (%s)", used ? ", " : "",
 					 mech_name[k], m->mech_pmu[k]);
-	snprintf(buf, len, "this machine: %s CPU (%s); libpfm4 event tables: "
-		 "%s%s%s; hardware PMU: %s; instruction sampling: %s",
-		 family_name[m->family], m->vendor,
-		 m->pfm_pmu[0] ? m->pfm_pmu : "none",
-		 m->pfm_pmu[0] ? " = " : "", m->pfm_desc,
+	if (m->pin_error[0])
+		snprintf(model, sizeof(model), ", %.120s", m->pin_error);
+	else if (m->have_model && m->family == STAT_FAM_ARM)
+		snprintf(model, sizeof(model), ", part %#x%s", m->cpu_model,
+			 m->pinned ? ", pinned by UPROFILE_CPU" : "");
+	else if (m->have_model)
+		snprintf(model, sizeof(model), ", family %#x model %#x%s",
+			 m->cpu_family, m->cpu_model,
+			 m->pinned ? ", pinned by UPROFILE_CPU" : "");
+	snprintf(buf, len, "this machine: %s CPU (%s%s); native events: %s%s"
+		 "%s%s; hardware PMU: %s; instruction sampling: %s",
+		 family_name[m->family], m->vendor, model,
+		 m->pfm_pmu[0] ? "libpfm4 " : m->own ? "own table " : "none",
+		 m->pfm_pmu[0] ? m->pfm_pmu : m->own ? m->own->name : "",
+		 m->pfm_pmu[0] || m->own ? " = " : "",
+		 m->pfm_pmu[0] ? m->pfm_desc : m->own ? m->own->desc : "",
 		 m->hw_pmu ? "yes" : "none in " SYSFS_PMUS,
 		 used ? mechs : "none (no ibs_op, arm_spe or PEBS-capable "
 		 "cpu PMU)");
@@ -741,6 +859,18 @@ static size_t candidates(const struct stat_def *d, struct event *ev,
 	    d->native[m->family] && n < max &&
 	    !encode_alternatives(d->native[m->family], &ev[n]))
 		n++;
+	if (d->kind == STAT_HW && n < max) {
+		const struct stat_own_event *o = own_event(m->own, d->name);
+
+		if (o) {
+			memset(&ev[n], 0, sizeof(ev[n]));
+			ev[n].type = PERF_TYPE_RAW;
+			ev[n].config = o->config;
+			snprintf(ev[n].name, sizeof(ev[n].name), "%s::%s",
+				 m->own->name, o->event);
+			n++;
+		}
+	}
 	return n;
 }
 
@@ -751,9 +881,16 @@ static const char *errno_name(int err)
 	return s ? s : strerror(err);
 }
 
-/* Why an event of kind k cannot be opened here (probe returned -err). */
-static void probe_reason(enum stat_kind k, int err, char *buf, size_t len,
-			 int brief)
+#define NO_PMU_LONG "this machine has no hardware performance counters " \
+	"(no PMU in " SYSFS_PMUS ": a VM or container without a virtual PMU, " \
+	"or a CPU the kernel has no PMU driver for)"
+
+/*
+ * Why an event of kind k cannot be opened here (probe returned -err);
+ * needs: the events it would take, for the long form.
+ */
+static void probe_reason(enum stat_kind k, int err, const char *needs,
+			 char *buf, size_t len, int brief)
 {
 	long paranoid = -1;
 	FILE *f;
@@ -764,13 +901,12 @@ static void probe_reason(enum stat_kind k, int err, char *buf, size_t len,
 	case EINVAL:
 		if (k == STAT_HW && !machine()->hw_pmu)
 			snprintf(buf, len, brief ? "no hardware PMU" :
-				 "this machine has no hardware performance "
-				 "counters (no PMU; perf_event_open: %s)",
-				 errno_name(err));
+				 NO_PMU_LONG "; it needs %s", needs);
 		else
 			snprintf(buf, len, brief ? "CPU lacks it" :
-				 "this CPU or kernel does not support it "
-				 "(perf_event_open: %s)", errno_name(err));
+				 "this CPU or kernel does not support %s "
+				 "(perf_event_open: %s)", needs,
+				 errno_name(err));
 		return;
 	case EACCES:
 	case EPERM:
@@ -789,6 +925,42 @@ static void probe_reason(enum stat_kind k, int err, char *buf, size_t len,
 			 brief ? "cannot open" : "the event cannot be opened",
 			 strerror(err));
 	}
+}
+
+/*
+ * Why aggregate statistic d has no event on this CPU at all.  Without a
+ * PMU (and with a probe: not --dry-run) that comes first: it is what the
+ * user can act on.
+ */
+static void no_event_reason(const struct stat_def *d, int probing,
+			    char *buf, size_t len, int brief)
+{
+	const struct machine *m = machine();
+	const char *fam = family_name[m->family];
+	char model[64] = "", lack[256];
+	int unknown_model = m->family < STAT_NFAMILIES &&
+			    d->native[m->family] && !m->pfm_pmu[0];
+
+	if (m->have_model)
+		snprintf(model, sizeof(model), m->family == STAT_FAM_ARM ?
+			 " (part %#x)" : " (family %#x model %#x)",
+			 m->family == STAT_FAM_ARM ? m->cpu_model :
+			 m->cpu_family, m->cpu_model);
+	if (unknown_model)
+		snprintf(lack, sizeof(lack), "%s on this %s CPU%s, which "
+			 "neither libpfm4 nor this suite's own tables can "
+			 "encode", d->native[m->family], fam, model);
+	else
+		snprintf(lack, sizeof(lack), "%s CPUs have no such event%s%s",
+			 fam, d->note ? ": " : "", d->note ? d->note : "");
+	if (probing && d->kind == STAT_HW && !m->hw_pmu)
+		snprintf(buf, len, brief ? "no hardware PMU" :
+			 NO_PMU_LONG "; it would need %s", lack);
+	else if (brief)
+		snprintf(buf, len, unknown_model ? "CPU model unknown" :
+			 "no %s event", fam);
+	else
+		snprintf(buf, len, "%s", lack);
 }
 
 /* ---- profile-me ---- */
@@ -941,9 +1113,9 @@ static int resolve_def(const struct stat_def *d, unsigned modes,
 		       stat_probe_fn probe, void *arg, struct event *out,
 		       int *mech, char *why, size_t len, int brief)
 {
-	const struct machine *m = machine();
-	struct event ev[2];
-	size_t n, i;
+	struct event ev[3];
+	char needs[300];
+	size_t n, i, used = 0;
 	int err = 0;
 
 	*mech = -1;
@@ -957,20 +1129,9 @@ static int resolve_def(const struct stat_def *d, unsigned modes,
 		}
 		return 0;
 	}
-	n = candidates(d, ev, 2);
+	n = candidates(d, ev, 3);
 	if (!n) {
-		const char *fam = family_name[m->family];
-
-		if (m->family < STAT_NFAMILIES && d->native[m->family] &&
-		    !m->pfm_pmu[0])
-			snprintf(why, len, brief ? "CPU model unknown" :
-				 "libpfm4 does not know this %s CPU model, "
-				 "so its %s cannot be encoded", fam,
-				 d->native[m->family]);
-		else
-			snprintf(why, len, brief ? "no %s event" :
-				 "%s CPUs have no such event%s%s", fam,
-				 d->note ? ": " : "", d->note ? d->note : "");
+		no_event_reason(d, probe != NULL, why, len, brief);
 		return -1;
 	}
 	for (i = 0; i < n; i++) {
@@ -984,7 +1145,10 @@ static int resolve_def(const struct stat_def *d, unsigned modes,
 		if (!err || e == -EACCES || e == -EPERM)
 			err = -e;
 	}
-	probe_reason(d->kind, err, why, len, brief);
+	for (i = 0; i < n; i++)
+		used += snprintf(needs + used, sizeof(needs) - used, "%s%s",
+				 i ? " or " : "", ev[i].name);
+	probe_reason(d->kind, err, needs, why, len, brief);
 	return -1;
 }
 
@@ -1262,7 +1426,8 @@ found:
 		int e = probe(ev.type, ev.config, modes, arg);
 
 		if (e) {
-			probe_reason(STAT_HW, -e, why, sizeof(why), 0);
+			probe_reason(STAT_HW, -e, ev.name, why, sizeof(why),
+				     0);
 			return prof_fail(PROF_EUNAVAIL, "statistic '%s' (%s) "
 					 "is not available here: %s", text,
 					 ev.name, why);
@@ -1415,6 +1580,28 @@ int stat_table_validate(char *buf, size_t len)
 				p = p[l] ? p + l + 1 : NULL;
 			}
 		}
+	}
+	for (i = 0; i < stat_own_models_len; i++) {
+		const struct stat_own_model *o = &stat_own_models[i];
+
+		for (j = 0; j < o->nevents; j++) {
+			const struct stat_own_event *e = &o->events[j];
+			const struct stat_def *d = lookup_in(e->stat,
+							     strlen(e->stat),
+							     0);
+
+			if (!d || d->kind != STAT_HW)
+				PROBLEM("%s: '%s' is not an aggregate "
+					"statistic", o->name, e->stat);
+			if (own_event(o, e->stat) != e)
+				PROBLEM("%s: '%s' is mapped twice", o->name,
+					e->stat);
+			if (!e->event || !*e->event)
+				PROBLEM("%s: '%s' has no event name", o->name,
+					e->stat);
+		}
+		if (!o->source || !*o->source || !o->desc)
+			PROBLEM("%s: no source or description", o->name);
 	}
 #undef PROBLEM
 	return problems;

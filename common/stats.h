@@ -101,6 +101,38 @@ struct stat_def {
 extern const struct stat_def stat_table[];
 extern const size_t stat_table_len;
 
+/*
+ * Native encodings the suite carries itself (stats_models.c), for CPUs
+ * whose events libpfm4 cannot encode here: a model Debian's libpfm4
+ * predates (AMD Zen 5), and the Arm PMUv3 common events, which every Arm
+ * core numbers alike.  They are tried after libpfm4, only when libpfm4
+ * has no event tables for the CPU.  Each row names a stat_table entry.
+ */
+struct stat_own_event {
+	const char *stat;	/* stat_table name */
+	const char *event;	/* the vendor's name for it */
+	uint64_t config;	/* PERF_TYPE_RAW config of the core PMU */
+};
+
+struct stat_own_model {
+	const char *name;	/* prefix in event names: "amdzen5" */
+	const char *desc;	/* "AMD Zen 5 (family 1Ah)" */
+	const char *source;	/* where the encodings come from, for -l */
+	enum stat_family family;
+	unsigned cpu_family;	/* x86 family it covers; 0: any of family */
+	const struct stat_own_event *events;
+	size_t nevents;
+};
+
+extern const struct stat_own_model stat_own_models[];
+extern const size_t stat_own_models_len;
+
+/*
+ * The own model used on this machine (or the CPU UPROFILE_CPU pins), or
+ * NULL when libpfm4 knows the CPU or no own table covers it.
+ */
+const struct stat_own_model *stat_own_model_here(void);
+
 /* Modes a statistic counts in. */
 #define STAT_MODE_USER		0x1
 #define STAT_MODE_KERNEL	0x2
@@ -170,6 +202,12 @@ void stat_choice_describe(const struct stat_choice *choice, char *buf,
 /*
  * One line on this machine for -l: CPU family and libpfm4 PMU, whether
  * the kernel has a hardware PMU, which instruction-sampling PMUs exist.
+ *
+ * The CPU is identified from /proc/cpuinfo, or, as a testing aid, from
+ * UPROFILE_CPU=VENDOR:FAMILY:MODEL (GenuineIntel:6:0x55,
+ * AuthenticAMD:0x1a:0x2, ARM:0x41:0xd0c for implementer and part); with
+ * UPROFILE_CPU, libpfm4's event tables are used only when LIBPFM_FORCE_PMU
+ * names them too, so that a pinned test never sees the host's tables.
  */
 void stat_machine_describe(char *buf, size_t len);
 

@@ -48,6 +48,44 @@ load helpers
 	[[ $stderr == *"'replay_trap' is not available here: AMD CPUs have no such event: AMD: Zen 4 and later"* ]]
 }
 
+# UPROFILE_CPU pins the CPU model (vendor:family:model) whatever the host
+# is; libpfm4's tables are then used only when LIBPFM_FORCE_PMU names them,
+# so each of these holds on any machine, with or without a PMU.
+@test "pinned models: Intel Skylake and AMD Zen 4 through libpfm4" {
+	[[ $(uname -m) == x86_64 ]] || skip "libpfm4's x86 tables are built on x86 only"
+	UPROFILE_CPU=GenuineIntel:6:0x55 LIBPFM_FORCE_PMU=skl \
+		golden skl-natives "$UPROFILE" --dry-run -e replay_trap,condmispredict true
+	UPROFILE_CPU=AuthenticAMD:0x19:0x11 LIBPFM_FORCE_PMU=amd64_fam19h_zen4 \
+		golden zen4-natives "$UPROFILE" --dry-run -e replay_trap,condmispredict true
+}
+
+@test "pinned models: AMD Zen 5 and Arm from the suite's own tables" {
+	# Zen 5 (family 1Ah): libpfm4 4.13 has no tables; the encodings are
+	# AMD's (event select high nibble in config bits 32-35)
+	UPROFILE_CPU=AuthenticAMD:0x1a:0x2 golden zen5-natives "$UPROFILE" \
+		--dry-run -e replay_trap,condmispredict,scache,pipedry:k true
+	# Arm PMUv3 common events (Neoverse N1's part number)
+	UPROFILE_CPU=ARM:0x41:0xd0c golden arm-natives "$UPROFILE" \
+		--dry-run -e issues,unaligntraps,scachemisses true
+	# -v and -l say where the encoding came from
+	UPROFILE_CPU=AuthenticAMD:0x1a:0x2 run -0 --separate-stderr \
+		"$UPROFILE" -v --dry-run -e replay_trap true
+	[[ $stderr == *"'replay_trap' -> type 4 (raw) config 0x19f = amdzen5::bp_redirects.resync, user mode"* ]] ||
+		fail "$stderr"
+	UPROFILE_CPU=AuthenticAMD:0x1a:0x2 run -0 "$UPROFILE" -l
+	assert_line --index 0 --partial 'AMD CPU (AuthenticAMD, family 0x1a model 0x2, pinned by UPROFILE_CPU); native events: own table amdzen5'
+	assert_line --partial "this suite's own table 'amdzen5'"
+	assert_line --regexp '^  replay_trap +bp_redirects\.resync \(raw 0x19f\)$'
+	# a model that neither knows: the reason names the model
+	UPROFILE_CPU=AuthenticAMD:0x19:0x11 run -125 --separate-stderr \
+		"$UPROFILE" --dry-run -e replay_trap true
+	[[ $stderr == *"RESYNCS on this AMD CPU (family 0x19 model 0x11), which neither libpfm4 nor this suite's own tables can encode"* ]] ||
+		fail "$stderr"
+	# a pin that is not VENDOR:FAMILY:MODEL says so
+	UPROFILE_CPU=bogus run -0 "$UPROFILE" -l
+	assert_line --index 0 --partial "UPROFILE_CPU 'bogus' is not VENDOR:FAMILY:MODEL"
+}
+
 @test "the statistics table is valid: descriptions, unique names, substitutes" {
 	run -0 "$ROOT/$BUILD/tests/tablecheck"
 	assert_output --regexp '^[0-9]+ statistics$'
