@@ -14,7 +14,7 @@
  *    reads of the CPU clock, so clock_gettime (libc/vdso/kernel) gets
  *    only a few percent of the samples.
  *  - the hot lines are the two lines marked "HOT": line 45 (hot_a, ~75%)
- *    and line 57 (hot_b, ~25%).
+ *    and line 57 (hot_b, ~25%), each a whole inner loop (see there).
  *  - single-threaded, no children, exits 0, prints nothing.
  */
 #include <stdint.h>
@@ -41,8 +41,8 @@ __attribute__((noinline, noclone)) void hot_a(unsigned ms)
 	uint64_t x = 1;
 
 	do {
-		for (int i = 0; i < CHUNK; i++)
-			x = x * 6364136223846793005ull + 1, BARRIER(x); /* HOT */
+		/* One line: where samples land in a loop varies by CPU. */
+		for (int i = 0; i < CHUNK; i++) x = x * 6364136223846793005ull + 1, BARRIER(x); /* HOT */
 	} while (cpu_ns() < end);
 	spin2_sink = x;
 }
@@ -53,8 +53,8 @@ __attribute__((noinline, noclone)) void hot_b(unsigned ms)
 	uint64_t x = 2;
 
 	do {
-		for (int i = 0; i < CHUNK; i++)
-			x = x * 2862933555777941757ull + 3, BARRIER(x); /* HOT */
+		/* One line: where samples land in a loop varies by CPU. */
+		for (int i = 0; i < CHUNK; i++) x = x * 2862933555777941757ull + 3, BARRIER(x); /* HOT */
 	} while (cpu_ns() < end);
 	spin2_sink = x;
 }
