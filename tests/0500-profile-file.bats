@@ -154,7 +154,7 @@ craft() {
 
 @test "-pids: one file per process, umon.PID.out, each with its own pid" {
 	skip_unless_perf_works
-	run -0 "$UPROFILE" -quiet -pids "$TPROG/forkexec" 300
+	run -0 "$UPROFILE" -quiet -pids "$TPROG/forkexec" 600
 	local files=(umon.*.out) f pid json pids=()
 	assert_equal "${#files[@]}" 2
 	[[ ! -e umon.out ]]
@@ -167,11 +167,13 @@ craft() {
 		# the parent has parent_spin, the exec'd child hot_a and hot_b
 		case $(jq -r '.rows[0].procedure' <<<"$json") in
 		parent_spin)
-			assert_near "$(json_share parent_spin cpu-clock - <<<"$json")" 100 5
+			# parent_spin, and the clock reads it spins on
+			awk -v s="$(json_share parent_spin cpu-clock - <<<"$json")" \
+				'BEGIN { exit !(s >= 80) }' ||
+				fail "parent_spin has only $(json_share parent_spin cpu-clock - <<<"$json")%"
 			assert_equal "$(json_share hot_a cpu-clock - <<<"$json")" 0.00 ;;
 		hot_a)
-			assert_near "$(json_share hot_a cpu-clock - <<<"$json")" 75 8
-			assert_near "$(json_share hot_b cpu-clock - <<<"$json")" 25 8
+			assert_split "$json" hot_a hot_b 75 10
 			assert_equal "$(json_share parent_spin cpu-clock - <<<"$json")" 0.00 ;;
 		*)
 			fail "unexpected top procedure in $f: $json" ;;
@@ -203,7 +205,7 @@ craft() {
 	# one spin2 pinned to each of the first two CPUs we may use
 	local cpus
 	cpus=$(taskset -pc $$ | sed 's/.*: //')
-	local work="taskset -c 0 '$TPROG/spin2' 200 & taskset -c 1 '$TPROG/spin2' 200; wait"
+	local work="taskset -c 0 '$TPROG/spin2' 600 & taskset -c 1 '$TPROG/spin2' 600; wait"
 	run -0 "$UPROFILE" -quiet -e cpu-clock -each sh -c "$work"
 	[[ ! -e umon.out ]]
 	[[ -s umon.out.0 && -s umon.out.1 ]] ||
@@ -216,7 +218,7 @@ craft() {
 		# every sample of the file is on its CPU
 		run -0 jq -e --argjson n "$n" 'all(.modes[]; .cpu == $n)' <<<"$json"
 		each=$((each + $(jq '.statistics[0].samples' <<<"$json")))
-		assert_near "$(json_share hot_a cpu-clock - <<<"$json")" 75 10
+		assert_split "$json" hot_a hot_b 75 10
 	done
 	run -0 "$UPROFILE" -quiet -e cpu-clock -all sh -c "$work"
 	local all
@@ -224,7 +226,7 @@ craft() {
 	# the same work: the same number of samples, give or take
 	((each > all / 2 && each < all * 2)) ||
 		fail "-each: $each samples, -all: $all"
-	assert_near "$each" 400 100
+	assert_near "$each" 1200 300
 }
 
 @test "profiles are replaced atomically: new inode, no temporary file left" {
@@ -268,7 +270,7 @@ craft() {
 }
 
 @test "a profile copied elsewhere is read from any directory" {
-	make_profile orig.out 300
+	make_profile orig.out 600
 	local want
 	want=$("$UPROFILE" -i orig.out -format json | jq -c '[.rows[] | [.procedure, .object, .percent]]')
 	mkdir -p elsewhere/deeper other
@@ -278,7 +280,7 @@ craft() {
 	run -0 "$UPROFILE" -i ../elsewhere/deeper/copied.out -format json
 	assert_equal "$(jq -c '[.rows[] | [.procedure, .object, .percent]]' <<<"$output")" "$want"
 	assert_equal "$(jq -r .file <<<"$output")" ../elsewhere/deeper/copied.out
-	assert_near "$(json_share hot_a cpu-clock - <<<"$output")" 75 8
+	assert_split "$output" hot_a hot_b 75 12
 	run -0 "$UPROFILE" -i "$BATS_TEST_TMPDIR/elsewhere/deeper/copied.out" -lines
 	assert_line --regexp ' spin2\.c:45 +hot_a +spin2$'
 }

@@ -78,8 +78,9 @@ spin_profile() {
 @test "-stride 0 gives one bucket per procedure with the procedure's share; -stride 4 finer buckets" {
 	spin_profile
 	run -0 "$UPROFILE" -i spin.out --format json
-	local proc
+	local proc samples
 	proc=$(jq -r '.rows[] | select(.procedure == "hot_a") | .percent["cpu-clock"]' <<<"$output")
+	samples=$(json_samples hot_a cpu-clock - <<<"$output")
 	run -0 "$UPROFILE" -i spin.out -stride 0 --format json
 	run -0 jq -r '.view, .stride, (.rows[] | select(.procedure == "hot_a") | .percent["cpu-clock"])' <<<"$output"
 	assert_equal "${lines[0]}" buckets
@@ -87,12 +88,13 @@ spin_profile() {
 	assert_equal "${lines[2]}" "$proc"
 	assert_equal "${#lines[@]}" 3
 	run -0 "$UPROFILE" -i spin.out -stride 4 --format json
-	# Buckets of hot_a: at most 4 instructions each, summing to hot_a.
+	# Buckets of hot_a: at most 4 instructions each, their samples adding
+	# up to hot_a's exactly (percentages are rounded, sample counts not).
 	run -0 jq -r '[.rows[] | select(.procedure == "hot_a")] |
-		"\(length) \(map(.percent["cpu-clock"]) | add * 100 | round)"' <<<"$output"
+		"\(length) \(map(.samples["cpu-clock"]) | add)"' <<<"$output"
 	local n=${output%% *} sum=${output#* }
 	((n > 1)) || fail "hot_a in $n buckets"
-	assert_equal "$sum" "$(jq -n "$proc * 100 | round")"
+	assert_equal "$sum" "$samples"
 }
 
 @test "-stride must be a power of two" {

@@ -115,6 +115,62 @@ assert_near() {
 	fi
 }
 
+# Sampling assertions.  The number K of a profile's N samples that fall in
+# a procedure whose true share is P is binomial: its standard deviation
+# is sqrt(N P (1 - P)).  assert_binomial accepts
+#     |K - N P| <= 4.5 sqrt(N P (1 - P)) + 1
+# (4.5 standard deviations: a correct program fails about once in 150,000
+# assertions, whatever the machine or its load).  The bound shrinks as
+# the workload grows, so each test also states the widest bound, in points
+# of share, at which its claim still means something (MAXTOL, default 10):
+# a run with too few samples fails as "workload too short", never passes
+# on a bound that proves nothing.
+#
+# assert_binomial WHAT K N P_PERCENT [MAXTOL]
+assert_binomial() {
+	local what=$1 k=$2 n=$3 p=$4 maxtol=${5:-10} msg
+	msg=$(awk -v k="$k" -v n="$n" -v p="$p" -v m="$maxtol" -v w="$what" '
+	BEGIN {
+		if (k !~ /^[0-9]+$/ || n !~ /^[0-9]+$/ || n == 0) {
+			printf "%s: bad sample counts K=%s N=%s", w, k, n
+			exit
+		}
+		p /= 100
+		bound = 4.5 * sqrt(n * p * (1 - p)) + 1
+		tol = 100 * bound / n
+		if (tol > m) {
+			printf "%s: workload too short: %d samples give a bound of +/-%.1f points, the claim needs +/-%s", w, n, tol, m
+			exit
+		}
+		d = k - n * p
+		if (d < 0) d = -d
+		if (d > bound)
+			printf "%s: %d of %d samples (%.2f%%), expected %.2f%% +/- %.2f points (4.5 sigma)", w, k, n, 100 * k / n, 100 * p, tol
+	}')
+	[[ -z $msg ]] || fail "$msg"
+}
+
+# json_samples PROC STAT FILE: the samples of statistic STAT in the rows
+# of procedure PROC of a JSON report FILE ("-": stdin), 0 if none.
+json_samples() {
+	local file=$3
+	[[ $file == - ]] && file=/dev/stdin
+	jq -e --arg p "$1" --arg s "$2" '[.rows[] | select(.procedure == $p)
+		| .samples[$s] // 0] | add // 0' "$file"
+}
+
+# assert_split JSON A B P_PERCENT [MAXTOL]: of the samples of the report
+# JSON (text) that are in procedures A or B, A has P percent (binomial
+# bound, above).  A split between two procedures of one program is free
+# of what the rest of the run costs (start-up, clock reads).
+assert_split() {
+	local json=$1 a=$2 b=$3 p=$4 maxtol=${5:-10} stat ka kb
+	stat=$(jq -r '.statistics[0].name' <<<"$json")
+	ka=$(json_samples "$a" "$stat" - <<<"$json")
+	kb=$(json_samples "$b" "$stat" - <<<"$json")
+	assert_binomial "$a against $b" "$ka" "$((ka + kb))" "$p" "$maxtol"
+}
+
 skip_unless_root() {
 	[[ $(id -u) -eq 0 ]] || skip "needs root (uid $(id -u))"
 }
