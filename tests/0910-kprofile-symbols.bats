@@ -20,8 +20,6 @@ teardown() {
 	[[ -z $SHARED_DIR ]] || rm -rf "$SHARED_DIR"
 }
 
-# The kernel's idle loop: what an idle CPU's samples are in.
-IDLE_RE='^(pv_native_safe_halt|native_safe_halt|default_idle|default_idle_call|arch_cpu_idle|cpu_idle_poll.*|poll_idle|mwait_idle.*|intel_idle.*|acpi_idle.*|acpi_safe_halt|cpuidle_enter_state|do_idle|.*_safe_halt)$'
 
 # perf_agrees TOLERANCE ARG...: run kernelloop ARG... on every CPU under
 # kprofile, itself under "perf record -a -e cpu-clock -F 1000", so both
@@ -76,16 +74,15 @@ perf_agrees() {
 	run -0 "$KPROFILE" -quiet -e cpu-clock "$TPROG/kernelloop" read 1
 	kjson kmon.out
 	# An idle CPU is sampled too: its halt routine may have as many
-	# samples as the busy CPU has in read_zero.  Leave idle code out.
-	assert_equal "$(jq -r --arg idle "$IDLE_RE" '[.rows[] |
-		select(.procedure | test($idle) | not)][0] |
-		[.procedure, .object, .module] | @tsv' <<<"$json")" \
-		$'read_zero\t[kernel.kallsyms]\t'
-	# Most of the kernel samples that are not idle ones.
+	# samples as the busy CPU has in read_zero; and timer samples held
+	# back while interrupts were off land where they are enabled again.
+	# Leave both out (KERNEL_NOISE_RE).
+	assert_equal "$(top_busy)" read_zero
+	assert_equal "$(jq -r '.rows[] | select(.procedure == "read_zero") |
+		[.object, .module] | @tsv' <<<"$json")" $'[kernel.kallsyms]\t'
+	# Most of the kernel samples that are not noise.
 	local share
-	share=$(jq '(.statistics[0].samples - ([.modes[].idle] | add)) as $busy
-		| 100 * ([.rows[] | select(.procedure == "read_zero") |
-		.samples["cpu-clock"]] | add) / $busy' <<<"$json")
+	share=$(busy_share read_zero)
 	awk -v s="$share" 'BEGIN { exit !(s >= 50) }' ||
 		fail "read_zero has only $share% of the non-idle kernel samples"
 	# The address is the hottest one, inside read_zero's symbol.
@@ -107,11 +104,13 @@ perf_agrees() {
 @test "kernelloop syscall on every CPU: hottest kernel procedure within 5 points of perf's" {
 	skip_unless_perf_works
 	perf_agrees 5 syscall 1
-	# The syscall path leads (do_syscall_64, getppid's pid lookup, ...).
-	assert_equal "$(jq -r '.rows[0].procedure' <<<"$json")" do_syscall_64
+	# The syscall path is there (getppid's pid lookup, ...).  Which
+	# procedure leads depends on the hypervisor: where enabling
+	# interrupts is a call, timer samples held back while they were off
+	# land on the routine that enables them (KERNEL_NOISE_RE).
 	local s
 	s=$(jq '[.rows[] | select(.procedure | test(
-		"^(__task_pid_nr_ns|__x64_sys_getppid|x64_sys_call|entry_SYSCALL_64.*|syscall_exit_to_user_mode.*|__rcu_read_(un)?lock)$"))]
+		"^(do_syscall_64|__task_pid_nr_ns|__x64_sys_getppid|x64_sys_call|entry_SYSCALL_64.*|syscall_exit_to_user_mode.*|__rcu_read_(un)?lock)$"))]
 		| length' <<<"$json")
 	((s >= 2)) || fail "only $s other syscall-path procedures in the profile"
 }

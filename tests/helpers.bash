@@ -281,6 +281,33 @@ on_every_cpu() {
 	echo "${script}wait"
 }
 
+# Idle loops (what an idle CPU's samples are in, whatever the hypervisor
+# calls its halt: native_safe_halt, pvm_safe_halt_hc, ...) and the points
+# where the kernel enables interrupts again: a timer (cpu-clock) sample
+# that falls due while interrupts are off is
+# taken when they are enabled, so under some hypervisors (where enabling
+# them is a call, pvm_irq_enable, ...) that routine holds a large share of
+# kernel samples.  Kernel tests compare shares among the other procedures.
+KERNEL_NOISE_RE='^(.*safe_halt.*|.*_idle|.*_idle_.*|default_idle.*|arch_cpu_idle.*|cpu_idle_poll.*|poll_idle|mwait_idle.*|intel_idle.*|acpi_idle.*|cpuidle_enter.*|do_idle|.*halt_hc.*|.*irq_enable.*|.*irqrestore.*)$'
+
+# busy_share PROC: percent of the samples of the report $json outside
+# KERNEL_NOISE_RE procedures that are in procedure PROC.
+busy_share() {
+	jq --arg p "$1" --arg n "$KERNEL_NOISE_RE" '
+		[.rows[] | select(.procedure | test($n) | not)] as $busy
+		| ([$busy[] | .samples["cpu-clock"]] | add // 0) as $all
+		| if $all == 0 then 0 else 100 * ([$busy[] |
+		  select(.procedure == $p) | .samples["cpu-clock"]] | add // 0)
+		  / $all end' <<<"$json"
+}
+
+# top_busy: the hottest procedure of the report $json outside
+# KERNEL_NOISE_RE.
+top_busy() {
+	jq -r --arg n "$KERNEL_NOISE_RE" '[.rows[] |
+		select(.procedure | test($n) | not)][0].procedure' <<<"$json"
+}
+
 # kjson FILE: the JSON report of FILE in $json (kprofile must succeed).
 kjson() {
 	run -0 --separate-stderr "$KPROFILE" -i "$1" --format json
