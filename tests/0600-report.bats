@@ -43,7 +43,7 @@ check_rows_with_addr2line() {
 		# Where addr2line knows nothing (a PLT stub), we name the
 		# stub target@plt as objdump labels it, with no line.
 		if [[ $want == "?? ??:0" && $proc == *@plt && $file == null ]] &&
-			objdump -d "$obj" | grep -q "<$proc>:"; then
+			objdump -d "$obj" | grep "<$proc>:" >/dev/null; then
 			((++checked < n)) || break
 			continue
 		fi
@@ -226,7 +226,7 @@ EOF
 	local a n=0
 	for a in $(objdump -d --no-show-raw-insn rec | awk '/<fib[.>]/ { f = 1 }
 		/^$/ { f = 0 } f && /^ +[0-9a-f]+:/ { sub(":", "", $1); print $1 }'); do
-		[[ $(addr2line -i -f -e rec "$a" | awk 'NR % 2' | head -2 |
+		[[ $(addr2line -i -f -e rec "$a" | awk 'NR % 2 && NR <= 3' |
 			paste -sd' ') == "fib fib" ]] && n=$((n + 1))
 	done
 	((n > 0)) || skip "this gcc did not inline fib into itself"
@@ -292,7 +292,7 @@ EOF
 		local n addr fn ka=0 kb=0
 		run -0 "$UPROFILE" -i stripped.out -lines -format json
 		while read -r addr n; do
-			fn=$(addr2line -f -e "$TPROG/spin2" "$addr" | head -n1)
+			fn=$(addr2line -f -e "$TPROG/spin2" "$addr" | awk 'NR == 1')
 			case $fn in
 			hot_a) ka=$((ka + n)) ;;
 			hot_b) kb=$((kb + n)) ;;

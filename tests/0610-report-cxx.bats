@@ -61,7 +61,7 @@ CC
 	# an instruction of main where addr2line sees Acc<double>::add inlined
 	for a in $(objdump -d --no-show-raw-insn tpl | awk '/<main>:/ { f = 1 }
 		/^$/ { f = 0 } f && /^ +[0-9a-f]+:/ { sub(":", "", $1); print $1 }'); do
-		frames=$(addr2line -C -f -i -e tpl "0x$a" | awk 'NR % 2' | head -2 |
+		frames=$(addr2line -C -f -i -e tpl "0x$a" | awk 'NR % 2 && NR <= 3' |
 			paste -sd'|')
 		[[ $frames == "calc::Acc<double>::add(double)|main" ]] && break
 	done
@@ -121,7 +121,7 @@ CC
 	run -0 "$symtool" --vaddr cold "0x$addr"
 	assert_output "ns::work.cold	??:0"
 	# a stub of a mangled function: demangled, then @plt
-	addr=$(objdump -d cold | awk '/<_ZNSt13runtime_errorC1.*@plt>:/ { print $1; exit }')
+	addr=$(objdump -d cold | awk '!n && /<_ZNSt13runtime_errorC1.*@plt>:/ { print $1; n = 1 }')
 	[[ -n $addr ]] || fail "no runtime_error constructor stub"
 	run -0 "$symtool" --vaddr cold "0x$addr"
 	assert_output "std::runtime_error::runtime_error@plt	??:0"
@@ -153,7 +153,7 @@ CC
 	local symtool=$ROOT/$BUILD/tests/symtool sym addr want
 	# the oracle: nm -C, less parameters and clone suffix
 	for sym in helper 3bar; do
-		addr=$(nm anon | awk -v s="$sym" '$3 ~ s { print $1; exit }')
+		addr=$(nm anon | awk -v s="$sym" '!n && $3 ~ s { print $1; n = 1 }')
 		want=$(nm -C anon | awk -v a="$addr" '$1 == a {
 			$1 = ""; $2 = ""; sub(/^  /, ""); print; exit }')
 		want=${want% \[clone *}

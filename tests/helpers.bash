@@ -11,6 +11,12 @@
 
 bats_require_minimum_version 1.5.0
 
+# A pipeline fails when any of its commands fails, so no test hides our
+# tools' exit status behind a pipe.  (Readers that stop early, head or
+# grep -q, would then fail their writer with SIGPIPE: tests read whole
+# outputs instead.)
+set -o pipefail
+
 load '/usr/lib/bats/bats-support/load'
 load '/usr/lib/bats/bats-assert/load'
 
