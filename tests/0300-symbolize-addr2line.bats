@@ -286,8 +286,8 @@ compare() {
 # assert_inline_chain OBJ [ADDR_SOURCE]
 assert_inline_chain() {
 	local obj=$1 src=${2:-$1} addr
-	addr=$(objdump -d "$src" | awk '/<work>:/ { f = 1 } f && /imul/ {
-		sub(":", "", $1); print $1; exit }')
+	addr=$(objdump -d "$src" | awk '/<work>:/ { f = 1 } f && !n && /imul/ {
+		sub(":", "", $1); print $1; n = 1 }')
 	[[ -n $addr ]] || fail "no imul in work() of $src"
 	run "$SYMTOOL" --vaddr "$obj" "$addr"
 	assert_success

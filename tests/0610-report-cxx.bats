@@ -74,9 +74,9 @@ CC
 	# the sort's out-of-line template function is named as perf names it:
 	# qualified, template arguments, no parameters or return type
 	local want addr
-	read -r addr want < <(nm -C tpl | awk '$2 ~ /^[tTwW]$/ {
+	read -r addr want < <(nm -C tpl | awk '!n && $2 ~ /^[tTwW]$/ {
 		a = $1; $1 = ""; $2 = ""; sub(/^  /, "")
-		if ($0 ~ /^void std::__introsort_loop</) { print a, $0; exit } }')
+		if ($0 ~ /^void std::__introsort_loop</) { print a, $0; n = 1 } }')
 	[[ -n $want ]] || fail "no std::__introsort_loop in tpl"
 	want=${want#void }
 	want=${want%(*}
@@ -154,8 +154,8 @@ CC
 	# the oracle: nm -C, less parameters and clone suffix
 	for sym in helper 3bar; do
 		addr=$(nm anon | awk -v s="$sym" '!n && $3 ~ s { print $1; n = 1 }')
-		want=$(nm -C anon | awk -v a="$addr" '$1 == a {
-			$1 = ""; $2 = ""; sub(/^  /, ""); print; exit }')
+		want=$(nm -C anon | awk -v a="$addr" '!n && $1 == a {
+			$1 = ""; $2 = ""; sub(/^  /, ""); print; n = 1 }')
 		want=${want% \[clone *}
 		want=${want%(*}
 		[[ -n $addr && -n $want ]] || fail "no $sym in anon"

@@ -127,7 +127,7 @@ spin_profile() {
 	local addr text want n=0
 	while read -r addr text; do
 		want=$(objdump -d --no-show-raw-insn "$TPROG/spin2" |
-			awk -v a="${addr#0x}:" '$1 == a { $1 = ""; print; exit }')
+			awk -v a="${addr#0x}:" '!n && $1 == a { $1 = ""; print; n = 1 }')
 		want=$(awk '{ printf "%s 0x%s %s", $1, $2, $3 }' <<<"$want")
 		assert_equal "$text" "$want"
 		n=$((n + 1))
