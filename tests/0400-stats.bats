@@ -294,7 +294,7 @@ attr_of() {
 		assert_equal "$(attr_of type)" 4
 	fi
 	# profile-me needs IBS, PEBS or SPE
-	if ! ls /sys/bus/event_source/devices | grep -Eq '^(ibs_op|arm_spe)'; then
+	if ! ls /sys/bus/event_source/devices | grep -E '^(ibs_op|arm_spe)' >/dev/null; then
 		local s
 		for s in pm_mispredict pm_cycles retire retired dtb_miss dtb_miss_per_ret; do
 			run -125 --separate-stderr "$UPROFILE" -e "$s" "$TPROG/exitwith" 0
