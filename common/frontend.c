@@ -155,6 +155,35 @@ static int list_tids(pid_t pid, pid_t **tids, size_t *n)
 	return 0;
 }
 
+/*
+ * The kernel refuses a frequency above kernel.perf_event_max_sample_rate
+ * with a bare EINVAL, and lowers that limit by itself when sampling
+ * interrupts take too long: name the limit and the way out before the
+ * program starts.
+ */
+static int check_sample_rate(const struct run *r)
+{
+	uint64_t hz = 0;
+	long max;
+	size_t i;
+
+	for (i = 0; i < r->nstats; i++)
+		if (!r->specs[i].counting && !r->specs[i].period &&
+		    r->specs[i].freq > hz)
+			hz = r->specs[i].freq;
+	if (!hz || priv_sysctl("perf_event_max_sample_rate", &max) ||
+	    max <= 0 || hz <= (uint64_t)max)
+		return 0;
+	return prof_fail(PROF_EINVAL, "%s%" PRIu64 "%s is above this kernel's "
+			 "limit of %ld samples per second "
+			 "(kernel.perf_event_max_sample_rate): give -F %ld "
+			 "or less, or raise the limit with 'sysctl "
+			 "kernel.perf_event_max_sample_rate=%" PRIu64 "'",
+			 r->cfg->freq ? "-F " : "the default of ", hz,
+			 r->cfg->freq ? "" : " samples per second", max, max,
+			 hz);
+}
+
 static void synthesize_all(struct collector *col)
 {
 	DIR *d = opendir("/proc");
@@ -912,6 +941,11 @@ static int run_collection(struct fe_config *c)
 	err = resolve_stats(&r);
 	if (err)
 		goto fail;
+	if (!c->dry_run) {
+		err = check_sample_rate(&r);
+		if (err)
+			goto fail;
+	}
 	if (c->cpus == FE_CPUS_ONE) {
 		err = pin_to_current_cpu(&one_cpu);
 		if (err)

@@ -1,8 +1,9 @@
 #!/usr/bin/env bats
 # The kernel's perf sysctls: kernel.perf_event_paranoid above 2 is tried,
 # not refused (what 3 and 4 forbid differs between kernels), and only a
-# refusal is explained.  UPROFILE_PROCSYS fakes the values the tools read;
-# the kernel still decides what opens.
+# refusal is explained; kernel.perf_event_max_sample_rate is named with
+# the way to raise it before the program runs.  UPROFILE_PROCSYS fakes
+# the values the tools read; the kernel still decides what opens.
 
 load helpers
 
@@ -80,4 +81,46 @@ samples_of() {
 	[[ $stderr == *"sysctl kernel.perf_event_paranoid=0"* ]] ||
 		fail "does not say what to change: $stderr"
 	[[ ! -e ran && ! -e kmon.out ]]
+}
+
+@test "-F above kernel.perf_event_max_sample_rate: 125 before the program runs, naming the limit and the sysctl" {
+	skip_unless_perf_works
+	local max want limit
+	max=$(cat /proc/sys/kernel/perf_event_max_sample_rate)
+	want=$((max + 1))
+	((want <= 1000000)) || skip "the limit $max is above what -F accepts"
+	run -125 --separate-stderr "$UPROFILE" -e cpu-clock -F "$want" sh -c 'touch ran'
+	assert_output ""
+	assert_equal "${#stderr_lines[@]}" 1
+	[[ $stderr == "uprofile: -F $want is above this kernel's limit of "* ]] ||
+		fail "unexpected message: $stderr"
+	# The kernel only ever lowers the limit by itself.
+	limit=${stderr#*limit of }
+	limit=${limit%% *}
+	((limit <= max)) || fail "limit $limit, was $max: $stderr"
+	[[ $stderr == *"(kernel.perf_event_max_sample_rate)"* ]] ||
+		fail "the sysctl is not named: $stderr"
+	[[ $stderr == *"-F $limit or less"* ]] || fail "no -F that works: $stderr"
+	[[ $stderr == *"'sysctl kernel.perf_event_max_sample_rate=$want'"* ]] ||
+		fail "does not say how to raise it: $stderr"
+	[[ ! -e ran && ! -e umon.out ]]
+	run -125 --separate-stderr "$KPROFILE" -e cpu-clock -F "$want" -d 0.2
+	[[ $stderr == "kprofile: -F $want is above this kernel's limit of "* ]] ||
+		fail "kprofile: $stderr"
+	[[ ! -e kmon.out ]]
+}
+
+@test "a limit below the default frequency (faked): the default is named; -F at the limit and -c run" {
+	skip_unless_perf_works
+	local dir
+	dir=$(fake_procsys perf_event_max_sample_rate=500)
+	UPROFILE_PROCSYS=$dir run -125 --separate-stderr "$UPROFILE" \
+		-e cpu-clock "$TPROG/spin2" 100
+	assert_equal "$stderr" "uprofile: the default of 1000 samples per second is above this kernel's limit of 500 samples per second (kernel.perf_event_max_sample_rate): give -F 500 or less, or raise the limit with 'sysctl kernel.perf_event_max_sample_rate=1000'"
+	UPROFILE_PROCSYS=$dir run -0 "$UPROFILE" -quiet -e cpu-clock -F 500 \
+		"$TPROG/spin2" 100
+	UPROFILE_PROCSYS=$dir run -0 "$UPROFILE" -quiet -e cpu-clock \
+		-c 1000000 "$TPROG/spin2" 100
+	# --dry-run opens nothing: it describes, whatever the limit.
+	UPROFILE_PROCSYS=$dir run -0 "$UPROFILE" --dry-run -e cpu-clock true
 }
