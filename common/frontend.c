@@ -12,6 +12,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <poll.h>
+#include <pwd.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -153,6 +154,182 @@ static int list_tids(pid_t pid, pid_t **tids, size_t *n)
 	}
 	closedir(d);
 	return 0;
+}
+
+/* What -p checks of /proc/PID/stat: comm, state and the kernel's flags. */
+struct task_stat {
+	char comm[64];
+	char state;
+	unsigned long flags;
+};
+
+#define PF_KTHREAD 0x00200000	/* include/linux/sched.h */
+
+static int read_task_stat(const char *path, struct task_stat *ts)
+{
+	char line[1024], *lp, *rp;
+	FILE *f = fopen(path, "r");
+	int ok;
+
+	if (!f)
+		return -1;
+	ok = fgets(line, sizeof(line), f) != NULL;
+	fclose(f);
+	/* comm may hold spaces and parentheses: it ends at the last ')'. */
+	lp = ok ? strchr(line, '(') : NULL;
+	rp = ok ? strrchr(line, ')') : NULL;
+	if (!lp || !rp || rp < lp)
+		return -1;
+	snprintf(ts->comm, sizeof(ts->comm), "%.*s", (int)(rp - lp - 1),
+		 lp + 1);
+	return sscanf(rp + 1, " %c %*d %*d %*d %*d %*d %lu", &ts->state,
+		      &ts->flags) == 2 ? 0 : -1;
+}
+
+/* A "Name:" field of /proc/PID/status, or -1. */
+static long status_field(pid_t pid, const char *name)
+{
+	char path[64], line[256];
+	size_t len = strlen(name);
+	long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, name, len) && line[len] == ':') {
+			if (sscanf(line + len + 1, "%ld", &v) != 1)
+				v = -1;
+			break;
+		}
+	fclose(f);
+	return v;
+}
+
+/* A thread of pid that has not exited, or 0 when all have (a zombie
+ * waiting for its parent): a group whose leader alone exited still runs,
+ * and the kernel attaches to it through a live thread only. */
+static pid_t live_thread(pid_t pid)
+{
+	char path[320];
+	struct task_stat ts;
+	struct dirent *e;
+	DIR *d;
+	long tid = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	d = opendir(path);
+	if (!d)
+		return 0;
+	while (!tid && (e = readdir(d))) {
+		if (parse_int(e->d_name, 1, INT_MAX, &tid))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%ld/stat",
+			 (int)pid, tid);
+		if (read_task_stat(path, &ts) || ts.state == 'Z' ||
+		    ts.state == 'X')
+			tid = 0;
+	}
+	closedir(d);
+	return (pid_t)tid;
+}
+
+/* getpwuid's buffer is reused by the next call: copy the name. */
+static void user_name(long uid, char *buf, size_t len)
+{
+	struct passwd *pw = uid >= 0 ? getpwuid((uid_t)uid) : NULL;
+
+	snprintf(buf, len, "%s", pw ? pw->pw_name : "?");
+}
+
+/*
+ * Can -p PID give samples?  A kernel thread has no user mode, our own
+ * process would sample the profiler, a zombie runs no more, and the kernel
+ * refuses another user's process: each would otherwise end in 0 samples
+ * and status 0, or in a bare EACCES.  kprofile -p only waits for PID to
+ * exit, so it needs PID alive and nothing more.  modes: the run's; the
+ * kernel is asked (probe) unless probe is 0 (--dry-run opens nothing).
+ */
+static int check_attach(pid_t pid, unsigned modes, int probe)
+{
+	char path[64];
+	struct task_stat ts;
+	pid_t tid;
+	long uid;
+	int err;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (read_task_stat(path, &ts))
+		return prof_fail(PROF_ENOENT, "no process %d", (int)pid);
+	tid = live_thread(pid);
+	if (!tid)
+		return prof_fail(PROF_ENOENT, "cannot attach to process %d "
+				 "(%s): it has exited (zombie)", (int)pid,
+				 ts.comm);
+	if (g_tool->scope != FE_SCOPE_TASKS)
+		return 0;
+	if (ts.flags & PF_KTHREAD)
+		return prof_fail(PROF_EINVAL, "cannot attach to process %d "
+				 "(%s): it is a kernel thread: use kprofile",
+				 (int)pid, ts.comm);
+	if (status_field(pid, "Tgid") == (long)getpid())
+		return prof_fail(PROF_EINVAL, "cannot attach to process %d: "
+				 "it is %s itself", (int)pid, g_tool->name);
+	err = probe ? -perf_probe_target(tid, -1, modes) : 0;
+	if (err == ESRCH)
+		return prof_fail(PROF_ENOENT, "no process %d", (int)pid);
+	if ((err != EACCES && err != EPERM) ||
+	    perf_probe_target(0, -1, modes))
+		return 0;	/* no refusal, or not this process's own */
+	uid = status_field(pid, "Uid");
+	if (uid >= 0 && uid != (long)getuid()) {
+		char them[64], us[64];
+
+		user_name(uid, them, sizeof(them));
+		user_name((long)getuid(), us, sizeof(us));
+		return prof_fail(PROF_EPERM, "cannot attach to process %d "
+				 "(%s): permission denied: it runs as user "
+				 "'%s' (uid %ld), %s as '%s' (uid %ld): run %s "
+				 "as that user or as root", (int)pid, ts.comm,
+				 them, uid, g_tool->name, us, (long)getuid(),
+				 g_tool->name);
+	}
+	return prof_fail(PROF_EPERM, "cannot attach to process %d (%s): "
+			 "permission denied: the kernel refuses this user "
+			 "ptrace access to it (a program that changed its "
+			 "credentials, or a security policy): run %s as root",
+			 (int)pid, ts.comm, g_tool->name);
+}
+
+/*
+ * The kernel refuses a frequency above kernel.perf_event_max_sample_rate
+ * with a bare EINVAL, and lowers that limit by itself when sampling
+ * interrupts take too long: name the limit and the way out before the
+ * program starts.
+ */
+static int check_sample_rate(const struct run *r)
+{
+	uint64_t hz = 0;
+	long max;
+	size_t i;
+
+	for (i = 0; i < r->nstats; i++)
+		if (!r->specs[i].counting && !r->specs[i].period &&
+		    r->specs[i].freq > hz)
+			hz = r->specs[i].freq;
+	if (!hz || priv_sysctl("perf_event_max_sample_rate", &max) ||
+	    max <= 0 || hz <= (uint64_t)max)
+		return 0;
+	return prof_fail(PROF_EINVAL, "%s%" PRIu64 "%s is above this kernel's "
+			 "limit of %ld samples per second "
+			 "(kernel.perf_event_max_sample_rate): give -F %ld "
+			 "or less, or raise the limit with 'sysctl "
+			 "kernel.perf_event_max_sample_rate=%" PRIu64 "'",
+			 r->cfg->freq ? "-F " : "the default of ", hz,
+			 r->cfg->freq ? "" : " samples per second", max, max,
+			 hz);
 }
 
 static void synthesize_all(struct collector *col)
@@ -909,9 +1086,21 @@ static int run_collection(struct fe_config *c)
 		if (err)
 			goto fail;
 	}
+	if (c->attach_pid) {
+		err = check_attach((pid_t)c->attach_pid,
+				   g_tool->default_modes | c->add_modes,
+				   !c->dry_run);
+		if (err)
+			goto fail;
+	}
 	err = resolve_stats(&r);
 	if (err)
 		goto fail;
+	if (!c->dry_run) {
+		err = check_sample_rate(&r);
+		if (err)
+			goto fail;
+	}
 	if (c->cpus == FE_CPUS_ONE) {
 		err = pin_to_current_cpu(&one_cpu);
 		if (err)

@@ -128,6 +128,24 @@ int perf_probe(uint32_t type, uint64_t config, unsigned modes, void *unused)
 	return 0;
 }
 
+int perf_probe_target(pid_t pid, int cpu, unsigned modes)
+{
+	struct perf_event_attr a;
+	long fd;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_DUMMY;
+	a.disabled = 1;
+	set_modes(&a, modes);
+	fd = sys_perf_event_open(&a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	close((int)fd);
+	return 0;
+}
+
 int perf_online_cpus(int **cpus, size_t *n)
 {
 	FILE *f = fopen("/sys/devices/system/cpu/online", "r");

@@ -111,6 +111,14 @@ struct perf_session;
 int perf_probe(uint32_t type, uint64_t config, unsigned modes, void *unused);
 
 /*
+ * 0 if a software dummy event can be opened in modes on task pid (0: the
+ * caller, -1: every task) and cpu (-1: any), else -errno: whether the
+ * kernel lets this process profile that target at all (perf_event_paranoid,
+ * capabilities, ptrace access to the task, a seccomp filter).
+ */
+int perf_probe_target(pid_t pid, int cpu, unsigned modes);
+
+/*
  * Print the perf_event_attr of every event perf_session_open() would open
  * for these specs and target, one field per line (golden tests).  A
  * profile-me event adds its config1, config2, precise_ip and what it

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
+#include <limits.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -14,16 +16,21 @@
 #define CAP_SYSLOG_BIT 34
 #define CAP_PERFMON_BIT 38
 
-static int read_int(const char *path, int *v)
+int priv_sysctl(const char *name, long *v)
 {
-	FILE *f = fopen(path, "r");
+	const char *dir = getenv("UPROFILE_PROCSYS");
+	char path[PATH_MAX];
+	FILE *f;
 	int ok;
 
+	snprintf(path, sizeof(path), "%s/%s",
+		 dir && *dir ? dir : "/proc/sys/kernel", name);
+	f = fopen(path, "r");
 	if (!f)
-		return -1;
-	ok = fscanf(f, "%d", v) == 1;
+		return -errno;
+	ok = fscanf(f, "%ld", v) == 1;
 	fclose(f);
-	return ok ? 0 : -1;
+	return ok ? 0 : -EINVAL;
 }
 
 static unsigned long long effective_caps(void)
@@ -66,64 +73,96 @@ static int kallsyms_hidden(void)
 	return !nonzero;
 }
 
+/* The first online CPU: where a system-wide probe is opened. */
+static int first_cpu(void)
+{
+	int *cpus = NULL, cpu = 0;
+	size_t n = 0;
+
+	if (!perf_online_cpus(&cpus, &n) && n)
+		cpu = cpus[0];
+	free(cpus);
+	return cpu;
+}
+
+/*
+ * Why the kernel refused an event the run needs (-err from the probe), in
+ * the terms of what the user can change.
+ */
+static int explain_refusal(const struct priv_need *need, int err, long paranoid,
+			   int perfmon)
+{
+	int perm = (err == EACCES || err == EPERM) && !perfmon;
+
+	/* Above 2, mainline forbids only what 2 does: blame the value
+	 * alone when not even the user's own user-mode events open. */
+	if (perm && paranoid > 2 &&
+	    perf_probe_target(0, -1, STAT_MODE_USER))
+		return prof_fail(PROF_EPERM, "performance events are refused "
+				 "to this user (kernel.perf_event_paranoid=%ld: "
+				 "above 2, this kernel allows them only with "
+				 "CAP_PERFMON): run as root, grant CAP_PERFMON, "
+				 "or set 'sysctl kernel.perf_event_paranoid=%d'",
+				 paranoid, need->system_wide ? 0 :
+				 need->kernel ? 1 : 2);
+	if (perm && need->system_wide && paranoid > 0)
+		return prof_fail(PROF_EPERM, "system-wide profiling needs "
+				 "CAP_PERFMON (or CAP_SYS_ADMIN) or "
+				 "kernel.perf_event_paranoid <= 0 (it is %ld): "
+				 "run as root, or set "
+				 "'sysctl kernel.perf_event_paranoid=0'",
+				 paranoid);
+	if (perm && need->kernel && paranoid > 1)
+		return prof_fail(PROF_EPERM, "kernel-mode samples need "
+				 "CAP_PERFMON (or CAP_SYS_ADMIN) or "
+				 "kernel.perf_event_paranoid <= 1 (it is %ld): "
+				 "run as root, or set "
+				 "'sysctl kernel.perf_event_paranoid=1'",
+				 paranoid);
+	/* A container's seccomp filter answers ENOSYS or EPERM whatever
+	 * the sysctls say. */
+	return prof_fail(PROF_EPERM, "perf_event_open is refused here "
+			 "(%s) although kernel.perf_event_paranoid=%ld "
+			 "allows it: a container or seccomp policy "
+			 "blocks it; allow the perf_event_open system "
+			 "call (e.g. docker --cap-add PERFMON with a "
+			 "seccomp profile that permits it)",
+			 strerror(err), paranoid);
+}
+
 int priv_check(const struct priv_need *need)
 {
 	unsigned long long caps = effective_caps();
 	int perfmon = has_cap(caps, CAP_PERFMON_BIT) ||
 		      has_cap(caps, CAP_SYS_ADMIN_BIT);
-	int paranoid = 2, kptr = 0, err = 0;
+	unsigned modes = STAT_MODE_USER | (need->kernel ? STAT_MODE_KERNEL : 0);
+	long paranoid = 2, kptr = 0;
+	int err;
 
-	read_int("/proc/sys/kernel/perf_event_paranoid", &paranoid);
-	read_int("/proc/sys/kernel/kptr_restrict", &kptr);
-	if (access("/proc/sys/kernel/perf_event_paranoid", F_OK))
+	if (priv_sysctl("perf_event_paranoid", &paranoid) == -ENOENT)
 		return prof_fail(PROF_EPERM, "this kernel has no performance "
 				 "events (no /proc/sys/kernel/"
 				 "perf_event_paranoid): build it with "
 				 "CONFIG_PERF_EVENTS");
-	if (!perfmon && paranoid > 2)
-		return prof_fail(PROF_EPERM, "performance events are disabled "
-				 "for unprivileged users "
-				 "(kernel.perf_event_paranoid=%d): run as root, "
-				 "grant CAP_PERFMON, or set "
-				 "'sysctl kernel.perf_event_paranoid=%d'",
-				 paranoid, need->system_wide ? 0 :
-				 need->kernel ? 1 : 2);
-	if (need->system_wide && !perfmon && paranoid > 0)
-		return prof_fail(PROF_EPERM, "system-wide profiling needs "
-				 "CAP_PERFMON (or CAP_SYS_ADMIN) or "
-				 "kernel.perf_event_paranoid <= 0 (it is %d): "
-				 "run as root, or set "
-				 "'sysctl kernel.perf_event_paranoid=0'",
-				 paranoid);
-	if (need->kernel && !perfmon && paranoid > 1)
-		return prof_fail(PROF_EPERM, "kernel-mode samples need "
-				 "CAP_PERFMON (or CAP_SYS_ADMIN) or "
-				 "kernel.perf_event_paranoid <= 1 (it is %d): "
-				 "run as root, or set "
-				 "'sysctl kernel.perf_event_paranoid=1'",
-				 paranoid);
-	/* Does the kernel let us open any event at all?  A container's
-	 * seccomp filter answers ENOSYS or EPERM whatever the sysctls say. */
-	err = -perf_probe(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY,
-			  STAT_MODE_USER, NULL);
+	priv_sysctl("kptr_restrict", &kptr);
+	/* Ask the kernel first: above 2, perf_event_paranoid means "no
+	 * events without CAP_PERFMON" on Debian's and Android's kernels and
+	 * the same as 2 on mainline, and capabilities may come from a user
+	 * namespace, so the values only explain a refusal. */
+	err = -(need->system_wide ? perf_probe_target(-1, first_cpu(), modes) :
+		perf_probe_target(0, -1, modes));
 	if (err)
-		return prof_fail(PROF_EPERM, "perf_event_open is refused here "
-				 "(%s) although kernel.perf_event_paranoid=%d "
-				 "allows it: a container or seccomp policy "
-				 "blocks it; allow the perf_event_open system "
-				 "call (e.g. docker --cap-add PERFMON with a "
-				 "seccomp profile that permits it)",
-				 strerror(err), paranoid);
+		return explain_refusal(need, err, paranoid, perfmon);
 	if (need->kernel_symbols && kallsyms_hidden() && kptr >= 2)
 		return prof_fail(PROF_EPERM, "kernel addresses are hidden from "
 				 "everyone, root included "
-				 "(kernel.kptr_restrict=%d), so kernel samples "
+				 "(kernel.kptr_restrict=%ld), so kernel samples "
 				 "could not be named: set 'sysctl "
 				 "kernel.kptr_restrict=0' (or 1 and run as "
 				 "root)", kptr);
 	if (need->kernel_symbols && kallsyms_hidden())
 		return prof_fail(PROF_EPERM, "kernel addresses are hidden from "
-				 "this user (kernel.kptr_restrict=%d%s), so "
+				 "this user (kernel.kptr_restrict=%ld%s), so "
 				 "kernel samples could not be named: run as "
 				 "root, or set 'sysctl kernel.kptr_restrict=0'",
 				 kptr, kptr == 1 && !has_cap(caps, CAP_SYSLOG_BIT) ?

@@ -10,6 +10,7 @@
 #include <strings.h>
 
 #include "error.h"
+#include "privilege.h"
 #include "stats.h"
 
 #define SYSFS_PMUS "/sys/bus/event_source/devices"
@@ -893,7 +894,6 @@ static void probe_reason(enum stat_kind k, int err, const char *needs,
 			 char *buf, size_t len, int brief)
 {
 	long paranoid = -1;
-	FILE *f;
 
 	switch (err) {
 	case ENOENT:
@@ -910,12 +910,8 @@ static void probe_reason(enum stat_kind k, int err, const char *needs,
 		return;
 	case EACCES:
 	case EPERM:
-		f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
-		if (f) {
-			if (fscanf(f, "%ld", &paranoid) != 1)
-				paranoid = -1;
-			fclose(f);
-		}
+		if (priv_sysctl("perf_event_paranoid", &paranoid))
+			paranoid = -1;
 		snprintf(buf, len, brief ? "needs privilege" :
 			 "permission denied: needs privilege "
 			 "(perf_event_paranoid is %ld)", paranoid);

@@ -5,35 +5,6 @@
 
 load helpers
 
-setup() {
-	common_setup
-	SHARED_DIR=
-}
-
-teardown() {
-	[[ -z $SHARED_DIR ]] || rm -rf "$SHARED_DIR"
-}
-
-# as_nobody COMMAND [ARG...]: run COMMAND as nobody without privileges.
-as_nobody() {
-	setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all \
-		"$@"
-}
-
-# A directory nobody can write to, the current directory of the test;
-# skips unless root can switch to nobody and nobody can run kprofile.
-nobody_dir() {
-	skip_unless_root
-	command -v setpriv >/dev/null || skip "setpriv (util-linux) is not installed"
-	id nobody >/dev/null 2>&1 && getent group nogroup >/dev/null ||
-		skip "no user nobody / group nogroup"
-	as_nobody "$KPROFILE" --version >/dev/null 2>&1 ||
-		skip "nobody cannot run $KPROFILE (a directory on the way is not searchable)"
-	SHARED_DIR=$(mktemp -d /tmp/kprofile-test.XXXXXX)
-	chmod 777 "$SHARED_DIR"
-	cd "$SHARED_DIR"
-}
-
 @test "unprivileged (nobody): 125, one line naming perf_event_paranoid, CAP_PERFMON and the fix; nothing written or run" {
 	skip_unless_perf_works
 	local paranoid

@@ -34,6 +34,7 @@ export ROOT BUILD UPROFILE KPROFILE TPROG
 # those still running (see kill_started).
 common_setup() {
 	BG_PIDS=()
+	NOBODY_DIR=
 	cd "$BATS_TEST_TMPDIR" || return 1
 }
 
@@ -43,6 +44,46 @@ setup() {
 
 teardown() {
 	kill_started "${BG_PIDS[@]}"
+	[[ -z ${NOBODY_DIR-} ]] || rm -rf "$NOBODY_DIR"
+}
+
+# as_nobody COMMAND [ARG...]: run COMMAND as nobody without privileges.
+as_nobody() {
+	setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all \
+		"$@"
+}
+
+# nobody_dir: make a directory nobody can write to the current directory
+# of the test (NOBODY_DIR, removed by the default teardown); skips unless
+# root can switch to nobody and nobody can run the tools.
+nobody_dir() {
+	skip_unless_root
+	command -v setpriv >/dev/null || skip "setpriv (util-linux) is not installed"
+	id nobody >/dev/null 2>&1 && getent group nogroup >/dev/null ||
+		skip "no user nobody / group nogroup"
+	as_nobody "$UPROFILE" --version >/dev/null 2>&1 &&
+		as_nobody "$KPROFILE" --version >/dev/null 2>&1 ||
+		skip "nobody cannot run the tools (a directory on the way is not searchable)"
+	NOBODY_DIR=$(mktemp -d /tmp/uprofile-test.XXXXXX)
+	chmod 777 "$NOBODY_DIR"
+	cd "$NOBODY_DIR"
+}
+
+# fake_procsys [NAME=VALUE...]: a directory for UPROFILE_PROCSYS holding
+# this machine's perf_event_paranoid, perf_event_max_sample_rate and
+# kptr_restrict, with the NAMEs given set to VALUE instead; prints its
+# path.  Readable by nobody.
+fake_procsys() {
+	local dir name kv
+	dir=$(mktemp -d "${NOBODY_DIR:-$BATS_TEST_TMPDIR}/procsys.XXXXXX")
+	for name in perf_event_paranoid perf_event_max_sample_rate kptr_restrict; do
+		cat "/proc/sys/kernel/$name" >"$dir/$name"
+	done
+	for kv in "$@"; do
+		echo "${kv#*=}" >"$dir/${kv%%=*}"
+	done
+	chmod -R a+rX "$dir"
+	echo "$dir"
 }
 
 # golden NAME COMMAND...: COMMAND (a --dry-run) succeeds and prints

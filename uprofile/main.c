@@ -46,7 +46,7 @@ static const char doc[] =
 "  N      the program's exit status (0 with -p or -i on success)\n"
 "  128+N  the program was killed by signal N\n"
 "  125    uprofile itself failed (bad usage, statistic unavailable,\n"
-"         cannot collect, unreadable profile file)\n"
+"         cannot collect or attach, unreadable profile file)\n"
 "  126    the program was found but could not be run\n"
 "  127    the program was not found\n";
 
