@@ -29,6 +29,7 @@
 #include "error.h"
 #include "frontend_int.h"
 #include "launch.h"
+#include "outfile.h"
 #include "parse.h"
 #include "perf.h"
 #include "privilege.h"
@@ -734,18 +735,16 @@ int write_and_report(struct run *r, struct profile *tpl)
 		 * -report-file, written whole or not at all.
 		 */
 		FILE *out = stderr;
-		char *tmp = NULL;
+		struct outfile rf;
 
 		if (c->report_file) {
-			if (asprintf(&tmp, "%s.tmp", c->report_file) < 0) {
-				err = -PROF_ENOMEM;
+			err = outfile_open(&rf, c->report_file);
+			if (err)
 				goto out;
-			}
-			out = fopen(tmp, "w");
+			out = outfile_stream(&rf);
 			if (!out) {
-				err = prof_fail(PROF_EIO, "cannot write '%s': %s",
-						c->report_file, strerror(errno));
-				free(tmp);
+				err = -PROF_ENOMEM;
+				outfile_abort(&rf);
 				goto out;
 			}
 		}
@@ -756,15 +755,10 @@ int write_and_report(struct run *r, struct profile *tpl)
 			free(path);
 		}
 		if (c->report_file) {
-			if (fclose(out) && !err)
-				err = prof_fail(PROF_EIO, "cannot write '%s': %s",
-						c->report_file, strerror(errno));
-			if (!err && rename(tmp, c->report_file))
-				err = prof_fail(PROF_EIO, "cannot write '%s': %s",
-						c->report_file, strerror(errno));
 			if (err)
-				unlink(tmp);
-			free(tmp);
+				outfile_abort(&rf);
+			else
+				err = outfile_commit(&rf);
 		}
 	}
 	if (!c->quiet) {
