@@ -34,6 +34,7 @@ PACKAGES=(
 	hyperfine       # bench only
 	util-linux      # setpriv
 	procps          # ps, pgrep
+	strace          # tests: SIGKILL injected while a file is written
 )
 
 missing_packages() {

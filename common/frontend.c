@@ -30,6 +30,7 @@
 #include "error.h"
 #include "frontend_int.h"
 #include "launch.h"
+#include "outfile.h"
 #include "parse.h"
 #include "perf.h"
 #include "privilege.h"
@@ -348,8 +349,9 @@ static void synthesize_all(struct collector *col)
 	closedir(d);
 }
 
-/* File name for one profile of a run. */
-static char *profile_path(const struct fe_config *c, const struct profile *p,
+/* File name for one profile of a run: per process (PID >= 0) or per CPU
+ * (CPU >= 0) when the run is SPLIT. */
+static char *profile_name(const struct fe_config *c, int pid, int cpu,
 			  int split)
 {
 	const char *base = c->output ? c->output : g_tool->default_file;
@@ -357,15 +359,15 @@ static char *profile_path(const struct fe_config *c, const struct profile *p,
 	size_t n = strlen(base);
 	int r;
 
-	if (split && p->pid >= 0) {
+	if (split && pid >= 0) {
 		/* umon.out -> umon.1234.out, other names get .1234 */
 		if (n > 4 && !strcmp(base + n - 4, ".out"))
 			r = asprintf(&name, "%.*s.%d.out", (int)(n - 4), base,
-				     p->pid);
+				     pid);
 		else
-			r = asprintf(&name, "%s.%d", base, p->pid);
-	} else if (split && p->cpu >= 0) {
-		r = asprintf(&name, "%s.%d", base, p->cpu);
+			r = asprintf(&name, "%s.%d", base, pid);
+	} else if (split && cpu >= 0) {
+		r = asprintf(&name, "%s.%d", base, cpu);
 	} else {
 		r = asprintf(&name, "%s", base);
 	}
@@ -376,6 +378,12 @@ static char *profile_path(const struct fe_config *c, const struct profile *p,
 	r = asprintf(&full, "%s/%s", c->dirname, name);
 	free(name);
 	return r < 0 ? NULL : full;
+}
+
+static char *profile_path(const struct fe_config *c, const struct profile *p,
+			  int split)
+{
+	return profile_name(c, p->pid, p->cpu, split);
 }
 
 static int cmp_ksym(const void *a, const void *b)
@@ -911,18 +919,16 @@ int write_and_report(struct run *r, struct profile *tpl)
 		 * -report-file, written whole or not at all.
 		 */
 		FILE *out = stderr;
-		char *tmp = NULL;
+		struct outfile rf;
 
 		if (c->report_file) {
-			if (asprintf(&tmp, "%s.tmp", c->report_file) < 0) {
-				err = -PROF_ENOMEM;
+			err = outfile_open(&rf, c->report_file);
+			if (err)
 				goto out;
-			}
-			out = fopen(tmp, "w");
+			out = outfile_stream(&rf);
 			if (!out) {
-				err = prof_fail(PROF_EIO, "cannot write '%s': %s",
-						c->report_file, strerror(errno));
-				free(tmp);
+				err = -PROF_ENOMEM;
+				outfile_abort(&rf);
 				goto out;
 			}
 		}
@@ -933,15 +939,10 @@ int write_and_report(struct run *r, struct profile *tpl)
 			free(path);
 		}
 		if (c->report_file) {
-			if (fclose(out) && !err)
-				err = prof_fail(PROF_EIO, "cannot write '%s': %s",
-						c->report_file, strerror(errno));
-			if (!err && rename(tmp, c->report_file))
-				err = prof_fail(PROF_EIO, "cannot write '%s': %s",
-						c->report_file, strerror(errno));
 			if (err)
-				unlink(tmp);
-			free(tmp);
+				outfile_abort(&rf);
+			else
+				err = outfile_commit(&rf);
 		}
 	}
 	if (!c->quiet) {
@@ -991,42 +992,43 @@ out:
 	return err;
 }
 
-/*
- * Where the profiles go must be writable before anything runs: finding
- * out after a long run, with the program's status lost, is the worst time.
- */
-static int check_output_dir(const struct fe_config *c)
-{
-	const char *out = c->output ? c->output : g_tool->default_file;
-	char *dir, *path = NULL;
-	struct stat st;
-	int err = 0, e = 0;
+/* The kernel's ceiling for pid_max (PID_MAX_LIMIT on 64-bit): no pid has
+ * more digits. */
+#define PID_LONGEST 4194304
 
-	if (c->dirname && out[0] != '/')
-		dir = strdup(c->dirname);
-	else if (strrchr(out, '/') == out)
-		dir = strdup("/");
-	else if (strrchr(out, '/'))
-		dir = strndup(out, (size_t)(strrchr(out, '/') - out));
-	else
-		dir = strdup(".");
-	if (!dir)
-		return -PROF_ENOMEM;
-	if (stat(dir, &st))
-		e = errno;
-	else if (!S_ISDIR(st.st_mode))
-		e = ENOTDIR;
-	else if (access(dir, W_OK | X_OK))
-		e = errno;
-	if (e) {
-		if (c->dirname && out[0] != '/' &&
-		    asprintf(&path, "%s/%s", c->dirname, out) < 0)
-			path = NULL;
-		err = prof_fail(PROF_EIO, "cannot write '%s': directory '%s': %s",
-				path ? path : out, dir, strerror(e));
-	}
+/*
+ * Every file a run writes must be writable before anything runs: finding
+ * out after a long run, with the program's status lost, is the worst time.
+ * The pids and CPUs that name the files of a split run are not known yet:
+ * the longest such name is checked.
+ */
+static int check_outputs(const struct fe_config *c)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+	int split = c->pids || c->cpus == FE_CPUS_EACH;
+	char *path;
+	int err;
+
+	path = profile_name(c, c->pids ? PID_LONGEST : -1,
+			    c->cpus == FE_CPUS_EACH && ncpu > 0 ?
+			    (int)(ncpu - 1) : -1, split);
+	if (!path)
+		return prof_fail(PROF_ENOMEM, "out of memory");
+	err = outfile_check(path);
 	free(path);
-	free(dir);
+	if (err && split) {
+		char *why = strdup(prof_error(err));
+
+		/* The name with the made-up pid or CPU needs saying. */
+		if (why) {
+			err = prof_fail(PROF_EIO, "%s (the longest per-%s "
+					"file name)", why,
+					c->pids ? "process" : "CPU");
+			free(why);
+		}
+	}
+	if (!err && c->report_file)
+		err = outfile_check(c->report_file);
 	return err;
 }
 
@@ -1055,7 +1057,7 @@ static int run_collection(struct fe_config *c)
 		}
 	}
 	if (!c->dry_run) {
-		err = check_output_dir(c);
+		err = check_outputs(c);
 		if (err)
 			goto fail;
 	}

@@ -17,6 +17,7 @@
 
 #include "array.h"
 #include "error.h"
+#include "outfile.h"
 #include "profile.h"
 
 static const char magic[8] = { 'U', 'M', 'O', 'N', 'P', 'R', 'O', 'F' };
@@ -549,9 +550,8 @@ static int write_all(int fd, const uint8_t *p, size_t n)
 int profile_write(const struct profile *p, const char *path)
 {
 	struct buf b = { 0 };
-	char *tmp;
-	int fd, err;
-	size_t n = strlen(path);
+	struct outfile o;
+	int err;
 
 	err = encode(p, &b);
 	if (err) {
@@ -559,48 +559,20 @@ int profile_write(const struct profile *p, const char *path)
 		return prof_fail(PROF_ENOMEM, "cannot write '%s': %s", path,
 				 prof_strerror(err));
 	}
-	tmp = malloc(n + 16);
-	if (!tmp) {
+	err = outfile_open(&o, path);
+	if (err) {
 		free(b.data);
-		return prof_fail(PROF_ENOMEM, "cannot write '%s': out of memory",
-				 path);
+		return err;
 	}
-	snprintf(tmp, n + 16, "%s.tmpXXXXXX", path);
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		err = errno;
-		free(tmp);
-		free(b.data);
-		return prof_fail(PROF_EIO, "cannot write '%s': %s", path,
-				 strerror(err));
+	if (write_all(o.fd, b.data, b.len)) {
+		err = prof_fail(PROF_EIO, "cannot write '%s': %s", path,
+				strerror(errno));
+		outfile_abort(&o);
+	} else {
+		err = outfile_commit(&o);
 	}
-	/* mkstemp makes 0600; a profile is an ordinary file. */
-	{
-		mode_t um = umask(0);
-
-		umask(um);
-		fchmod(fd, 0666 & ~um);
-	}
-	if (write_all(fd, b.data, b.len) || fsync(fd) || close(fd)) {
-		err = errno;
-		close(fd);
-		unlink(tmp);
-		free(tmp);
-		free(b.data);
-		return prof_fail(PROF_EIO, "cannot write '%s': %s", path,
-				 strerror(err));
-	}
-	if (rename(tmp, path)) {
-		err = errno;
-		unlink(tmp);
-		free(tmp);
-		free(b.data);
-		return prof_fail(PROF_EIO, "cannot write '%s': %s", path,
-				 strerror(err));
-	}
-	free(tmp);
 	free(b.data);
-	return 0;
+	return err;
 }
 
 /* ---- decoding ---------------------------------------------------------- */

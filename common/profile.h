@@ -9,8 +9,8 @@
  *   one per sample, so the file grows with the code touched, not with time.
  * - Offsets of file-backed objects are file offsets; kernel and anonymous
  *   objects use absolute addresses (see symbolize.h).
- * - profile_write() is atomic: a temporary file in the same directory,
- *   then rename(2); on any failure the previous file is untouched.
+ * - profile_write() is atomic and follows no planted link (outfile.h):
+ *   on any failure the previous file is untouched.
  * - profile_read() validates every length, index and offset and the
  *   checksum; a damaged file is -PROF_EFORMAT with a detail, never a crash.
  */

@@ -40,13 +40,16 @@ static const char doc[] =
 "After a run, reports go to stderr (stdout is the program's) or to "
 "-report-file. Single-dash long options (-display, -quit 10) and --long "
 "options are the same. Profile files are written atomically; an existing "
-"file is replaced only when the new one is complete.\n"
+"file is replaced only when the new one is complete, and a link planted "
+"at its name is replaced, never followed. Every output file is checked "
+"before the program starts.\n"
 "\n"
 "Exit status:\n"
 "  N      the program's exit status (0 with -p or -i on success)\n"
 "  128+N  the program was killed by signal N\n"
 "  125    uprofile itself failed (bad usage, statistic unavailable,\n"
-"         cannot collect or attach, unreadable profile file)\n"
+"         cannot collect or attach, unreadable profile file, an output\n"
+"         file that cannot be written: found before the program starts)\n"
 "  126    the program was found but could not be run\n"
 "  127    the program was not found\n";
 
