@@ -1488,6 +1488,13 @@ int dwinfo_open(struct dwinfo **out, struct strpool *sp, const char *path)
 		free(c);
 		return SYM_EDWARF;
 	}
+	/* A damaged list section can make libdwarf abort the process. */
+	ret = dwcheck_fd(c->fd);
+	if (ret) {
+		close(c->fd);
+		free(c);
+		return ret == SYM_ENOMEM ? ret : SYM_EDWARF;
+	}
 	res = dwarf_init_b(c->fd, DW_DLC_READ, DW_GROUPNUMBER_ANY, NULL, NULL,
 			   &c->dbg, &err);
 	if (res != DW_DLV_OK) {

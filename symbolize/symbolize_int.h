@@ -120,9 +120,32 @@ struct dwinfo;
 /*
  * Open the DWARF in the file at path.  Returns SYM_OK with *dw NULL when
  * the file has no DWARF, SYM_OK or SYM_EDWARF (malformed, but what could
- * be read is usable) with *dw set, or another negative code.
+ * be read is usable) with *dw set, SYM_EDWARF with *dw NULL when a list
+ * section fails dwcheck_fd() (none of its DWARF is read), or another
+ * negative code.
  */
 int dwinfo_open(struct dwinfo **dw, struct strpool *sp, const char *path);
+
+/*
+ * Is the framing of .debug_rnglists and .debug_loclists (also their
+ * .dwo and compressed forms) in the ELF file open at fd sound enough to
+ * hand the file to libdwarf, which reads every unit header of both the
+ * first time .debug_info is used and aborts the process on some damaged
+ * ones (libdwarf 20210528)?  Returns SYM_OK (also when there are no such
+ * sections), SYM_EDWARF (a unit is inconsistent, or a section cannot be
+ * read or decompressed), or SYM_EELF.  Reads with pread(): fd's offset
+ * is kept.
+ */
+int dwcheck_fd(int fd);
+/*
+ * The same check of one section's bytes: true when units tile
+ * [data, data + size) exactly, each a DWARF 5 list unit; ranges: also
+ * walk the DW_RLE_* entries, whose indexes must fit a .debug_addr of
+ * addr bytes (0: there is none; SIZE_MAX: do not check).  big: the
+ * object is big-endian.
+ */
+bool dwcheck_lists(const void *data, size_t size, bool big, bool ranges,
+		   size_t addr);
 /*
  * Line and innermost function at addr (addr2line's choices).  Returns
  * SYM_OK, or SYM_ENOMEM (then and from then on, *hit is empty).  dw may
