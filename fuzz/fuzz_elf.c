@@ -4,13 +4,15 @@
  * DWARF line tables, inline trees and ranges) through the symbolizer API,
  * the way a report reads the objects a profile names.
  *
- * The input is written to a file in a private directory (the symbolizer
- * takes paths) and a fresh symbolizer resolves and decodes a few offsets:
- * the entry point and the first function symbols (found here with libelf,
- * so seeds need no list of addresses), and a few fixed ones.  There is no
+ * The input is written to a file in a private directory under $TMPDIR
+ * (the symbolizer takes paths) and a fresh symbolizer resolves and
+ * decodes a few offsets: the entry point and the first function symbols
+ * (found here with libelf, so seeds need no list of addresses), and a
+ * few fixed ones.  There is no
  * debug root, so no separate debug file of this machine is ever read.
  */
 #include <fcntl.h>
+#include <limits.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <stdint.h>
@@ -26,8 +28,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define MAX_OFFSETS 24
 
-static char dir[] = "/tmp/fuzz_elf.XXXXXX";
-static char path[sizeof(dir) + 16];
+static char dir[PATH_MAX - 16];
+static char path[PATH_MAX];
 
 static void cleanup(void)
 {
@@ -37,6 +39,10 @@ static void cleanup(void)
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
+	const char *tmp = getenv("TMPDIR");
+
+	snprintf(dir, sizeof(dir), "%s/fuzz_elf.XXXXXX",
+		 tmp && *tmp ? tmp : "/tmp");
 	if (!mkdtemp(dir))
 		abort();
 	snprintf(path, sizeof(path), "%s/object", dir);

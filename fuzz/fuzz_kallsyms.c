@@ -5,11 +5,12 @@
  * kallsyms shows it), read through the symbolizer's kallsyms override the
  * way kprofile reads it, then kernel and module addresses resolved.
  *
- * The input is written to a file in a private directory.  The addresses
- * asked about are those the lines start with (and their neighbours), so
- * seeds need no separate list.
+ * The input is written to a file in a private directory under $TMPDIR.
+ * The addresses asked about are those the lines start with (and their
+ * neighbours), so seeds need no separate list.
  */
 #include <fcntl.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,8 +24,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define MAX_ADDRS 16
 
-static char dir[] = "/tmp/fuzz_kallsyms.XXXXXX";
-static char path[sizeof(dir) + 16];
+static char dir[PATH_MAX - 16];
+static char path[PATH_MAX];
 
 static void cleanup(void)
 {
@@ -34,6 +35,10 @@ static void cleanup(void)
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
+	const char *tmp = getenv("TMPDIR");
+
+	snprintf(dir, sizeof(dir), "%s/fuzz_kallsyms.XXXXXX",
+		 tmp && *tmp ? tmp : "/tmp");
 	if (!mkdtemp(dir))
 		abort();
 	snprintf(path, sizeof(path), "%s/kallsyms", dir);

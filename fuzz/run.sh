@@ -30,6 +30,11 @@ if [[ ${#names[@]} -eq 0 ]]; then
 	done
 fi
 
+# The elf and kallsyms targets write each input to a file: in memory
+# where there is a tmpfs, so the disk is not in the loop.
+if [[ -z ${TMPDIR:-} && -d /dev/shm && -w /dev/shm ]]; then
+	export TMPDIR=/dev/shm
+fi
 # Reports on stderr, into the log; UBSan's with a stack.
 export ASAN_OPTIONS=detect_leaks=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
