@@ -4,6 +4,8 @@
 #   make check           run the test suite (bats)
 #   make SANITIZE=1      AddressSanitizer + UndefinedBehaviorSanitizer build,
 #                        objects under build-san/
+#   make fuzz            libFuzzer targets (clang) under build-fuzz/;
+#                        fuzz/README.md says how to run them
 #   make install prefix=/usr/local DESTDIR=...
 #   make V=1             show the commands
 
@@ -102,6 +104,37 @@ $(BUILD)/tests/%: $(TPROG_DIR)/%.c
 check: all
 	bats tests
 
+# Fuzzing: one libFuzzer program per parser of outside data (fuzz/*.c),
+# with the library rebuilt by clang for coverage feedback under its own
+# directory, so the normal and SANITIZE=1 objects are left alone.
+FUZZ_BUILD := build-fuzz
+FUZZ_CC ?= clang
+FUZZ_CFLAGS := -O1 -g -fno-omit-frame-pointer
+FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined
+FUZZ_TARGETS := $(patsubst fuzz/%.c,%,$(wildcard fuzz/fuzz_*.c))
+FUZZ_LIB := $(FUZZ_BUILD)/libprof.a
+FUZZ_BIN := $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/%)
+
+fuzz: $(FUZZ_BIN) $(FUZZ_BUILD)/profile-object
+
+$(FUZZ_BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(call quiet,CC,$@)$(FUZZ_CC) $(CPPFLAGS_ALL) $(WARN) $(FUZZ_CFLAGS) \
+		$(FUZZ_SAN) -fsanitize=fuzzer-no-link -MMD -MP -c -o $@ $<
+
+$(FUZZ_LIB): $(LIB_SRC:%.c=$(FUZZ_BUILD)/obj/%.o)
+	$(call quiet,AR,$@)rm -f $@ && $(AR) rcs $@ $^
+
+$(FUZZ_BIN): $(FUZZ_BUILD)/%: $(FUZZ_BUILD)/obj/fuzz/%.o $(FUZZ_LIB)
+	$(call quiet,LINK,$@)$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_SAN) \
+		-fsanitize=fuzzer $(LDFLAGS) -o $@ $^ $(LIBS)
+
+# The one object fuzz_profile's reports read (see fuzz/fuzz_profile.c):
+# a test program with inlined code, built like the test programs.
+$(FUZZ_BUILD)/profile-object: $(TPROG_DIR)/inline.c
+	@mkdir -p $(dir $@)
+	$(call quiet,CC,$@)$(CC) -O2 -g -fno-omit-frame-pointer -o $@ $<
+
 install: $(TOOL_BIN)
 	install -d $(DESTDIR)$(bindir) $(DESTDIR)$(bashcompdir)
 	install -m 755 $(TOOL_BIN) $(DESTDIR)$(bindir)/
@@ -111,9 +144,9 @@ install: $(TOOL_BIN)
 		$(DESTDIR)$(bashcompdir)/kprofile
 
 clean:
-	rm -rf build build-san
+	rm -rf build build-san build-fuzz
 
-.PHONY: all check install clean
+.PHONY: all check install clean fuzz
 .SECONDARY:
 
--include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD) $(FUZZ_BUILD) -name '*.d' 2>/dev/null)

@@ -29,6 +29,7 @@ PACKAGES=(
 	bash-completion # tests: the completion script
 	python3         # tests: crafting damaged profiles, signal set-up
 	clang           # tests: DWARF from a second compiler
+	libclang-rt-dev # make fuzz: clang's libFuzzer and sanitizer runtimes
 	linux-perf      # reference profiler for tests and bench
 	valgrind        # the sim engine and -pixie; oracle in tests
 	hyperfine       # bench only

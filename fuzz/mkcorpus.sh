@@ -1,0 +1,69 @@
+#!/bin/bash
+# Rebuild the seed corpora under fuzz/corpus/ (see fuzz/README.md).  Needs
+# "make" and "make fuzz" first; profiles are sampled here (cpu-clock, no
+# PMU needed; kprofile as root), so they differ from run to run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+c=fuzz/corpus
+obj=build-fuzz/profile-object
+rm -rf "$c"
+mkdir -p "$c"/{profile,elf,kallsyms,profileme,stats}
+
+# hex -> bytes, for records written out field by field below.
+unhex() { python3 -c 'import sys; sys.stdout.buffer.write(bytes.fromhex(sys.argv[1]))' "$1"; }
+
+# profile: what the tools write.  The object fuzz_profile maps every file
+# object to is the program profiled here.
+build/uprofile --quiet -o "$c/profile/sampled.umon" "$obj" 200
+build/uprofile --quiet -e cpu-clock,task-clock -o "$c/profile/two-stats.umon" \
+	"$obj" 100
+build/uprofile --quiet --count -e cpu-clock,task-clock \
+	-o "$c/profile/counting.umon" "$obj" 20
+build/kprofile --quiet -o "$c/profile/kernel.kmon" -d 0.3
+
+# elf: the same program from both compilers (gcc's and clang's DWARF 5:
+# rnglists, loclists, different line programs), a shared library, and a
+# stripped copy (symbols from .dynsym and .eh_frame only).
+cp "$obj" "$c/elf/inline-gcc"
+clang -w -O2 -g -gdwarf-5 -fno-omit-frame-pointer -o "$c/elf/inline-clang" \
+	tests/programs/inline.c
+cp build/tests/libhot.so "$c/elf/libhot.so"
+strip -o "$c/elf/inline-stripped" "$obj"
+
+# kallsyms: /proc/kallsyms lines, with aliases, a weak and a data symbol,
+# and modules.
+printf '%s\n' \
+	'ffffffff81000000 T _text' 'ffffffff81000000 T startup_64' \
+	'ffffffff81001000 t __do_softirq' 'ffffffff81002000 W arch_cpu_idle' \
+	'ffffffff81003000 T _raw_spin_lock' 'ffffffff82000000 D jiffies' \
+	>"$c/kallsyms/kernel"
+printf '%s\n' \
+	'ffffffff81000000 T _text' \
+	'ffffffffc0a01000 t ext4_read [ext4]' \
+	'ffffffffc0a02000 T ext4_write [ext4]' \
+	'ffffffffc0b00000 t e1000_intr [e1000]' >"$c/kallsyms/modules"
+printf '%s\n' '0000000000000000 T _text' '0000000000000000 t x' \
+	>"$c/kallsyms/hidden"
+
+# profileme: 0 = IBS op (u32 caps, then IbsOpCtl, IbsOpRip, IbsOpData,
+# IbsOpData2, IbsOpData3, IbsDcLinAd, IbsDcPhysAd; with caps bits 5 and 10
+# IbsBrTarget and IbsOpData4), 1 = SPE packets, 2 = PEBS fields.  See
+# tests/1010-profileme.bats for the layouts.
+q() { python3 -c 'import struct, sys; print(struct.pack("<Q", int(sys.argv[1], 0)).hex())' "$1"; }
+unhex "00""87000000$(q 0x40000)$(q 0x401000)$(q 0)$(q 0)$(q 0xbb00020081)$(q 0x7ffd1234)$(q 0)" \
+	>"$c/profileme/ibs-load"
+unhex "00""a7040000$(q 0x40000)$(q 0x401000)$(q 0x2800000000)$(q 0)$(q 0)$(q 0)$(q 0)$(q 0x401100)$(q 0)" \
+	>"$c/profileme/ibs-branch"
+# SPE: PC, op (load), events (retired, L1D refill), VA, total and issue
+# counters, End; padding; a second record (branch) closed by a timestamp.
+unhex "01""b0$(q 0x401000)4900520a00b2$(q 0x7ffd0000)987800991400010000b0$(q 0x401010)4a01520200""71$(q 12345)" \
+	>"$c/profileme/spe"
+unhex "02""01""0f""$(q 0x401000)$(q 0x7ffd0000)$(q 187)$(q 0x68100142)0500" \
+	>"$c/profileme/pebs-load"
+
+# stats: values typed after -e, -F, -c, -d, -stride.
+printf '%s\n' cycles cycles:u retinst:uk cpu-clock:k pm_retire \
+	mispredict_per_ret r01c2:u INST_RETIRED:ANY_P >"$c/stats/names"
+printf '%s\n' 1000 0x10 18446744073709551616 2.5 -1 12x '' >"$c/stats/numbers"
+printf '%s\n' cycle bad:q amd-ibs spe pm_cycles:h >"$c/stats/misspelt"
