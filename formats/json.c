@@ -320,6 +320,14 @@ int report_json(FILE *f, const struct report *r)
 			fputs(", ", f);
 		jstr(f, r->nosyms[i]);
 	}
+	fputs("],\n  \"skipped_files\": [", f);
+	for (i = 0; i < r->nskipped; i++) {
+		fputs(i ? ", {\"path\": " : "{\"path\": ", f);
+		jstr(f, r->skipped[i].path);
+		fputs(", \"kind\": ", f);
+		jstr(f, r->skipped[i].kind);
+		fputc('}', f);
+	}
 	fputs("],\n", f);
 	fputs("  \"rows\": [", f);
 	for (i = 0; i < r->nrows; i++) {

@@ -345,6 +345,9 @@ static void heading(FILE *f, const struct report *r)
 			"table, other code object+offset; install its debug "
 			"symbols or build it with -g\n",
 			base_name(r->nosyms[k]));
+	for (size_t k = 0; k < r->nskipped; k++)
+		fprintf(f, "  note: '%s' is a %s, not a regular file: not "
+			"read\n", r->skipped[k].path, r->skipped[k].kind);
 	if (r->unresolved_objects)
 		fprintf(f, "  note: %zu object(s) could not be read; their "
 			"addresses are shown as object+offset\n",
