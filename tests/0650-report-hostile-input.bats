@@ -103,3 +103,51 @@ skip_note() {
 	assert_line --regexp '^hot \(hot\), '
 	assert_line --regexp '^ +[0-9.]+ +[0-9]+ 0x[0-9a-f]+ +add '
 }
+
+# strict_json FILE: FILE is UTF-8 (strictly) and JSON; prints the
+# procedure of each row, one a line, as Python's ascii() shows them.
+strict_json() {
+	python3 -c '
+import json, sys
+doc = json.loads(open(sys.argv[1], "rb").read().decode("utf-8", "strict"))
+for row in doc["rows"]:
+    print(ascii(row["procedure"]), ascii(row.get("file")))
+' "$1"
+}
+
+@test "names with ESC, DEL and bytes that are not UTF-8: valid JSON, visible in text" {
+	write_hot
+	cc -O1 -o hot.plain hot.c
+	# ESC [31m would turn a terminal red; 0xff and 0xc3 ( are not UTF-8.
+	objcopy --redefine-sym hot=$'hot\e[31m\xff\xc3(\x7fend' hot.plain hot
+	profile_hot hot
+	report -format json
+	printf '%s' "$output" >report.json
+	run -0 strict_json report.json
+	assert_line "'hot\\x1b[31m\\ufffd\\ufffd(\\x7fend' None"
+	report
+	[[ $output != *$'\e'* && $output != *$'\x7f'* ]] ||
+		fail "raw control character in the text report"
+	assert_line --regexp ' hot\\x1b\[31m\\xff\\xc3\(\\x7fend +hot$'
+	# The summary after a run goes to a terminal too.
+	run -0 --separate-stderr "$UPROFILE" -e cpu-clock ./hot
+	[[ $stderr != *$'\e'* ]] || fail "raw ESC in the summary: $stderr"
+	[[ $stderr == *'hot\x1b[31m\xff\xc3(\x7fend'* ]] ||
+		fail "the summary does not show the name: $stderr"
+}
+
+@test "a source file name with control characters: valid JSON, visible in -lines" {
+	write_hot
+	local src=$'we\eird\x9b\e]0;x\a.c'
+	cp hot.c "$src"
+	cc -O1 -g -o hot "$src"
+	profile_hot hot
+	report -lines -format json
+	printf '%s' "$output" >report.json
+	run -0 strict_json report.json
+	assert_line --regexp "^'hot' '.*/we\\\\x1bird\\\\ufffd\\\\x1b\\]0;x\\\\x07\\.c'$"
+	report -lines
+	[[ $output != *[$'\e\a\x9b']* ]] ||
+		fail "raw control character in the text report"
+	assert_line --regexp ' we\\x1bird\\x9b\\x1b\]0;x\\x07\.c:[0-9]+ +hot +hot$'
+}
