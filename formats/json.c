@@ -268,8 +268,6 @@ int report_json(FILE *f, const struct report *r)
 		jstr(f, st->name);
 		fputs(", \"requested\": ", f);
 		jstr(f, st->requested);
-		fprintf(f, ", \"simulated\": %s",
-			st->flags & PROF_STAT_SIMULATED ? "true" : "false");
 		fprintf(f, ", \"substitute\": %s, \"modes\": \"%s\", "
 			"\"period\": %" PRIu64 ", \"frequency\": %" PRIu64
 			", \"samples\": %" PRIu64 ", \"lost\": %" PRIu64

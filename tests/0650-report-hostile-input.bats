@@ -123,6 +123,7 @@ for row in doc["rows"]:
 	profile_hot hot
 	report -format json
 	printf '%s' "$output" >report.json
+	json_check report.json
 	run -0 strict_json report.json
 	assert_line "'hot\\x1b[31m\\ufffd\\ufffd(\\x7fend' None"
 	report
@@ -144,6 +145,7 @@ for row in doc["rows"]:
 	profile_hot hot
 	report -lines -format json
 	printf '%s' "$output" >report.json
+	json_check report.json
 	run -0 strict_json report.json
 	assert_line --regexp "^'hot' '.*/we\\\\x1bird\\\\ufffd\\\\x1b\\]0;x\\\\x07\\.c'$"
 	report -lines
