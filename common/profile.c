@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -19,6 +20,7 @@
 #include "error.h"
 #include "outfile.h"
 #include "profile.h"
+#include "regfile.h"
 
 static const char magic[8] = { 'U', 'M', 'O', 'N', 'P', 'R', 'O', 'F' };
 
@@ -916,6 +918,42 @@ static int decode_ksyms(struct profile *p, struct cursor *c)
 	return 0;
 }
 
+/*
+ * Check what the header alone can tell: the magic, the version, that the
+ * declared size is len (the whole file's size) and that the section table
+ * fits.  head holds the first avail bytes of the file (all of it when
+ * shorter than the header).  Returns 0 or the prof_fail() code.
+ */
+static int check_header(const uint8_t *head, size_t avail, uint64_t len)
+{
+	struct cursor h = { .p = head, .len = avail, .pos = 8 };
+	uint32_t version, nsec;
+	uint64_t size;
+
+	if (memcmp(head, magic, avail < sizeof(magic) ? avail : sizeof(magic)))
+		return prof_fail(PROF_EFORMAT, "not a profile file (bad magic)");
+	if (avail < HEADER_SIZE)
+		return prof_fail(PROF_EFORMAT, "profile file is truncated "
+				 "(%zu bytes, shorter than its header)", avail);
+	version = get_u32(&h);
+	nsec = get_u32(&h);
+	size = get_u64(&h);
+	if (version != PROF_FILE_VERSION)
+		return prof_fail(PROF_EVERSION,
+				 "profile file version %u is not supported "
+				 "(this build reads version %u)",
+				 version, PROF_FILE_VERSION);
+	if (size != len)
+		return prof_fail(PROF_EFORMAT,
+				 "profile file is truncated or has trailing data "
+				 "(%" PRIu64 " bytes, header says %" PRIu64 ")",
+				 len, size);
+	if (nsec == 0 || nsec > MAX_SECTIONS ||
+	    HEADER_SIZE + (uint64_t)nsec * SECTION_ENTRY_SIZE > len)
+		return prof_fail(PROF_EFORMAT, "bad section table");
+	return 0;
+}
+
 int profile_decode(const void *data, size_t len, struct profile **out)
 {
 	static const char *const names[] = {
@@ -934,34 +972,17 @@ int profile_decode(const void *data, size_t len, struct profile **out)
 	const uint8_t *d = data;
 	struct cursor h = { .p = d, .len = len };
 	struct profile *p;
-	uint32_t version, nsec, crc, i, order;
-	uint64_t size;
-	int seen = 0;
+	uint32_t nsec, crc, i, order;
+	int seen = 0, err;
 
 	*out = NULL;
-	if (memcmp(d, magic, len < sizeof(magic) ? len : sizeof(magic)))
-		return prof_fail(PROF_EFORMAT, "not a profile file (bad magic)");
-	if (len < HEADER_SIZE)
-		return prof_fail(PROF_EFORMAT, "profile file is truncated "
-				 "(%zu bytes, shorter than its header)", len);
-	h.pos = 8;
-	version = get_u32(&h);
+	err = check_header(d, len, len);
+	if (err)
+		return err;
+	h.pos = 12;
 	nsec = get_u32(&h);
-	size = get_u64(&h);
+	h.pos = 24;
 	crc = get_u32(&h);
-	if (version != PROF_FILE_VERSION)
-		return prof_fail(PROF_EVERSION,
-				 "profile file version %u is not supported "
-				 "(this build reads version %u)",
-				 version, PROF_FILE_VERSION);
-	if (size != len)
-		return prof_fail(PROF_EFORMAT,
-				 "profile file is truncated or has trailing data "
-				 "(%zu bytes, header says %" PRIu64 ")", len,
-				 size);
-	if (nsec == 0 || nsec > MAX_SECTIONS ||
-	    HEADER_SIZE + (size_t)nsec * SECTION_ENTRY_SIZE > len)
-		return prof_fail(PROF_EFORMAT, "bad section table");
 	if (crc != (uint32_t)crc32(0, d + HEADER_SIZE,
 				   (uInt)(len - HEADER_SIZE)))
 		return prof_fail(PROF_EFORMAT,
@@ -1012,50 +1033,75 @@ int profile_decode(const void *data, size_t len, struct profile **out)
 	return 0;
 }
 
+/* Fail reading path with the detail of the last prof_fail(). */
+static int read_fail(int err, const char *path)
+{
+	char why[512];
+
+	snprintf(why, sizeof(why), "%s", prof_error(err));
+	return prof_fail(err, "cannot read '%s': %s", path, why);
+}
+
 int profile_read(const char *path, struct profile **out)
 {
+	uint8_t head[HEADER_SIZE];
 	struct stat st;
-	uint8_t *data;
-	size_t got = 0;
+	size_t avail = 0;
+	void *map;
 	int fd, err;
 
 	*out = NULL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* Not a plain open(): a FIFO given as -i would block it forever. */
+	fd = regfile_open(path, &st);
+	if (fd < 0 && errno == EINVAL)
+		return prof_fail(PROF_EIO, "cannot read '%s': not a regular file",
+				 path);
 	if (fd < 0)
 		return prof_fail(errno == ENOENT ? PROF_ENOENT : PROF_EIO,
 				 "cannot open '%s': %s", path, strerror(errno));
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return prof_fail(PROF_EIO, "cannot read '%s': not a regular file",
-				 path);
-	}
-	if ((uint64_t)st.st_size > SIZE_MAX / 2) {
-		close(fd);
-		return prof_fail(PROF_EFORMAT, "'%s' is too large", path);
-	}
-	data = malloc(st.st_size ? (size_t)st.st_size : 1);
-	if (!data) {
-		close(fd);
-		return prof_fail(PROF_ENOMEM, "cannot read '%s': out of memory",
-				 path);
-	}
-	while (got < (size_t)st.st_size) {
-		ssize_t r = read(fd, data + got, (size_t)st.st_size - got);
+	/*
+	 * The header first: a file that is not a profile, or whose declared
+	 * size is not its size, is rejected having read 32 bytes, whatever
+	 * its size (reading all of a 2 GB file first took 2 GB of memory).
+	 */
+	while (avail < sizeof(head)) {
+		ssize_t r = pread(fd, head + avail, sizeof(head) - avail,
+				  (off_t)avail);
 
 		if (r < 0 && errno == EINTR)
 			continue;
-		if (r <= 0)
+		if (r < 0) {
+			err = prof_fail(PROF_EIO, "cannot read '%s': %s", path,
+					strerror(errno));
+			close(fd);
+			return err;
+		}
+		if (r == 0)
 			break;
-		got += (size_t)r;
+		avail += (size_t)r;
+	}
+	err = check_header(head, avail, (uint64_t)st.st_size);
+	if (!err && (uint64_t)st.st_size > SIZE_MAX / 2)
+		err = prof_fail(PROF_EFORMAT, "the file is too large");
+	if (err) {
+		close(fd);
+		return read_fail(err, path);
+	}
+	/*
+	 * Then the rest, mapped rather than copied: the decoder copies out
+	 * what it keeps.  Profiles are replaced by rename(), never rewritten
+	 * in place, so the mapping does not shrink under us.
+	 */
+	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (map == MAP_FAILED) {
+		int saved = errno;
+
+		close(fd);
+		return prof_fail(saved == ENOMEM ? PROF_ENOMEM : PROF_EIO,
+				 "cannot read '%s': %s", path, strerror(saved));
 	}
 	close(fd);
-	err = profile_decode(data, got, out);
-	free(data);
-	if (err) {
-		char why[512];
-
-		snprintf(why, sizeof(why), "%s", prof_error(err));
-		return prof_fail(err, "cannot read '%s': %s", path, why);
-	}
-	return 0;
+	err = profile_decode(map, (size_t)st.st_size, out);
+	munmap(map, (size_t)st.st_size);
+	return err ? read_fail(err, path) : 0;
 }

@@ -13,6 +13,10 @@
  *   on any failure the previous file is untouched.
  * - profile_read() validates every length, index and offset and the
  *   checksum; a damaged file is -PROF_EFORMAT with a detail, never a crash.
+ *   It reads only regular files, and checks the header (magic, version,
+ *   declared size against the file's size, section table) before anything
+ *   else, so a large file that is not a profile costs 32 bytes of reading;
+ *   the rest is mapped, not copied.
  */
 #ifndef COMMON_PROFILE_H
 #define COMMON_PROFILE_H

@@ -29,6 +29,7 @@
 #include "array.h"
 #include "collect.h"
 #include "error.h"
+#include "regfile.h"
 #include "sim.h"
 #include "stats.h"
 
@@ -302,12 +303,13 @@ struct elfinfo {
 };
 
 /* PT_LOAD headers of a 64-bit little-endian ELF file (what valgrind runs
- * on amd64 and arm64); anything else is not ok and gets one mapping. */
+ * on amd64 and arm64); anything else, a FIFO among them (it would block),
+ * is not ok and gets one mapping. */
 static int read_segments(struct elfinfo *e)
 {
 	Elf64_Ehdr eh;
 	Elf64_Phdr ph;
-	int fd = open(e->path, O_RDONLY | O_CLOEXEC);
+	int fd = regfile_open(e->path, NULL);
 	unsigned i;
 
 	if (fd < 0)

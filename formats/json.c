@@ -9,29 +9,48 @@
 #include <string.h>
 
 #include "error.h"
+#include "escape.h"
 #include "report.h"
 #include "stats.h"
 
-static void jstr(FILE *f, const char *s)
+/*
+ * Every string of the report goes through here.  Names are bytes from
+ * outside (symbols, DWARF, paths): a byte that is not well-formed UTF-8
+ * becomes U+FFFD, written "\\ufffd", so the document stays valid JSON.
+ */
+static void jstr(FILE *f, const char *str)
 {
+	const unsigned char *s = (const unsigned char *)str;
+	size_t n;
+
 	if (!s) {
 		fputs("null", f);
 		return;
 	}
+	n = strlen(str);
 	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
+	while (n) {
+		unsigned char c = *s;
+		int len = utf8_seq_len(s, n);
 
-		if (c == '"' || c == '\\')
+		if (len <= 0) {
+			fputs("\\ufffd", f);
+			len = 1;
+		} else if (len > 1) {
+			fwrite(s, 1, (size_t)len, f);
+		} else if (c == '"' || c == '\\') {
 			fprintf(f, "\\%c", c);
-		else if (c == '\n')
+		} else if (c == '\n') {
 			fputs("\\n", f);
-		else if (c == '\t')
+		} else if (c == '\t') {
 			fputs("\\t", f);
-		else if (c < 0x20)
+		} else if (c < 0x20 || c == 0x7f) {
 			fprintf(f, "\\u%04x", c);
-		else
+		} else {
 			fputc(c, f);
+		}
+		s += len;
+		n -= (size_t)len;
 	}
 	fputc('"', f);
 }
@@ -249,8 +268,6 @@ int report_json(FILE *f, const struct report *r)
 		jstr(f, st->name);
 		fputs(", \"requested\": ", f);
 		jstr(f, st->requested);
-		fprintf(f, ", \"simulated\": %s",
-			st->flags & PROF_STAT_SIMULATED ? "true" : "false");
 		fprintf(f, ", \"substitute\": %s, \"modes\": \"%s\", "
 			"\"period\": %" PRIu64 ", \"frequency\": %" PRIu64
 			", \"samples\": %" PRIu64 ", \"lost\": %" PRIu64
@@ -319,6 +336,14 @@ int report_json(FILE *f, const struct report *r)
 		if (i)
 			fputs(", ", f);
 		jstr(f, r->nosyms[i]);
+	}
+	fputs("],\n  \"skipped_files\": [", f);
+	for (i = 0; i < r->nskipped; i++) {
+		fputs(i ? ", {\"path\": " : "{\"path\": ", f);
+		jstr(f, r->skipped[i].path);
+		fputs(", \"kind\": ", f);
+		jstr(f, r->skipped[i].kind);
+		fputc('}', f);
 	}
 	fputs("],\n", f);
 	fputs("  \"rows\": [", f);

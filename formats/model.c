@@ -4,6 +4,7 @@
  * counts into rows, compute totals, percentages and derived statistics,
  * sort, filter.
  */
+#include <errno.h>
 #include <fnmatch.h>
 #include <linux/perf_event.h>
 #include <math.h>
@@ -13,6 +14,7 @@
 
 #include "array.h"
 #include "error.h"
+#include "regfile.h"
 #include "report.h"
 #include "symbolize.h"
 
@@ -37,6 +39,7 @@ struct priv {
 	size_t nmem, alloc_mem;
 	struct source *sources;
 	size_t nsources, alloc_sources;
+	size_t alloc_skipped;
 };
 
 /* Zeroed memory that lives as long as the report. */
@@ -188,6 +191,7 @@ void report_free(struct report *r)
 	free(r->rows);
 	free(r->stale);
 	free(r->nosyms);
+	free(r->skipped);
 	free(r->ratios);
 	free(r->total_samples);
 	free(r->total_weight);
@@ -574,7 +578,26 @@ static void estimate_execs(struct site *sites, size_t n,
 
 /* ---- source text for the asm view ---- */
 
-static const char *source_line(struct priv *pv, const char *path,
+/* Name a file that was not read because it is not a regular file (once). */
+static void note_skipped(struct report *r, struct priv *pv, const char *path,
+			 const char *kind)
+{
+	size_t i;
+	const char *kept;
+
+	for (i = 0; i < r->nskipped; i++)
+		if (!strcmp(r->skipped[i].path, path))
+			return;
+	/* Out of memory only loses the note: the file is skipped anyway. */
+	kept = pool_dup(&pv->pool, path);
+	if (!kept || ALLOC_GROW(r->skipped, r->nskipped + 1, pv->alloc_skipped))
+		return;
+	r->skipped[r->nskipped].path = kept;
+	r->skipped[r->nskipped++].kind = kind;
+}
+
+static const char *source_line(struct report *r, struct priv *pv,
+			       const char *path,
 			       unsigned line)
 {
 	struct source *src = NULL;
@@ -589,6 +612,7 @@ static const char *source_line(struct priv *pv, const char *path,
 			break;
 		}
 	if (!src) {
+		struct stat st;
 		FILE *f;
 		long len;
 
@@ -598,9 +622,15 @@ static const char *source_line(struct priv *pv, const char *path,
 		src = &pv->sources[pv->nsources++];
 		memset(src, 0, sizeof(*src));
 		src->path = path;
-		f = fopen(path, "r");
-		if (!f)
+		/* DWARF names the file: it may be a FIFO, which a plain
+		 * fopen() would wait on forever. */
+		f = regfile_fopen(path, &st);
+		if (!f) {
+			if (errno == EINVAL)
+				note_skipped(r, pv, path,
+					     regfile_kind(st.st_mode));
 			return NULL;
+		}
 		if (fseek(f, 0, SEEK_END) == 0 && (len = ftell(f)) > 0 &&
 		    len < (64 << 20) && fseek(f, 0, SEEK_SET) == 0) {
 			src->text = malloc((size_t)len + 1);
@@ -1193,6 +1223,13 @@ int report_build(const struct profile *p, struct symbolizer *sym,
 		r->rows[j++] = r->rows[i];
 	}
 	r->nrows = j;
+	{
+		size_t nsk;
+		const struct sym_skipped *sk = sym_skipped_files(sym, &nsk);
+
+		for (i = 0; i < nsk; i++)
+			note_skipped(r, pv, sk[i].path, sk[i].kind);
+	}
 	if (opt->view == REPORT_ASM) {
 		size_t procs = 0;
 		const char *last_file = NULL;
@@ -1209,7 +1246,7 @@ int report_build(const struct profile *p, struct symbolizer *sym,
 				    (row->line != last_line ||
 				     !same_str(row->file, last_file)))
 					row->source = source_line(
-						pv, row->file, row->line);
+						r, pv, row->file, row->line);
 				last_file = row->file;
 				last_line = row->line;
 				continue;

@@ -123,6 +123,15 @@ struct report_row {
 					 * per execution, NaN if unknown */
 };
 
+/*
+ * An object, debug file or source file that was not read because it is
+ * not a regular file (a FIFO would block the report forever).
+ */
+struct report_skipped {
+	const char *path;
+	const char *kind;	/* "fifo", "directory", "character device", ... */
+};
+
 struct report {
 	const struct profile *prof;
 	struct report_options opt;
@@ -138,6 +147,8 @@ struct report {
 	const char **nosyms;		/* sampled objects with neither symbols
 					 * nor debug info (stripped): paths */
 	size_t nnosyms;
+	struct report_skipped *skipped;	/* files not read: not regular */
+	size_t nskipped;
 	struct report_ratio *ratios;	/* the profile's derived statistics */
 	size_t nratios;
 	int exact_execs;		/* execution counts are exact */

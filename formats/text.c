@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The prof-style text report.  Layout only: every figure comes from the
- * report model.
+ * report model.  Every public writer goes through visible_stream(), so
+ * no name from outside reaches a terminal with its control characters.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -9,6 +10,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "escape.h"
 #include "report.h"
 #include "stats.h"
 
@@ -345,6 +347,9 @@ static void heading(FILE *f, const struct report *r)
 			"table, other code object+offset; install its debug "
 			"symbols or build it with -g\n",
 			base_name(r->nosyms[k]));
+	for (size_t k = 0; k < r->nskipped; k++)
+		fprintf(f, "  note: '%s' is a %s, not a regular file: not "
+			"read\n", r->skipped[k].path, r->skipped[k].kind);
 	if (r->unresolved_objects)
 		fprintf(f, "  note: %zu object(s) could not be read; their "
 			"addresses are shown as object+offset\n",
@@ -445,7 +450,7 @@ static void asm_listing(FILE *f, const struct report *r, size_t shown)
 	}
 }
 
-int report_text(FILE *f, const struct report *r)
+static int report_text_body(FILE *f, const struct report *r)
 {
 	enum report_view v = r->opt.view;
 	int lines = v == REPORT_LINES || v == REPORT_HEAVY;
@@ -558,7 +563,7 @@ static void mode_histogram(FILE *f, const struct profile *p)
 		mode_row(f, "all", all);
 }
 
-int report_summary(FILE *f, const struct report *r, size_t n)
+static int report_summary_body(FILE *f, const struct report *r, size_t n)
 {
 	size_t i;
 	char proc[512], obj[128];
@@ -611,7 +616,7 @@ static void start_after_line(FILE *f, const struct profile *p)
 			(double)p->start_after_latency_ns / 1e3);
 }
 
-int report_counts_text(FILE *f, const struct report_counts *rc)
+static int report_counts_text_body(FILE *f, const struct report_counts *rc)
 {
 	const struct profile *p = rc->prof;
 	size_t i, w = 10;
@@ -676,4 +681,43 @@ int report_counts_text(FILE *f, const struct report_counts *rc)
 				q->value, q->formula);
 	}
 	return ferror(f) ? -PROF_EIO : 0;
+}
+
+int report_text(FILE *out, const struct report *r)
+{
+	FILE *f = visible_stream(out);
+	int err;
+
+	if (!f)
+		return -PROF_ENOMEM;
+	err = report_text_body(f, r);
+	if (fclose(f) && !err)
+		err = -PROF_EIO;
+	return err;
+}
+
+int report_summary(FILE *out, const struct report *r, size_t n)
+{
+	FILE *f = visible_stream(out);
+	int err;
+
+	if (!f)
+		return -PROF_ENOMEM;
+	err = report_summary_body(f, r, n);
+	if (fclose(f) && !err)
+		err = -PROF_EIO;
+	return err;
+}
+
+int report_counts_text(FILE *out, const struct report_counts *rc)
+{
+	FILE *f = visible_stream(out);
+	int err;
+
+	if (!f)
+		return -PROF_ENOMEM;
+	err = report_counts_text_body(f, rc);
+	if (fclose(f) && !err)
+		err = -PROF_EIO;
+	return err;
 }

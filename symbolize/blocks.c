@@ -657,7 +657,7 @@ static int code_cache_load(struct symbolizer *s, struct symobj *o,
 		memcpy(c->mem, img, c->memsize);
 		elf = elf_memory((char *)c->mem, c->memsize);
 	} else {
-		c->fd = open(o->path, O_RDONLY | O_CLOEXEC);
+		c->fd = sym_open_input(s, o->path);
 		if (c->fd < 0)
 			return SYM_EOPEN;
 		elf = elf_begin(c->fd, ELF_C_READ_MMAP, NULL);

@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "regfile.h"
 #include "symbolize_int.h"
 
 static bool same_file(const char *a, const char *b)
@@ -27,12 +28,13 @@ static bool same_file(const char *a, const char *b)
 	       sa.st_ino == sb.st_ino;
 }
 
-static bool crc_matches(const char *path, uint32_t want)
+static bool crc_matches(struct symbolizer *s, const char *path,
+			uint32_t want)
 {
 	unsigned char buf[65536];
 	uLong crc = crc32(0L, Z_NULL, 0);
 	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = sym_open_input(s, path);
 
 	if (fd < 0)
 		return false;
@@ -42,16 +44,22 @@ static bool crc_matches(const char *path, uint32_t want)
 	return n == 0 && (uint32_t)crc == want;
 }
 
-static bool build_id_matches(const char *path, const struct elfmeta *meta)
+static bool build_id_matches(struct symbolizer *s, const char *path,
+			     const struct elfmeta *meta)
 {
 	uint8_t id[64];
-	int n = sym_read_build_id(path, id, sizeof(id));
+	int n, fd = sym_open_input(s, path);
 
+	if (fd < 0)
+		return false;
+	n = sym_read_build_id_fd(fd, id, sizeof(id));
+	close(fd);
 	return n > 0 && (size_t)n == meta->build_id_len &&
 	       !memcmp(id, meta->build_id, (size_t)n);
 }
 
-static char *by_build_id(const struct elfmeta *meta, const char *root)
+static char *by_build_id(struct symbolizer *s, const struct elfmeta *meta,
+			 const char *root)
 {
 	char *path;
 	size_t i, len;
@@ -69,34 +77,35 @@ static char *by_build_id(const struct elfmeta *meta, const char *root)
 		off += snprintf(path + off, len - (size_t)off, "%02x",
 				meta->build_id[i]);
 	snprintf(path + off, len - (size_t)off, ".debug");
-	if (access(path, R_OK) == 0 && build_id_matches(path, meta))
+	if (access(path, R_OK) == 0 && build_id_matches(s, path, meta))
 		return path;
 	free(path);
 	return NULL;
 }
 
-static char *try_link(const char *objpath, const char *a, const char *b,
-		      const char *c, const struct elfmeta *meta)
+static char *try_link(struct symbolizer *s, const char *objpath,
+		      const char *a, const char *b, const char *c,
+		      const struct elfmeta *meta)
 {
 	char *path;
 
 	if (asprintf(&path, "%s%s%s", a, b, c) < 0)
 		return NULL;
 	if (access(path, R_OK) == 0 && !same_file(path, objpath) &&
-	    crc_matches(path, meta->debuglink_crc))
+	    crc_matches(s, path, meta->debuglink_crc))
 		return path;
 	free(path);
 	return NULL;
 }
 
-char *debuginfo_find(const char *path, const struct elfmeta *meta,
-		     const char *debug_root)
+char *debuginfo_find(struct symbolizer *s, const char *path,
+		     const struct elfmeta *meta, const char *debug_root)
 {
 	char real[PATH_MAX], *dir, *slash, *found;
 
 	if (!debug_root)
 		debug_root = "/usr/lib/debug";
-	found = by_build_id(meta, debug_root);
+	found = by_build_id(s, meta, debug_root);
 	if (found || !path || !meta->debuglink ||
 	    strchr(meta->debuglink, '/'))
 		return found;
@@ -113,15 +122,15 @@ char *debuginfo_find(const char *path, const struct elfmeta *meta,
 	} else {
 		dir = "./";
 	}
-	found = try_link(path, dir, "", meta->debuglink, meta);
+	found = try_link(s, path, dir, "", meta->debuglink, meta);
 	if (!found)
-		found = try_link(path, dir, ".debug/", meta->debuglink, meta);
+		found = try_link(s, path, dir, ".debug/", meta->debuglink, meta);
 	if (!found && dir[0] == '/') {
 		char *rooted;
 
 		if (asprintf(&rooted, "%s%s", debug_root, dir) < 0)
 			return NULL;
-		found = try_link(path, rooted, "", meta->debuglink, meta);
+		found = try_link(s, path, rooted, "", meta->debuglink, meta);
 		free(rooted);
 	}
 	return found;
@@ -129,22 +138,30 @@ char *debuginfo_find(const char *path, const struct elfmeta *meta,
 
 int sym_read_build_id(const char *path, uint8_t *buf, size_t len)
 {
-	Elf *elf;
 	int fd, ret;
 
 	if (!path || (!buf && len))
 		return SYM_EINVAL;
-	elf_version(EV_CURRENT);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = regfile_open(path, NULL);
 	if (fd < 0)
 		return SYM_EOPEN;
+	ret = sym_read_build_id_fd(fd, buf, len);
+	close(fd);
+	return ret;
+}
+
+int sym_read_build_id_fd(int fd, uint8_t *buf, size_t len)
+{
+	Elf *elf;
+	int ret;
+
+	elf_version(EV_CURRENT);
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF)
 		ret = SYM_EELF;
 	else
 		ret = elf_build_id(elf, buf, len);
 	elf_end(elf);
-	close(fd);
 	return ret;
 }
 

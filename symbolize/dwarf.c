@@ -31,6 +31,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "regfile.h"
 #include "symbolize_int.h"
 
 /* Line table row; file == LROW_END marks the end of a sequence. */
@@ -1482,8 +1483,9 @@ int dwinfo_open(struct dwinfo **out, struct strpool *sp, const char *path)
 	 * that costs a sixth of the time of reading a whole object).
 	 */
 	dwarf_set_de_alloc_flag(0);
-	/* Our descriptor, not libdwarf's: it must not leak into children. */
-	c->fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* Our descriptor, not libdwarf's: it must not leak into children,
+	 * and a FIFO put in place of the file must not block us. */
+	c->fd = regfile_open(path, NULL);
 	if (c->fd < 0) {
 		free(c);
 		return SYM_EDWARF;

@@ -19,6 +19,7 @@
 
 #include <libiberty/demangle.h>
 
+#include "regfile.h"
 #include "symbolize_int.h"
 
 /* ---- string pool ---- */
@@ -146,6 +147,8 @@ struct symbolizer {
 	struct kallsyms ks;
 	int ks_err;
 	bool ks_loaded;
+	struct sym_skipped *skipped;	/* paths in pool */
+	size_t nskipped, alloc_skipped;
 };
 
 static char *dup_or_null(const char *s, bool *oom)
@@ -181,6 +184,37 @@ struct symbolizer *symbolizer_new(const struct sym_config *cfg)
 	return s;
 }
 
+int sym_open_input(struct symbolizer *s, const char *path)
+{
+	struct stat st;
+	const char *kept;
+	size_t i;
+	int fd = regfile_open(path, &st);
+
+	if (fd >= 0 || errno != EINVAL)
+		return fd;
+	for (i = 0; i < s->nskipped; i++)
+		if (!strcmp(s->skipped[i].path, path))
+			goto out;
+	/* Out of memory only loses the note; the file is skipped anyway. */
+	kept = strpool_add(&s->pool, path);
+	if (kept && !ALLOC_GROW(s->skipped, s->nskipped + 1,
+				s->alloc_skipped)) {
+		s->skipped[s->nskipped].path = kept;
+		s->skipped[s->nskipped++].kind = regfile_kind(st.st_mode);
+	}
+out:
+	errno = EINVAL;
+	return -1;
+}
+
+const struct sym_skipped *sym_skipped_files(const struct symbolizer *s,
+					    size_t *n)
+{
+	*n = s->nskipped;
+	return s->skipped;
+}
+
 static void obj_free(struct symobj *o)
 {
 	code_cache_free(o->code);
@@ -211,6 +245,7 @@ void symbolizer_free(struct symbolizer *s)
 	free(s->tab);
 	kallsyms_release(&s->ks);
 	strpool_release(&s->pool);
+	free(s->skipped);
 	free(s->debug_root);
 	free(s->vmlinux);
 	free(s->kallsyms_path);
@@ -321,11 +356,11 @@ static int tab_grow(struct symbolizer *s)
 }
 
 /* Open an ELF file; on failure *fd tells whether open() worked. */
-static Elf *open_elf(const char *path, int *fd)
+static Elf *open_elf(struct symbolizer *s, const char *path, int *fd)
 {
 	Elf *elf;
 
-	*fd = open(path, O_RDONLY | O_CLOEXEC);
+	*fd = sym_open_input(s, path);
 	if (*fd < 0)
 		return NULL;
 	elf = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
@@ -385,10 +420,10 @@ static int load_elf(struct symbolizer *s, struct symobj *o, Elf *elf,
 		dwpath = path;
 	/* Images without a path (the vdso) can still be found by build-id. */
 	if (!meta.has_dwarf || !meta.has_symtab)
-		dbg = debuginfo_find(path, &meta, s->debug_root);
+		dbg = debuginfo_find(s, path, &meta, s->debug_root);
 	if (dbg) {
 		int dfd;
-		Elf *delf = open_elf(dbg, &dfd);
+		Elf *delf = open_elf(s, dbg, &dfd);
 		struct elfmeta dmeta;
 
 		if (delf && !elf_read_meta(delf, &dmeta)) {
@@ -423,7 +458,7 @@ static void load_file(struct symbolizer *s, struct symobj *o)
 		o->err = SYM_EINVAL;
 		return;
 	}
-	elf = open_elf(o->path, &fd);
+	elf = open_elf(s, o->path, &fd);
 	if (!elf && fd >= 0) {
 		o->err = SYM_EELF;
 		return;

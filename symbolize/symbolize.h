@@ -165,6 +165,24 @@ int sym_kernel_matching(struct symbolizer *s, const char *const *patterns,
 int sym_set_kernel_symbols(struct symbolizer *s, const struct sym_ksym *v,
 			   size_t n);
 
+/*
+ * A file the symbolizer would have read but did not because it is not a
+ * regular file: a FIFO, device, socket or directory where an object or
+ * its debug file should be (reading a FIFO would wait forever).
+ */
+struct sym_skipped {
+	const char *path;
+	const char *kind;	/* "fifo", "directory", ... */
+};
+
+/*
+ * The files skipped so far, each once, in the order they were met; *n
+ * receives their number.  Owned by the symbolizer, valid until the next
+ * call into it or symbolizer_free().
+ */
+const struct sym_skipped *sym_skipped_files(const struct symbolizer *s,
+					    size_t *n);
+
 /* Human-readable text for a SYM_E* code. */
 const char *sym_strerror(int err);
 

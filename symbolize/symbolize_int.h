@@ -167,9 +167,20 @@ struct elfmeta {
 /*
  * Find a separate debug file for the object at path (NULL for an image
  * in memory: build-id only).  Returns a malloc'ed path or NULL.
+ * Candidates that are not regular files are noted in s and passed over.
  */
-char *debuginfo_find(const char *path, const struct elfmeta *meta,
-		     const char *debug_root);
+char *debuginfo_find(struct symbolizer *s, const char *path,
+		     const struct elfmeta *meta, const char *debug_root);
+
+/*
+ * Open an input file of the symbolizer (regfile_open()); a file that is
+ * not regular is recorded for sym_skipped_files().  Returns the
+ * descriptor or -1 with errno set.
+ */
+int sym_open_input(struct symbolizer *s, const char *path);
+
+/* The build-id of the ELF file open on fd; as sym_read_build_id(). */
+int sym_read_build_id_fd(int fd, uint8_t *buf, size_t len);
 
 /* Kernel symbols from a kallsyms file. */
 struct ksym {

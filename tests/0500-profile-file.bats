@@ -404,6 +404,43 @@ craft() {
 	rejects d.out 'not a profile'
 }
 
+# in_little_memory COMMAND...: run COMMAND with 300 MB of address space,
+# too little to hold a 2 GB file.  Sanitizer builds reserve terabytes of
+# address space for their shadow memory, so there COMMAND runs unlimited.
+in_little_memory() {
+	if ldd "$UPROFILE" | grep -q libasan; then
+		"$@"
+	else
+		(ulimit -v 300000 && exec "$@")
+	fi
+}
+
+@test "a 2 GB file that is not a profile is rejected after its header" {
+	truncate -s 2G big.out
+	run -125 --separate-stderr in_little_memory "$UPROFILE" -i big.out
+	assert_output ""
+	assert_equal "$stderr" \
+		"uprofile: cannot read 'big.out': not a profile file (bad magic)"
+}
+
+@test "a declared size other than the file's is rejected before the rest is read" {
+	make_profile good.out
+	write_craft
+	local size
+	size=$(stat -c %s good.out)
+	# Grown to 2 GB (sparse): the header still says the old size.
+	cp good.out grown.out
+	truncate -s 2G grown.out
+	run -125 --separate-stderr in_little_memory "$UPROFILE" -i grown.out
+	assert_equal "$stderr" "uprofile: cannot read 'grown.out': profile file is truncated or has trailing data (2147483648 bytes, header says $size)"
+	# A header that claims 2 GB more than there is.
+	craft size-field good.out claims.out $((1 << 31))
+	rejects claims.out 'truncated' "header says $((size + (1 << 31)))"
+	# The intact profile reads the same within the limit.
+	run -0 in_little_memory "$UPROFILE" -i good.out -format json
+	json_check <<<"$output"
+}
+
 @test "never a crash: random damage with valid checksums gives 0 or 125" {
 	make_profile good.out
 	cat >fuzz.py <<'EOF'

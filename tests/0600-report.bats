@@ -62,6 +62,7 @@ check_rows_with_addr2line() {
 @test "spin2: hot_a ~75%, hot_b ~25% of the samples" {
 	profile_of spin2 "$TPROG/spin2" 1000
 	run -0 "$UPROFILE" -i spin2.out -format json
+	json_check <<<"$output"
 	assert_split "$output" hot_a hot_b 75 8
 	assert_equal "$(jq -r '[.rows[0:2][] | .procedure] | join(" ")' <<<"$output")" \
 		"hot_a hot_b"
@@ -92,6 +93,7 @@ check_rows_with_addr2line() {
 	skip_unless_addr2line
 	profile_of spin2 "$TPROG/spin2" 1000
 	"$UPROFILE" -i spin2.out -lines -format json >lines.json
+	json_check lines.json
 	assert_equal "$(jq -r .view lines.json)" lines
 	check_rows_with_addr2line lines.json 6
 	# hot lines by construction: spin2.c:45 (hot_a), :57 (hot_b)
@@ -116,6 +118,7 @@ check_rows_with_addr2line() {
 	skip_unless_addr2line
 	profile_of spin2 "$TPROG/spin2" 1000
 	"$UPROFILE" -i spin2.out -heavy -format json >heavy.json
+	json_check heavy.json
 	assert_equal "$(jq -r .view heavy.json)" heavy
 	check_rows_with_addr2line heavy.json 4
 	run -0 jq -e '[.rows[] | .percent["cpu-clock"]] | . == (sort | reverse)' heavy.json
@@ -334,6 +337,7 @@ EOF
 	local view
 	for view in procedures lines heavy; do
 		"$UPROFILE" -i spin2.out -"$view" -format json >r.json
+		json_check r.json
 		run -0 jq -c --arg view "$view" --arg file spin2.out '
 		def int: type == "number" and . == floor and . >= 0;
 		def int_or_null: . == null or (type == "number" and . == floor);

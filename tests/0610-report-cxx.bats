@@ -28,6 +28,7 @@ int main() { work::Spinner s; return s.spin(400) == 42; }
 CC
 	g++ -O1 -g0 -o hot hot.cc || fail "g++ failed"
 	run -0 "$UPROFILE" -quiet -e cpu-clock --format json -procedures ./hot
+	json_check <<<"$output"
 	run -0 jq -r '.rows[0].procedure' <<<"$output"
 	assert_output 'work::Spinner::spin'
 }

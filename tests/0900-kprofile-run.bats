@@ -242,6 +242,7 @@ os.execv(sys.argv[1], sys.argv[1:])' "$KPROFILE" -v -e cpu-clock \
 	assert_equal "$stderr" ""
 	# uprofile reads kprofile's files: one format for both.
 	run -0 "$UPROFILE" -i kmon.out --format json
+	json_check <<<"$output"
 	assert_equal "$(jq -r .tool <<<"$output")" kprofile
 }
 

@@ -49,6 +49,7 @@ spin_profile() {
 @test "-asm JSON: the instruction with the most samples is in the line-45 loop of hot_a" {
 	spin_profile
 	run -0 "$UPROFILE" -i spin.out -asm --format json
+	json_check <<<"$output"
 	local top
 	top=$(jq -r '[.rows[] | .procedure as $p | .instructions[] |
 		{p: $p, s: .samples["cpu-clock"], line, block, text}] |
@@ -68,6 +69,7 @@ spin_profile() {
 @test "-blocks: rows are basic blocks with ranges and source lines; the loop block is hottest" {
 	spin_profile
 	run -0 "$UPROFILE" -i spin.out -blocks --format json
+	json_check <<<"$output"
 	run -0 jq -r '.view, (.rows[0] | "\(.kind) \(.procedure) \(.line) \(.end > .address)")' <<<"$output"
 	assert_equal "${lines[0]}" blocks
 	[[ ${lines[1]} =~ ^block\ hot_a\ (44|45)\ true$ ]] || fail "top block: ${lines[1]}"
@@ -88,6 +90,7 @@ spin_profile() {
 	assert_equal "${lines[2]}" "$proc"
 	assert_equal "${#lines[@]}" 3
 	run -0 "$UPROFILE" -i spin.out -stride 4 --format json
+	json_check <<<"$output"
 	# Buckets of hot_a: at most 4 instructions each, their samples adding
 	# up to hot_a's exactly (percentages are rounded, sample counts not).
 	run -0 jq -r '[.rows[] | select(.procedure == "hot_a")] |

@@ -35,6 +35,7 @@ weight() {
 	done
 	# every event is a sample: samples == weight, for rows and totals
 	run -0 "$UPROFILE" -i t1000.out --format json
+	json_check <<<"$output"
 	assert_equal "$(jq '[.rows[] | select(.samples != .weight)] | length' <<<"$output")" 0
 	assert_equal "$(jq -c '[.statistics[] | .samples == .weight and .simulated]
 		| unique' <<<"$output")" '[true]'
@@ -46,6 +47,7 @@ weight() {
 @test "sim: every instruction of the program has its block's exact count; PLT stubs count for themselves" {
 	run -0 "$UPROFILE" --engine=sim -quiet "$TPROG/demo" 0.02
 	run -0 "$UPROFILE" -i umon.out --format json -asm
+	json_check <<<"$output"
 	local json=$output
 	# freq is the count averaged over the block: with exact counts it
 	# equals each instruction's own count, unless a boundary is wrong or

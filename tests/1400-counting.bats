@@ -37,6 +37,7 @@ count_of() {
 	run -0 "$UPROFILE" -quiet --count -e task-clock,page-faults \
 		"$TPROG/phases" 1000 200
 	run -0 "$UPROFILE" -i umon.out --format json
+	json_check <<<"$output"
 	local json=$output
 	assert_equal "$(jq -r '.mode' <<<"$json")" count
 	assert_equal "$(jq -r '.schema_version' <<<"$json")" 1

@@ -96,6 +96,15 @@ golden() {
 		fail "attributes differ from tests/golden/$name.attr"
 }
 
+# json_check [FILE]: FILE (default stdin) is one JSON document as a strict
+# parser reads it (tests/tools/jsoncheck): well-formed UTF-8, no object
+# with a key twice, no NaN.  jq and Python's json accept all three, so
+# every test that has a JSON report checks it here as well.
+json_check() {
+	python3 "$ROOT/tests/tools/jsoncheck" "$@" ||
+		fail "not a strict JSON document: ${1:-stdin}"
+}
+
 # json_share PROC STAT FILE
 # Print the percentage of statistic STAT (e.g. cpu-clock; empty: the
 # first statistic) attributed to procedure PROC in a JSON report FILE
@@ -105,12 +114,17 @@ golden() {
 # report, lines), 0.00 if there is none.
 #
 # Fails with a message, printing nothing, if FILE is not such a report:
-# not JSON, schema_version missing or not 1, no "statistics" or "rows"
+# not JSON (json_check: strictly), schema_version missing or not 1, no "statistics" or "rows"
 # array, STAT not one of the statistics, or a row whose "procedure" is
 # not a string or whose "percent" has no number for STAT.
 json_share() {
-	local proc=$1 stat=$2 file=$3 out
+	local proc=$1 stat=$2 file=$3 out doc
 	[[ $file == - ]] && file=/dev/stdin
+	doc=$(cat -- "$file") || return 1
+	python3 "$ROOT/tests/tools/jsoncheck" <<<"$doc" || {
+		echo "json_share: '$file' is not strict JSON" >&2
+		return 1
+	}
 	out=$(jq -e -r --arg p "$proc" --arg s "$stat" '
 	def die($m): error("json_share: " + $m);
 	if type != "object" then die("not a JSON object")
@@ -135,7 +149,7 @@ json_share() {
 	     else . end
 	   | select(.procedure == $p) | .percent[$stat]]
 	| add // 0
-	' "$file") || {
+	' <<<"$doc") || {
 		echo "json_share: '$file' is not a schema 1 report with" \
 			"statistic '${stat:-(first)}'" >&2
 		return 1

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Opening input files that may be hostile or simply odd: only regular
+ * files are opened.
+ *
+ * A profile names the objects it sampled, DWARF names source files and
+ * debug files are found by build-id or debuglink: any of these paths can
+ * be a FIFO, a device, a socket or a directory by accident or on purpose.
+ * A plain open() of a FIFO blocks until a writer comes, so the report
+ * would hang forever; a device can block or have side effects.  These
+ * helpers open with O_NONBLOCK (which never blocks on a FIFO), fstat()
+ * the descriptor (so the check is on what was opened, not on a name that
+ * may have changed since) and give up on anything but a regular file.
+ */
+#ifndef COMMON_REGFILE_H
+#define COMMON_REGFILE_H
+
+#include <stdio.h>
+#include <sys/stat.h>
+
+/*
+ * Open path read-only, close-on-exec, as a blocking descriptor.
+ * Returns the descriptor, or -1 with errno set: open()'s error, or
+ * EINVAL when path is not a regular file.  st, when not NULL, receives
+ * the file's status when it could be taken (on success, and on EINVAL:
+ * st->st_mode then says what the file is, for regfile_kind()).
+ */
+int regfile_open(const char *path, struct stat *st);
+
+/* The same as a stdio stream for reading ("re"); NULL with errno set. */
+FILE *regfile_fopen(const char *path, struct stat *st);
+
+/* What a file of this mode is, for messages: "fifo", "directory",
+ * "character device", ..., "special file" for anything else. */
+const char *regfile_kind(mode_t mode);
+
+#endif

@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: MIT
+/* Making outside strings safe for the report formats (see escape.h). */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+
+#include "escape.h"
+
+int utf8_seq_len(const unsigned char *s, size_t n)
+{
+	unsigned char c = s[0], lo = 0x80, hi = 0xbf;
+	int len, i;
+
+	if (c < 0x80)
+		return 1;
+	if (c < 0xc2)		/* continuation byte, or overlong 2-byte */
+		return 0;
+	if (c < 0xe0) {
+		len = 2;
+	} else if (c < 0xf0) {
+		len = 3;
+		if (c == 0xe0)
+			lo = 0xa0;	/* overlong */
+		else if (c == 0xed)
+			hi = 0x9f;	/* surrogates */
+	} else if (c < 0xf5) {
+		len = 4;
+		if (c == 0xf0)
+			lo = 0x90;	/* overlong */
+		else if (c == 0xf4)
+			hi = 0x8f;	/* above U+10FFFF */
+	} else {
+		return 0;
+	}
+	for (i = 1; i < len; i++) {
+		if ((size_t)i >= n)
+			return -1;
+		if (s[i] < lo || s[i] > hi)
+			return 0;
+		lo = 0x80;
+		hi = 0xbf;
+	}
+	return len;
+}
+
+struct visible {
+	FILE *out;
+	unsigned char pend[4];	/* a sequence cut by the stream's buffer */
+	size_t npend;
+};
+
+static void show_bytes(FILE *out, const unsigned char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		fprintf(out, "\\x%02x", s[i]);
+}
+
+/* Write the sequence of len bytes at s (len 0: s[0] is ill-formed). */
+static void put_seq(FILE *out, const unsigned char *s, int len)
+{
+	if (len == 0)
+		show_bytes(out, s, 1);
+	else if (len == 1 && ((s[0] < 0x20 && s[0] != '\n' && s[0] != '\t') ||
+			      s[0] == 0x7f))
+		show_bytes(out, s, 1);
+	else if (len == 2 && s[0] == 0xc2 && s[1] < 0xa0)
+		show_bytes(out, s, 2);
+	else
+		fwrite(s, 1, (size_t)len, out);
+}
+
+/* Write out what pend holds, keeping a well-formed beginning. */
+static void drain(struct visible *v, int final)
+{
+	while (v->npend) {
+		int len = utf8_seq_len(v->pend, v->npend);
+
+		if (len < 0) {
+			if (!final)
+				return;
+			len = 0;
+		}
+		put_seq(v->out, v->pend, len);
+		if (!len)
+			len = 1;
+		v->npend -= (size_t)len;
+		memmove(v->pend, v->pend + len, v->npend);
+	}
+}
+
+static ssize_t visible_write(void *cookie, const char *buf, size_t size)
+{
+	struct visible *v = cookie;
+	const unsigned char *s = (const unsigned char *)buf;
+	size_t i = 0;
+
+	while (i < size) {
+		/* The common case: whole sequences inside the buffer. */
+		if (!v->npend) {
+			int len = utf8_seq_len(s + i, size - i);
+
+			if (len >= 0) {
+				put_seq(v->out, s + i, len);
+				i += len ? (size_t)len : 1;
+				continue;
+			}
+		}
+		v->pend[v->npend++] = s[i++];
+		drain(v, 0);
+	}
+	return ferror(v->out) ? -1 : (ssize_t)size;
+}
+
+static int visible_close(void *cookie)
+{
+	struct visible *v = cookie;
+	int bad;
+
+	drain(v, 1);
+	bad = fflush(v->out) || ferror(v->out);
+	free(v);
+	return bad ? -1 : 0;
+}
+
+FILE *visible_stream(FILE *out)
+{
+	static const cookie_io_functions_t io = {
+		.write = visible_write,
+		.close = visible_close,
+	};
+	struct visible *v = calloc(1, sizeof(*v));
+	FILE *f;
+
+	if (!v)
+		return NULL;
+	v->out = out;
+	f = fopencookie(v, "w", io);
+	if (!f)
+		free(v);
+	return f;
+}
