@@ -337,6 +337,12 @@ int report_json(FILE *f, const struct report *r)
 			fputs(", ", f);
 		jstr(f, r->nosyms[i]);
 	}
+	fputs("],\n  \"objects_with_bad_dwarf\": [", f);
+	for (i = 0; i < r->nbaddwarf; i++) {
+		if (i)
+			fputs(", ", f);
+		jstr(f, r->baddwarf[i]);
+	}
 	fputs("],\n  \"skipped_files\": [", f);
 	for (i = 0; i < r->nskipped; i++) {
 		fputs(i ? ", {\"path\": " : "{\"path\": ", f);

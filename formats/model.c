@@ -191,6 +191,7 @@ void report_free(struct report *r)
 	free(r->rows);
 	free(r->stale);
 	free(r->nosyms);
+	free(r->baddwarf);
 	free(r->skipped);
 	free(r->ratios);
 	free(r->total_samples);
@@ -203,6 +204,7 @@ void report_free(struct report *r)
 #define OBJ_STALE	0x2
 #define OBJ_NAMED	0x4	/* some address had a symbol or a line */
 #define OBJ_ANONYMOUS	0x8	/* some address had neither */
+#define OBJ_BADDWARF	0x10	/* malformed DWARF, not used: ELF names */
 
 static struct sym_object sym_obj(const struct profile *p, uint32_t obj)
 {
@@ -366,7 +368,9 @@ static int resolve_sites(const struct profile *p, struct symbolizer *sym,
 
 		memset(&res, 0, sizeof(res));
 		err = sym_resolve(sym, &so, sites[i].offset, &res);
-		if (err)
+		if (err == SYM_EDWARF)
+			bad[sites[i].obj] |= OBJ_BADDWARF;
+		else if (err)
 			bad[sites[i].obj] |= OBJ_UNREADABLE;
 		if (res.flags & SYM_F_STALE)
 			bad[sites[i].obj] |= OBJ_STALE;
@@ -1040,7 +1044,8 @@ int report_build(const struct profile *p, struct symbolizer *sym,
 	objstate = calloc(p->nobjects ? p->nobjects : 1, 1);
 	r->stale = calloc(p->nobjects ? p->nobjects : 1, sizeof(char *));
 	r->nosyms = calloc(p->nobjects ? p->nobjects : 1, sizeof(char *));
-	if (!objstate || !r->stale || !r->nosyms)
+	r->baddwarf = calloc(p->nobjects ? p->nobjects : 1, sizeof(char *));
+	if (!objstate || !r->stale || !r->nosyms || !r->baddwarf)
 		goto oom;
 	err = resolve_sites(p, sym, &pv->pool, sites, nsites, objstate);
 	if (err)
@@ -1048,6 +1053,8 @@ int report_build(const struct profile *p, struct symbolizer *sym,
 	for (i = 0; i < p->nobjects; i++) {
 		if (objstate[i] & OBJ_UNREADABLE)
 			r->unresolved_objects++;
+		else if (objstate[i] & OBJ_BADDWARF)
+			r->baddwarf[r->nbaddwarf++] = p->objects[i].path;
 		else if (objstate[i] & OBJ_STALE)
 			r->stale[r->nstale++] = p->objects[i].path;
 		else if (p->objects[i].kind == PROF_OBJ_FILE &&

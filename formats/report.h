@@ -147,6 +147,10 @@ struct report {
 	const char **nosyms;		/* sampled objects with neither symbols
 					 * nor debug info (stripped): paths */
 	size_t nnosyms;
+	const char **baddwarf;		/* sampled objects whose DWARF is
+					 * malformed and was not used (named
+					 * from ELF symbols): paths */
+	size_t nbaddwarf;
 	struct report_skipped *skipped;	/* files not read: not regular */
 	size_t nskipped;
 	struct report_ratio *ratios;	/* the profile's derived statistics */

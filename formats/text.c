@@ -350,6 +350,11 @@ static void heading(FILE *f, const struct report *r)
 	for (size_t k = 0; k < r->nskipped; k++)
 		fprintf(f, "  note: '%s' is a %s, not a regular file: not "
 			"read\n", r->skipped[k].path, r->skipped[k].kind);
+	for (size_t k = 0; k < r->nbaddwarf; k++)
+		fprintf(f, "  note: %s has malformed debug information "
+			"(DWARF), not used: its procedures are named from its "
+			"symbol table, without source lines\n",
+			base_name(r->baddwarf[k]));
 	if (r->unresolved_objects)
 		fprintf(f, "  note: %zu object(s) could not be read; their "
 			"addresses are shown as object+offset\n",

@@ -96,6 +96,11 @@ $((b ^ 255))): status $rc: $(tail -n 3 err)"
 	run -0 --separate-stderr "$UPROFILE" -i umon.out
 	[[ $stderr != *Sanitizer* ]] || fail "stderr: $stderr"
 	assert_output --partial "exit status 3"
-	assert_output --partial "note: 1 object(s) could not be read"
+	# the damaged object is named, and what was lost said
+	assert_output --partial "note: bad has malformed debug information (DWARF), not used: its procedures are named from its symbol table, without source lines"
+	refute_output --partial "could not be read"
 	assert_line --regexp '^ *[0-9.]+ +[0-9]+ +[0-9.]+ waiting_spin +bad$'
+	run -0 "$UPROFILE" -i umon.out --format json
+	assert_equal "$(jq -c '[.objects_with_bad_dwarf[] | split("/") | last]' <<<"$output")" '["bad"]'
+	assert_equal "$(jq .unresolved_objects <<<"$output")" 0
 }
