@@ -37,6 +37,8 @@ if [[ -z ${TMPDIR:-} && -d /dev/shm && -w /dev/shm ]]; then
 fi
 # Reports on stderr, into the log; UBSan's with a stack.
 export ASAN_OPTIONS=detect_leaks=1
+# Leaks inside libdwarf on malformed input are not ours (fuzz/lsan.supp).
+export LSAN_OPTIONS=suppressions=$PWD/fuzz/lsan.supp
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
 mkdir -p "$dir/logs" "$dir/crashes"
