@@ -310,7 +310,14 @@ static int check_attach(pid_t pid, unsigned modes, int probe)
  * interrupts take too long: name the limit and the way out before the
  * program starts.
  */
-static int check_sample_rate(const struct run *r)
+/*
+ * A frequency above kernel.perf_event_max_sample_rate makes
+ * perf_event_open fail with a bare EINVAL.  An -F the user gave is
+ * refused with the limit and how to raise it; the default frequency is
+ * lowered to the limit with a notice, as perf does: the kernel lowers the
+ * limit by itself when sampling interrupts take too long (a busy VM).
+ */
+static int check_sample_rate(struct run *r)
 {
 	uint64_t hz = 0;
 	long max;
@@ -323,14 +330,21 @@ static int check_sample_rate(const struct run *r)
 	if (!hz || priv_sysctl("perf_event_max_sample_rate", &max) ||
 	    max <= 0 || hz <= (uint64_t)max)
 		return 0;
-	return prof_fail(PROF_EINVAL, "%s%" PRIu64 "%s is above this kernel's "
-			 "limit of %ld samples per second "
-			 "(kernel.perf_event_max_sample_rate): give -F %ld "
-			 "or less, or raise the limit with 'sysctl "
-			 "kernel.perf_event_max_sample_rate=%" PRIu64 "'",
-			 r->cfg->freq ? "-F " : "the default of ", hz,
-			 r->cfg->freq ? "" : " samples per second", max, max,
-			 hz);
+	if (r->cfg->freq)
+		return prof_fail(PROF_EINVAL, "-F %" PRIu64 " is above this "
+				 "kernel's limit of %ld samples per second "
+				 "(kernel.perf_event_max_sample_rate): give -F "
+				 "%ld or less, or raise the limit with 'sysctl "
+				 "kernel.perf_event_max_sample_rate=%" PRIu64
+				 "'", hz, max, max, hz);
+	for (i = 0; i < r->nstats; i++)
+		if (!r->specs[i].counting && !r->specs[i].period &&
+		    r->specs[i].freq > (uint64_t)max)
+			r->specs[i].freq = (uint64_t)max;
+	notice(r->cfg, "sampling at %ld per second, not the default %" PRIu64
+	       ": this kernel's limit (kernel.perf_event_max_sample_rate) is "
+	       "%ld", max, hz, max);
+	return 0;
 }
 
 static void synthesize_all(struct collector *col)
