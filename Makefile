@@ -125,7 +125,8 @@ $(FUZZ_BUILD)/obj/%.o: %.c
 $(FUZZ_LIB): $(LIB_SRC:%.c=$(FUZZ_BUILD)/obj/%.o)
 	$(call quiet,AR,$@)rm -f $@ && $(AR) rcs $@ $^
 
-$(FUZZ_BIN): $(FUZZ_BUILD)/%: $(FUZZ_BUILD)/obj/fuzz/%.o $(FUZZ_LIB)
+$(FUZZ_BIN): $(FUZZ_BUILD)/%: $(FUZZ_BUILD)/obj/fuzz/%.o \
+		$(FUZZ_BUILD)/obj/fuzz/input_file.o $(FUZZ_LIB)
 	$(call quiet,LINK,$@)$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_SAN) \
 		-fsanitize=fuzzer $(LDFLAGS) -o $@ $^ $(LIBS)
 

@@ -21,6 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "input_file.h"
 #include "symbolize.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
@@ -28,44 +29,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define MAX_OFFSETS 24
 
-static char dir[PATH_MAX - 16];
-static char path[PATH_MAX];
-
-static void cleanup(void)
-{
-	unlink(path);
-	rmdir(dir);
-}
+static const char *path;
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	const char *tmp = getenv("TMPDIR");
-
-	snprintf(dir, sizeof(dir), "%s/fuzz_elf.XXXXXX",
-		 tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(dir))
-		abort();
-	snprintf(path, sizeof(path), "%s/object", dir);
-	atexit(cleanup);
+	path = input_file_init("fuzz_elf", "object");
 	elf_version(EV_CURRENT);
 	return 0;
-}
-
-static void write_input(const uint8_t *data, size_t size)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	size_t done = 0;
-
-	if (fd < 0)
-		abort();
-	while (done < size) {
-		ssize_t n = write(fd, data + done, size - done);
-
-		if (n <= 0)
-			abort();
-		done += (size_t)n;
-	}
-	close(fd);
 }
 
 /* vaddr -> file offset through the PT_LOADs, as the kernel maps them. */
@@ -151,7 +121,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	off[n++] = 0x1000;
 	off[n++] = size ? size - 1 : 0;
 
-	write_input(data, size);
+	input_file_write(data, size);
 	s = symbolizer_new(&cfg);
 	if (!s)
 		abort();

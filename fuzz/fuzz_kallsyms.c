@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "input_file.h"
 #include "symbolize.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
@@ -24,43 +25,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define MAX_ADDRS 16
 
-static char dir[PATH_MAX - 16];
-static char path[PATH_MAX];
-
-static void cleanup(void)
-{
-	unlink(path);
-	rmdir(dir);
-}
+static const char *path;
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	const char *tmp = getenv("TMPDIR");
-
-	snprintf(dir, sizeof(dir), "%s/fuzz_kallsyms.XXXXXX",
-		 tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(dir))
-		abort();
-	snprintf(path, sizeof(path), "%s/kallsyms", dir);
-	atexit(cleanup);
+	path = input_file_init("fuzz_kallsyms", "kallsyms");
 	return 0;
-}
-
-static void write_input(const uint8_t *data, size_t size)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	size_t done = 0;
-
-	if (fd < 0)
-		abort();
-	while (done < size) {
-		ssize_t n = write(fd, data + done, size - done);
-
-		if (n <= 0)
-			abort();
-		done += (size_t)n;
-	}
-	close(fd);
 }
 
 /* The hexadecimal number each line starts with. */
@@ -105,7 +75,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int got;
 
 	n = line_addrs(data, size, addr);
-	write_input(data, size);
+	input_file_write(data, size);
 	s = symbolizer_new(&cfg);
 	if (!s)
 		abort();
