@@ -56,7 +56,7 @@ expect_seconds() {
 	grep -q 'sampling enabled' stderr
 	kjson k.out
 	expect_seconds 1.5
-	assert_equal "$(jq -r '.rows[0].procedure' <<<"$json")" read_zero
+	assert_equal "$(top_busy)" read_zero
 }
 
 @test "-t: SIGUSR2 stops counting again; a second SIGUSR1 resumes" {
@@ -103,7 +103,7 @@ expect_seconds() {
 	[[ ! -e ctl ]] || fail "the FIFO kprofile created is still there"
 	kjson k.out
 	expect_seconds 0.8
-	assert_equal "$(jq -r '.rows[0].procedure' <<<"$json")" read_zero
+	assert_equal "$(top_busy)" read_zero
 }
 
 @test "-control with an existing FIFO: it is used and kept; several commands per write" {
@@ -150,6 +150,7 @@ expect_seconds() {
 	local n
 	n=$(jq '[.rows[] | select(.procedure == "read_zero") |
 		.samples["cpu-clock"]] | add' <<<"$json")
-	# About 1 s of the 1.5 s in read_zero.
-	((n > 400 && n < 1300)) || fail "$n read_zero samples"
+	# Up to 1 s of the 1.5 s in read_zero (less on a busy machine), never
+	# the 0.5 s before the signal.
+	((n > 50 && n < 1300)) || fail "$n read_zero samples"
 }

@@ -369,6 +369,38 @@ top_busy() {
 		select(.procedure | test($n) | not)][0].procedure' <<<"$json"
 }
 
+# The oracle for kprofile's sample modes: the kernel's own accounting of
+# each CPU's time in /proc/stat.  proc_stat_cpus prints its cpuN lines;
+# check_modes_against BEFORE AFTER checks, for every CPU with enough time
+# in both, that the kernel-mode share of the report $json's user and kernel
+# samples is within 20 points of /proc/stat's system+irq+softirq share of
+# user+nice+system+irq+softirq between the two snapshots.  Whatever else
+# the machine runs, both see the same CPUs.
+proc_stat_cpus() {
+	grep '^cpu[0-9]' /proc/stat
+}
+
+check_modes_against() {
+	local stat ours c n=0
+	stat=$(awk 'NR == FNR { for (i = 2; i <= 8; i++) b[$1, i] = $i; next }
+		{ u = $2 - b[$1, 2] + $3 - b[$1, 3]
+		  k = $4 - b[$1, 4] + $7 - b[$1, 7] + $8 - b[$1, 8]
+		  if (u + k >= 20)
+			printf "%s %.2f\n", substr($1, 4), 100 * k / (u + k) }' \
+		<(echo "$1") <(echo "$2"))
+	while read -r c share; do
+		ours=$(jq --argjson c "$c" '.modes[] | select(.cpu == $c) |
+			select(.user + .kernel >= 100) |
+			100 * .kernel / (.user + .kernel)' <<<"$json")
+		[[ -n $ours ]] || continue
+		awk -v a="$ours" -v b="$share" 'BEGIN { d = a - b
+			exit !(d <= 20 && -d <= 20) }' ||
+			fail "CPU $c: $ours% of its user+kernel samples in kernel mode, /proc/stat says $share%"
+		n=$((n + 1))
+	done <<<"$stat"
+	((n > 0)) || fail "no CPU with enough samples and ticks to compare: $stat"
+}
+
 # kjson FILE: the JSON report of FILE in $json (kprofile must succeed).
 kjson() {
 	run -0 --separate-stderr "$KPROFILE" -i "$1" --format json
