@@ -1,0 +1,219 @@
+#!/usr/bin/env python3
+"""Check the include graph against the declared layers.
+
+Usage: check-layers.py [--layers FILE] [--map FILE] [-I DIR ...]
+                       [--objects DIR] [REPO]
+  REPO          the tree to check (default .): the files git tracks, or,
+                outside a git checkout, every *.c and *.h below REPO.
+  --layers FILE the layers (default REPO/docs/layers.txt), format below.
+  --map FILE    rename files virtually ("OLD NEW" per line) before the
+                check: what a planned move would break, without moving.
+  -I DIR        include path, in order (default: the -I flags of the
+                Makefile's CPPFLAGS_ALL, else just -I.).
+  --objects DIR also check calls: DIR holds the objects of a build, one
+                per source (build/obj/X.o for X.c); a symbol an object
+                uses that another object defines is an edge like an
+                include (catches a private header that declares functions
+                of several layers).  Needs nm.
+
+Layers file: one layer per line, from the bottom up:
+
+    NAME: PATH... [-> LAYER...]
+
+A file belongs to the layer with the longest PATH that is a prefix of its
+path (a directory "common/util/" or one file "formats/report.h").  A file
+may include files of its own layer and of the LAYERs listed after "->",
+which must be declared on earlier lines (so the layers cannot form a
+cycle); "-> *" allows every layer declared earlier.  '#' starts a comment.
+
+Each quote include "x.h" is resolved as the compiler does (the including
+file's directory, then each -I directory).  Fails (status 1) with one line
+per problem, each naming the file, line and include:
+  - an include of a layer the file's layer may not include;
+  - an include that resolves to no file of the tree;
+  - a file in no layer.
+Status 2: the layers file is malformed.  Status 0: prints "layers: ok".
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+
+INC = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
+
+
+def die(msg):
+    print(f"layers: {msg}", file=sys.stderr)
+    sys.exit(2)
+
+
+def read_layers(path):
+    layers, order, owner = {}, [], {}
+    try:
+        lines = open(path).read().split("\n")
+    except OSError as e:
+        die(f"cannot read '{path}': {e.strerror}")
+    for n, raw in enumerate(lines, 1):
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        m = re.match(r"^([\w.-]+)\s*:\s*([^>]*?)\s*(?:->\s*(.*))?$", line)
+        if not m or not m.group(2):
+            die(f"{path}:{n}: expected 'NAME: PATH... [-> LAYER...]'")
+        name, paths, deps = m.group(1), m.group(2).split(), (m.group(3) or "").split()
+        if name in layers:
+            die(f"{path}:{n}: layer '{name}' declared twice")
+        if deps == ["*"]:
+            deps = list(order)
+        for d in deps:
+            if d not in layers:
+                die(f"{path}:{n}: layer '{name}' may include '{d}', which "
+                    f"is not declared above it (layers go bottom to top)")
+        for p in paths:
+            if p in owner:
+                die(f"{path}:{n}: '{p}' is already in layer '{owner[p]}'")
+            owner[p] = name
+        layers[name] = set(deps)
+        order.append(name)
+    return layers, order, owner
+
+
+def layer_of(path, owner):
+    best = None
+    for p, name in owner.items():
+        if path == p or (p.endswith("/") and path.startswith(p)) or \
+                path.startswith(p.rstrip("/") + "/"):
+            if best is None or len(p) > len(best[0]):
+                best = (p, name)
+    return best[1] if best else None
+
+
+def tree_files(repo):
+    try:
+        out = subprocess.run(["git", "-C", repo, "ls-files", "--", "*.c", "*.h"],
+                             check=True, capture_output=True, text=True)
+        if os.path.samefile(subprocess.run(
+                ["git", "-C", repo, "rev-parse", "--show-toplevel"],
+                check=True, capture_output=True, text=True).stdout.strip(), repo):
+            return out.stdout.split()
+    except (subprocess.CalledProcessError, FileNotFoundError):
+        pass
+    files = []
+    for dp, dns, fns in os.walk(repo):
+        dns[:] = [d for d in dns if not d.startswith(".") and
+                  not (dp == repo and d.startswith("build"))]
+        for f in fns:
+            if f.endswith((".c", ".h")):
+                files.append(os.path.relpath(os.path.join(dp, f), repo))
+    return sorted(files)
+
+
+def makefile_ipaths(repo):
+    try:
+        text = open(os.path.join(repo, "Makefile")).read().replace("\\\n", " ")
+    except OSError:
+        return ["."]
+    m = re.search(r"^CPPFLAGS_ALL\s*:?=(.*)$", text, re.M)
+    return re.findall(r"-I(\S+)", m.group(1)) if m else ["."]
+
+
+def check_objects(objroot, ren, owner, layers, order):
+    defs, uses = {}, {}
+    objs = sorted(os.path.join(dp, fn) for dp, _, fns in os.walk(objroot)
+                  for fn in fns if fn.endswith(".o"))
+    if not objs:
+        return [f"no objects under '{objroot}'"]
+    out = subprocess.run(["nm", "-A"] + objs, check=True, capture_output=True,
+                         text=True).stdout
+    for line in out.splitlines():
+        o, _, rest = line.partition(".o:")
+        src = os.path.relpath(o + ".o", objroot)[:-2] + ".c"
+        src = ren.get(src, src)
+        f = rest.split()
+        if len(f) == 2 and f[0] == "U":
+            uses.setdefault(src, set()).add(f[1])
+        elif len(f) == 3 and f[1] in "TDBRCGSV":
+            defs[f[2]] = src
+    bad = {}
+    for src, syms in uses.items():
+        fl = layer_of(src, owner)
+        for s in syms:
+            dst = defs.get(s)
+            tl = layer_of(dst, owner) if dst else None
+            if fl and tl and tl != fl and tl not in layers[fl]:
+                bad.setdefault((src, dst, fl, tl), []).append(s)
+    return [f"{src}: uses {', '.join(sorted(syms))} of {dst}: layer '{fl}' "
+            f"may not use layer '{tl}'"
+            for (src, dst, fl, tl), syms in sorted(bad.items())]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("repo", nargs="?", default=".")
+    ap.add_argument("--layers")
+    ap.add_argument("--map")
+    ap.add_argument("-I", dest="ipaths", action="append")
+    ap.add_argument("--objects")
+    a = ap.parse_args()
+    repo = a.repo
+    layers, order, owner = read_layers(a.layers or
+                                       os.path.join(repo, "docs/layers.txt"))
+    ren = {}
+    if a.map:
+        for line in open(a.map):
+            f = line.split("#", 1)[0].split()
+            if len(f) == 2:
+                ren[f[0]] = f[1]
+    files = tree_files(repo)
+    have = set(files)
+    ipaths = a.ipaths or makefile_ipaths(repo)
+    problems = []
+    for f in files:
+        fl = layer_of(ren.get(f, f), owner)
+        if fl is None:
+            problems.append(f"{ren.get(f, f)}: in no layer (add its "
+                            f"directory to the layers file)")
+        with open(os.path.join(repo, f), encoding="utf-8",
+                  errors="replace") as fh:
+            for n, line in enumerate(fh, 1):
+                m = INC.match(line)
+                if not m:
+                    continue
+                name = m.group(1)
+                hit = None
+                for d in [os.path.dirname(f)] + ipaths:
+                    p = os.path.normpath(os.path.join(d, name))
+                    if p in have:
+                        hit = p
+                        break
+                src = ren.get(f, f)
+                if hit is None:
+                    problems.append(f"{src}:{n}: includes \"{name}\", which "
+                                    f"is no file of the tree "
+                                    f"(-I{' -I'.join(ipaths)})")
+                    continue
+                dst = ren.get(hit, hit)
+                tl = layer_of(dst, owner)
+                if fl is None or tl is None or tl == fl or tl in layers[fl]:
+                    continue
+                allowed = ", ".join(x for x in order if x in layers[fl]) or "nothing"
+                shown = f" ({dst})" if dst != name else ""
+                problems.append(
+                    f"{src}:{n}: includes \"{name}\"{shown}: layer '{fl}' "
+                    f"may not include layer '{tl}' ('{fl}' may include: "
+                    f"{allowed})")
+    if a.objects:
+        problems += check_objects(a.objects, ren, owner, layers, order)
+    for p in problems:
+        print(f"layers: {p}")
+    if problems:
+        print(f"layers: {len(problems)} problem(s); the layers are "
+              f"declared in {a.layers or 'docs/layers.txt'}")
+        return 1
+    print(f"layers: ok ({len(files)} files, {len(order)} layers)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
