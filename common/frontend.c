@@ -305,12 +305,6 @@ static int check_attach(pid_t pid, unsigned modes, int probe)
 }
 
 /*
- * The kernel refuses a frequency above kernel.perf_event_max_sample_rate
- * with a bare EINVAL, and lowers that limit by itself when sampling
- * interrupts take too long: name the limit and the way out before the
- * program starts.
- */
-/*
  * A frequency above kernel.perf_event_max_sample_rate makes
  * perf_event_open fail with a bare EINVAL.  An -F the user gave is
  * refused with the limit and how to raise it; the default frequency is

@@ -40,11 +40,15 @@ const struct argp_option stat_options[] = {
 	  "statistics to sample (default: cycles); also as words before "
 	  "PROGRAM; NAME:u, :k, :h limit the modes", 1 },
 	{ "freq", 'F', "HZ", 0,
-	  "samples per second per statistic (default: 1000)", 1 },
+	  "samples per second per statistic (default: 1000, or the "
+	  "kernel's perf_event_max_sample_rate if lower; an -F above it "
+	  "is refused)", 1 },
 	{ "period", 'c', "N", 0,
 	  "one sample every N events (instead of -F)", 1 },
 	{ "list", 'l', NULL, 0,
-	  "list the statistics and whether this machine has them", 1 },
+	  "list the statistics and whether this machine has them "
+	  "(UPROFILE_CPU=VENDOR:FAMILY:MODEL pins the CPU model, for "
+	  "tests: docs/statistics.md)", 1 },
 	{ "dry-run", OPT_DRY_RUN, NULL, 0,
 	  "print the perf_event_attr of each event that would be opened, "
 	  "and exit (hardware statistics are shown even without a PMU)", 1 },

@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -528,8 +527,8 @@ static int encode(const struct profile *p, struct buf *b)
 	if (b->failed)
 		return -PROF_ENOMEM;
 	set_u64(b, 16, b->len);
-	set_u32(b, 24, (uint32_t)crc32(0, b->data + HEADER_SIZE,
-				       (uInt)(b->len - HEADER_SIZE)));
+	set_u32(b, 24, (uint32_t)crc32_z(0, b->data + HEADER_SIZE,
+					 b->len - HEADER_SIZE));
 	return 0;
 }
 
@@ -983,8 +982,7 @@ int profile_decode(const void *data, size_t len, struct profile **out)
 	nsec = get_u32(&h);
 	h.pos = 24;
 	crc = get_u32(&h);
-	if (crc != (uint32_t)crc32(0, d + HEADER_SIZE,
-				   (uInt)(len - HEADER_SIZE)))
+	if (crc != (uint32_t)crc32_z(0, d + HEADER_SIZE, len - HEADER_SIZE))
 		return prof_fail(PROF_EFORMAT,
 				 "profile file is corrupt (checksum mismatch)");
 	p = profile_new();
@@ -1047,7 +1045,7 @@ int profile_read(const char *path, struct profile **out)
 	uint8_t head[HEADER_SIZE];
 	struct stat st;
 	size_t avail = 0;
-	void *map;
+	uint8_t *buf;
 	int fd, err;
 
 	*out = NULL;
@@ -1088,20 +1086,34 @@ int profile_read(const char *path, struct profile **out)
 		return read_fail(err, path);
 	}
 	/*
-	 * Then the rest, mapped rather than copied: the decoder copies out
-	 * what it keeps.  Profiles are replaced by rename(), never rewritten
-	 * in place, so the mapping does not shrink under us.
+	 * Then the whole file, read into memory (its size is known good
+	 * now).  Not mapped: a file truncated by someone else while it is
+	 * read would kill the process with SIGBUS; a short read is an error.
 	 */
-	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	if (map == MAP_FAILED) {
-		int saved = errno;
-
+	buf = malloc(st.st_size ? (size_t)st.st_size : 1);
+	if (!buf) {
 		close(fd);
-		return prof_fail(saved == ENOMEM ? PROF_ENOMEM : PROF_EIO,
-				 "cannot read '%s': %s", path, strerror(saved));
+		return prof_fail(PROF_ENOMEM, "cannot read '%s': out of memory",
+				 path);
+	}
+	for (avail = 0; avail < (size_t)st.st_size;) {
+		ssize_t r = pread(fd, buf + avail, (size_t)st.st_size - avail,
+				  (off_t)avail);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			err = prof_fail(PROF_EIO, "cannot read '%s': %s", path,
+					r ? strerror(errno) :
+					"the file shrank while it was read");
+			close(fd);
+			free(buf);
+			return err;
+		}
+		avail += (size_t)r;
 	}
 	close(fd);
-	err = profile_decode(map, (size_t)st.st_size, out);
-	munmap(map, (size_t)st.st_size);
+	err = profile_decode(buf, (size_t)st.st_size, out);
+	free(buf);
 	return err ? read_fail(err, path) : 0;
 }

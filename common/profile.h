@@ -16,7 +16,8 @@
  *   It reads only regular files, and checks the header (magic, version,
  *   declared size against the file's size, section table) before anything
  *   else, so a large file that is not a profile costs 32 bytes of reading;
- *   the rest is mapped, not copied.
+ *   then the file is read into memory (not mapped: a file truncated
+ *   meanwhile is an error, not SIGBUS).
  */
 #ifndef COMMON_PROFILE_H
 #define COMMON_PROFILE_H

@@ -13,11 +13,13 @@ int regfile_open(const char *path, struct stat *st)
 
 	if (!st)
 		st = &buf;
+	st->st_mode = 0;
 	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0)
 		return -1;
 	if (fstat(fd, st)) {
 		saved = errno;
+		st->st_mode = 0;
 		close(fd);
 		errno = saved;
 		return -1;

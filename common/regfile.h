@@ -22,8 +22,11 @@
  * Open path read-only, close-on-exec, as a blocking descriptor.
  * Returns the descriptor, or -1 with errno set: open()'s error, or
  * EINVAL when path is not a regular file.  st, when not NULL, receives
- * the file's status when it could be taken (on success, and on EINVAL:
- * st->st_mode then says what the file is, for regfile_kind()).
+ * the file's status when it could be taken (on success, and when the
+ * file is not regular: st->st_mode then says what it is, for
+ * regfile_kind()); otherwise st->st_mode is 0.  So "not a regular file"
+ * is errno EINVAL with st->st_mode non-zero (open() itself may fail with
+ * EINVAL too, on a name the file system rejects).
  */
 int regfile_open(const char *path, struct stat *st);
 

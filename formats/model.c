@@ -630,7 +630,7 @@ static const char *source_line(struct report *r, struct priv *pv,
 		 * fopen() would wait on forever. */
 		f = regfile_fopen(path, &st);
 		if (!f) {
-			if (errno == EINVAL)
+			if (errno == EINVAL && st.st_mode)
 				note_skipped(r, pv, path,
 					     regfile_kind(st.st_mode));
 			return NULL;

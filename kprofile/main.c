@@ -51,8 +51,9 @@ static const char doc[] =
 "  N      the program's exit status (0 without a program)\n"
 "  128+N  the program was killed by signal N\n"
 "  125    kprofile itself failed (bad usage, statistic unavailable,\n"
-"         not permitted, unreadable profile file, an output file\n"
-"         that cannot be written: found before the program starts)\n"
+"         not permitted, -p PID not running, unreadable profile file,\n"
+"         an output file that cannot be written: found before the\n"
+"         program starts)\n"
 "  126    the program was found but could not be run\n"
 "  127    the program was not found\n";
 

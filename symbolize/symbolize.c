@@ -191,7 +191,7 @@ int sym_open_input(struct symbolizer *s, const char *path)
 	size_t i;
 	int fd = regfile_open(path, &st);
 
-	if (fd >= 0 || errno != EINVAL)
+	if (fd >= 0 || errno != EINVAL || !st.st_mode)
 		return fd;
 	for (i = 0; i < s->nskipped; i++)
 		if (!strcmp(s->skipped[i].path, path))

@@ -373,29 +373,39 @@ top_busy() {
 # each CPU's time in /proc/stat.  proc_stat_cpus prints its cpuN lines;
 # check_modes_against BEFORE AFTER checks, for every CPU with enough time
 # in both, that the kernel-mode share of the report $json's user and kernel
-# samples is within 20 points of /proc/stat's system+irq+softirq share of
-# user+nice+system+irq+softirq between the two snapshots.  Whatever else
-# the machine runs, both see the same CPUs.
+# samples agrees with /proc/stat's system+irq+softirq share of
+# user+nice+system+irq+softirq between the two snapshots.  Both are counts
+# of a share (samples; ticks of 1/USER_HZ), so the bound is 4.5 standard
+# deviations of their difference, plus 5 points for the snapshots' window
+# being a little wider than the profile's.  Whatever else the machine
+# runs, both see the same CPUs.
 proc_stat_cpus() {
 	grep '^cpu[0-9]' /proc/stat
 }
 
 check_modes_against() {
-	local stat ours c n=0
+	local stat ours c share ticks n=0
 	stat=$(awk 'NR == FNR { for (i = 2; i <= 8; i++) b[$1, i] = $i; next }
 		{ u = $2 - b[$1, 2] + $3 - b[$1, 3]
 		  k = $4 - b[$1, 4] + $7 - b[$1, 7] + $8 - b[$1, 8]
-		  if (u + k >= 20)
-			printf "%s %.2f\n", substr($1, 4), 100 * k / (u + k) }' \
+		  if (u + k >= 50)
+			printf "%s %.4f %d\n", substr($1, 4), k / (u + k), u + k }' \
 		<(echo "$1") <(echo "$2"))
-	while read -r c share; do
-		ours=$(jq --argjson c "$c" '.modes[] | select(.cpu == $c) |
-			select(.user + .kernel >= 100) |
-			100 * .kernel / (.user + .kernel)' <<<"$json")
+	while read -r c share ticks; do
+		ours=$(jq -r --argjson c "$c" '.modes[] | select(.cpu == $c) |
+			select(.user + .kernel >= 200) |
+			"\(.kernel) \(.user + .kernel)"' <<<"$json")
 		[[ -n $ours ]] || continue
-		awk -v a="$ours" -v b="$share" 'BEGIN { d = a - b
-			exit !(d <= 20 && -d <= 20) }' ||
-			fail "CPU $c: $ours% of its user+kernel samples in kernel mode, /proc/stat says $share%"
+		awk -v o="$ours" -v p="$share" -v t="$ticks" -v c="$c" 'BEGIN {
+			split(o, f, " "); q = f[1] / f[2]
+			sd = sqrt(p * (1 - p) / t + q * (1 - q) / f[2])
+			bound = 4.5 * sd + 0.05
+			d = q - p
+			if (d > bound || -d > bound) {
+				printf "CPU %s: %.1f%% of %d user+kernel samples in kernel mode, /proc/stat says %.1f%% of %d ticks (bound %.1f points)\n", c, 100 * q, f[2], 100 * p, t, 100 * bound
+				exit 1
+			}
+		}' || fail "sample modes disagree with /proc/stat"
 		n=$((n + 1))
 	done <<<"$stat"
 	((n > 0)) || fail "no CPU with enough samples and ticks to compare: $stat"
