@@ -408,7 +408,7 @@ craft() {
 # too little to hold a 2 GB file.  Sanitizer builds reserve terabytes of
 # address space for their shadow memory, so there COMMAND runs unlimited.
 in_little_memory() {
-	if ldd "$UPROFILE" | grep -q libasan; then
+	if ldd "$UPROFILE" | grep libasan >/dev/null; then
 		"$@"
 	else
 		(ulimit -v 300000 && exec "$@")
