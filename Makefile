@@ -20,7 +20,11 @@ CC ?= cc
 CFLAGS ?= -O2 -g
 WARN := -Wall -Wextra -Wformat=2 -Wshadow -Wstrict-prototypes \
 	-Wmissing-prototypes -Wno-unused-parameter -Wvla
-CPPFLAGS_ALL := -I. -Icommon -Isymbolize -Iformats -D_GNU_SOURCE \
+# Transitional (issue 12): every layer directory on the path, so files
+# move without touching their includes.
+CPPFLAGS_ALL := -I. -Icommon -Icommon/util -Icommon/stats -Icommon/profile \
+	-Icommon/collect -Icommon/engine -Icommon/run -Icommon/cli \
+	-Isymbolize -Iformats -Iformats/report -D_GNU_SOURCE \
 	-DPROF_VERSION='"$(VERSION)"' $(CPPFLAGS)
 LIBS := -lelf -ldwarf -lcapstone -lpfm -liberty -lz -lm
 
@@ -41,7 +45,11 @@ Q :=
 quiet =
 endif
 
-LIB_SRC := $(wildcard common/*.c symbolize/*.c formats/*.c)
+# The library's layers, bottom to top (docs/layers.txt).
+LIB_DIRS := common/util common/stats common/profile symbolize \
+	common/collect common/engine formats/report formats common/run \
+	common/cli
+LIB_SRC := $(wildcard common/*.c $(LIB_DIRS:%=%/*.c))
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 LIB := $(BUILD)/libprof.a
 
