@@ -4,7 +4,7 @@
  * modifiers ("cycles:u", "r01c2", "INST_RETIRED:ANY_P", "pm_retire"),
  * resolved as --dry-run does (no probe: nothing is opened), the lookups
  * beside it (profile-me statistics, families, name lists), and the
- * number parsers every numeric option goes through (common/parse.h).
+ * number parsers every numeric option goes through (common/util/parse.h).
  *
  * The input is split at newlines; each line is one value.
  */

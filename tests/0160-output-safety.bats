@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# Output files (common/outfile.h): a link planted in the output directory
+# Output files (common/util/outfile.h): a link planted in the output directory
 # is never followed, no temporary is left behind even after SIGKILL, and
 # every output problem is found before the program runs (status 125, one
 # line, the program not started, an existing profile kept).

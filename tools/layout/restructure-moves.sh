@@ -49,10 +49,10 @@ mv_to() {	# DIR FILE...
 	d=$1; shift
 	for f; do mv1 "$f" "$d/$(basename "$f")"; done
 }
-mv_to common/util common/array.c common/array.h common/error.c \
-	common/regfile.c common/regfile.h \
-	common/error.h common/parse.c common/parse.h common/outfile.c \
-	common/outfile.h
+mv_to common/util common/util/array.c common/util/array.h common/util/error.c \
+	common/util/regfile.c common/util/regfile.h \
+	common/util/error.h common/util/parse.c common/util/parse.h common/util/outfile.c \
+	common/util/outfile.h
 commit "Move array, error, regfile, parse, outfile to common/util/"
 mv_to common/stats common/stats.c common/stats.h common/stats_models.c
 commit "Move the statistics table and resolution to common/stats/"
