@@ -191,7 +191,7 @@ stats_json() {
 	assert_equal "$(jq -c '.[0] | [.frequency, .period]' <<<"$output")" '[0,2000000]'
 }
 
-# ---- the statistics table (common/stats.c, docs/statistics.md) ----
+# ---- the statistics table (common/stats/stats.c, docs/statistics.md) ----
 
 # attr_of FIELD: the value of "  FIELD N" for the last event of a --dry-run
 # output in $output.

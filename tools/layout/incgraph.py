@@ -8,7 +8,7 @@ Usage: incgraph.py [--map FILE] [-I DIR ...] [--edges] [REPO]
               Makefile's CPPFLAGS_ALL, e.g. -I. -Icommon -Isymbolize -Iformats).
   --map FILE  rename files virtually before building the graph: lines
               "OLD NEW" (blank lines and '#' comments ignored), e.g.
-              "common/stats.c common/stats/stats.c".  Includes are resolved
+              "common/stats/stats.c common/stats/stats.c".  Includes are resolved
               in the real tree, then both ends are renamed.
   --edges     also print every file-level edge.
 A quote include "x.h" is resolved as the compiler does: the including

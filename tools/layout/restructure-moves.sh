@@ -54,7 +54,7 @@ mv_to common/util common/util/array.c common/util/array.h common/util/error.c \
 	common/util/error.h common/util/parse.c common/util/parse.h common/util/outfile.c \
 	common/util/outfile.h
 commit "Move array, error, regfile, parse, outfile to common/util/"
-mv_to common/stats common/stats.c common/stats.h common/stats_models.c
+mv_to common/stats common/stats/stats.c common/stats/stats.h common/stats/stats_models.c
 commit "Move the statistics table and resolution to common/stats/"
 mv_to common/profile common/profile.c common/profile.h
 commit "Move the profile file to common/profile/"
