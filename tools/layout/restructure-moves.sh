@@ -56,7 +56,7 @@ mv_to common/util common/util/array.c common/util/array.h common/util/error.c \
 commit "Move array, error, regfile, parse, outfile to common/util/"
 mv_to common/stats common/stats/stats.c common/stats/stats.h common/stats/stats_models.c
 commit "Move the statistics table and resolution to common/stats/"
-mv_to common/profile common/profile.c common/profile.h
+mv_to common/profile common/profile/profile.c common/profile/profile.h
 commit "Move the profile file to common/profile/"
 mv_to common/collect common/collect.c common/collect.h
 commit "Move the collector to common/collect/"
