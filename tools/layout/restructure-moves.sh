@@ -58,7 +58,7 @@ mv_to common/stats common/stats/stats.c common/stats/stats.h common/stats/stats_
 commit "Move the statistics table and resolution to common/stats/"
 mv_to common/profile common/profile/profile.c common/profile/profile.h
 commit "Move the profile file to common/profile/"
-mv_to common/collect common/collect.c common/collect.h
+mv_to common/collect common/collect/collect.c common/collect/collect.h
 commit "Move the collector to common/collect/"
 mv_to common/engine common/perf.c common/perf.h common/profileme.c \
 	common/profileme.h common/sim.c common/sim.h common/launch.c \
