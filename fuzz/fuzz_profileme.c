@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * fuzz_profileme: the instruction-sampling decoders (common/profileme.h)
+ * fuzz_profileme: the instruction-sampling decoders (common/engine/profileme.h)
  * on raw hardware records, as the collector hands them over.
  *
  * The first byte of the input chooses the decoder (its value mod 3), the

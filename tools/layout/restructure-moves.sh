@@ -60,9 +60,9 @@ mv_to common/profile common/profile/profile.c common/profile/profile.h
 commit "Move the profile file to common/profile/"
 mv_to common/collect common/collect/collect.c common/collect/collect.h
 commit "Move the collector to common/collect/"
-mv_to common/engine common/perf.c common/perf.h common/profileme.c \
-	common/profileme.h common/sim.c common/sim.h common/launch.c \
-	common/launch.h common/privilege.c common/privilege.h
+mv_to common/engine common/engine/perf.c common/engine/perf.h common/engine/profileme.c \
+	common/engine/profileme.h common/engine/sim.c common/engine/sim.h common/engine/launch.c \
+	common/engine/launch.h common/engine/privilege.c common/engine/privilege.h
 commit "Move the engines (perf, profile-me, sim, launch, privilege) to common/engine/"
 mv1 common/resolve.c common/run/plan.c
 mv1 common/simrun.c common/run/simrun.c
