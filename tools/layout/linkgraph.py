@@ -2,7 +2,7 @@
 """Link-level dependency graph: which object file uses a symbol (function
 or variable) that another object file defines, from `nm` over a built
 tree.  Shows the call cycles that the include graph cannot see (files
-sharing one private header, e.g. common/frontend_int.h, symbolize_int.h).
+sharing one private header, e.g. common/run/frontend_int.h, symbolize_int.h).
 
 Usage: linkgraph.py [--map FILE] [--build DIR] [--files] [REPO]
   REPO         a built checkout (default .), objects in DIR/obj (default

@@ -64,12 +64,12 @@ mv_to common/engine common/engine/perf.c common/engine/perf.h common/engine/prof
 	common/engine/profileme.h common/engine/sim.c common/engine/sim.h common/engine/launch.c \
 	common/engine/launch.h common/engine/privilege.c common/engine/privilege.h
 commit "Move the engines (perf, profile-me, sim, launch, privilege) to common/engine/"
-mv1 common/resolve.c common/run/plan.c
-mv1 common/simrun.c common/run/simrun.c
-mv1 common/frontend.c common/run/frontend.c
-mv1 common/frontend_int.h common/run/frontend_int.h
-mv1 common/frontend.h common/cli/frontend.h
-mv1 common/options.c common/cli/options.c
+mv1 common/run/plan.c common/run/plan.c
+mv1 common/run/simrun.c common/run/simrun.c
+mv1 common/run/frontend.c common/run/frontend.c
+mv1 common/run/frontend_int.h common/run/frontend_int.h
+mv1 common/cli/frontend.h common/cli/frontend.h
+mv1 common/cli/options.c common/cli/options.c
 commit "Move the run (plan, perf and sim runs) to common/run/, options to common/cli/"
 mv1 formats/report.h formats/report/report.h
 mv1 formats/model.c formats/report/model.c
