@@ -21,7 +21,7 @@ Layers file: one layer per line, from the bottom up:
     NAME: PATH... [-> LAYER...]
 
 A file belongs to the layer with the longest PATH that is a prefix of its
-path (a directory "common/util/" or one file "formats/report.h").  A file
+path (a directory "common/util/" or one file "formats/report/report.h").  A file
 may include files of its own layer and of the LAYERs listed after "->",
 which must be declared on earlier lines (so the layers cannot form a
 cycle); "-> *" allows every layer declared earlier.  '#' starts a comment.

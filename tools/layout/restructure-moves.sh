@@ -71,8 +71,8 @@ mv1 common/run/frontend_int.h common/run/frontend_int.h
 mv1 common/cli/frontend.h common/cli/frontend.h
 mv1 common/cli/options.c common/cli/options.c
 commit "Move the run (plan, perf and sim runs) to common/run/, options to common/cli/"
-mv1 formats/report.h formats/report/report.h
-mv1 formats/model.c formats/report/model.c
+mv1 formats/report/report.h formats/report/report.h
+mv1 formats/report/model.c formats/report/model.c
 commit "Move the report model to formats/report/"
 
 # 8: every include names its file from the root; -I. only.

@@ -178,7 +178,7 @@ int report_summary(FILE *f, const struct report *r, size_t n);
 /*
  * Counting profiles (every statistic PROF_STAT_COUNTING): whole-run
  * totals, scaled where the kernel multiplexed the counters, and the ratios
- * they give.  Built by report_counts_build (formats/model.c), rendered by
+ * they give.  Built by report_counts_build (formats/report/model.c), rendered by
  * report_counts_text/_json.  Points into the profile, which must outlive
  * it; report_counts_free(NULL) is a no-op.
  */
