@@ -20,11 +20,7 @@ CC ?= cc
 CFLAGS ?= -O2 -g
 WARN := -Wall -Wextra -Wformat=2 -Wshadow -Wstrict-prototypes \
 	-Wmissing-prototypes -Wno-unused-parameter -Wvla
-# Transitional (issue 12): every layer directory on the path, so files
-# move without touching their includes.
-CPPFLAGS_ALL := -I. -Icommon -Icommon/util -Icommon/stats -Icommon/profile \
-	-Icommon/collect -Icommon/engine -Icommon/run -Icommon/cli \
-	-Isymbolize -Iformats -Iformats/report -D_GNU_SOURCE \
+CPPFLAGS_ALL := -I. -D_GNU_SOURCE \
 	-DPROF_VERSION='"$(VERSION)"' $(CPPFLAGS)
 LIBS := -lelf -ldwarf -lcapstone -lpfm -liberty -lz -lm
 
@@ -49,7 +45,7 @@ endif
 LIB_DIRS := common/util common/stats common/profile symbolize \
 	common/collect common/engine formats/report formats common/run \
 	common/cli
-LIB_SRC := $(wildcard common/*.c $(LIB_DIRS:%=%/*.c))
+LIB_SRC := $(wildcard $(LIB_DIRS:%=%/*.c))
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 LIB := $(BUILD)/libprof.a
 

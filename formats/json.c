@@ -8,10 +8,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "error.h"
+#include "common/util/error.h"
 #include "escape.h"
-#include "report.h"
-#include "stats.h"
+#include "formats/report/report.h"
+#include "common/stats/stats.h"
 
 /*
  * Every string of the report goes through here.  Names are bytes from

@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 #include "input_file.h"
-#include "symbolize.h"
+#include "symbolize/symbolize.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -27,9 +27,9 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "profile.h"
-#include "report.h"
-#include "symbolize.h"
+#include "common/profile/profile.h"
+#include "formats/report/report.h"
+#include "symbolize/symbolize.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

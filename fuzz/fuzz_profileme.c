@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "profileme.h"
+#include "common/engine/profileme.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "parse.h"
-#include "profileme.h"
-#include "stats.h"
+#include "common/util/parse.h"
+#include "common/engine/profileme.h"
+#include "common/stats/stats.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -5,8 +5,8 @@
  */
 #include <string.h>
 
-#include "frontend.h"
-#include "stats.h"
+#include "common/cli/frontend.h"
+#include "common/stats/stats.h"
 
 /*
  * -ra's default list: routines that do work on behalf of their caller

@@ -17,7 +17,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "regfile.h"
+#include "common/util/regfile.h"
 #include "symbolize_int.h"
 
 static bool same_file(const char *a, const char *b)

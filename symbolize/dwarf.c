@@ -31,7 +31,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "regfile.h"
+#include "common/util/regfile.h"
 #include "symbolize_int.h"
 
 /* Line table row; file == LROW_END marks the end of a sequence. */

@@ -19,7 +19,7 @@
 
 #include <libiberty/demangle.h>
 
-#include "regfile.h"
+#include "common/util/regfile.h"
 #include "symbolize_int.h"
 
 /* ---- string pool ---- */

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "array.h"		/* ALLOC_GROW: the one checked grow helper */
+#include "common/util/array.h"		/* ALLOC_GROW: the one checked grow helper */
 #include "symbolize.h"
 
 /*

@@ -3,8 +3,8 @@
  * uprofile: run a program, sample it and all its descendants, write an
  * aggregated profile (umon.out) and show where its events went.
  */
-#include "frontend.h"
-#include "stats.h"
+#include "common/cli/frontend.h"
+#include "common/stats/stats.h"
 
 static const char doc[] =
 "Profile PROGRAM and all its descendants (threads, fork, exec): sample "

@@ -15,15 +15,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "array.h"
-#include "frontend_int.h"
-#include "launch.h"
-#include "parse.h"
-#include "perf.h"
-#include "profileme.h"
-#include "report.h"
-#include "sim.h"
-#include "stats.h"
+#include "common/util/array.h"
+#include "common/run/frontend_int.h"
+#include "common/engine/launch.h"
+#include "common/util/parse.h"
+#include "common/engine/perf.h"
+#include "common/engine/profileme.h"
+#include "formats/report/report.h"
+#include "common/engine/sim.h"
+#include "common/stats/stats.h"
 
 enum {
 	OPT_KERNEL = 1000, OPT_USER, OPT_DIRNAME, OPT_PIDS, OPT_NOPIDS,

@@ -3,11 +3,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "array.h"
+#include "common/util/array.h"
 #include "collect.h"
-#include "error.h"
-#include "stats.h"
-#include "symbolize.h"
+#include "common/util/error.h"
+#include "common/stats/stats.h"
+#include "symbolize/symbolize.h"
 
 #define T_INF UINT64_MAX
 #define NO_PROC UINT32_MAX

@@ -22,7 +22,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "profile.h"
+#include "common/profile/profile.h"
 
 enum collect_split {
 	COLLECT_SPLIT_NONE,	/* one profile */

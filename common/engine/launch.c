@@ -10,7 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "error.h"
+#include "common/util/error.h"
 #include "launch.h"
 
 static int is_exec_file(const char *path, int *exists)

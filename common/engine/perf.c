@@ -10,11 +10,11 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "array.h"
-#include "collect.h"
-#include "error.h"
+#include "common/util/array.h"
+#include "common/collect/collect.h"
+#include "common/util/error.h"
 #include "perf.h"
-#include "stats.h"
+#include "common/stats/stats.h"
 
 /* What every sample carries, in the kernel's order. */
 #define SAMPLE_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | \

@@ -7,10 +7,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "error.h"
+#include "common/util/error.h"
 #include "perf.h"
 #include "privilege.h"
-#include "stats.h"
+#include "common/stats/stats.h"
 
 #define CAP_SYS_ADMIN_BIT 21
 #define CAP_SYSLOG_BIT 34

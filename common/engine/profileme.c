@@ -12,7 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "error.h"
+#include "common/util/error.h"
 #include "profileme.h"
 
 static const struct {

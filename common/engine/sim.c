@@ -26,12 +26,12 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "array.h"
-#include "collect.h"
-#include "error.h"
-#include "regfile.h"
+#include "common/util/array.h"
+#include "common/collect/collect.h"
+#include "common/util/error.h"
+#include "common/util/regfile.h"
 #include "sim.h"
-#include "stats.h"
+#include "common/stats/stats.h"
 
 #define PAGE 4096ull
 /* Where objects absent from a log are placed (see obj_bias). */

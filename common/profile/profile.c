@@ -15,11 +15,11 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "array.h"
-#include "error.h"
-#include "outfile.h"
+#include "common/util/array.h"
+#include "common/util/error.h"
+#include "common/util/outfile.h"
 #include "profile.h"
-#include "regfile.h"
+#include "common/util/regfile.h"
 
 static const char magic[8] = { 'U', 'M', 'O', 'N', 'P', 'R', 'O', 'F' };
 

@@ -25,20 +25,20 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "array.h"
-#include "collect.h"
-#include "error.h"
+#include "common/util/array.h"
+#include "common/collect/collect.h"
+#include "common/util/error.h"
 #include "frontend_int.h"
-#include "launch.h"
-#include "outfile.h"
-#include "parse.h"
-#include "perf.h"
-#include "privilege.h"
-#include "profile.h"
-#include "report.h"
-#include "sim.h"
-#include "stats.h"
-#include "symbolize.h"
+#include "common/engine/launch.h"
+#include "common/util/outfile.h"
+#include "common/util/parse.h"
+#include "common/engine/perf.h"
+#include "common/engine/privilege.h"
+#include "common/profile/profile.h"
+#include "formats/report/report.h"
+#include "common/engine/sim.h"
+#include "common/stats/stats.h"
+#include "symbolize/symbolize.h"
 
 #define SUMMARY_ROWS 5
 

@@ -22,10 +22,10 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "frontend.h"
-#include "launch.h"
-#include "perf.h"
-#include "profileme.h"
+#include "common/cli/frontend.h"
+#include "common/engine/launch.h"
+#include "common/engine/perf.h"
+#include "common/engine/profileme.h"
 
 struct collector;
 struct perf_session;

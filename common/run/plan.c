@@ -14,11 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "error.h"
+#include "common/util/error.h"
 #include "frontend_int.h"
-#include "perf.h"
-#include "profileme.h"
-#include "stats.h"
+#include "common/engine/perf.h"
+#include "common/engine/profileme.h"
+#include "common/stats/stats.h"
 
 #define DEFAULT_FREQ 1000
 

@@ -18,13 +18,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "collect.h"
-#include "error.h"
+#include "common/collect/collect.h"
+#include "common/util/error.h"
 #include "frontend_int.h"
-#include "launch.h"
-#include "profile.h"
-#include "sim.h"
-#include "stats.h"
+#include "common/engine/launch.h"
+#include "common/profile/profile.h"
+#include "common/engine/sim.h"
+#include "common/stats/stats.h"
 
 /* Wait for the program under valgrind; a signal sent to us alone is
  * passed on, as in collect(). */

@@ -9,8 +9,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "error.h"
-#include "privilege.h"
+#include "common/util/error.h"
+#include "common/engine/privilege.h"
 #include "stats.h"
 
 #define SYSFS_PMUS "/sys/bus/event_source/devices"

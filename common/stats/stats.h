@@ -31,7 +31,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "profileme.h"
+#include "common/engine/profileme.h"
 
 enum stat_kind {
 	STAT_HW,	/* aggregate hardware counter: needs a PMU */

@@ -12,11 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "array.h"
-#include "error.h"
-#include "regfile.h"
+#include "common/util/array.h"
+#include "common/util/error.h"
+#include "common/util/regfile.h"
 #include "report.h"
-#include "symbolize.h"
+#include "symbolize/symbolize.h"
 
 /* Strings owned by the report (row keys are built from symbolizer strings,
  * which die with the symbolizer, so they are copied here). */

@@ -31,7 +31,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "profile.h"
+#include "common/profile/profile.h"
 
 struct symbolizer;
 

@@ -67,7 +67,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "symbolize.h"
+#include "symbolize/symbolize.h"
 
 static void die(const char *msg, const char *arg)
 {

@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "error.h"
-#include "profile.h"
+#include "common/util/error.h"
+#include "common/profile/profile.h"
 
 int main(int argc, char **argv)
 {

@@ -21,8 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "error.h"
-#include "profileme.h"
+#include "common/util/error.h"
+#include "common/engine/profileme.h"
 
 static void usage(void)
 {

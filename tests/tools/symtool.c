@@ -36,7 +36,7 @@
 #include <sys/auxv.h>
 #include <unistd.h>
 
-#include "symbolize.h"
+#include "symbolize/symbolize.h"
 
 static void usage(void)
 {

@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "stats.h"
+#include "common/stats/stats.h"
 
 /* The originals' profile-me list (pfm(7), 43 names). */
 static const char *const profileme43[] = {
