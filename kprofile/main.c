@@ -3,9 +3,12 @@
  * kprofile: profile the kernel, system-wide, for the life of a command or
  * until Ctrl-C/SIGTERM, into kmon.out.
  */
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/cli/frontend.h"
+#include "common/util/array.h"
 #include "common/stats/stats.h"
 
 /*
@@ -57,9 +60,11 @@ static const char doc[] =
 "  126    the program was found but could not be run\n"
 "  127    the program was not found\n";
 
-enum { OPT_RA = 2000, OPT_RA_ROUTINES };
+enum { OPT_RA = FE_OPT_TOOL, OPT_RA_ROUTINES };
 
 static const struct argp_option options[] = {
+	{ "pid", FE_OPT_PID, "PID", 0,
+	  "profile until process PID exits (instead of PROGRAM)", 3 },
 	{ NULL, 'k', "IMAGE", 0,
 	  "kernel image (vmlinux with DWARF) for symbols and source lines", 0 },
 	{ "ra", OPT_RA, NULL, 0,
@@ -72,10 +77,18 @@ static const struct argp_option options[] = {
 	{ 0 }
 };
 
-static const char *ra_list[64];
+/* A new array of the n patterns of list, for cfg->ra (fe_main frees it). */
+static const char **copy_list(const char *const *list, size_t n)
+{
+	const char **v = calloc(n ? n : 1, sizeof(*v));
+
+	if (v && n)
+		memcpy(v, list, n * sizeof(*v));
+	return v;
+}
 
 static error_t parse(int key, char *arg, struct argp_state *state,
-		     struct fe_config *cfg)
+		     struct run_config *cfg)
 {
 	switch (key) {
 	case 'k':
@@ -83,24 +96,33 @@ static error_t parse(int key, char *arg, struct argp_state *state,
 		return 0;
 	case OPT_RA:
 		if (!cfg->ra) {
-			cfg->ra = (const char **)default_ra;
 			cfg->nra = sizeof(default_ra) / sizeof(default_ra[0]);
+			cfg->ra = copy_list(default_ra, cfg->nra);
+			if (!cfg->ra)
+				argp_failure(state, RUN_EXIT_FAIL, ENOMEM,
+					     "-ra");
 		}
 		return 0;
 	case OPT_RA_ROUTINES: {
+		/* Patterns point into argv: only the array is ours. */
 		char *save = NULL, *tok;
-		size_t n = 0;
+		const char **v = NULL;
+		size_t n = 0, alloc = 0;
 
 		for (tok = strtok_r(arg, ",", &save); tok;
 		     tok = strtok_r(NULL, ",", &save)) {
-			if (n == sizeof(ra_list) / sizeof(ra_list[0]))
-				argp_error(state, "-ra-routines: at most %zu "
-					   "patterns", n);
-			ra_list[n++] = tok;
+			if (ALLOC_GROW(v, n + 1, alloc)) {
+				free(v);
+				argp_failure(state, RUN_EXIT_FAIL, ENOMEM,
+					     "-ra-routines");
+				return ENOMEM;
+			}
+			v[n++] = tok;
 		}
 		if (!n)
 			argp_error(state, "-ra-routines: empty list");
-		cfg->ra = ra_list;
+		free((void *)cfg->ra);
+		cfg->ra = v;
 		cfg->nra = n;
 		return 0;
 	}
@@ -112,12 +134,14 @@ static error_t parse(int key, char *arg, struct argp_state *state,
 int main(int argc, char **argv)
 {
 	static const struct fe_tool tool = {
-		.name = "kprofile",
-		.default_file = "kmon.out",
-		.scope = FE_SCOPE_SYSTEM,
-		.default_modes = STAT_MODE_KERNEL,
+		.run = {
+			.name = "kprofile",
+			.default_file = "kmon.out",
+			.scope = RUN_SCOPE_SYSTEM,
+			.default_modes = STAT_MODE_KERNEL,
+		},
 		.program_required = 0,
-		.args_doc = "[STATISTIC...] [PROGRAM [ARG...]]\n-i FILE",
+		.args_doc = "[STATISTIC...] [PROGRAM [ARG...]]\n-p PID\n-i FILE",
 		.doc = doc,
 		.options = options,
 		.parse = parse,

@@ -53,16 +53,76 @@ static const char doc[] =
 "  126    the program was found but could not be run\n"
 "  127    the program was not found\n";
 
+/* Options only uprofile has: -p, the engines, -pixie (parsed by the
+ * shared parser: frontend.h). */
+static const struct argp_option options[] = {
+	{ "pid", FE_OPT_PID, "PID", 0,
+	  "attach to a running process and its threads", 3 },
+	{ "engine", FE_OPT_ENGINE, "perf|sim", 0,
+	  "perf: sample with perf_event_open (default); sim: run under "
+	  "valgrind and count every event exactly (instructions, loads, "
+	  "stores, branches) or by simulation (caches, mispredicts), "
+	  "user mode only, deterministic (default statistic: retinst)", 1 },
+	{ "pixie", FE_OPT_PIXIE, NULL, 0,
+	  "after the sampled run, run the program again under valgrind "
+	  "and add exact instruction counts (retinst, simulated) to the "
+	  "profile; the program must behave the same in both runs (same "
+	  "input, same work): a warning says when they clearly differ", 1 },
+	{ 0 }
+};
+
+/* The sim engine runs a program under valgrind: user mode, every event
+ * counted; options about sampling or other targets do not apply. */
+static void check_sim_options(const struct run_config *c,
+			      struct argp_state *state)
+{
+	const char *what = c->pixie ? "-pixie" : "--engine=sim";
+
+	if (c->pixie && c->engine == RUN_ENGINE_SIM)
+		argp_error(state, "-pixie adds a sim run to a perf run; with "
+			   "--engine=sim every count is already exact");
+	if (c->attach_pid)
+		argp_error(state, "%s needs a PROGRAM to run (it cannot "
+			   "attach with -p)", what);
+	if (c->engine == RUN_ENGINE_SIM) {
+		if (c->freq || c->period)
+			argp_error(state, "--engine=sim counts every event; "
+				   "-F and -c do not apply");
+		if (c->add_modes & STAT_MODE_KERNEL)
+			argp_error(state, "--engine=sim sees user mode only; "
+				   "-kernel does not apply");
+	}
+	if (c->triggered || c->control)
+		argp_error(state, "%s counts the whole run; -t and -control "
+			   "do not apply", what);
+	if (c->cpus != RUN_CPUS_ALL)
+		argp_error(state, "%s has no CPUs to split by; -each and -one "
+			   "do not apply", what);
+}
+
+static error_t parse(int key, char *arg, struct argp_state *state,
+		     struct run_config *cfg)
+{
+	if (key == ARGP_KEY_END &&
+	    (cfg->engine == RUN_ENGINE_SIM || cfg->pixie))
+		check_sim_options(cfg, state);
+	return ARGP_ERR_UNKNOWN;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct fe_tool tool = {
-		.name = "uprofile",
-		.default_file = "umon.out",
-		.scope = FE_SCOPE_TASKS,
-		.default_modes = STAT_MODE_USER,
+		.run = {
+			.name = "uprofile",
+			.default_file = "umon.out",
+			.scope = RUN_SCOPE_TASKS,
+			.default_modes = STAT_MODE_USER,
+		},
 		.program_required = 1,
 		.args_doc = "[STATISTIC...] PROGRAM [ARG...]\n-p PID\n-i FILE",
 		.doc = doc,
+		.options = options,
+		.parse = parse,
 	};
 
 	return fe_main(&tool, argc, argv);

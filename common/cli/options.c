@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The options uprofile and kprofile share: the argp tables (statistics
- * and sampling, output, what to profile, display), their parsers and the
- * checks between options, and the options that print and exit (-l, the
- * completion helper).  Statistic names are only recognised here, as words
- * before PROGRAM; resolve.c turns them into events, frontend.c and
- * simrun.c run them (frontend_int.h says what each file holds).
+ * and sampling, output, what to profile, display), their parsers, the
+ * options a tool lists itself but whose parsing is shared (FE_OPT_*), and
+ * the checks between options.  Parsing only records what was asked; -l,
+ * the completion helper, -i and the run are actions main.c starts once
+ * the whole command line is read.  Statistic names are recognised as
+ * words before PROGRAM through the run's plan (run_is_statistic).
  */
 #include <ctype.h>
 #include <errno.h>
@@ -15,15 +16,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/util/array.h"
-#include "common/run/frontend_int.h"
-#include "common/engine/launch.h"
-#include "common/util/parse.h"
-#include "common/engine/perf.h"
+#include "cli_int.h"
 #include "common/engine/profileme.h"
-#include "formats/report/report.h"
-#include "common/engine/sim.h"
 #include "common/stats/stats.h"
+#include "common/util/array.h"
+#include "common/util/parse.h"
+#include "common/util/path.h"
+#include "formats/report/report.h"
 
 enum {
 	OPT_KERNEL = 1000, OPT_USER, OPT_DIRNAME, OPT_PIDS, OPT_NOPIDS,
@@ -31,10 +30,10 @@ enum {
 	OPT_HEAVY, OPT_QUIT, OPT_ONLY, OPT_EXCLUDE, OPT_NUMBERS, OPT_FORMAT,
 	OPT_QUIET, OPT_COMPLETION, OPT_CONTROL, OPT_LIST, OPT_DRY_RUN,
 	OPT_REPORT_FILE, OPT_PMU, OPT_COUNT, OPT_START_AFTER,
-	OPT_BLOCKS, OPT_ASM, OPT_STRIDE, OPT_AVERAGE, OPT_ENGINE, OPT_PIXIE,
+	OPT_BLOCKS, OPT_ASM, OPT_STRIDE, OPT_AVERAGE,
 };
 
-const struct argp_option stat_options[] = {
+const struct argp_option fe_stat_options[] = {
 	{ NULL, 0, NULL, 0, "Statistics and sampling:", 1 },
 	{ "event", 'e', "NAME[,NAME...]", 0,
 	  "statistics to sample (default: cycles); also as words before "
@@ -65,24 +64,12 @@ const struct argp_option stat_options[] = {
 	  "start counting or sampling only after statistic STAT has occurred "
 	  "N times (the originals' cascaded counters); the hand-over takes "
 	  "about 0.1 ms, events of that time are missed", 1 },
-	{ "engine", OPT_ENGINE, "perf|sim", 0,
-	  "(uprofile) perf: sample with perf_event_open (default); sim: run "
-	  "under "
-	  "valgrind and count every event exactly (instructions, loads, "
-	  "stores, branches) or by simulation (caches, mispredicts), "
-	  "user mode only, deterministic (default statistic: retinst)", 1 },
-	{ "pixie", OPT_PIXIE, NULL, 0,
-	  "(uprofile) after the sampled run, run the program again under "
-	  "valgrind "
-	  "and add exact instruction counts (retinst, simulated) to the "
-	  "profile; the program must behave the same in both runs (same "
-	  "input, same work): a warning says when they clearly differ", 1 },
 	{ "kernel", OPT_KERNEL, NULL, 0, "also sample kernel mode", 1 },
 	{ "user", OPT_USER, NULL, 0, "also sample user mode", 1 },
 	{ 0 }
 };
 
-const struct argp_option output_options[] = {
+const struct argp_option fe_output_options[] = {
 	{ NULL, 0, NULL, 0, "Output:", 2 },
 	{ "output", 'o', "FILE", 0, "profile file name", 2 },
 	{ "dirname", OPT_DIRNAME, "DIR", 0, "directory for profile files", 2 },
@@ -98,10 +85,8 @@ const struct argp_option output_options[] = {
 	{ 0 }
 };
 
-const struct argp_option run_options[] = {
+const struct argp_option fe_run_options[] = {
 	{ NULL, 0, NULL, 0, "What to profile:", 3 },
-	{ "pid", 'p', "PID", 0,
-	  "attach to a running process and its threads", 3 },
 	{ "duration", 'd', "SECONDS", 0,
 	  "stop collecting after SECONDS (with -p or without PROGRAM)", 3 },
 	{ "triggered", 't', NULL, 0,
@@ -116,7 +101,7 @@ const struct argp_option run_options[] = {
 	{ 0 }
 };
 
-const struct argp_option display_options[] = {
+const struct argp_option fe_display_options[] = {
 	{ NULL, 0, NULL, 0, "Display (any of these implies -display):", 4 },
 	{ "display", OPT_DISPLAY, NULL, 0,
 	  "print the report after collecting", 4 },
@@ -154,7 +139,8 @@ const struct argp_option display_options[] = {
 };
 
 static const struct argp_option *const all_option_tables[] = {
-	stat_options, output_options, run_options, display_options,
+	fe_stat_options, fe_output_options, fe_run_options,
+	fe_display_options,
 };
 
 static int add_str(char ***v, size_t *n, size_t *alloc, char *s)
@@ -165,27 +151,16 @@ static int add_str(char ***v, size_t *n, size_t *alloc, char *s)
 	return 0;
 }
 
-static void add_stats(struct fe_config *c, char *list,
+static void add_stats(struct fe_args *a, char *list,
 		      struct argp_state *state)
 {
 	char *save = NULL, *tok;
 
 	for (tok = strtok_r(list, ",", &save); tok;
 	     tok = strtok_r(NULL, ",", &save))
-		if (add_str(&c->stats, &c->nstats, &c->alloc_stats, tok))
-			argp_failure(state, FE_EXIT_FAIL, ENOMEM, "options");
-}
-
-/* The name -l shows: pm_NAME where the plain name is a counter's. */
-static const char *list_name(const struct stat_def *d, char *buf, size_t len)
-{
-	const struct stat_def *plain = stat_lookup(d->name);
-
-	if (d->kind == STAT_PROFILEME && plain != d) {
-		snprintf(buf, len, "pm_%s", d->name);
-		return buf;
-	}
-	return d->name;
+		if (add_str(&a->cfg.stats, &a->cfg.nstats, &a->alloc_stats,
+			    tok))
+			argp_failure(state, RUN_EXIT_FAIL, ENOMEM, "options");
 }
 
 /* "-name" (and "-k" for a short key), with "=" when a value follows. */
@@ -201,7 +176,7 @@ static void print_completion_option(const struct argp_option *o)
 		printf("-%c%s\n", o->key, eq);
 }
 
-static void print_completion(void)
+void fe_print_completion(const struct fe_tool *tool)
 {
 	size_t t;
 	const struct argp_option *o;
@@ -211,116 +186,21 @@ static void print_completion(void)
 		for (o = all_option_tables[t]; o->name || o->key || o->doc;
 		     o++)
 			print_completion_option(o);
-	for (o = g_tool->options; o && (o->name || o->key || o->doc); o++)
+	for (o = tool->options; o && (o->name || o->key || o->doc); o++)
 		print_completion_option(o);
-	for (t = 0; t < stat_table_len; t++) {
-		char name[40];
-
-		printf("stat:%s\n", list_name(&stat_table[t], name,
-					     sizeof(name)));
-	}
-	/* The sim engine's names that the table spells differently. */
-	for (t = 0; t < sim_stats_len; t++)
-		if (!stat_lookup(sim_stats[t].name))
-			printf("stat:%s\n", sim_stats[t].name);
+	run_print_statistic_names(stdout, "stat:");
 }
 
-
-/* Where the native events of -l's aggregate rows come from, when this
- * suite's own table (not libpfm4) provides them. */
-static void list_own_model(void)
+error_t fe_parse_shared(int key, char *arg, struct argp_state *state)
 {
-	const struct stat_own_model *o = stat_own_model_here();
-	size_t i;
-
-	if (!o)
-		return;
-	printf("\nNative events of this CPU (%s): this suite's own table "
-	       "'%s',\nas libpfm4 has none for it.  Source: %s.\n", o->desc,
-	       o->name, o->source);
-	for (i = 0; i < o->nevents; i++)
-		printf("  %-17s %s (raw %#llx)\n", o->events[i].stat,
-		       o->events[i].event,
-		       (unsigned long long)o->events[i].config);
-}
-
-static void list_statistics(const struct fe_config *c)
-{
-	static const struct {
-		enum stat_kind kind;
-		const char *title;
-	} groups[] = {
-		{ STAT_HW, "Aggregate hardware events (counted by the PMU; "
-		  "the originals' aggregate mode):" },
-		{ STAT_PROFILEME, "Profile-me statistics (what a sampled "
-		  "instruction met: AMD IBS, Intel PEBS, Arm SPE):" },
-		{ STAT_SW, "Software events (counted by the kernel; always "
-		  "there):" },
-		{ STAT_DERIVED, "Derived statistics (computed at report time "
-		  "from profile-me counts):" },
-	};
-	unsigned modes = g_tool->default_modes;
-	char machine[512];
-	size_t g, i;
-
-	if (c->engine == FE_ENGINE_SIM) {
-		printf("%-18s %-13s %-28s %s\n", "statistic", "here",
-		       "other names", "description (--engine=sim)");
-		for (i = 0; i < sim_stats_len; i++)
-			printf("%-18s %-13s %-28s %s\n", sim_stats[i].name,
-			       "simulated", sim_stats[i].aliases ?
-			       sim_stats[i].aliases : "-", sim_stats[i].desc);
-		return;
-	}
-
-	stat_machine_describe(machine, sizeof(machine));
-	printf("%s\n", machine);
-	printf("A plain name is an aggregate counter or software event; "
-	       "pm_NAME is the profile-me\nstatistic NAME (pm_cycles, "
-	       "pm_mispredict, pm_replay_trap, ...).  Also accepted: "
-	       "libpfm4\nnative names (INST_RETIRED:ANY_P), raw rNNNN, and "
-	       ":u :k :h after any name.\n");
-	printf("SPE*: Arm SPE packets are decoded, but collecting them (the "
-	       "AUX area) is not\nimplemented yet (docs/profileme.md).\n");
-	for (g = 0; g < sizeof(groups) / sizeof(groups[0]); g++) {
-		printf("\n%s\n%-19s %-24s %s\n", groups[g].title,
-		       "statistic", "here", "description (other names)");
-		for (i = 0; i < stat_table_len; i++) {
-			const struct stat_def *d = &stat_table[i], *sub;
-			const char *why;
-			char here[64], name[40];
-
-			if (d->kind != groups[g].kind)
-				continue;
-			why = stat_unavailable(d, modes, perf_probe, NULL,
-					       &sub);
-			if (why)
-				snprintf(here, sizeof(here), "no: %s", why);
-			else if (sub)
-				snprintf(here, sizeof(here), "as %s",
-					 sub->name);
-			else
-				snprintf(here, sizeof(here), "yes");
-			printf("%-19s %-24s %s%s%s%s\n",
-			       list_name(d, name, sizeof(name)), here,
-			       d->desc, d->aliases ? " (" : "",
-			       d->aliases ? d->aliases : "",
-			       d->aliases ? ")" : "");
-		}
-		if (groups[g].kind == STAT_HW)
-			list_own_model();
-	}
-}
-
-error_t parse_shared(int key, char *arg, struct argp_state *state)
-{
-	struct fe_config *c = state->input;
+	struct fe_args *a = state->input;
+	struct run_config *c = &a->cfg;
 	uint64_t u;
 	long l;
 
 	switch (key) {
 	case 'e':
-		add_stats(c, arg, state);
+		add_stats(a, arg, state);
 		break;
 	case 'F':
 		if (parse_u64(arg, 1, 1000000, &u))
@@ -342,12 +222,12 @@ error_t parse_shared(int key, char *arg, struct argp_state *state)
 	case OPT_DIRNAME: c->dirname = arg; break;
 	case OPT_PIDS: c->pids = 1; break;
 	case OPT_NOPIDS: c->pids = 0; break;
-	case OPT_ALL: c->cpus = FE_CPUS_ALL; break;
-	case OPT_EACH: c->cpus = FE_CPUS_EACH; break;
-	case OPT_ONE: c->cpus = FE_CPUS_ONE; break;
+	case OPT_ALL: c->cpus = RUN_CPUS_ALL; break;
+	case OPT_EACH: c->cpus = RUN_CPUS_EACH; break;
+	case OPT_ONE: c->cpus = RUN_CPUS_ONE; break;
 	case OPT_QUIET: c->quiet = 1; break;
 	case 'v': c->verbose = 1; break;
-	case 'p':
+	case FE_OPT_PID:
 		if (parse_int(arg, 1, INT_MAX, &l))
 			argp_error(state, "bad process id '%s'", arg);
 		c->attach_pid = l;
@@ -357,17 +237,17 @@ error_t parse_shared(int key, char *arg, struct argp_state *state)
 			argp_error(state, "bad duration '%s': expected "
 				   "seconds, e.g. 10 or 2.5", arg);
 		break;
-	case 'i': c->input = arg; break;
+	case 'i': a->input = arg; break;
 	case 't': c->triggered = 1; break;
 	case OPT_CONTROL: c->control = arg; break;
 	case OPT_DISPLAY: c->display = 1; break;
-	case OPT_PROCEDURES: c->display = 1; c->row_options = 1; c->view = REPORT_PROCEDURES;
+	case OPT_PROCEDURES: c->display = 1; c->row_options = 1; c->report.view = REPORT_PROCEDURES;
 		break;
-	case OPT_LINES: c->display = 1; c->row_options = 1; c->view = REPORT_LINES; break;
-	case OPT_HEAVY: c->display = 1; c->row_options = 1; c->view = REPORT_HEAVY; break;
-	case OPT_BLOCKS: c->display = 1; c->row_options = 1; c->view = REPORT_BLOCKS; break;
-	case OPT_ASM: c->display = 1; c->row_options = 1; c->view = REPORT_ASM; break;
-	case OPT_AVERAGE: c->display = 1; c->row_options = 1; c->average = 1; break;
+	case OPT_LINES: c->display = 1; c->row_options = 1; c->report.view = REPORT_LINES; break;
+	case OPT_HEAVY: c->display = 1; c->row_options = 1; c->report.view = REPORT_HEAVY; break;
+	case OPT_BLOCKS: c->display = 1; c->row_options = 1; c->report.view = REPORT_BLOCKS; break;
+	case OPT_ASM: c->display = 1; c->row_options = 1; c->report.view = REPORT_ASM; break;
+	case OPT_AVERAGE: c->display = 1; c->row_options = 1; c->report.average = 1; break;
 	case OPT_STRIDE:
 		c->display = 1;
 		c->row_options = 1;
@@ -375,7 +255,7 @@ error_t parse_shared(int key, char *arg, struct argp_state *state)
 			argp_error(state, "bad -stride '%s': expected a power "
 				   "of two, or 0 for one bucket per procedure",
 				   arg);
-		c->stride = (long)u;
+		c->report.stride = (long)u;
 		break;
 	case OPT_QUIT: {
 		size_t n = strlen(arg);
@@ -386,31 +266,31 @@ error_t parse_shared(int key, char *arg, struct argp_state *state)
 			char num[64];
 
 			snprintf(num, sizeof(num), "%.*s", (int)(n - 1), arg);
-			if (parse_double(num, 0, 100, &c->quit_percent))
+			if (parse_double(num, 0, 100, &c->report.quit_percent))
 				argp_error(state, "bad -quit '%s'", arg);
 		} else if (parse_u64(arg, 1, SIZE_MAX, &u)) {
 			argp_error(state, "bad -quit '%s': expected N rows "
 				   "or N%%", arg);
 		} else {
-			c->quit_rows = (size_t)u;
+			c->report.quit_rows = (size_t)u;
 		}
 		break;
 	}
 	case OPT_ONLY:
 		c->display = 1;
 		c->row_options = 1;
-		if (add_str((char ***)&c->only, &c->nonly, &c->alloc_only,
-			    arg))
-			argp_failure(state, FE_EXIT_FAIL, ENOMEM, "options");
+		if (add_str((char ***)&c->report.only, &c->report.nonly,
+			    &a->alloc_only, arg))
+			argp_failure(state, RUN_EXIT_FAIL, ENOMEM, "options");
 		break;
 	case OPT_EXCLUDE:
 		c->display = 1;
 		c->row_options = 1;
-		if (add_str((char ***)&c->exclude, &c->nexclude,
-			    &c->alloc_exclude, arg))
-			argp_failure(state, FE_EXIT_FAIL, ENOMEM, "options");
+		if (add_str((char ***)&c->report.exclude,
+			    &c->report.nexclude, &a->alloc_exclude, arg))
+			argp_failure(state, RUN_EXIT_FAIL, ENOMEM, "options");
 		break;
-	case OPT_NUMBERS: c->display = 1; c->row_options = 1; c->numbers = 1; break;
+	case OPT_NUMBERS: c->display = 1; c->row_options = 1; c->report.numbers = 1; break;
 	case OPT_REPORT_FILE: c->display = 1; c->report_file = arg; break;
 	case OPT_FORMAT:
 		if (!strcmp(arg, "json"))
@@ -421,12 +301,8 @@ error_t parse_shared(int key, char *arg, struct argp_state *state)
 			argp_error(state, "bad format '%s': use text or json",
 				   arg);
 		break;
-	case OPT_COMPLETION:
-		print_completion();
-		exit(0);
-	case 'l':
-		list_statistics(c);
-		exit(0);
+	case OPT_COMPLETION: a->completion = 1; break;
+	case 'l': a->list = 1; break;
 	case OPT_DRY_RUN: c->dry_run = 1; break;
 	case OPT_PMU:
 		if (strcmp(arg, "auto") && pm_family_lookup(arg) < 0)
@@ -458,96 +334,96 @@ error_t parse_shared(int key, char *arg, struct argp_state *state)
 		c->start_after = arg;
 		break;
 	}
-	case OPT_ENGINE:
+	case FE_OPT_ENGINE:
 		if (!strcmp(arg, "perf"))
-			c->engine = FE_ENGINE_PERF;
+			c->engine = RUN_ENGINE_PERF;
 		else if (!strcmp(arg, "sim"))
-			c->engine = FE_ENGINE_SIM;
+			c->engine = RUN_ENGINE_SIM;
 		else
 			argp_error(state, "bad engine '%s': use perf or sim",
 				   arg);
 		break;
-	case OPT_PIXIE: c->pixie = 1; break;
+	case FE_OPT_PIXIE: c->pixie = 1; break;
 	default:
 		return ARGP_ERR_UNKNOWN;
 	}
 	return 0;
 }
 
-static int looks_like_stat(const struct fe_config *c, const char *word)
-{
-	char name[64], in[64];
-
-	snprintf(name, sizeof(name), "%s", word);
-	name[strcspn(name, ":")] = '\0';
-	if (per_ret_input(name, in, sizeof(in)))
-		snprintf(name, sizeof(name), "%s", in);
-	if (strchr(word, '/'))
-		return 0;
-	return stat_lookup(name) != NULL ||
-	       (c->pmu && pm_lookup(name) >= 0) ||
-	       (c->engine == FE_ENGINE_SIM && sim_stat_lookup(name));
-}
-
-/* The sim engine runs a program under valgrind: user mode, every event
- * counted; options about sampling or other targets do not apply. */
-static void check_sim_options(const struct fe_config *c,
-			      struct argp_state *state)
-{
-	const char *what = c->pixie ? "-pixie" : "--engine=sim";
-
-	if (c->pixie && c->engine == FE_ENGINE_SIM)
-		argp_error(state, "-pixie adds a sim run to a perf run; with "
-			   "--engine=sim every count is already exact");
-	if (g_tool->scope != FE_SCOPE_TASKS)
-		argp_error(state, "%s is for programs (uprofile): valgrind "
-			   "does not see the kernel", what);
-	if (c->attach_pid)
-		argp_error(state, "%s needs a PROGRAM to run (it cannot "
-			   "attach with -p)", what);
-	if (c->engine == FE_ENGINE_SIM) {
-		if (c->freq || c->period)
-			argp_error(state, "--engine=sim counts every event; "
-				   "-F and -c do not apply");
-		if (c->add_modes & STAT_MODE_KERNEL)
-			argp_error(state, "--engine=sim sees user mode only; "
-				   "-kernel does not apply");
-	}
-	if (c->triggered || c->control)
-		argp_error(state, "%s counts the whole run; -t and -control "
-			   "do not apply", what);
-	if (c->cpus != FE_CPUS_ALL)
-		argp_error(state, "%s has no CPUs to split by; -each and -one "
-			   "do not apply", what);
-}
-
-/* Whether name is a program launch would find. */
+/* Whether name is a program a run would find. */
 static int on_path(const char *name)
 {
 	char *path = NULL;
-	int err = launch_find(name, &path);
+	int err = path_find_program(name, &path);
 
 	free(path);
 	return !err;
 }
 
-error_t parse_root(int key, char *arg, struct argp_state *state)
+/* The options given together that make no sense together; none of them
+ * apply to the actions that print and exit (-l, the completion helper). */
+static void check_combinations(const struct fe_args *a,
+			       struct argp_state *state)
 {
-	struct fe_config *c = state->input;
+	const struct run_config *c = &a->cfg;
+
+	if (a->list || a->completion)
+		return;
+	if (a->input && (c->cmd || c->attach_pid))
+		argp_error(state, "-i reports a file; it cannot be "
+			   "combined with a program or -p");
+	if (c->attach_pid && c->cmd)
+		argp_error(state, "give either a program or -p PID, "
+			   "not both");
+	if (!a->input && !c->attach_pid && !c->cmd &&
+	    a->tool->program_required)
+		argp_error(state, "no program to profile (give "
+			   "PROGRAM, -p PID or -i FILE)");
+	if (c->duration && c->cmd)
+		argp_error(state, "-d applies to -p or to collection "
+			   "without a program");
+	if (a->input && (c->count || c->start_after))
+		argp_error(state, "-i reports a file; --count and "
+			   "--start-after apply to a run");
+	if (c->count && (c->freq || c->period))
+		argp_error(state, "--count does not sample: -F and -c "
+			   "do not apply");
+	if (c->count && (c->pids || c->cpus == RUN_CPUS_EACH))
+		argp_error(state, "--count gives whole-run totals: "
+			   "-pids and -each do not apply");
+	if (c->count && c->row_options)
+		argp_error(state, "--count has no rows: -procedures, "
+			   "-lines, -heavy, -quit, -only, -exclude and "
+			   "-numbers do not apply (use -display)");
+	if (c->count && c->nra)
+		argp_error(state, "--count does not sample: -ra "
+			   "does not apply");
+	if (c->start_after && (c->triggered || c->control))
+		argp_error(state, "--start-after and -t/-control "
+			   "both decide when counting starts; give "
+			   "one");
+}
+
+error_t fe_parse_root(int key, char *arg, struct argp_state *state)
+{
+	struct fe_args *a = state->input;
+	struct run_config *c = &a->cfg;
+	const struct fe_tool *t = a->tool;
+	error_t e;
 	size_t i;
 
 	switch (key) {
 	case ARGP_KEY_INIT:
-		for (i = 0; i < 4; i++)
-			state->child_inputs[i] = c;
+		for (i = 0; i < a->ngroups; i++)
+			state->child_inputs[i] = a;
 		return 0;
 	case ARGP_KEY_ARG:
 		/* Tru64: statistics are the words before the program.  A
 		 * last word that is also a program on PATH is the program
 		 * (a program may be called "reset" or "trap"). */
-		if (!c->cmd && looks_like_stat(c, arg) &&
+		if (!c->cmd && run_is_statistic(c, arg) &&
 		    (state->next < state->argc || !on_path(arg))) {
-			add_stats(c, arg, state);
+			add_stats(a, arg, state);
 			return 0;
 		}
 		c->cmd = &state->argv[state->next - 1];
@@ -555,45 +431,29 @@ error_t parse_root(int key, char *arg, struct argp_state *state)
 		state->next = state->argc;
 		return 0;
 	case ARGP_KEY_END:
-		if (c->input && (c->cmd || c->attach_pid))
-			argp_error(state, "-i reports a file; it cannot be "
-				   "combined with a program or -p");
-		if (c->attach_pid && c->cmd)
-			argp_error(state, "give either a program or -p PID, "
-				   "not both");
-		if (!c->input && !c->attach_pid && !c->cmd &&
-		    g_tool->program_required)
-			argp_error(state, "no program to profile (give "
-				   "PROGRAM, -p PID or -i FILE)");
-		if (c->duration && c->cmd)
-			argp_error(state, "-d applies to -p or to collection "
-				   "without a program");
-		if (c->input && (c->count || c->start_after))
-			argp_error(state, "-i reports a file; --count and "
-				   "--start-after apply to a run");
-		if (c->count && (c->freq || c->period))
-			argp_error(state, "--count does not sample: -F and -c "
-				   "do not apply");
-		if (c->count && (c->pids || c->cpus == FE_CPUS_EACH))
-			argp_error(state, "--count gives whole-run totals: "
-				   "-pids and -each do not apply");
-		if (c->count && c->row_options)
-			argp_error(state, "--count has no rows: -procedures, "
-				   "-lines, -heavy, -quit, -only, -exclude and "
-				   "-numbers do not apply (use -display)");
-		if (c->count && c->nra)
-			argp_error(state, "--count does not sample: -ra "
-				   "does not apply");
-		if (c->start_after && (c->triggered || c->control))
-			argp_error(state, "--start-after and -t/-control "
-				   "both decide when counting starts; give "
-				   "one");
-		if (c->engine == FE_ENGINE_SIM || c->pixie)
-			check_sim_options(c, state);
+		check_combinations(a, state);
+		/* then the tool's own checks */
+		if (t->parse && !a->list && !a->completion) {
+			e = t->parse(key, arg, state, c);
+			if (e != ARGP_ERR_UNKNOWN)
+				return e;
+		}
 		return 0;
 	default:
-		if (g_tool->parse)
-			return g_tool->parse(key, arg, state, c);
+		if (t->parse) {
+			e = t->parse(key, arg, state, c);
+			if (e != ARGP_ERR_UNKNOWN)
+				return e;
+		}
 		return ARGP_ERR_UNKNOWN;
 	}
+}
+
+enum fe_action fe_action(const struct fe_args *a)
+{
+	if (a->completion)
+		return FE_ACTION_COMPLETION;
+	if (a->list)
+		return FE_ACTION_LIST;
+	return a->input ? FE_ACTION_REPORT : FE_ACTION_RUN;
 }

@@ -2,8 +2,8 @@
 /*
  * Running the profiled program.
  *
- * launch_find() resolves a command name as a shell would (a name with a
- * slash is used as is, otherwise each PATH entry is tried).  launch_start()
+ * The program is found first (path_find_program(), common/util/path.h).
+ * launch_start()
  * forks a child that waits, with everything set up, until launch_release()
  * lets it exec; so events can be attached to its pid before it runs a
  * single instruction of the program.  The child keeps stdin, stdout and
@@ -20,13 +20,6 @@ struct launch {
 	int err_fd;	/* read end: exec errno, or EOF on success */
 	int pidfd;	/* readable when the child exits, or -1 */
 };
-
-/*
- * Find the program.  Returns 0 with a malloc'd path in *path, or
- * -PROF_ENOENT (not found) / -PROF_ENOEXEC (found, not executable) with
- * a detail naming it.
- */
-int launch_find(const char *name, char **path);
 
 int launch_start(struct launch *l, const char *path, char *const argv[]);
 /*

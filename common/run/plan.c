@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Where the statistics of a run are resolved: the names a perf-engine run
- * asks for (-e, words before PROGRAM, --pmu profile-me names, X_per_ret,
- * freq, --start-after) become the stat_choice and perf_event_spec of each
- * event to open, the inputs of each ratio, and the trigger.  Each name is
- * looked up in the statistics table (stat_resolve, stats.c).  The names
- * are parsed in options.c, the events opened by the run in frontend.c;
- * the sim engine resolves its own names in simrun.c (frontend_int.h).
+ * The plan of a run: the names a perf-engine run asks for (-e, words
+ * before PROGRAM, --pmu profile-me names, X_per_ret, freq, --start-after)
+ * become the stat_choice and perf_event_spec of each event to open, the
+ * inputs of each ratio, and the trigger; the sample rate is checked
+ * against the kernel's limit.  Each name is looked up in the statistics
+ * table (stat_resolve, common/stats/).  The words are recognised here for
+ * the command line too (run_is_statistic), and the ratios' inputs for the
+ * sim engine (simrun.c).
  */
+#include <inttypes.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -15,9 +17,11 @@
 #include <string.h>
 
 #include "common/util/error.h"
-#include "frontend_int.h"
+#include "common/engine/privilege.h"
+#include "run_int.h"
 #include "common/engine/perf.h"
 #include "common/engine/profileme.h"
+#include "common/engine/sim.h"
 #include "common/stats/stats.h"
 
 #define DEFAULT_FREQ 1000
@@ -27,7 +31,7 @@
  * NULL for any other name.  Recognised by the suffix, not the table: the
  * table lists the originals' ratios, but any statistic X has one.
  */
-const char *per_ret_input(const char *word, char *buf, size_t len)
+const char *run_per_ret_input(const char *word, char *buf, size_t len)
 {
 	size_t n = strcspn(word, ":"), sl = strlen(PER_RET);
 
@@ -39,7 +43,7 @@ const char *per_ret_input(const char *word, char *buf, size_t len)
 }
 
 /* "freq[:mods]": retired instructions averaged over basic blocks. */
-int is_freq(const char *word)
+int run_is_freq(const char *word)
 {
 	return !strncmp(word, "freq", 4) && (!word[4] || word[4] == ':');
 }
@@ -48,9 +52,8 @@ int is_freq(const char *word)
  * --pmu: names of profile-me statistics sample the family's instruction
  * sampler.  Until the statistics table has STAT_PROFILEME entries, the
  * names resolve here through pm_lookup(); the stat_def of each is made
- * up from the profile-me names.
+ * up from the profile-me names, kept with the run.
  */
-static struct stat_def pm_defs[PM_NSTATS];
 
 static int resolve_pm(struct run *r, const char *text, unsigned modes,
 		      struct stat_choice *ch)
@@ -99,12 +102,17 @@ static int resolve_pm(struct run *r, const char *text, unsigned modes,
 				 "docs/profileme.md), try: %s", name,
 				 pm_family_name(r->pmu.family), avail);
 	}
-	pm_defs[st] = (struct stat_def){
+	if (!r->pm_defs) {
+		r->pm_defs = calloc(PM_NSTATS, sizeof(*r->pm_defs));
+		if (!r->pm_defs)
+			return -PROF_ENOMEM;
+	}
+	r->pm_defs[st] = (struct stat_def){
 		.name = pm_stat_name(st), .desc = pm_stat_desc(st),
 		.kind = STAT_HW, .type = r->pmu.type, .config = (uint64_t)st,
 	};
 	memset(ch, 0, sizeof(*ch));
-	ch->def = ch->asked = &pm_defs[st];
+	ch->def = ch->asked = &r->pm_defs[st];
 	ch->type = r->pmu.type;
 	ch->config = (uint64_t)st;
 	ch->modes = modes;
@@ -134,8 +142,8 @@ static int setup_pmu(struct run *r)
 static int add_stat(struct run *r, const char *text, int implicit,
 		    size_t *index)
 {
-	struct fe_config *c = r->cfg;
-	unsigned modes = g_tool->default_modes | c->add_modes;
+	struct run_config *c = r->cfg;
+	unsigned modes = c->tool->default_modes | c->add_modes;
 	struct stat_choice *ch = &r->choice[r->nstats];
 	int is_pm = c->pmu ? resolve_pm(r, text, modes, ch) : 0;
 	int err = is_pm < 0 ? is_pm : is_pm ? 0 :
@@ -179,7 +187,7 @@ static int add_stat(struct run *r, const char *text, int implicit,
 		char what[320];
 
 		stat_choice_describe(ch, what, sizeof(what));
-		notice(c, "%s", what);
+		run_notice(c, "%s", what);
 	}
 	/* perf_event_spec has no config1/2 yet: refuse rather than open a
 	 * different event (OFFCORE_RESPONSE, FRONTEND_RETIRED) */
@@ -201,7 +209,7 @@ static int add_stat(struct run *r, const char *text, int implicit,
 			return 0;
 		}
 	if (ch->substitute)
-		notice(c, "'%s' is not available here (no hardware "
+		run_notice(c, "'%s' is not available here (no hardware "
 		       "PMU); %s '%s' instead", ch->requested,
 		       c->count ? "counting" : "sampling", ch->def->name);
 	r->specs[i].type = ch->type;
@@ -209,7 +217,7 @@ static int add_stat(struct run *r, const char *text, int implicit,
 	r->specs[i].modes = ch->modes;
 	/* System-wide, every mode is sampled so the mode histogram
 	 * is whole; only the modes asked for become rows. */
-	if (g_tool->scope == FE_SCOPE_SYSTEM && !c->count)
+	if (c->tool->scope == RUN_SCOPE_SYSTEM && !c->count)
 		r->specs[i].modes |= STAT_MODE_USER | STAT_MODE_KERNEL;
 	if (c->count) {
 		r->specs[i].counting = 1;
@@ -230,7 +238,7 @@ static int add_stat(struct run *r, const char *text, int implicit,
 
 /* A derived statistic whose input cannot be measured: say which, and
  * why, in the form every unavailable statistic has. */
-int input_failed(const char *name, const char *input, int err)
+int run_input_failed(const char *name, const char *input, int err)
 {
 	char why[512];
 	const char *p;
@@ -242,9 +250,9 @@ int input_failed(const char *name, const char *input, int err)
 			 p ? p + strlen(" is not available here: ") : why);
 }
 
-int resolve_stats(struct run *r)
+int run_resolve_stats(struct run *r)
 {
-	struct fe_config *c = r->cfg;
+	struct run_config *c = r->cfg;
 	const char *retired;
 	size_t i, n, k;
 	static char *dflt[] = { (char *)"cycles" };
@@ -273,7 +281,7 @@ int resolve_stats(struct run *r)
 		size_t idx;
 		int err;
 
-		if (is_freq(names[i])) {
+		if (run_is_freq(names[i])) {
 			/* freq: retired instructions, averaged over basic
 			 * blocks when the report is made; -pixie's exact
 			 * counts serve as they are. */
@@ -284,7 +292,7 @@ int resolve_stats(struct run *r)
 					 mods ? mods : "");
 				err = add_stat(r, text, 1, &d->ret);
 				if (err)
-					return input_failed(names[i], retired,
+					return run_input_failed(names[i], retired,
 							    err);
 			}
 			d->x = d->ret;
@@ -294,7 +302,7 @@ int resolve_stats(struct run *r)
 			r->nderived++;
 			continue;
 		}
-		if (!per_ret_input(names[i], x, sizeof(x))) {
+		if (!run_per_ret_input(names[i], x, sizeof(x))) {
 			err = add_stat(r, names[i], 0, &idx);
 			if (err)
 				return err;
@@ -314,7 +322,7 @@ int resolve_stats(struct run *r)
 						     "statistic '%s'", x);
 		}
 		if (err)
-			return input_failed(names[i], x, err);
+			return run_input_failed(names[i], x, err);
 		/* A profile-me X is divided by the profile-me retire; with
 		 * -pixie, a counter's X by the exact retired count. */
 		if (c->pixie && !r->specs[d->x].pm.pmu) {
@@ -325,7 +333,7 @@ int resolve_stats(struct run *r)
 				 mods ? mods : "");
 			err = add_stat(r, text, 1, &d->ret);
 			if (err)
-				return input_failed(names[i], text, err);
+				return run_input_failed(names[i], text, err);
 			r->specs[d->x].group = r->specs[d->ret].group = 1;
 		}
 		snprintf(d->name, sizeof(d->name), "%s" PER_RET,
@@ -350,7 +358,7 @@ int resolve_stats(struct run *r)
 	if (c->start_after) {
 		struct stat_choice ch;
 		int err = stat_resolve(c->start_after_stat,
-				       g_tool->default_modes | c->add_modes,
+				       c->tool->default_modes | c->add_modes,
 				       c->dry_run ? NULL : perf_probe, NULL,
 				       &ch);
 
@@ -361,7 +369,7 @@ int resolve_stats(struct run *r)
 			return prof_fail(err, "--start-after: %s", why);
 		}
 		if (ch.substitute)
-			notice(c, "'%s' is not available here (no hardware "
+			run_notice(c, "'%s' is not available here (no hardware "
 			       "PMU); starting after '%s' instead",
 			       ch.requested, ch.def->name);
 		r->trigger.type = ch.type;
@@ -372,4 +380,56 @@ int resolve_stats(struct run *r)
 		r->have_trigger = 1;
 	}
 	return 0;
+}
+
+/*
+ * A frequency above kernel.perf_event_max_sample_rate makes
+ * perf_event_open fail with a bare EINVAL.  An -F the user gave is
+ * refused with the limit and how to raise it; the default frequency is
+ * lowered to the limit with a notice, as perf does: the kernel lowers the
+ * limit by itself when sampling interrupts take too long (a busy VM).
+ */
+int run_check_sample_rate(struct run *r)
+{
+	uint64_t hz = 0;
+	long max;
+	size_t i;
+
+	for (i = 0; i < r->nstats; i++)
+		if (!r->specs[i].counting && !r->specs[i].period &&
+		    r->specs[i].freq > hz)
+			hz = r->specs[i].freq;
+	if (!hz || priv_sysctl("perf_event_max_sample_rate", &max) ||
+	    max <= 0 || hz <= (uint64_t)max)
+		return 0;
+	if (r->cfg->freq)
+		return prof_fail(PROF_EINVAL, "-F %" PRIu64 " is above this "
+				 "kernel's limit of %ld samples per second "
+				 "(kernel.perf_event_max_sample_rate): give -F "
+				 "%ld or less, or raise the limit with 'sysctl "
+				 "kernel.perf_event_max_sample_rate=%" PRIu64
+				 "'", hz, max, max, hz);
+	for (i = 0; i < r->nstats; i++)
+		if (!r->specs[i].counting && !r->specs[i].period &&
+		    r->specs[i].freq > (uint64_t)max)
+			r->specs[i].freq = (uint64_t)max;
+	run_notice(r->cfg, "sampling at %ld per second, not the default %" PRIu64
+	       ": this kernel's limit (kernel.perf_event_max_sample_rate) is "
+	       "%ld", max, hz, max);
+	return 0;
+}
+
+int run_is_statistic(const struct run_config *c, const char *word)
+{
+	char name[64], in[64];
+
+	if (strchr(word, '/'))
+		return 0;
+	snprintf(name, sizeof(name), "%s", word);
+	name[strcspn(name, ":")] = '\0';
+	if (run_per_ret_input(name, in, sizeof(in)))
+		snprintf(name, sizeof(name), "%s", in);
+	return stat_lookup(name) != NULL ||
+	       (c->pmu && pm_lookup(name) >= 0) ||
+	       (c->engine == RUN_ENGINE_SIM && sim_stat_lookup(name));
 }

@@ -3,9 +3,9 @@
  * Where the sim engine runs (sim.h): --engine=sim, a whole run counted
  * exactly under valgrind, and -pixie, a second run under valgrind whose
  * exact instruction counts are added to the sampled profiles.  Its
- * options are checked in options.c (check_sim_options); the signals,
- * writing and reporting are shared with the perf-engine run in
- * frontend.c (frontend_int.h).
+ * options are checked by uprofile (the only tool that has them); the
+ * signals (control.c), the ratios' inputs (plan.c), writing and reporting
+ * (output.c) are shared with the perf-engine run.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -19,15 +19,16 @@
 #include <unistd.h>
 
 #include "common/collect/collect.h"
+#include "common/util/clock.h"
 #include "common/util/error.h"
-#include "frontend_int.h"
+#include "run_int.h"
 #include "common/engine/launch.h"
 #include "common/profile/profile.h"
 #include "common/engine/sim.h"
 #include "common/stats/stats.h"
 
 /* Wait for the program under valgrind; a signal sent to us alone is
- * passed on, as in collect(). */
+ * passed on, as in run_collect(). */
 static int wait_sim(struct run *r, struct launch *l, int *status)
 {
 	struct pollfd fds[2] = {
@@ -56,7 +57,7 @@ static int wait_sim(struct run *r, struct launch *l, int *status)
 static int sim_execute(struct run *r, const size_t *idx, size_t n,
 		       uint32_t first, struct collector *col, int *status)
 {
-	struct fe_config *c = r->cfg;
+	struct run_config *c = r->cfg;
 	struct sim_run *sim = NULL;
 	struct sim_result res;
 	char *vg = NULL;
@@ -69,9 +70,9 @@ static int sim_execute(struct run *r, const size_t *idx, size_t n,
 	if (err)
 		goto out;
 	if (c->verbose) {
-		notice(c, "running %s and its descendants under valgrind "
+		run_notice(c, "running %s and its descendants under valgrind "
 		       "(callgrind, cache and branch simulation)", r->path);
-		notice(c, "valgrind's messages go to its log files, removed "
+		run_notice(c, "valgrind's messages go to its log files, removed "
 		       "afterwards");
 	}
 	err = launch_release(sim_child(sim), vg);
@@ -87,7 +88,7 @@ static int sim_execute(struct run *r, const size_t *idx, size_t n,
 	}
 	err = sim_collect(sim, col, idx, n, first, &res);
 	if (!err && c->verbose)
-		notice(c, "%zu valgrind output file(s) read; %" PRIu64 " events "
+		run_notice(c, "%zu valgrind output file(s) read; %" PRIu64 " events "
 		       "in valgrind's own code left out", res.processes,
 		       res.skipped);
 out:
@@ -130,15 +131,15 @@ static int has_object(struct profile *const *ps, int n, const char *path)
  * instruction counts to the sampled profiles ps (per process with -pids:
  * the processes of both runs are matched in pid order).
  */
-int add_pixie(struct run *r, const struct profile *tpl,
+int run_add_pixie(struct run *r, const struct profile *tpl,
 	      struct profile **ps, int n)
 {
-	struct fe_config *c = r->cfg;
+	struct run_config *c = r->cfg;
 	struct collector *col;
 	struct profile *t2 = NULL, **qs = NULL;
 	struct prof_stat st;
 	size_t idx;
-	uint64_t t0 = now_ns(CLOCK_MONOTONIC);
+	uint64_t t0 = prof_clock_ns(CLOCK_MONOTONIC);
 	int status = 0, m = 0, i, err;
 
 	err = sim_stat_resolve("retinst", &idx);
@@ -151,7 +152,7 @@ int add_pixie(struct run *r, const struct profile *tpl,
 	collector_set_exact(col, 0);
 	collector_set_modes(col, 0, STAT_MODE_USER);
 	if (c->verbose)
-		notice(c, "-pixie: running the program again under valgrind");
+		run_notice(c, "-pixie: running the program again under valgrind");
 	err = sim_execute(r, &idx, 1, 0, col, &status);
 	if (err)
 		goto out;
@@ -161,7 +162,7 @@ int add_pixie(struct run *r, const struct profile *tpl,
 		goto out;
 	}
 	sim_stat(&st, idx, "pixie", collector_samples(col, 0),
-		 now_ns(CLOCK_MONOTONIC) - t0);
+		 prof_clock_ns(CLOCK_MONOTONIC) - t0);
 	if (profile_add_stat(t2, &st) < 0) {
 		err = -PROF_ENOMEM;
 		goto out;
@@ -177,11 +178,11 @@ int add_pixie(struct run *r, const struct profile *tpl,
 		fprintf(stderr, "%s: warning: the -pixie run diverged: the "
 			"program exited %d in the sampled run and %d under "
 			"valgrind; its exact counts may not match the samples\n",
-			g_tool->name, tpl->exit_status, status);
+			c->tool->name, tpl->exit_status, status);
 	else if (m != n)
 		fprintf(stderr, "%s: warning: the -pixie run diverged: %d "
 			"process(es) in the sampled run, %d under valgrind\n",
-			g_tool->name, n, m);
+			c->tool->name, n, m);
 	else
 		for (i = 0; i < n; i++) {
 			size_t k;
@@ -195,7 +196,7 @@ int add_pixie(struct run *r, const struct profile *tpl,
 				fprintf(stderr, "%s: warning: the -pixie run "
 					"diverged: '%s' ran in the sampled run "
 					"but not under valgrind\n",
-					g_tool->name, o->path);
+					c->tool->name, o->path);
 				i = n;
 				break;
 			}
@@ -233,7 +234,7 @@ static int der_input(const struct derived *d, size_t n, size_t k)
 }
 
 /* --engine=sim: the whole run under valgrind. */
-int run_sim(struct fe_config *c, const char *path)
+int run_sim(struct run_config *c, char *path)
 {
 	struct run r = { .cfg = c, .sigfd = -1, .control_fd = -1,
 			 .control_keep_fd = -1, .one_cpu = -1, .path = path };
@@ -245,7 +246,7 @@ int run_sim(struct fe_config *c, const char *path)
 	struct derived *der;
 	struct profile *tpl = NULL;
 	uint64_t t0, t0_wall;
-	int status = 0, err, code = FE_EXIT_FAIL;
+	int status = 0, err, code = RUN_EXIT_FAIL;
 
 	/* A ratio or freq adds its inputs (implicit: they may repeat). */
 	idx = calloc(2 * nasked, sizeof(*idx));
@@ -255,17 +256,17 @@ int run_sim(struct fe_config *c, const char *path)
 		free(idx);
 		free(names);
 		free(der);
-		return fail(-PROF_ENOMEM);
+		return run_fail(c, -PROF_ENOMEM);
 	}
 	for (i = 0; i < nasked; i++) {
 		char x[64];
 		const char *in[2] = { asked[i], NULL };
 		int implicit = 0;
 
-		if (is_freq(asked[i])) {
+		if (run_is_freq(asked[i])) {
 			in[0] = "retinst";
 			implicit = 1;
-		} else if (per_ret_input(asked[i], x, sizeof(x))) {
+		} else if (run_per_ret_input(asked[i], x, sizeof(x))) {
 			in[0] = x;
 			in[1] = "retinst";
 			implicit = 1;
@@ -275,7 +276,7 @@ int run_sim(struct fe_config *c, const char *path)
 
 			err = sim_stat_resolve(in[k], &ix);
 			if (err && implicit)
-				err = input_failed(asked[i], in[k], err);
+				err = run_input_failed(asked[i], in[k], err);
 			for (j = 0; !err && j < n; j++)
 				if (idx[j] == ix)
 					break;
@@ -320,7 +321,7 @@ int run_sim(struct fe_config *c, const char *path)
 			goto fail;
 		sim_describe(stdout, vg, path, c->cmd);
 		free(vg);
-		code = fflush(stdout) ? FE_EXIT_FAIL : 0;
+		code = fflush(stdout) ? RUN_EXIT_FAIL : 0;
 		goto out;
 	}
 	r.nstats = n;
@@ -334,15 +335,15 @@ int run_sim(struct fe_config *c, const char *path)
 		collector_set_exact(r.col, (uint32_t)i);
 		collector_set_modes(r.col, (uint32_t)i, STAT_MODE_USER);
 	}
-	err = setup_signals(&r);
+	err = run_setup_signals(&r);
 	if (err)
 		goto fail;
-	t0 = now_ns(CLOCK_MONOTONIC);
-	t0_wall = now_ns(CLOCK_REALTIME);
+	t0 = prof_clock_ns(CLOCK_MONOTONIC);
+	t0_wall = prof_clock_ns(CLOCK_REALTIME);
 	err = sim_execute(&r, idx, n, 0, r.col, &status);
 	if (err)
 		goto fail;
-	tpl = new_template(t0, t0_wall);
+	tpl = run_new_template(c, t0, t0_wall);
 	if (!tpl) {
 		err = -PROF_ENOMEM;
 		goto fail;
@@ -377,13 +378,13 @@ int run_sim(struct fe_config *c, const char *path)
 			goto fail;
 		}
 	}
-	err = write_and_report(&r, tpl);
+	err = run_write_and_report(&r, tpl);
 	if (err)
 		goto fail;
 	code = status;
 	goto out;
 fail:
-	fprintf(stderr, "%s: %s\n", g_tool->name, prof_error(err));
+	fprintf(stderr, "%s: %s\n", c->tool->name, prof_error(err));
 out:
 	profile_free(tpl);
 	collector_free(r.col);

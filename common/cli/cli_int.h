@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Private to common/cli/: what parsing the command line fills in.
+ * options.c holds the shared option tables and their parsers, main.c
+ * fe_main() and the actions run after parsing.
+ */
+#ifndef COMMON_CLI_CLI_INT_H
+#define COMMON_CLI_CLI_INT_H
+
+#include <argp.h>
+#include <stddef.h>
+
+#include "frontend.h"
+
+/* What the command line asks for, decided after all of it is read. */
+enum fe_action {
+	FE_ACTION_RUN,		/* profile a program or the system */
+	FE_ACTION_REPORT,	/* -i FILE: report a profile */
+	FE_ACTION_LIST,		/* -l */
+	FE_ACTION_COMPLETION,	/* --completion-helper */
+};
+
+struct fe_args {
+	const struct fe_tool *tool;
+	struct run_config cfg;
+	const char *input;		/* -i */
+	int list, completion;		/* -l, --completion-helper */
+	size_t alloc_stats, alloc_only, alloc_exclude;
+	size_t ngroups;			/* shared option groups: argp
+					 * children whose input this is */
+};
+
+extern const struct argp_option fe_stat_options[];
+extern const struct argp_option fe_output_options[];
+extern const struct argp_option fe_run_options[];
+extern const struct argp_option fe_display_options[];
+error_t fe_parse_shared(int key, char *arg, struct argp_state *state);
+error_t fe_parse_root(int key, char *arg, struct argp_state *state);
+enum fe_action fe_action(const struct fe_args *a);
+void fe_print_completion(const struct fe_tool *tool);
+
+#endif

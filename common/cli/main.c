@@ -1,0 +1,178 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fe_main() (frontend.h): parse the whole command line, then do the one
+ * action it asks for: -l, the completion helper, -i's report, or a run.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "cli_int.h"
+#include "common/profile/profile.h"
+#include "common/util/error.h"
+
+/* -i: report an existing profile on stdout. */
+static int report_only(const struct run_config *c, const char *input)
+{
+	struct profile *p;
+	int err = profile_read(input, &p);
+
+	if (err)
+		return run_fail(c, err);
+	err = run_show_profile(c, p, input, 0, stdout);
+	profile_free(p);
+	return err ? run_fail(c, err) : 0;
+}
+
+/* One event per CPU, statistic and (with -p) thread: raise the
+ * descriptor limit to what we may. */
+static void raise_fd_limit(void)
+{
+	struct rlimit rl;
+
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+static int is_shared_key(int key)
+{
+	return key == FE_OPT_PID || key == FE_OPT_ENGINE ||
+	       key == FE_OPT_PIXIE;
+}
+
+static size_t table_len(const struct argp_option *o)
+{
+	size_t n = 0;
+
+	while (o && (o[n].name || o[n].key || o[n].doc))
+		n++;
+	return n;
+}
+
+/*
+ * A shared group's table with the tool's options of that group that the
+ * shared parser reads (FE_OPT_*) appended, so that --help shows -p under
+ * "What to profile:" in the tool that has it, and nowhere else.
+ */
+static struct argp_option *group_table(const struct argp_option *shared,
+				       const struct fe_tool *tool)
+{
+	size_t ns = table_len(shared), nt = table_len(tool->options), n = ns;
+	struct argp_option *v = calloc(ns + nt + 1, sizeof(*v));
+	size_t i;
+
+	if (!v)
+		return NULL;
+	memcpy(v, shared, ns * sizeof(*v));
+	for (i = 0; i < nt; i++)
+		if (is_shared_key(tool->options[i].key) &&
+		    tool->options[i].group == shared[0].group)
+			v[n++] = tool->options[i];
+	return v;
+}
+
+/* The tool's table without what group_table() moved. */
+static struct argp_option *root_table(const struct fe_tool *tool)
+{
+	size_t nt = table_len(tool->options), n = 0, i;
+	struct argp_option *v = calloc(nt + 1, sizeof(*v));
+
+	for (i = 0; v && i < nt; i++)
+		if (!is_shared_key(tool->options[i].key))
+			v[n++] = tool->options[i];
+	return v;
+}
+
+static int act(struct fe_args *a)
+{
+	struct run_config *c = &a->cfg;
+
+	switch (fe_action(a)) {
+	case FE_ACTION_COMPLETION:
+		fe_print_completion(a->tool);
+		return fflush(stdout) ? RUN_EXIT_FAIL : 0;
+	case FE_ACTION_LIST:
+		return run_list_statistics(c);
+	case FE_ACTION_REPORT:
+		if (c->vmlinux && access(c->vmlinux, R_OK))
+			break;
+		return report_only(c, a->input);
+	case FE_ACTION_RUN:
+		if (c->vmlinux && access(c->vmlinux, R_OK))
+			break;
+		raise_fd_limit();
+		return run_profile(c);
+	}
+	fprintf(stderr, "%s: cannot read kernel image '%s': %s\n",
+		a->tool->run.name, c->vmlinux, strerror(errno));
+	return RUN_EXIT_FAIL;
+}
+
+int fe_main(const struct fe_tool *tool, int argc, char **argv)
+{
+	/* argp keeps the pointer for --version: it must outlive us. */
+	static char version[64];
+	const struct argp_option *shared[] = {
+		fe_stat_options, fe_output_options, fe_run_options,
+		fe_display_options,
+	};
+	enum { NGROUPS = sizeof(shared) / sizeof(shared[0]) };
+	struct argp groups[NGROUPS];
+	struct argp_child children[NGROUPS + 1];
+	struct argp_option *tables[NGROUPS + 1];
+	struct argp argp = {
+		.parser = fe_parse_root,
+		.args_doc = tool->args_doc,
+		.doc = tool->doc,
+		.children = children,
+	};
+	struct fe_args a = {
+		.tool = tool,
+		.cfg = { .tool = &tool->run, .report.stride = -1 },
+		.ngroups = NGROUPS,
+	};
+	int code = RUN_EXIT_FAIL, oom = 0;
+	size_t g;
+
+	memset(children, 0, sizeof(children));
+	for (g = 0; g < NGROUPS; g++) {
+		tables[g] = group_table(shared[g], tool);
+		oom |= !tables[g];
+		groups[g] = (struct argp){ .options = tables[g],
+					   .parser = fe_parse_shared };
+		children[g] = (struct argp_child){ &groups[g], 0, NULL,
+						   shared[g][0].group };
+	}
+	tables[NGROUPS] = root_table(tool);
+	oom |= !tables[NGROUPS];
+	argp.options = tables[NGROUPS];
+	snprintf(version, sizeof(version), "%s %s", tool->run.name,
+		 PROF_VERSION);
+	argp_program_version = version;
+	argp_err_exit_status = RUN_EXIT_FAIL;
+	setvbuf(stderr, NULL, _IOLBF, 0);
+	/* Messages from argp and getopt name the tool, not its path. */
+	argv[0] = (char *)tool->run.name;
+	if (oom)
+		fprintf(stderr, "%s: out of memory\n", tool->run.name);
+	else if (!argp_parse(&argp, argc, argv,
+			     ARGP_LONG_ONLY | ARGP_IN_ORDER, NULL, &a)) {
+		/* -stride on its own: the bucket view. */
+		if (a.cfg.report.stride >= 0 &&
+		    a.cfg.report.view == REPORT_PROCEDURES)
+			a.cfg.report.view = REPORT_BUCKETS;
+		code = act(&a);
+	}
+	for (g = 0; g <= NGROUPS; g++)
+		free(tables[g]);
+	free(a.cfg.stats);
+	free((void *)a.cfg.report.only);
+	free((void *)a.cfg.report.exclude);
+	free((void *)a.cfg.ra);
+	return code;
+}

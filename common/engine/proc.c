@@ -1,0 +1,269 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * /proc for a run: mappings of processes that exist before it, the
+ * threads of -p PID, and the checks before attaching (proc.h).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "proc.h"
+#include "perf.h"
+#include "common/collect/collect.h"
+#include "common/util/array.h"
+#include "common/util/error.h"
+#include "common/util/parse.h"
+
+/* Feed the executable mappings listed in a /proc maps file; returns how
+ * many there were. */
+static int synthesize_from(struct collector *col, pid_t pid, const char *path)
+{
+	char line[4096];
+	FILE *f = fopen(path, "r");
+	int n = 0;
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long lo, hi, off;
+		char perm[8];
+		int name_at = 0;
+
+		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s%n", &lo, &hi,
+			   perm, &off, &name_at) < 4 || perm[2] != 'x')
+			continue;
+		while (line[name_at] == ' ')
+			name_at++;
+		line[strcspn(line, "\n")] = '\0';
+		collector_mmap(col, (uint32_t)pid, lo, hi - lo, off,
+			       line + name_at, NULL, 0, 0);
+		n++;
+	}
+	fclose(f);
+	return n;
+}
+
+/*
+ * Synthesize the mappings of an existing process from /proc.  A process
+ * whose main thread has exited (pthread_exit) shows empty maps under its
+ * pid: any live thread's view is the same address space.
+ */
+void proc_synthesize_maps(struct collector *col, pid_t pid)
+{
+	char path[96];
+	DIR *d;
+	struct dirent *e;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	if (synthesize_from(col, pid, path))
+		return;
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	d = opendir(path);
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%.20s/maps",
+			 (int)pid, e->d_name);
+		if (synthesize_from(col, pid, path))
+			break;
+	}
+	closedir(d);
+}
+
+int proc_list_tids(pid_t pid, pid_t **tids, size_t *n)
+{
+	char path[64];
+	DIR *d;
+	struct dirent *e;
+	size_t alloc = 0;
+
+	*tids = NULL;
+	*n = 0;
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	d = opendir(path);
+	if (!d)
+		return prof_fail(PROF_ENOENT, "no process %d", (int)pid);
+	while ((e = readdir(d))) {
+		long t;
+
+		if (parse_int(e->d_name, 1, INT_MAX, &t))
+			continue;
+		if (ALLOC_GROW(*tids, *n + 1, alloc)) {
+			closedir(d);
+			return -PROF_ENOMEM;
+		}
+		(*tids)[(*n)++] = (pid_t)t;
+	}
+	closedir(d);
+	return 0;
+}
+
+/* What -p checks of /proc/PID/stat: comm, state and the kernel's flags. */
+struct task_stat {
+	char comm[64];
+	char state;
+	unsigned long flags;
+};
+
+#define PF_KTHREAD 0x00200000	/* include/linux/sched.h */
+
+static int read_task_stat(const char *path, struct task_stat *ts)
+{
+	char line[1024], *lp, *rp;
+	FILE *f = fopen(path, "r");
+	int ok;
+
+	if (!f)
+		return -1;
+	ok = fgets(line, sizeof(line), f) != NULL;
+	fclose(f);
+	/* comm may hold spaces and parentheses: it ends at the last ')'. */
+	lp = ok ? strchr(line, '(') : NULL;
+	rp = ok ? strrchr(line, ')') : NULL;
+	if (!lp || !rp || rp < lp)
+		return -1;
+	snprintf(ts->comm, sizeof(ts->comm), "%.*s", (int)(rp - lp - 1),
+		 lp + 1);
+	return sscanf(rp + 1, " %c %*d %*d %*d %*d %*d %lu", &ts->state,
+		      &ts->flags) == 2 ? 0 : -1;
+}
+
+/* A "Name:" field of /proc/PID/status, or -1. */
+static long status_field(pid_t pid, const char *name)
+{
+	char path[64], line[256];
+	size_t len = strlen(name);
+	long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, name, len) && line[len] == ':') {
+			if (sscanf(line + len + 1, "%ld", &v) != 1)
+				v = -1;
+			break;
+		}
+	fclose(f);
+	return v;
+}
+
+/* A thread of pid that has not exited, or 0 when all have (a zombie
+ * waiting for its parent): a group whose leader alone exited still runs,
+ * and the kernel attaches to it through a live thread only. */
+static pid_t live_thread(pid_t pid)
+{
+	char path[320];
+	struct task_stat ts;
+	struct dirent *e;
+	DIR *d;
+	long tid = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	d = opendir(path);
+	if (!d)
+		return 0;
+	while (!tid && (e = readdir(d))) {
+		if (parse_int(e->d_name, 1, INT_MAX, &tid))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%ld/stat",
+			 (int)pid, tid);
+		if (read_task_stat(path, &ts) || ts.state == 'Z' ||
+		    ts.state == 'X')
+			tid = 0;
+	}
+	closedir(d);
+	return (pid_t)tid;
+}
+
+/* getpwuid's buffer is reused by the next call: copy the name. */
+static void user_name(long uid, char *buf, size_t len)
+{
+	struct passwd *pw = uid >= 0 ? getpwuid((uid_t)uid) : NULL;
+
+	snprintf(buf, len, "%s", pw ? pw->pw_name : "?");
+}
+
+/*
+ * A kernel thread has no user mode, our own process would sample the
+ * profiler, a zombie runs no more, and the kernel refuses another user's
+ * process: each would otherwise end in 0 samples and status 0, or in a
+ * bare EACCES.  kprofile -p only waits for PID to exit (attach 0), so it
+ * needs PID alive and nothing more.
+ */
+int proc_check_attach(pid_t pid, const char *tool, int attach,
+		      unsigned modes, int probe)
+{
+	char path[64];
+	struct task_stat ts;
+	pid_t tid;
+	long uid;
+	int err;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (read_task_stat(path, &ts))
+		return prof_fail(PROF_ENOENT, "no process %d", (int)pid);
+	tid = live_thread(pid);
+	if (!tid)
+		return prof_fail(PROF_ENOENT, "cannot attach to process %d "
+				 "(%s): it has exited (zombie)", (int)pid,
+				 ts.comm);
+	if (!attach)
+		return 0;
+	if (ts.flags & PF_KTHREAD)
+		return prof_fail(PROF_EINVAL, "cannot attach to process %d "
+				 "(%s): it is a kernel thread: use kprofile",
+				 (int)pid, ts.comm);
+	if (status_field(pid, "Tgid") == (long)getpid())
+		return prof_fail(PROF_EINVAL, "cannot attach to process %d: "
+				 "it is %s itself", (int)pid, tool);
+	err = probe ? -perf_probe_target(tid, -1, modes) : 0;
+	if (err == ESRCH)
+		return prof_fail(PROF_ENOENT, "no process %d", (int)pid);
+	if ((err != EACCES && err != EPERM) ||
+	    perf_probe_target(0, -1, modes))
+		return 0;	/* no refusal, or not this process's own */
+	uid = status_field(pid, "Uid");
+	if (uid >= 0 && uid != (long)getuid()) {
+		char them[64], us[64];
+
+		user_name(uid, them, sizeof(them));
+		user_name((long)getuid(), us, sizeof(us));
+		return prof_fail(PROF_EPERM, "cannot attach to process %d "
+				 "(%s): permission denied: it runs as user "
+				 "'%s' (uid %ld), %s as '%s' (uid %ld): run %s "
+				 "as that user or as root", (int)pid, ts.comm,
+				 them, uid, tool, us, (long)getuid(),
+				 tool);
+	}
+	return prof_fail(PROF_EPERM, "cannot attach to process %d (%s): "
+			 "permission denied: the kernel refuses this user "
+			 "ptrace access to it (a program that changed its "
+			 "credentials, or a security policy): run %s as root",
+			 (int)pid, ts.comm, tool);
+}
+
+void proc_synthesize_all(struct collector *col)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		long pid;
+
+		if (!parse_int(e->d_name, 1, INT_MAX, &pid))
+			proc_synthesize_maps(col, (pid_t)pid);
+	}
+	closedir(d);
+}

@@ -1,0 +1,347 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The output of a run: the profiles' file names (checked writable before
+ * anything runs), the profiles written after it with this boot's kernel
+ * symbols, the summary or report, and the closing notice.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "run_int.h"
+#include "common/collect/collect.h"
+#include "common/profile/profile.h"
+#include "common/util/array.h"
+#include "common/util/clock.h"
+#include "common/util/error.h"
+#include "common/util/outfile.h"
+#include "formats/show.h"
+#include "symbolize/symbolize.h"
+
+/* File name for one profile of a run: per process (PID >= 0) or per CPU
+ * (CPU >= 0) when the run is SPLIT. */
+static char *profile_name(const struct run_config *c, int pid, int cpu,
+			  int split)
+{
+	const char *base = c->output ? c->output : c->tool->default_file;
+	char *name = NULL, *full = NULL;
+	size_t n = strlen(base);
+	int r;
+
+	if (split && pid >= 0) {
+		/* umon.out -> umon.1234.out, other names get .1234 */
+		if (n > 4 && !strcmp(base + n - 4, ".out"))
+			r = asprintf(&name, "%.*s.%d.out", (int)(n - 4), base,
+				     pid);
+		else
+			r = asprintf(&name, "%s.%d", base, pid);
+	} else if (split && cpu >= 0) {
+		r = asprintf(&name, "%s.%d", base, cpu);
+	} else {
+		r = asprintf(&name, "%s", base);
+	}
+	if (r < 0)
+		return NULL;
+	if (!c->dirname || base[0] == '/')
+		return name;
+	r = asprintf(&full, "%s/%s", c->dirname, name);
+	free(name);
+	return r < 0 ? NULL : full;
+}
+
+static char *profile_path(const struct run_config *c, const struct profile *p,
+			  int split)
+{
+	return profile_name(c, p->pid, p->cpu, split);
+}
+
+static int cmp_ksym(const void *a, const void *b)
+{
+	const struct sym_ksym *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/*
+ * Put the kernel symbols that cover the profile's kernel addresses into
+ * the profile: with KASLR the addresses are only meaningful with this
+ * boot's symbols.  _text is kept too, for -k vmlinux's relocation.
+ */
+static int embed_kernel_symbols(struct profile *p, struct symbolizer *sym)
+{
+	struct sym_ksym *v = NULL, k;
+	size_t n = 0, alloc = 0, i;
+	int err = 0;
+
+	for (i = 0; i <= p->ncounts; i++) {
+		int r;
+
+		if (i < p->ncounts) {
+			if (p->objects[p->counts[i].obj].kind != PROF_OBJ_KERNEL)
+				continue;
+			r = sym_kernel_symbol(sym, p->counts[i].offset, &k);
+		} else {
+			if (!n)
+				break;
+			r = sym_kernel_symbol_by_name(sym, "_text", &k);
+		}
+		if (r < 0)
+			break;	/* hidden or unreadable: rows show addresses */
+		if (r > 0)
+			continue;
+		if (n && v[n - 1].start == k.start)
+			continue;
+		if (ALLOC_GROW(v, n + 1, alloc)) {
+			err = -PROF_ENOMEM;
+			goto out;
+		}
+		v[n++] = k;
+	}
+	if (n > 1)
+		qsort(v, n, sizeof(*v), cmp_ksym);
+	for (i = 0; i < n; i++) {
+		struct prof_ksym pk = {
+			.start = v[i].start, .end = v[i].end,
+			.name = (char *)v[i].name, .module = (char *)v[i].module,
+		};
+
+		if (i && v[i].start == v[i - 1].start)
+			continue;
+		if (profile_add_ksym(p, &pk) < 0) {
+			err = -PROF_ENOMEM;
+			break;
+		}
+	}
+out:
+	free(v);
+	return err;
+}
+
+int run_show_profile(const struct run_config *c, const struct profile *p,
+		     const char *file, int summary_only, FILE *out)
+{
+	struct report_show s = {
+		.opt = c->report,
+		.format = summary_only ? REPORT_SHOW_SUMMARY :
+			  c->json ? REPORT_SHOW_JSON : REPORT_SHOW_TEXT,
+		.vmlinux = c->vmlinux,
+	};
+
+	s.opt.file = file;
+	if (c->row_options && !summary_only && report_is_counting(p))
+		fprintf(stderr, "%s: note: '%s' is a counting profile: it "
+			"has no rows, so row options are ignored\n",
+			c->tool->name, file ? file : "");
+	return report_show(out, p, &s);
+}
+
+/* The profile every run starts from: tool, host and times (started at
+ * t0 on the monotonic clock, t0_wall on the wall clock). */
+struct profile *run_new_template(const struct run_config *c, uint64_t t0,
+				 uint64_t t0_wall)
+{
+	struct profile *tpl = profile_new();
+
+	if (!tpl)
+		return NULL;
+	tpl->tool = strdup(c->tool->name);
+	if (!tpl->tool) {
+		profile_free(tpl);
+		return NULL;
+	}
+	profile_identify_host(tpl);
+	tpl->start_time_ns = t0_wall;
+	tpl->duration_ns = prof_clock_ns(CLOCK_MONOTONIC) - t0;
+	return tpl;
+}
+
+/* Write each profile of the run; *first: the first one's path. */
+static int write_profiles(struct run *r, struct profile **ps, int n,
+			  int split, char **first)
+{
+	int i, err;
+
+	for (i = 0; i < n; i++) {
+		char *path;
+
+		if (r->sym) {
+			err = embed_kernel_symbols(ps[i], r->sym);
+			if (err)
+				return err;
+		}
+		path = profile_path(r->cfg, ps[i], split);
+		if (!path)
+			return -PROF_ENOMEM;
+		err = profile_write(ps[i], path);
+		if (err) {
+			free(path);
+			return err;
+		}
+		if (!*first)
+			*first = path;
+		else
+			free(path);
+	}
+	return 0;
+}
+
+/*
+ * -display: each profile's report.  stdout belongs to the program that
+ * just ran (it may be redirected to its data): the report goes to
+ * stderr, or to -report-file, written whole or not at all.
+ */
+static int show_reports(const struct run_config *c, struct profile **ps,
+			int n, int split)
+{
+	FILE *out = stderr;
+	struct outfile rf;
+	int i, err = 0;
+
+	if (c->report_file) {
+		err = outfile_open(&rf, c->report_file);
+		if (err)
+			return err;
+		out = outfile_stream(&rf);
+		if (!out) {
+			outfile_abort(&rf);
+			return -PROF_ENOMEM;
+		}
+	}
+	for (i = 0; i < n && !err; i++) {
+		char *path = profile_path(c, ps[i], split);
+
+		err = path ? run_show_profile(c, ps[i], path, 0, out) :
+			     -PROF_ENOMEM;
+		free(path);
+	}
+	if (c->report_file) {
+		if (err)
+			outfile_abort(&rf);
+		else
+			err = outfile_commit(&rf);
+	}
+	return err;
+}
+
+/* The closing lines: what was sampled or counted, and where it went. */
+static void closing_notice(const struct run *r, const struct profile *tpl,
+			   int n, const char *first)
+{
+	const struct run_config *c = r->cfg;
+	uint64_t samples = 0, lost = 0;
+	char names[256];
+	size_t k, used = 0;
+
+	for (k = 0; k < r->nstats; k++) {
+		samples += collector_samples(r->col, (uint32_t)k);
+		lost += collector_lost_total(r->col, (uint32_t)k);
+	}
+	names[0] = '\0';
+	for (k = 0; k < r->nstats; k++) {
+		int w = snprintf(names + used, sizeof(names) - used, "%s%s",
+				 k ? ", " : "", tpl->stats[k].name);
+		if (w < 0 || (size_t)w >= sizeof(names) - used)
+			break;
+		used += (size_t)w;
+	}
+	if (c->count)
+		run_notice(c, "counted %s; profile written to %s", names,
+			   first);
+	else if (c->engine == RUN_ENGINE_SIM)
+		run_notice(c, "%" PRIu64 " events counted (%s, simulated by "
+			   "valgrind); %d profile%s written (%s%s)", samples,
+			   names, n, n == 1 ? "" : "s",
+			   first ? first : "none", n > 1 ? ", ..." : "");
+	else if (n == 1)
+		run_notice(c, "%" PRIu64 " samples (%s), %" PRIu64 " lost; "
+			   "profile written to %s", samples, names, lost,
+			   first);
+	else
+		run_notice(c, "%" PRIu64 " samples (%s), %" PRIu64 " lost; "
+			   "%d profiles written (%s%s)", samples, names, lost,
+			   n, first ? first : "none", n > 1 ? ", ..." : "");
+	if (c->start_after && r->fired_ns < 0)
+		run_notice(c, "'%s' never occurred %llu times: nothing was %s",
+			   c->start_after_stat, c->start_after_n,
+			   c->count ? "counted" : "sampled");
+	if (lost)
+		run_notice(c, "the kernel dropped %" PRIu64 " samples: lower "
+			   "the rate with -F", lost);
+}
+
+int run_write_and_report(struct run *r, struct profile *tpl)
+{
+	struct run_config *c = r->cfg;
+	struct profile **ps = NULL;
+	int n, i, err = 0;
+	int split = c->pids || c->cpus == RUN_CPUS_EACH;
+	char *first = NULL;
+
+	n = collector_build(r->col, tpl, &ps);
+	if (n < 0)
+		return n;
+	if (c->pixie)
+		err = run_add_pixie(r, tpl, ps, n);
+	/* -one: the file holds a single CPU; say which. */
+	if (c->cpus == RUN_CPUS_ONE && n == 1)
+		ps[0]->cpu = r->one_cpu;
+	if (!err)
+		err = write_profiles(r, ps, n, split, &first);
+	/* A single merged profile is summarized; split runs list their
+	 * files only. */
+	if (!err && !c->quiet && n == 1 && !c->display)
+		run_show_profile(c, ps[0], first, 1, stderr);
+	if (!err && c->display)
+		err = show_reports(c, ps, n, split);
+	if (!err && !c->quiet)
+		closing_notice(r, tpl, n, first);
+	free(first);
+	for (i = 0; i < n; i++)
+		profile_free(ps[i]);
+	free(ps);
+	return err;
+}
+
+/* The kernel's ceiling for pid_max (PID_MAX_LIMIT on 64-bit): no pid has
+ * more digits. */
+#define PID_LONGEST 4194304
+
+/*
+ * Every file a run writes must be writable before anything runs: finding
+ * out after a long run, with the program's status lost, is the worst time.
+ * The pids and CPUs that name the files of a split run are not known yet:
+ * the longest such name is checked.
+ */
+int run_check_outputs(const struct run_config *c)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+	int split = c->pids || c->cpus == RUN_CPUS_EACH;
+	char *path;
+	int err;
+
+	path = profile_name(c, c->pids ? PID_LONGEST : -1,
+			    c->cpus == RUN_CPUS_EACH && ncpu > 0 ?
+			    (int)(ncpu - 1) : -1, split);
+	if (!path)
+		return prof_fail(PROF_ENOMEM, "out of memory");
+	err = outfile_check(path);
+	free(path);
+	if (err && split) {
+		char *why = strdup(prof_error(err));
+
+		/* The name with the made-up pid or CPU needs saying. */
+		if (why) {
+			err = prof_fail(PROF_EIO, "%s (the longest per-%s "
+					"file name)", why,
+					c->pids ? "process" : "CPU");
+			free(why);
+		}
+	}
+	if (!err && c->report_file)
+		err = outfile_check(c->report_file);
+	return err;
+}

@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The run layer: what one invocation of a front end does once its options
+ * are parsed.  A struct run_config says everything about the run (filled
+ * in by common/cli/, or by any other caller: nothing here knows argp) and
+ * carries the tool it runs for; it is the context every function of the
+ * run takes, so nothing here reads a global.
+ *
+ *   run_profile()           collect: start or attach, sample or count,
+ *                           write the profiles, show the summary/report
+ *   run_list_statistics()   -l: the statistics and whether this machine
+ *                           has them
+ *
+ * Both return an exit status (RUN_EXIT_* or the program's own) and print
+ * their own one-line errors, naming the tool.
+ */
+#ifndef COMMON_RUN_RUN_H
+#define COMMON_RUN_RUN_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "formats/report/report.h"
+
+struct profile;
+
+/* Exit statuses of our own (a run otherwise returns the program's): the
+ * contract with scripts, documented in --help and README.md. */
+enum {
+	RUN_EXIT_FAIL = 125,	/* the profiler itself failed */
+	RUN_EXIT_NOEXEC = 126,	/* program found but could not run */
+	RUN_EXIT_NOTFOUND = 127,	/* program not found */
+};
+
+enum run_scope {
+	RUN_SCOPE_TASKS,	/* a program and its descendants */
+	RUN_SCOPE_SYSTEM,	/* every task on the CPUs */
+};
+
+enum run_cpus {
+	RUN_CPUS_ALL,		/* one merged profile (default) */
+	RUN_CPUS_EACH,		/* one profile per CPU: FILE.N */
+	RUN_CPUS_ONE,		/* only the CPU the tool runs on */
+};
+
+enum run_engine {
+	RUN_ENGINE_PERF,	/* perf_event_open sampling (default) */
+	RUN_ENGINE_SIM,		/* exact counts under valgrind (sim.h) */
+};
+
+/* What a run needs to know of the tool it runs for. */
+struct run_tool {
+	const char *name;		/* "uprofile": messages, profiles */
+	const char *default_file;	/* "umon.out" */
+	enum run_scope scope;
+	unsigned default_modes;		/* STAT_MODE_* */
+};
+
+/* Everything about one run.  Strings and arrays are borrowed: the caller
+ * keeps them alive for the run. */
+struct run_config {
+	const struct run_tool *tool;
+	char **stats;			/* statistic names as typed */
+	size_t nstats;
+	unsigned long long freq, period;
+	unsigned add_modes;		/* -kernel / -user */
+	const char *output;		/* -o */
+	const char *dirname;
+	int pids;
+	enum run_cpus cpus;
+	long attach_pid;		/* -p, 0 when none: uprofile attaches,
+					 * kprofile runs until it exits */
+	double duration;		/* -d seconds, 0 none */
+	int quiet, verbose;
+	char **cmd;			/* program and arguments */
+	int ncmd;
+	int triggered;			/* -t: start with sampling off */
+	int dry_run;			/* print the events, open nothing */
+	const char *pmu;		/* --pmu: instruction-sampling family
+					 * for profile-me names, or NULL */
+	const char *control;		/* -control FIFO */
+	int count;			/* --count: totals, no sampling */
+	const char *start_after;	/* --start-after A:N as given */
+	char start_after_stat[64];	/* A */
+	unsigned long long start_after_n;	/* N */
+	enum run_engine engine;		/* --engine */
+	int pixie;			/* -pixie: add a simulated run */
+	const char *vmlinux;		/* kernel image, -k */
+	const char **ra;		/* -ra routine patterns, or NULL */
+	size_t nra;
+	/* The report: after a run, or of -i's file. */
+	struct report_options report;	/* view, -quit, -only, ... */
+	int display;			/* print the full report */
+	int json;
+	const char *report_file;	/* report after a run goes here */
+	int row_options;		/* a per-row display option given */
+};
+
+int run_profile(struct run_config *c);
+int run_list_statistics(const struct run_config *c);
+
+/* Whether a word of the command line names a statistic this config's
+ * engine knows (-e's names, X_per_ret, freq, with :u/:k/:h). */
+int run_is_statistic(const struct run_config *c, const char *word);
+/* Every statistic name a user may type, one per line after prefix. */
+void run_print_statistic_names(FILE *out, const char *prefix);
+
+/* Report profile p (read from file) to out as c asks: the summary after
+ * a run when summary_only, else its -display/-i report.  Returns 0 or a
+ * negative error. */
+int run_show_profile(const struct run_config *c, const struct profile *p,
+		     const char *file, int summary_only, FILE *out);
+
+/* "TOOL: message" on stderr unless -quiet. */
+void run_notice(const struct run_config *c, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* "TOOL: " and the error's text on stderr; returns RUN_EXIT_FAIL. */
+int run_fail(const struct run_config *c, int err);
+
+#endif

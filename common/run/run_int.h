@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Private declarations shared by the files of the run layer (run.h is its
+ * interface).  What each file holds:
+ *
+ *   run.c       run_profile(): the perf engine's run as named phases
+ *               (prepare, plan, set up, start, collect, finish)
+ *   plan.c      the plan: the statistics of a run resolved into events
+ *               (each through stats/), ratios (X_per_ret, freq) into
+ *               their inputs, the sample rate checked; both engines use it
+ *   control.c   what happens while collecting: signals, -t, -control,
+ *               --start-after, the collect loop
+ *   output.c    the profiles' names, checked before the run and written
+ *               after it, the summary or report, the closing notice
+ *   simrun.c    the sim engine's run: --engine=sim and -pixie, under
+ *               valgrind
+ *   list.c      -l
+ */
+#ifndef COMMON_RUN_RUN_INT_H
+#define COMMON_RUN_RUN_INT_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "run.h"
+#include "common/engine/launch.h"
+#include "common/engine/perf.h"
+#include "common/engine/profileme.h"
+
+struct collector;
+struct perf_session;
+struct profile;
+struct stat_choice;
+struct symbolizer;
+
+#define PER_RET "_per_ret"
+
+/* One run of the program (or of the system): what plan.c resolved, what
+ * collects it, and the state of the run.  Passed to every phase. */
+struct run {
+	struct run_config *cfg;
+	struct stat_choice *choice;
+	size_t nstats;
+	struct perf_event_spec *specs;
+	struct pm_pmu pmu;		/* --pmu: the family's PMU */
+	struct collector *col;
+	struct perf_session *sess;
+	struct launch child;
+	struct symbolizer *sym;		/* kernel symbols, when sampled */
+	int one_cpu;			/* -one: the CPU, else -1 */
+	int have_child;
+	int sigfd;
+	int sigint_ignored;
+	int control_fd, control_keep_fd;	/* -control FIFO */
+	int control_made;			/* we created the FIFO */
+	int sampling;				/* events are enabled */
+	char *path;				/* the program found */
+	sigset_t old_mask;
+	struct derived *derived;		/* NAME_per_ret asked for */
+	size_t nderived;
+	struct perf_trigger trigger;		/* --start-after */
+	int have_trigger;
+	int64_t fired_ns;			/* trigger fired, from t0; -1 */
+	uint64_t t0;				/* CLOCK_MONOTONIC at start */
+	uint64_t handover_ns;			/* signal read to enabled */
+	uint64_t t0_wall;			/* CLOCK_REALTIME at start */
+	struct perf_target target;		/* what perf opens on */
+	pid_t *tids;				/* -p: the threads */
+	size_t ntids;
+	int child_done;				/* the program was waited for */
+	int status;				/* the program's exit status */
+	int code;				/* the run's exit status */
+	struct profile *tpl;			/* what every profile starts
+						 * from */
+	struct stat_def *pm_defs;		/* --pmu: made-up definitions
+						 * of profile-me names */
+};
+
+/* A ratio the user asked for, and the statistics it divides. */
+struct derived {
+	char name[80];		/* canonical: "mispredict_per_ret" */
+	char requested[64];	/* as typed */
+	size_t x, ret;		/* indices into run.choice */
+};
+
+/* plan.c */
+const char *run_per_ret_input(const char *word, char *buf, size_t len);
+int run_is_freq(const char *word);
+int run_input_failed(const char *name, const char *input, int err);
+int run_resolve_stats(struct run *r);
+int run_check_sample_rate(struct run *r);
+
+/* simrun.c */
+int run_add_pixie(struct run *r, const struct profile *tpl,
+		  struct profile **ps, int n);
+int run_sim(struct run_config *c, char *path);
+
+/* control.c */
+int run_setup_signals(struct run *r);
+int run_open_control(struct run *r);
+int run_pin_to_current_cpu(int *cpu);
+int run_collect(struct run *r, int *status);
+
+/* output.c */
+int run_check_outputs(const struct run_config *c);
+struct profile *run_new_template(const struct run_config *c, uint64_t t0,
+				 uint64_t t0_wall);
+int run_write_and_report(struct run *r, struct profile *tpl);
+
+#endif

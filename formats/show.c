@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * report_show(): from a profile to its report in the format asked for
+ * (show.h).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "show.h"
+#include "common/profile/profile.h"
+#include "common/util/error.h"
+#include "symbolize/symbolize.h"
+
+/* Procedures the summary after a run shows. */
+#define SUMMARY_ROWS 5
+
+/* A symbolizer for reporting p: with its own kernel symbols if it has. */
+static struct symbolizer *report_symbolizer(const char *vmlinux,
+					    const struct profile *p)
+{
+	struct sym_config sc = { .vmlinux = vmlinux };
+	struct symbolizer *sym = symbolizer_new(&sc);
+	struct sym_ksym *v;
+	size_t i;
+
+	if (!sym || !p->nksyms)
+		return sym;
+	v = calloc(p->nksyms, sizeof(*v));
+	if (!v) {
+		symbolizer_free(sym);
+		return NULL;
+	}
+	for (i = 0; i < p->nksyms; i++) {
+		v[i].start = p->ksyms[i].start;
+		v[i].end = p->ksyms[i].end;
+		v[i].name = p->ksyms[i].name;
+		v[i].module = p->ksyms[i].module;
+	}
+	if (sym_set_kernel_symbols(sym, v, p->nksyms) == SYM_ENOMEM) {
+		symbolizer_free(sym);
+		sym = NULL;
+	}
+	free(v);
+	return sym;
+}
+
+/* A counting profile: totals and ratios, no rows.  Its summary is the
+ * whole text report: it is a few lines. */
+static int show_counts(FILE *out, const struct profile *p,
+		       const struct report_show *s)
+{
+	struct report_counts *rc;
+	int err = report_counts_build(p, s->opt.file, &rc);
+
+	if (err)
+		return err;
+	if (s->format == REPORT_SHOW_JSON)
+		err = report_counts_json(out, rc);
+	else
+		err = report_counts_text(out, rc);
+	report_counts_free(rc);
+	return err;
+}
+
+static int show_rows(FILE *out, const struct profile *p,
+		     const struct report_show *s)
+{
+	struct symbolizer *sym = report_symbolizer(s->vmlinux, p);
+	struct report_options ro = s->opt;
+	struct report *r;
+	int err;
+
+	if (!sym)
+		return prof_fail(PROF_ENOMEM, "out of memory");
+	if (s->format == REPORT_SHOW_SUMMARY) {
+		ro = (struct report_options){
+			.view = REPORT_PROCEDURES,
+			.numbers = s->opt.numbers,
+			.file = s->opt.file,
+			.stride = -1,
+		};
+	}
+	err = report_build(p, sym, &ro, &r);
+	if (err) {
+		symbolizer_free(sym);
+		return err;
+	}
+	switch (s->format) {
+	case REPORT_SHOW_SUMMARY:
+		err = report_summary(out, r, SUMMARY_ROWS);
+		break;
+	case REPORT_SHOW_JSON:
+		err = report_json(out, r);
+		break;
+	case REPORT_SHOW_TEXT:
+		err = report_text(out, r);
+		break;
+	}
+	report_free(r);
+	symbolizer_free(sym);
+	return err;
+}
+
+int report_show(FILE *out, const struct profile *p,
+		const struct report_show *s)
+{
+	int err = report_is_counting(p) ? show_counts(out, p, s) :
+		  show_rows(out, p, s);
+
+	if (!err && fflush(out))
+		err = prof_fail(PROF_EIO, "cannot write report: %s",
+				strerror(errno));
+	return err;
+}

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The one entry point that turns a profile into what the user reads:
+ * the run's summary and report and -i's report all come through here.
+ * It builds the report model (formats/report/) for the profile, with the
+ * profile's own kernel symbols, and hands it to the writer the options
+ * name.  A new output format is a new writer and a new case here.
+ */
+#ifndef FORMATS_SHOW_H
+#define FORMATS_SHOW_H
+
+#include <stdio.h>
+
+#include "formats/report/report.h"
+
+struct profile;
+
+enum report_show_format {
+	REPORT_SHOW_TEXT,
+	REPORT_SHOW_JSON,
+	REPORT_SHOW_SUMMARY,	/* the few lines after a run (text) */
+};
+
+struct report_show {
+	struct report_options opt;	/* view and row selection; ignored
+					 * by the summary */
+	enum report_show_format format;
+	const char *vmlinux;		/* -k: kernel image, or NULL */
+};
+
+/* Writes p's report to out and flushes it.  A counting profile (no
+ * rows) shows its totals whatever the view.  Returns 0 or a negative
+ * PROF_E* error (prof_error() has the detail). */
+int report_show(FILE *out, const struct profile *p,
+		const struct report_show *s);
+
+#endif
