@@ -7,8 +7,6 @@
  * stale debug file never gives wrong lines.
  */
 #include <fcntl.h>
-#include <gelf.h>
-#include <libelf.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,7 +15,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "common/util/regfile.h"
+#include "common/util/buildid.h"
 #include "symbolize_int.h"
 
 static bool same_file(const char *a, const char *b)
@@ -52,7 +50,7 @@ static bool build_id_matches(struct symbolizer *s, const char *path,
 
 	if (fd < 0)
 		return false;
-	n = sym_read_build_id_fd(fd, id, sizeof(id));
+	n = buildid_read_fd(fd, id, sizeof(id));
 	close(fd);
 	return n > 0 && (size_t)n == meta->build_id_len &&
 	       !memcmp(id, meta->build_id, (size_t)n);
@@ -134,52 +132,4 @@ char *debuginfo_find(struct symbolizer *s, const char *path,
 		free(rooted);
 	}
 	return found;
-}
-
-int sym_read_build_id(const char *path, uint8_t *buf, size_t len)
-{
-	int fd, ret;
-
-	if (!path || (!buf && len))
-		return SYM_EINVAL;
-	fd = regfile_open(path, NULL);
-	if (fd < 0)
-		return SYM_EOPEN;
-	ret = sym_read_build_id_fd(fd, buf, len);
-	close(fd);
-	return ret;
-}
-
-int sym_read_build_id_fd(int fd, uint8_t *buf, size_t len)
-{
-	Elf *elf;
-	int ret;
-
-	elf_version(EV_CURRENT);
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF)
-		ret = SYM_EELF;
-	else
-		ret = elf_build_id(elf, buf, len);
-	elf_end(elf);
-	return ret;
-}
-
-int sym_read_build_id_mem(const void *image, size_t size, uint8_t *buf,
-			  size_t len)
-{
-	Elf *elf;
-	int ret;
-
-	if (!image || (!buf && len))
-		return SYM_EINVAL;
-	elf_version(EV_CURRENT);
-	/* libelf only reads an ELF_C_READ image; the cast is its API. */
-	elf = elf_memory((char *)image, size);
-	if (!elf || elf_kind(elf) != ELF_K_ELF)
-		ret = SYM_EELF;
-	else
-		ret = elf_build_id(elf, buf, len);
-	elf_end(elf);
-	return ret;
 }

@@ -179,9 +179,6 @@ char *debuginfo_find(struct symbolizer *s, const char *path,
  */
 int sym_open_input(struct symbolizer *s, const char *path);
 
-/* The build-id of the ELF file open on fd; as sym_read_build_id(). */
-int sym_read_build_id_fd(int fd, uint8_t *buf, size_t len);
-
 /* Kernel symbols from a kallsyms file. */
 struct ksym {
 	uint64_t addr;
@@ -269,6 +266,5 @@ bool blocks_unwind_proc(struct symbolizer *s, struct symobj *o, uint64_t va,
 /* elfsym.c helpers on an open libelf handle (void * = Elf *). */
 int elf_read_meta(void *elf, struct elfmeta *meta);
 int elf_read_loads(void *elf, struct loadseg **loads, size_t *nloads);
-int elf_build_id(void *elf, uint8_t *buf, size_t len);
 
 #endif
