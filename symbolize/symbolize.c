@@ -17,122 +17,8 @@
 #include <sys/auxv.h>
 #include <unistd.h>
 
-#include <libiberty/demangle.h>
-
 #include "common/util/regfile.h"
 #include "symbolize_int.h"
-
-/* ---- string pool ---- */
-
-#define POOL_CHUNK 65536
-
-void strpool_init(struct strpool *sp)
-{
-	memset(sp, 0, sizeof(*sp));
-}
-
-void strpool_release(struct strpool *sp)
-{
-	char *c = sp->chunk;
-
-	while (c) {
-		char *next;
-
-		memcpy(&next, c, sizeof(next));
-		free(c);
-		c = next;
-	}
-	free(sp->slots);
-	memset(sp, 0, sizeof(*sp));
-}
-
-static size_t str_hash(const char *s, size_t len)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-	size_t i;
-
-	for (i = 0; i < len; i++) {
-		h ^= (unsigned char)s[i];
-		h *= 0x100000001b3ull;
-	}
-	return (size_t)(h ^ (h >> 29));
-}
-
-/* Chunks are linked through a pointer stored in their first bytes. */
-static char *pool_alloc(struct strpool *sp, size_t len)
-{
-	char *c, *p;
-	size_t size;
-
-	if (sp->chunk && sp->size - sp->used >= len) {
-		p = sp->chunk + sp->used;
-		sp->used += len;
-		return p;
-	}
-	size = len + sizeof(char *) > POOL_CHUNK ? len + sizeof(char *) :
-						   POOL_CHUNK;
-	c = malloc(size);
-	if (!c)
-		return NULL;
-	memcpy(c, &sp->chunk, sizeof(sp->chunk));
-	sp->chunk = c;
-	sp->size = size;
-	sp->used = sizeof(char *) + len;
-	return c + sizeof(char *);
-}
-
-static int pool_rehash(struct strpool *sp)
-{
-	size_t n = sp->nslots ? sp->nslots * 2 : 4096, i, mask = n - 1;
-	const char **slots = calloc(n, sizeof(*slots));
-
-	if (!slots)
-		return SYM_ENOMEM;
-	for (i = 0; i < sp->nslots; i++) {
-		const char *s = sp->slots[i];
-		size_t j;
-
-		if (!s)
-			continue;
-		for (j = str_hash(s, strlen(s)) & mask; slots[j];
-		     j = (j + 1) & mask)
-			;
-		slots[j] = s;
-	}
-	free(sp->slots);
-	sp->slots = slots;
-	sp->nslots = n;
-	return SYM_OK;
-}
-
-const char *strpool_intern(struct strpool *sp, const char *s, size_t len)
-{
-	size_t i, mask;
-	char *p;
-
-	if ((sp->nused + 1) * 4 > sp->nslots * 3 && pool_rehash(sp))
-		return NULL;
-	mask = sp->nslots - 1;
-	for (i = str_hash(s, len) & mask; sp->slots[i]; i = (i + 1) & mask) {
-		const char *t = sp->slots[i];
-
-		if (!strncmp(t, s, len) && !t[len])
-			return t;
-	}
-	p = pool_alloc(sp, len + 1);
-	if (!p)
-		return NULL;
-	memcpy(p, s, len);
-	p[len] = '\0';
-	sp->slots[i] = p;
-	sp->nused++;
-	return p;
-}
-
-const char *strpool_add(struct strpool *sp, const char *s)
-{
-	return strpool_intern(sp, s, strlen(s));
-}
 
 /* ---- objects ---- */
 
@@ -311,10 +197,10 @@ static size_t obj_hash(const struct sym_object *obj)
 	size_t h = (size_t)obj->kind * 0x9e3779b97f4a7c15ull;
 
 	if (obj->path)
-		h ^= str_hash(obj->path, strlen(obj->path));
+		h ^= strpool_hash(obj->path, strlen(obj->path));
 	if (obj->build_id && obj->build_id_len)
-		h ^= str_hash((const char *)obj->build_id,
-			      obj->build_id_len) * 31;
+		h ^= strpool_hash((const char *)obj->build_id,
+				 obj->build_id_len) * 31;
 	return h;
 }
 
@@ -817,36 +703,6 @@ static int resolve_kernel(struct symbolizer *s, const struct sym_object *obj,
 	res->symbol_start = k->addr;
 	res->module = k->module;
 	return SYM_OK;
-}
-
-const char *sym_demangle(struct strpool *sp, const char *name)
-{
-	const char *pooled = NULL, *clone;
-	char *full, *d, *buf = NULL;
-
-	if (!name || name[0] != '_' || name[1] != 'Z')
-		return NULL;
-	/* Only a name that demangles whole (a clone suffix included) is
-	 * C++: without DMGL_PARAMS the demangler stops after the name and
-	 * would take "_Znwm@plt" or "_ZN3foo3barEvXYZ" too. */
-	full = cplus_demangle(name, DMGL_PARAMS | DMGL_ANSI);
-	if (!full)
-		return NULL;
-	free(full);
-	/* No DMGL_PARAMS: no parameter list, no return type. */
-	d = cplus_demangle(name, DMGL_AUTO | DMGL_ANSI);
-	if (!d)
-		return NULL;
-	/* A clone (.cold, .isra.0, .constprop.0, .part.0) keeps its
-	 * suffix, as in C: it is other code than the function's body. */
-	clone = strchr(name, '.');
-	if (clone && asprintf(&buf, "%s%s", d, clone) >= 0)
-		pooled = strpool_add(sp, buf);
-	else if (!clone)
-		pooled = strpool_add(sp, d);
-	free(buf);
-	free(d);
-	return pooled;
 }
 
 /*

@@ -14,6 +14,8 @@
 #include "common/util/array.h"		/* ALLOC_GROW: the one checked grow helper */
 #include "symbolize.h"
 
+/* ---- strpool.c ---- */
+
 /*
  * String pool: every string handed to callers lives here, deduplicated,
  * until the symbolizer is freed.  Parsed objects copy their names in so
@@ -32,6 +34,10 @@ void strpool_release(struct strpool *sp);
 /* NULL on out of memory. */
 const char *strpool_intern(struct strpool *sp, const char *s, size_t len);
 const char *strpool_add(struct strpool *sp, const char *s);
+/* The pool's hash of len bytes at s (FNV-1a), for other tables to use. */
+size_t strpool_hash(const char *s, size_t len);
+
+/* ---- demangle.c ---- */
 
 /*
  * A C++ (Itanium ABI) mangled name demangled as perf shows it: qualified,
