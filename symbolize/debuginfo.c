@@ -26,13 +26,12 @@ static bool same_file(const char *a, const char *b)
 	       sa.st_ino == sb.st_ino;
 }
 
-static bool crc_matches(struct symbolizer *s, const char *path,
-			uint32_t want)
+static bool crc_matches(struct inputs *in, const char *path, uint32_t want)
 {
 	unsigned char buf[65536];
 	uLong crc = crc32(0L, Z_NULL, 0);
 	ssize_t n;
-	int fd = sym_open_input(s, path);
+	int fd = inputs_open(in, path);
 
 	if (fd < 0)
 		return false;
@@ -42,11 +41,11 @@ static bool crc_matches(struct symbolizer *s, const char *path,
 	return n == 0 && (uint32_t)crc == want;
 }
 
-static bool build_id_matches(struct symbolizer *s, const char *path,
+static bool build_id_matches(struct inputs *in, const char *path,
 			     const struct elfmeta *meta)
 {
 	uint8_t id[64];
-	int n, fd = sym_open_input(s, path);
+	int n, fd = inputs_open(in, path);
 
 	if (fd < 0)
 		return false;
@@ -56,7 +55,7 @@ static bool build_id_matches(struct symbolizer *s, const char *path,
 	       !memcmp(id, meta->build_id, (size_t)n);
 }
 
-static char *by_build_id(struct symbolizer *s, const struct elfmeta *meta,
+static char *by_build_id(struct inputs *in, const struct elfmeta *meta,
 			 const char *root)
 {
 	char *path;
@@ -75,13 +74,13 @@ static char *by_build_id(struct symbolizer *s, const struct elfmeta *meta,
 		off += snprintf(path + off, len - (size_t)off, "%02x",
 				meta->build_id[i]);
 	snprintf(path + off, len - (size_t)off, ".debug");
-	if (access(path, R_OK) == 0 && build_id_matches(s, path, meta))
+	if (access(path, R_OK) == 0 && build_id_matches(in, path, meta))
 		return path;
 	free(path);
 	return NULL;
 }
 
-static char *try_link(struct symbolizer *s, const char *objpath,
+static char *try_link(struct inputs *in, const char *objpath,
 		      const char *a, const char *b, const char *c,
 		      const struct elfmeta *meta)
 {
@@ -90,20 +89,20 @@ static char *try_link(struct symbolizer *s, const char *objpath,
 	if (asprintf(&path, "%s%s%s", a, b, c) < 0)
 		return NULL;
 	if (access(path, R_OK) == 0 && !same_file(path, objpath) &&
-	    crc_matches(s, path, meta->debuglink_crc))
+	    crc_matches(in, path, meta->debuglink_crc))
 		return path;
 	free(path);
 	return NULL;
 }
 
-char *debuginfo_find(struct symbolizer *s, const char *path,
+char *debuginfo_find(struct inputs *in, const char *path,
 		     const struct elfmeta *meta, const char *debug_root)
 {
 	char real[PATH_MAX], *dir, *slash, *found;
 
 	if (!debug_root)
 		debug_root = "/usr/lib/debug";
-	found = by_build_id(s, meta, debug_root);
+	found = by_build_id(in, meta, debug_root);
 	if (found || !path || !meta->debuglink ||
 	    strchr(meta->debuglink, '/'))
 		return found;
@@ -120,15 +119,15 @@ char *debuginfo_find(struct symbolizer *s, const char *path,
 	} else {
 		dir = "./";
 	}
-	found = try_link(s, path, dir, "", meta->debuglink, meta);
+	found = try_link(in, path, dir, "", meta->debuglink, meta);
 	if (!found)
-		found = try_link(s, path, dir, ".debug/", meta->debuglink, meta);
+		found = try_link(in, path, dir, ".debug/", meta->debuglink, meta);
 	if (!found && dir[0] == '/') {
 		char *rooted;
 
 		if (asprintf(&rooted, "%s%s", debug_root, dir) < 0)
 			return NULL;
-		found = try_link(s, path, rooted, "", meta->debuglink, meta);
+		found = try_link(in, path, rooted, "", meta->debuglink, meta);
 		free(rooted);
 	}
 	return found;

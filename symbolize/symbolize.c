@@ -17,7 +17,6 @@
 #include <sys/auxv.h>
 #include <unistd.h>
 
-#include "common/util/regfile.h"
 #include "symbolize_int.h"
 
 /* ---- objects ---- */
@@ -33,8 +32,7 @@ struct symbolizer {
 	struct kallsyms ks;
 	int ks_err;
 	bool ks_loaded;
-	struct sym_skipped *skipped;	/* paths in pool */
-	size_t nskipped, alloc_skipped;
+	struct inputs inputs;		/* skipped paths kept in pool */
 };
 
 static char *dup_or_null(const char *s, bool *oom)
@@ -58,6 +56,7 @@ struct symbolizer *symbolizer_new(const struct sym_config *cfg)
 		return NULL;
 	elf_version(EV_CURRENT);
 	strpool_init(&s->pool);
+	inputs_init(&s->inputs, &s->pool);
 	if (cfg) {
 		s->debug_root = dup_or_null(cfg->debug_root, &oom);
 		s->vmlinux = dup_or_null(cfg->vmlinux, &oom);
@@ -72,33 +71,14 @@ struct symbolizer *symbolizer_new(const struct sym_config *cfg)
 
 int sym_open_input(struct symbolizer *s, const char *path)
 {
-	struct stat st;
-	const char *kept;
-	size_t i;
-	int fd = regfile_open(path, &st);
-
-	if (fd >= 0 || errno != EINVAL || !st.st_mode)
-		return fd;
-	for (i = 0; i < s->nskipped; i++)
-		if (!strcmp(s->skipped[i].path, path))
-			goto out;
-	/* Out of memory only loses the note; the file is skipped anyway. */
-	kept = strpool_add(&s->pool, path);
-	if (kept && !ALLOC_GROW(s->skipped, s->nskipped + 1,
-				s->alloc_skipped)) {
-		s->skipped[s->nskipped].path = kept;
-		s->skipped[s->nskipped++].kind = regfile_kind(st.st_mode);
-	}
-out:
-	errno = EINVAL;
-	return -1;
+	return inputs_open(&s->inputs, path);
 }
 
 const struct sym_skipped *sym_skipped_files(const struct symbolizer *s,
 					    size_t *n)
 {
-	*n = s->nskipped;
-	return s->skipped;
+	*n = s->inputs.nskipped;
+	return s->inputs.skipped;
 }
 
 static void obj_free(struct symobj *o)
@@ -130,8 +110,8 @@ void symbolizer_free(struct symbolizer *s)
 	}
 	free(s->tab);
 	kallsyms_release(&s->ks);
+	inputs_release(&s->inputs);
 	strpool_release(&s->pool);
-	free(s->skipped);
 	free(s->debug_root);
 	free(s->vmlinux);
 	free(s->kallsyms_path);
@@ -306,7 +286,7 @@ static int load_elf(struct symbolizer *s, struct symobj *o, Elf *elf,
 		dwpath = path;
 	/* Images without a path (the vdso) can still be found by build-id. */
 	if (!meta.has_dwarf || !meta.has_symtab)
-		dbg = debuginfo_find(s, path, &meta, s->debug_root);
+		dbg = debuginfo_find(&s->inputs, path, &meta, s->debug_root);
 	if (dbg) {
 		int dfd;
 		Elf *delf = open_elf(s, dbg, &dfd);

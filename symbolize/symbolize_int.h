@@ -37,6 +37,28 @@ const char *strpool_add(struct strpool *sp, const char *s);
 /* The pool's hash of len bytes at s (FNV-1a), for other tables to use. */
 size_t strpool_hash(const char *s, size_t len);
 
+/* ---- input.c ---- */
+
+/*
+ * The files a symbolizer reads: objects, their debug files and the
+ * candidates for those.  Only regular files are opened (regfile.h); the
+ * others are noted, each path once, for sym_skipped_files().
+ */
+struct inputs {
+	struct strpool *pool;		/* keeps the skipped paths */
+	struct sym_skipped *skipped;
+	size_t nskipped, alloc_skipped;
+};
+
+void inputs_init(struct inputs *in, struct strpool *pool);
+void inputs_release(struct inputs *in);
+/*
+ * Open path read-only (regfile_open()); a file that is not regular is
+ * noted.  Returns the descriptor or -1 with errno set (EINVAL for a file
+ * that is not regular).
+ */
+int inputs_open(struct inputs *in, const char *path);
+
 /* ---- demangle.c ---- */
 
 /*
@@ -173,16 +195,12 @@ struct elfmeta {
 /*
  * Find a separate debug file for the object at path (NULL for an image
  * in memory: build-id only).  Returns a malloc'ed path or NULL.
- * Candidates that are not regular files are noted in s and passed over.
+ * Candidates that are not regular files are noted in in and passed over.
  */
-char *debuginfo_find(struct symbolizer *s, const char *path,
+char *debuginfo_find(struct inputs *in, const char *path,
 		     const struct elfmeta *meta, const char *debug_root);
 
-/*
- * Open an input file of the symbolizer (regfile_open()); a file that is
- * not regular is recorded for sym_skipped_files().  Returns the
- * descriptor or -1 with errno set.
- */
+/* Open an input of s through its inputs_open(). */
 int sym_open_input(struct symbolizer *s, const char *path);
 
 /* Kernel symbols from a kallsyms file. */
