@@ -83,7 +83,9 @@ const struct sym_skipped *sym_skipped_files(const struct symbolizer *s,
 
 static void obj_free(struct symobj *o)
 {
-	code_cache_free(o->code);
+	if (o->code)
+		o->code_free(o->code);
+	procs_release(&o->procs);
 	free(o->path);
 	free(o->build_id);
 	free(o->loads);
@@ -482,6 +484,53 @@ struct symobj *symobj_get(struct symbolizer *s, const struct sym_object *obj,
 	return s->last = o;
 }
 
+/* Read o's procs from its file or a copy of the vdso image. */
+static int read_procs(struct symbolizer *s, struct symobj *o)
+{
+	int arch, mode, fd = -1, ret;
+	char *copy = NULL;
+	Elf *elf;
+
+	/* Code that is not decoded has no PLT to read either. */
+	if (!procs_machine(o->machine, &arch, &mode))
+		return SYM_ENOCODE;
+	if (o->kind == SYM_OBJ_VDSO) {
+		size_t size;
+		const void *img = vdso_image(&size);
+
+		if (!img)
+			return SYM_ENOCODE;
+		copy = malloc(size);
+		if (!copy)
+			return SYM_ENOMEM;
+		memcpy(copy, img, size);
+		elf = elf_memory(copy, size);
+		if (!elf) {
+			free(copy);
+			return SYM_EELF;
+		}
+	} else {
+		elf = open_elf(s, o->path, &fd);
+		if (!elf)
+			return fd < 0 ? SYM_EOPEN : SYM_EELF;
+	}
+	ret = procs_read(&o->procs, &s->pool, elf, o->machine);
+	close_elf(elf, fd);
+	free(copy);
+	return ret;
+}
+
+int symobj_procs(struct symbolizer *s, struct symobj *o,
+		 const struct procs **out)
+{
+	if (!o->procs_done) {
+		o->procs_done = true;
+		o->procs_err = read_procs(s, o);
+	}
+	*out = &o->procs;
+	return o->procs_err;
+}
+
 /* ---- answers ---- */
 
 static int fallback(struct symbolizer *s, const char *base, uint64_t off,
@@ -611,19 +660,20 @@ static bool resolve_elf(struct symobj *o, uint64_t off,
 static bool unnamed_code(struct symbolizer *s, struct symobj *o, uint64_t off,
 			 struct sym_result *res)
 {
+	const struct procs *pr;
 	uint64_t va, start;
 	const char *target, *name, *d;
 	char *buf = NULL;
 	unsigned flags = 0;
 	int len;
 
-	if (!symobj_off_to_vaddr(o, off, &va))
+	if (!symobj_off_to_vaddr(o, off, &va) || symobj_procs(s, o, &pr))
 		return false;
-	if ((target = blocks_plt_stub(s, o, va, &start)) != NULL) {
+	if ((target = procs_plt_stub(pr, va, &start)) != NULL) {
 		d = sym_demangle(&s->pool, target);
 		len = asprintf(&buf, "%s@plt", d ? d : target);
 		flags = SYM_F_PLT;
-	} else if (blocks_unwind_proc(s, o, va, &start)) {
+	} else if (procs_unwind_proc(pr, va, &start)) {
 		struct symhit hit;
 
 		/* A symbol at the entry whose size stops short of the
