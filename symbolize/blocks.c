@@ -131,7 +131,7 @@ static int code_cache_load(struct symbolizer *s, struct symobj *o,
 	c->cs_open = true;
 	cs_option(c->cs, CS_OPT_DETAIL, CS_OPT_ON);
 	if (o->kind == SYM_OBJ_VDSO) {
-		const void *img = vdso_image(&c->memsize);
+		const void *img = sym_vdso_image(&c->memsize);
 
 		if (!img)
 			return SYM_ENOCODE;

@@ -41,7 +41,7 @@ static void read_debuglink(Elf *elf, Elf_Scn *scn, struct elfmeta *meta)
 				      ident && ident[EI_DATA] == ELFDATA2MSB);
 }
 
-int elf_read_meta(void *handle, struct elfmeta *meta)
+int elfsym_read_meta(void *handle, struct elfmeta *meta)
 {
 	Elf *elf = handle;
 	Elf_Scn *scn = NULL;
@@ -77,7 +77,7 @@ int elf_read_meta(void *handle, struct elfmeta *meta)
 	return SYM_OK;
 }
 
-int elf_read_loads(void *handle, struct loadseg **loads, size_t *nloads)
+int elfsym_read_loads(void *handle, struct loadseg **loads, size_t *nloads)
 {
 	Elf *elf = handle;
 	struct loadseg *v = NULL;

@@ -265,7 +265,7 @@ static int load_elf(struct symbolizer *s, struct symobj *o, Elf *elf,
 	const char *dwpath = NULL;
 	int ret;
 
-	ret = elf_read_meta(elf, &meta);
+	ret = elfsym_read_meta(elf, &meta);
 	if (ret)
 		return ret;
 	if (build_id_stale(o, &meta)) {
@@ -279,7 +279,7 @@ static int load_elf(struct symbolizer *s, struct symobj *o, Elf *elf,
 		if (gelf_getehdr(elf, &eh))
 			o->machine = eh.e_machine;
 	}
-	ret = elf_read_loads(elf, &o->loads, &o->nloads);
+	ret = elfsym_read_loads(elf, &o->loads, &o->nloads);
 	if (!ret)
 		ret = symindex_add_elf(&o->syms, &s->pool, elf);
 	if (ret)
@@ -294,7 +294,7 @@ static int load_elf(struct symbolizer *s, struct symobj *o, Elf *elf,
 		Elf *delf = open_elf(s, dbg, &dfd);
 		struct elfmeta dmeta;
 
-		if (delf && !elf_read_meta(delf, &dmeta)) {
+		if (delf && !elfsym_read_meta(delf, &dmeta)) {
 			if (!meta.has_symtab)
 				ret = symindex_add_elf(&o->syms, &s->pool,
 						       delf);
@@ -364,7 +364,7 @@ static size_t image_size(const unsigned char *img)
  * The vdso of this process.  It is copied because libelf may want to
  * write to the image it reads, and the vdso is mapped read-only.
  */
-const void *vdso_image(size_t *size)
+const void *sym_vdso_image(size_t *size)
 {
 	const unsigned char *img = (const void *)getauxval(AT_SYSINFO_EHDR);
 
@@ -375,7 +375,7 @@ const void *vdso_image(size_t *size)
 static void load_vdso(struct symbolizer *s, struct symobj *o)
 {
 	size_t size;
-	const unsigned char *img = vdso_image(&size);
+	const unsigned char *img = sym_vdso_image(&size);
 	char *copy;
 	Elf *elf;
 
@@ -496,7 +496,7 @@ static int read_procs(struct symbolizer *s, struct symobj *o)
 		return SYM_ENOCODE;
 	if (o->kind == SYM_OBJ_VDSO) {
 		size_t size;
-		const void *img = vdso_image(&size);
+		const void *img = sym_vdso_image(&size);
 
 		if (!img)
 			return SYM_ENOCODE;

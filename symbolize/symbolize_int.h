@@ -168,8 +168,8 @@ struct elfmeta {
  * What the ELF object open as elf (an Elf *) says about itself, and its
  * PT_LOAD segments (*loads malloc'ed).  SYM_OK, SYM_EELF or SYM_ENOMEM.
  */
-int elf_read_meta(void *elf, struct elfmeta *meta);
-int elf_read_loads(void *elf, struct loadseg **loads, size_t *nloads);
+int elfsym_read_meta(void *elf, struct elfmeta *meta);
+int elfsym_read_loads(void *elf, struct loadseg **loads, size_t *nloads);
 
 /* ---- dwarf.c ---- */
 
@@ -389,7 +389,7 @@ struct strpool *symbolizer_pool(struct symbolizer *s);
 /* The configured vmlinux path, or NULL. */
 const char *symbolizer_vmlinux(const struct symbolizer *s);
 /* This process's vdso image and its size; NULL when there is none. */
-const void *vdso_image(size_t *size);
+const void *sym_vdso_image(size_t *size);
 
 /* Open an input of s through its inputs_open(). */
 int sym_open_input(struct symbolizer *s, const char *path);
