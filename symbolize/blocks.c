@@ -2,16 +2,14 @@
 /*
  * Basic blocks: a procedure of an object decoded with capstone and split
  * at its leaders (the rules are the contract of sym_code() in
- * symbolize.h).  Everything is cached on the object: the ELF facts that
- * decoding needs (architecture, .eh_frame extents for stripped code, PLT
- * stub names) are read once, and each procedure is decoded once.
+ * symbolize.h).  Everything is cached on the object: the facts that
+ * decoding needs (.eh_frame extents for stripped code, PLT stub names:
+ * procs.c) are read once, and each procedure is decoded once.  The top of
+ * symbolize/: it names code through sym_resolve().
  *
- * Capstone types stay in this file.
+ * Capstone types stay in this file and procs.c.
  */
 #include <capstone/capstone.h>
-#include <fcntl.h>
-#include <gelf.h>
-#include <libelf.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -21,27 +19,8 @@
 #define MAX_PROC_BYTES (64u << 20)
 #define MAX_SWEEPS 8
 #define MAX_TABLE 4096		/* jump table entries, at most */
-#define RING 16
-#define NEIGHBOUR_BYTES 4096	/* scanned for jumps into a procedure */			/* instructions remembered for jump tables */
-
-struct gotname {
-	uint64_t got;
-	const char *name;
-};
-
-struct fde_range {
-	uint64_t lo, hi;	/* vaddrs [lo, hi) */
-};
-
-struct plt_ent {
-	uint64_t vaddr;		/* start of the stub */
-	uint64_t size;		/* its section's entry size */
-	const char *name;
-};
-
-/* A PLT stub is 16 bytes on AArch64 and on x86-64 unless its section
- * says otherwise (.plt.got entries without IBT are 8). */
-#define PLT_STUB_SIZE 16
+#define RING 16			/* instructions remembered for jump tables */
+#define NEIGHBOUR_BYTES 4096	/* scanned for jumps into a procedure */
 
 struct proc {
 	struct sym_code code;
@@ -50,7 +29,8 @@ struct proc {
 };
 
 struct code_cache {
-	int err;		/* SYM_OK once the ELF facts are read */
+	int err;		/* SYM_OK once ready to decode */
+	const struct procs *pr;	/* the object's PLT and unwind facts */
 	int fd;			/* the object's file, -1 */
 	unsigned char *mem;	/* the vdso image (a copy), or NULL */
 	size_t memsize;
@@ -58,14 +38,6 @@ struct code_cache {
 	cs_mode mode;
 	csh cs;
 	bool cs_open;
-	struct fde_range *fdes;	/* sorted by lo */
-	size_t nfdes, afdes;
-	struct plt_ent *plt;	/* sorted by vaddr */
-	size_t nplt, aplt;
-	struct fde_range pltsec[3];	/* .plt, .plt.sec, .plt.got */
-	size_t npltsec;
-	struct gotname *got;	/* relocated slots, sorted by address */
-	size_t ngot;
 	struct proc **procs;	/* sorted by code.start */
 	size_t nprocs, aprocs;
 };
@@ -79,7 +51,7 @@ static void proc_free(struct proc *p)
 	free(p);
 }
 
-void code_cache_free(struct code_cache *c)
+static void code_cache_free(struct code_cache *c)
 {
 	size_t i;
 
@@ -88,9 +60,6 @@ void code_cache_free(struct code_cache *c)
 	for (i = 0; i < c->nprocs; i++)
 		proc_free(c->procs[i]);
 	free(c->procs);
-	free(c->fdes);
-	free(c->plt);
-	free(c->got);
 	free(c->mem);
 	if (c->cs_open)
 		cs_close(&c->cs);
@@ -145,509 +114,24 @@ static bool read_vaddr(const struct code_cache *c, const struct symobj *o,
 	return true;
 }
 
-/* ---- .eh_frame: procedure extents of stripped code ---- */
-
-#define DW_EH_PE_omit 0xff
-#define DW_EH_PE_absptr 0x00
-#define DW_EH_PE_uleb128 0x01
-#define DW_EH_PE_udata2 0x02
-#define DW_EH_PE_udata4 0x03
-#define DW_EH_PE_udata8 0x04
-#define DW_EH_PE_sleb128 0x09
-#define DW_EH_PE_sdata2 0x0a
-#define DW_EH_PE_sdata4 0x0b
-#define DW_EH_PE_sdata8 0x0c
-#define DW_EH_PE_pcrel 0x10
-#define DW_EH_PE_datarel 0x30
-
-struct rd {
-	const unsigned char *p, *end;
-	bool bad;
-};
-
-static uint64_t rd_uleb(struct rd *r)
-{
-	uint64_t v = 0;
-	unsigned shift = 0;
-
-	while (r->p < r->end) {
-		unsigned char b = *r->p++;
-
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-		if (!(b & 0x80))
-			return v;
-	}
-	r->bad = true;
-	return 0;
-}
-
-static int64_t rd_sleb(struct rd *r)
-{
-	int64_t v = 0;
-	unsigned shift = 0;
-	unsigned char b = 0;
-
-	while (r->p < r->end) {
-		b = *r->p++;
-		if (shift < 64)
-			v |= (int64_t)((uint64_t)(b & 0x7f) << shift);
-		shift += 7;
-		if (!(b & 0x80)) {
-			if (shift < 64 && (b & 0x40))
-				v |= -((int64_t)1 << shift);
-			return v;
-		}
-	}
-	r->bad = true;
-	return 0;
-}
-
-static uint64_t rd_fixed(struct rd *r, size_t n)
-{
-	uint64_t v = 0;
-	size_t i;
-
-	if ((size_t)(r->end - r->p) < n) {
-		r->bad = true;
-		return 0;
-	}
-	for (i = 0; i < n; i++)	/* little-endian targets only */
-		v |= (uint64_t)r->p[i] << (8 * i);
-	r->p += n;
-	return v;
-}
-
-/* A pointer in encoding enc; base is the vaddr of r->p's section start. */
-static uint64_t rd_encoded(struct rd *r, unsigned enc, uint64_t secaddr,
-			   const unsigned char *secstart, bool apply)
-{
-	uint64_t here = secaddr + (uint64_t)(r->p - secstart), v;
-
-	switch (enc & 0x0f) {
-	case DW_EH_PE_absptr:
-	case DW_EH_PE_udata8:
-	case DW_EH_PE_sdata8:
-		v = rd_fixed(r, 8);
-		break;
-	case DW_EH_PE_uleb128:
-		v = rd_uleb(r);
-		break;
-	case DW_EH_PE_udata2:
-		v = rd_fixed(r, 2);
-		break;
-	case DW_EH_PE_sdata2:
-		v = (uint64_t)(int64_t)(int16_t)rd_fixed(r, 2);
-		break;
-	case DW_EH_PE_udata4:
-		v = rd_fixed(r, 4);
-		break;
-	case DW_EH_PE_sdata4:
-		v = (uint64_t)(int64_t)(int32_t)rd_fixed(r, 4);
-		break;
-	case DW_EH_PE_sleb128:
-		v = (uint64_t)rd_sleb(r);
-		break;
-	default:
-		r->bad = true;
-		return 0;
-	}
-	if (apply && (enc & 0x70) == DW_EH_PE_pcrel)
-		v += here;
-	else if (apply && (enc & 0x70) != 0)
-		r->bad = true;	/* datarel etc.: not used in .eh_frame */
-	return v;
-}
-
-/* The FDE pointer encoding a CIE announces ("zR" augmentation). */
-static unsigned cie_fde_encoding(struct rd r, uint64_t secaddr,
-				 const unsigned char *secstart)
-{
-	const char *aug;
-	unsigned version, enc = DW_EH_PE_absptr;
-
-	version = (unsigned)rd_fixed(&r, 1);
-	aug = (const char *)r.p;
-	while (r.p < r.end && *r.p)
-		r.p++;
-	if (r.p >= r.end)
-		return DW_EH_PE_omit;
-	r.p++;
-	if (aug[0] != 'z')
-		return DW_EH_PE_absptr;
-	rd_uleb(&r);			/* code alignment */
-	rd_sleb(&r);			/* data alignment */
-	if (version == 1)
-		rd_fixed(&r, 1);	/* return address register */
-	else
-		rd_uleb(&r);
-	rd_uleb(&r);			/* augmentation length */
-	for (aug++; *aug && !r.bad; aug++) {
-		switch (*aug) {
-		case 'R':
-			return (unsigned)rd_fixed(&r, 1);
-		case 'P': {
-			unsigned penc = (unsigned)rd_fixed(&r, 1);
-
-			rd_encoded(&r, penc, secaddr, secstart, false);
-			break;
-		}
-		case 'L':
-			rd_fixed(&r, 1);
-			break;
-		case 'S':
-		case 'B':
-			break;
-		default:
-			return DW_EH_PE_omit;
-		}
-	}
-	return r.bad ? DW_EH_PE_omit : enc;
-}
-
-static int fde_cmp(const void *a, const void *b)
-{
-	const struct fde_range *x = a, *y = b;
-
-	return x->lo < y->lo ? -1 : x->lo > y->lo;
-}
-
-static int read_eh_frame(struct code_cache *c, const unsigned char *d,
-			 size_t size, uint64_t secaddr)
-{
-	const unsigned char *p = d, *end = d + size;
-
-	while ((size_t)(end - p) >= 8) {
-		struct rd r = { p, end, false };
-		uint64_t len = rd_fixed(&r, 4), id;
-		const unsigned char *rec, *next;
-
-		if (len == 0)
-			break;		/* terminator */
-		if (len == 0xffffffff)
-			len = rd_fixed(&r, 8);
-		if (len > (uint64_t)(end - r.p))
-			break;
-		next = r.p + len;
-		rec = r.p;
-		id = rd_fixed(&r, 4);
-		if (id != 0 && id <= (uint64_t)(rec - d)) {
-			/* An FDE: id is the distance back to its CIE. */
-			const unsigned char *cie = rec - id;
-			struct rd cr = { cie, end, false };
-			uint64_t clen = rd_fixed(&cr, 4), lo, range;
-			unsigned enc;
-
-			if (clen == 0xffffffff || clen < 4 ||
-			    clen > (uint64_t)(end - cr.p))
-				goto skip;
-			cr.end = cr.p + clen;
-			cr.p += 4;	/* CIE id */
-			enc = cie_fde_encoding(cr, secaddr, d);
-			if (enc == DW_EH_PE_omit)
-				goto skip;
-			r.end = next;
-			lo = rd_encoded(&r, enc, secaddr, d, true);
-			range = rd_encoded(&r, enc & 0x0f, secaddr, d, false);
-			if (r.bad || !range || !lo)
-				goto skip;
-			if (ALLOC_GROW(c->fdes, c->nfdes + 1, c->afdes))
-				return SYM_ENOMEM;
-			c->fdes[c->nfdes].lo = lo;
-			c->fdes[c->nfdes].hi = lo + range;
-			c->nfdes++;
-		}
-skip:
-		p = next;
-	}
-	if (c->nfdes > 1)
-		qsort(c->fdes, c->nfdes, sizeof(*c->fdes), fde_cmp);
-	return SYM_OK;
-}
-
-static const struct fde_range *fde_lookup(const struct code_cache *c,
-					  uint64_t va)
-{
-	size_t lo = 0, hi = c->nfdes;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (c->fdes[mid].lo <= va)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	/* Nested or overlapping FDEs do not occur in practice. */
-	if (lo && va < c->fdes[lo - 1].hi)
-		return &c->fdes[lo - 1];
-	return NULL;
-}
-
-/* ---- PLT stubs: a call to one is named by its .rela.plt symbol ---- */
-
-static int gotname_cmp(const void *a, const void *b)
-{
-	const struct gotname *x = a, *y = b;
-
-	return x->got < y->got ? -1 : x->got > y->got;
-}
-
-static int plt_cmp(const void *a, const void *b)
-{
-	const struct plt_ent *x = a, *y = b;
-
-	return x->vaddr < y->vaddr ? -1 : x->vaddr > y->vaddr;
-}
-
-/* GOT slot -> symbol name, from every SHT_RELA section with symbols. */
-static int read_relocs(Elf *elf, struct strpool *sp, struct gotname **out,
-		       size_t *nout)
-{
-	struct gotname *v = NULL;
-	size_t n = 0, a = 0;
-	Elf_Scn *scn = NULL;
-
-	while ((scn = elf_nextscn(elf, scn)) != NULL) {
-		GElf_Shdr sh, symsh;
-		Elf_Data *data, *symdata;
-		Elf_Scn *symscn;
-		size_t i, cnt;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_RELA ||
-		    !sh.sh_link || !sh.sh_entsize)
-			continue;
-		symscn = elf_getscn(elf, sh.sh_link);
-		data = elf_getdata(scn, NULL);
-		if (!symscn || !gelf_getshdr(symscn, &symsh) || !data)
-			continue;
-		symdata = elf_getdata(symscn, NULL);
-		if (!symdata)
-			continue;
-		cnt = sh.sh_size / sh.sh_entsize;
-		for (i = 0; i < cnt; i++) {
-			GElf_Rela rela;
-			GElf_Sym sym;
-			const char *name;
-
-			if (!gelf_getrela(data, (int)i, &rela))
-				break;
-			if (!GELF_R_SYM(rela.r_info) ||
-			    !gelf_getsym(symdata, (int)GELF_R_SYM(rela.r_info),
-					 &sym))
-				continue;
-			name = elf_strptr(elf, symsh.sh_link, sym.st_name);
-			if (!name || !*name)
-				continue;
-			if (ALLOC_GROW(v, n + 1, a)) {
-				free(v);
-				return SYM_ENOMEM;
-			}
-			v[n].got = rela.r_offset;
-			v[n].name = strpool_add(sp, name);
-			if (!v[n].name) {
-				free(v);
-				return SYM_ENOMEM;
-			}
-			n++;
-		}
-	}
-	if (n > 1)
-		qsort(v, n, sizeof(*v), gotname_cmp);
-	*out = v;
-	*nout = n;
-	return SYM_OK;
-}
-
-static const char *got_lookup(const struct gotname *v, size_t n, uint64_t got)
-{
-	size_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (v[mid].got < got)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < n && v[lo].got == got ? v[lo].name : NULL;
-}
-
-static int add_plt(struct code_cache *c, uint64_t va, uint64_t size,
-		   const char *name)
-{
-	if (!name)
-		return SYM_OK;
-	if (ALLOC_GROW(c->plt, c->nplt + 1, c->aplt))
-		return SYM_ENOMEM;
-	c->plt[c->nplt].vaddr = va;
-	c->plt[c->nplt].size = size;
-	c->plt[c->nplt].name = name;
-	c->nplt++;
-	return SYM_OK;
-}
-
-/*
- * Decode a PLT section: each stub loads its target from a GOT slot
- * (x86-64 "jmp [rip + slot]", AArch64 "adrp x16, page; ldr x17, [x16,
- * off]"), and the relocation of that slot names the function.
- */
-static int read_plt_section(struct code_cache *c, const unsigned char *d,
-			    size_t size, uint64_t addr, uint64_t entsize,
-			    const struct gotname *gn, size_t ngn)
-{
-	const uint8_t *code = d;
-	uint64_t va = addr;
-	cs_insn *in = cs_malloc(c->cs);
-	uint64_t adrp_va = 0, adrp_page = 0;
-	unsigned adrp_reg = 0;
-	int ret = SYM_OK;
-
-	if (!in)
-		return SYM_ENOMEM;
-	if (!entsize || c->arch != CS_ARCH_X86)
-		entsize = PLT_STUB_SIZE;
-	while (size && ret == SYM_OK) {
-		if (!cs_disasm_iter(c->cs, &code, &size, &va, in)) {
-			code++;
-			size--;
-			va++;
-			continue;
-		}
-		if (c->arch == CS_ARCH_X86) {
-			const cs_x86 *x = &in->detail->x86;
-
-			if (in->id == X86_INS_JMP && x->op_count == 1 &&
-			    x->operands[0].type == X86_OP_MEM &&
-			    x->operands[0].mem.base == X86_REG_RIP) {
-				uint64_t got = in->address + in->size +
-					       (uint64_t)x->operands[0].mem.disp;
-				uint64_t ent = addr + (in->address - addr) /
-						      entsize * entsize;
-
-				ret = add_plt(c, ent, entsize,
-					      got_lookup(gn, ngn, got));
-			}
-		} else {
-			const cs_arm64 *a = &in->detail->arm64;
-
-			if (in->id == ARM64_INS_ADRP && a->op_count == 2) {
-				adrp_va = in->address;
-				adrp_reg = a->operands[0].reg;
-				adrp_page = (uint64_t)a->operands[1].imm;
-			} else if (in->id == ARM64_INS_LDR && a->op_count == 2 &&
-				   a->operands[1].type == ARM64_OP_MEM &&
-				   a->operands[1].mem.base == adrp_reg &&
-				   adrp_va && in->address - adrp_va <= 8) {
-				uint64_t got = adrp_page +
-					       (uint64_t)a->operands[1].mem.disp;
-
-				ret = add_plt(c, adrp_va, entsize,
-					      got_lookup(gn, ngn, got));
-				adrp_va = 0;
-			}
-		}
-	}
-	cs_free(in, 1);
-	return ret;
-}
-
-/* The number of PLT stubs that start at or before va (they are sorted). */
-static size_t plt_index(const struct code_cache *c, uint64_t va)
-{
-	size_t lo = 0, hi = c->nplt;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (c->plt[mid].vaddr <= va)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-static const char *plt_lookup(const struct code_cache *c, uint64_t va)
-{
-	size_t k = plt_index(c, va);
-
-	return k && c->plt[k - 1].vaddr == va ? c->plt[k - 1].name : NULL;
-}
-
-static int read_elf_facts(struct code_cache *c, struct strpool *sp, Elf *elf)
-{
-	struct gotname *gn = NULL;
-	size_t ngn = 0, shstrndx;
-	Elf_Scn *scn = NULL;
-	int ret;
-
-	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
-		return SYM_OK;
-	ret = read_relocs(elf, sp, &gn, &ngn);
-	while (!ret && (scn = elf_nextscn(elf, scn)) != NULL) {
-		GElf_Shdr sh;
-		Elf_Data *data;
-		const char *name;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
-		    !(sh.sh_flags & SHF_ALLOC))
-			continue;
-		name = elf_strptr(elf, shstrndx, sh.sh_name);
-		if (!name)
-			continue;
-		if (strcmp(name, ".eh_frame") && strcmp(name, ".plt") &&
-		    strcmp(name, ".plt.sec") && strcmp(name, ".plt.got"))
-			continue;
-		data = elf_getdata(scn, NULL);
-		if (!data || !data->d_buf)
-			continue;
-		if (!strcmp(name, ".eh_frame"))
-			ret = read_eh_frame(c, data->d_buf, data->d_size,
-					    sh.sh_addr);
-		else if (c->npltsec < sizeof(c->pltsec) / sizeof(c->pltsec[0])) {
-			c->pltsec[c->npltsec].lo = sh.sh_addr;
-			c->pltsec[c->npltsec++].hi = sh.sh_addr + sh.sh_size;
-		}
-		if (strcmp(name, ".eh_frame"))
-			ret = read_plt_section(c, data->d_buf, data->d_size,
-					       sh.sh_addr, sh.sh_entsize, gn,
-					       ngn);
-	}
-	c->got = gn;
-	c->ngot = ngn;
-	if (!ret && c->nplt > 1)
-		qsort(c->plt, c->nplt, sizeof(*c->plt), plt_cmp);
-	return ret;
-}
-
-/* Open the object's bytes, capstone, and read the ELF facts, once. */
+/* The object's facts, capstone and bytes, once. */
 static int code_cache_load(struct symbolizer *s, struct symobj *o,
 			   struct code_cache *c)
 {
-	Elf *elf = NULL;
-	int ret;
+	int arch, mode, ret = symobj_procs(s, o, &c->pr);
 
-	switch (o->machine) {
-	case EM_X86_64:
-		c->arch = CS_ARCH_X86;
-		c->mode = CS_MODE_64;
-		break;
-	case EM_AARCH64:
-		c->arch = CS_ARCH_ARM64;
-		c->mode = CS_MODE_ARM;
-		break;
-	default:
+	if (ret)
+		return ret;
+	if (!procs_machine(o->machine, &arch, &mode))
 		return SYM_ENOCODE;
-	}
+	c->arch = (cs_arch)arch;
+	c->mode = (cs_mode)mode;
 	if (cs_open(c->arch, c->mode, &c->cs) != CS_ERR_OK)
 		return SYM_ENOMEM;
 	c->cs_open = true;
 	cs_option(c->cs, CS_OPT_DETAIL, CS_OPT_ON);
 	if (o->kind == SYM_OBJ_VDSO) {
-		const void *img = vdso_image(&c->memsize);
+		const void *img = sym_vdso_image(&c->memsize);
 
 		if (!img)
 			return SYM_ENOCODE;
@@ -655,18 +139,12 @@ static int code_cache_load(struct symbolizer *s, struct symobj *o,
 		if (!c->mem)
 			return SYM_ENOMEM;
 		memcpy(c->mem, img, c->memsize);
-		elf = elf_memory((char *)c->mem, c->memsize);
 	} else {
 		c->fd = sym_open_input(s, o->path);
 		if (c->fd < 0)
 			return SYM_EOPEN;
-		elf = elf_begin(c->fd, ELF_C_READ_MMAP, NULL);
 	}
-	if (!elf)
-		return SYM_EELF;
-	ret = read_elf_facts(c, symbolizer_pool(s), elf);
-	elf_end(elf);
-	return ret;
+	return SYM_OK;
 }
 
 /* ---- decoding ---- */
@@ -750,15 +228,14 @@ static const char *slot_callee(const struct decoder *d, const cs_insn *in)
 	    x->operands[0].mem.base != X86_REG_RIP ||
 	    x->operands[0].mem.index != X86_REG_INVALID)
 		return NULL;
-	return got_lookup(d->c->got, d->c->ngot,
-			  in->address + in->size +
-			  (uint64_t)x->operands[0].mem.disp);
+	return procs_got_name(d->c->pr, in->address + in->size +
+				       (uint64_t)x->operands[0].mem.disp);
 }
 
 static const char *callee_name(const struct decoder *d, uint64_t target)
 {
 	struct symhit hit;
-	const char *name = plt_lookup(d->c, target);
+	const char *name = procs_plt_name(d->c->pr, target);
 
 	if (name)
 		return name;
@@ -1282,9 +759,10 @@ static int entry_points(struct decoder *d)
 	for (i = lo; i < si->n && si->v[i].addr < d->hi; i++)
 		if (add_entry(d, si->v[i].addr))
 			return SYM_ENOMEM;
-	for (i = 0; i < d->c->nplt; i++)
-		if (d->c->plt[i].vaddr > d->lo && d->c->plt[i].vaddr < d->hi &&
-		    add_entry(d, d->c->plt[i].vaddr))
+	for (i = 0; i < d->c->pr->nplt; i++)
+		if (d->c->pr->plt[i].vaddr > d->lo &&
+		    d->c->pr->plt[i].vaddr < d->hi &&
+		    add_entry(d, d->c->pr->plt[i].vaddr))
 			return SYM_ENOMEM;
 	return SYM_OK;
 }
@@ -1401,39 +879,6 @@ static size_t proc_upper(const struct code_cache *c, uint64_t off)
 	return lo;
 }
 
-/*
- * In a PLT section, each stub is a procedure of its own (named
- * target@plt), and so is the code between stubs (the resolver call at the
- * start of .plt), although one FDE covers the whole section.
- */
-static bool plt_extent(const struct code_cache *c, uint64_t va, uint64_t *lo,
-		       uint64_t *hi)
-{
-	size_t i, k = plt_index(c, va);
-
-	for (i = 0; i < c->npltsec; i++) {
-		if (va < c->pltsec[i].lo || va >= c->pltsec[i].hi)
-			continue;
-		*lo = c->pltsec[i].lo;
-		*hi = c->pltsec[i].hi;
-		if (k) {
-			const struct plt_ent *e = &c->plt[k - 1];
-
-			if (va < e->vaddr + e->size) {
-				*lo = e->vaddr;
-				*hi = e->vaddr + e->size;
-				return true;
-			}
-			if (e->vaddr + e->size > *lo)
-				*lo = e->vaddr + e->size;
-		}
-		if (k < c->nplt && c->plt[k].vaddr < *hi)
-			*hi = c->plt[k].vaddr;
-		return true;
-	}
-	return false;
-}
-
 /* The procedure's extent in vaddrs (see sym_code in symbolize.h). */
 static int proc_extent(const struct symobj *o, const struct code_cache *c,
 		       uint64_t va, uint64_t *lo, uint64_t *hi)
@@ -1442,12 +887,12 @@ static int proc_extent(const struct symobj *o, const struct code_cache *c,
 	const struct fde_range *f;
 	bool have = symindex_lookup(&o->syms, va, &hit);
 
-	if (plt_extent(c, va, lo, hi)) {
+	if (procs_plt_extent(c->pr, va, lo, hi)) {
 		/* as set */
 	} else if (have && hit.covered && !hit.stretched) {
 		*lo = hit.addr;
 		*hi = hit.end;
-	} else if ((f = fde_lookup(c, va)) != NULL) {
+	} else if ((f = procs_fde(c->pr, va)) != NULL) {
 		*lo = f->lo;
 		*hi = f->hi;
 	} else if (have && !hit.stretched) {
@@ -1506,44 +951,11 @@ static int code_cache_of(struct symbolizer *s, struct symobj *o,
 		if (!o->code)
 			return SYM_ENOMEM;
 		o->code->fd = -1;
+		o->code_free = code_cache_free;
 		o->code->err = code_cache_load(s, o, o->code);
 	}
 	*out = o->code;
 	return o->code->err;
-}
-
-const char *blocks_plt_stub(struct symbolizer *s, struct symobj *o,
-			    uint64_t va, uint64_t *start)
-{
-	struct code_cache *c;
-	size_t k;
-
-	if (code_cache_of(s, o, &c))
-		return NULL;
-	k = plt_index(c, va);
-	if (!k || va >= c->plt[k - 1].vaddr + c->plt[k - 1].size)
-		return NULL;
-	*start = c->plt[k - 1].vaddr;
-	return c->plt[k - 1].name;
-}
-
-bool blocks_unwind_proc(struct symbolizer *s, struct symobj *o, uint64_t va,
-			uint64_t *start)
-{
-	struct code_cache *c;
-	const struct fde_range *f;
-
-	size_t i;
-
-	if (code_cache_of(s, o, &c) || !(f = fde_lookup(c, va)))
-		return false;
-	/* The PLT has FDEs too; its stubs are named target@plt, and its
-	 * header or unnamed slots are no procedure. */
-	for (i = 0; i < c->npltsec; i++)
-		if (va >= c->pltsec[i].lo && va < c->pltsec[i].hi)
-			return false;
-	*start = f->lo;
-	return true;
 }
 
 const char *sym_insn_text(struct symbolizer *s, const struct sym_object *obj,

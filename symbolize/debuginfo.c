@@ -7,8 +7,6 @@
  * stale debug file never gives wrong lines.
  */
 #include <fcntl.h>
-#include <gelf.h>
-#include <libelf.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,7 +15,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "common/util/regfile.h"
+#include "common/util/buildid.h"
 #include "symbolize_int.h"
 
 static bool same_file(const char *a, const char *b)
@@ -28,13 +26,12 @@ static bool same_file(const char *a, const char *b)
 	       sa.st_ino == sb.st_ino;
 }
 
-static bool crc_matches(struct symbolizer *s, const char *path,
-			uint32_t want)
+static bool crc_matches(struct inputs *in, const char *path, uint32_t want)
 {
 	unsigned char buf[65536];
 	uLong crc = crc32(0L, Z_NULL, 0);
 	ssize_t n;
-	int fd = sym_open_input(s, path);
+	int fd = inputs_open(in, path);
 
 	if (fd < 0)
 		return false;
@@ -44,21 +41,21 @@ static bool crc_matches(struct symbolizer *s, const char *path,
 	return n == 0 && (uint32_t)crc == want;
 }
 
-static bool build_id_matches(struct symbolizer *s, const char *path,
+static bool build_id_matches(struct inputs *in, const char *path,
 			     const struct elfmeta *meta)
 {
 	uint8_t id[64];
-	int n, fd = sym_open_input(s, path);
+	int n, fd = inputs_open(in, path);
 
 	if (fd < 0)
 		return false;
-	n = sym_read_build_id_fd(fd, id, sizeof(id));
+	n = buildid_read_fd(fd, id, sizeof(id));
 	close(fd);
 	return n > 0 && (size_t)n == meta->build_id_len &&
 	       !memcmp(id, meta->build_id, (size_t)n);
 }
 
-static char *by_build_id(struct symbolizer *s, const struct elfmeta *meta,
+static char *by_build_id(struct inputs *in, const struct elfmeta *meta,
 			 const char *root)
 {
 	char *path;
@@ -77,13 +74,13 @@ static char *by_build_id(struct symbolizer *s, const struct elfmeta *meta,
 		off += snprintf(path + off, len - (size_t)off, "%02x",
 				meta->build_id[i]);
 	snprintf(path + off, len - (size_t)off, ".debug");
-	if (access(path, R_OK) == 0 && build_id_matches(s, path, meta))
+	if (access(path, R_OK) == 0 && build_id_matches(in, path, meta))
 		return path;
 	free(path);
 	return NULL;
 }
 
-static char *try_link(struct symbolizer *s, const char *objpath,
+static char *try_link(struct inputs *in, const char *objpath,
 		      const char *a, const char *b, const char *c,
 		      const struct elfmeta *meta)
 {
@@ -92,20 +89,20 @@ static char *try_link(struct symbolizer *s, const char *objpath,
 	if (asprintf(&path, "%s%s%s", a, b, c) < 0)
 		return NULL;
 	if (access(path, R_OK) == 0 && !same_file(path, objpath) &&
-	    crc_matches(s, path, meta->debuglink_crc))
+	    crc_matches(in, path, meta->debuglink_crc))
 		return path;
 	free(path);
 	return NULL;
 }
 
-char *debuginfo_find(struct symbolizer *s, const char *path,
+char *debuginfo_find(struct inputs *in, const char *path,
 		     const struct elfmeta *meta, const char *debug_root)
 {
 	char real[PATH_MAX], *dir, *slash, *found;
 
 	if (!debug_root)
 		debug_root = "/usr/lib/debug";
-	found = by_build_id(s, meta, debug_root);
+	found = by_build_id(in, meta, debug_root);
 	if (found || !path || !meta->debuglink ||
 	    strchr(meta->debuglink, '/'))
 		return found;
@@ -122,64 +119,16 @@ char *debuginfo_find(struct symbolizer *s, const char *path,
 	} else {
 		dir = "./";
 	}
-	found = try_link(s, path, dir, "", meta->debuglink, meta);
+	found = try_link(in, path, dir, "", meta->debuglink, meta);
 	if (!found)
-		found = try_link(s, path, dir, ".debug/", meta->debuglink, meta);
+		found = try_link(in, path, dir, ".debug/", meta->debuglink, meta);
 	if (!found && dir[0] == '/') {
 		char *rooted;
 
 		if (asprintf(&rooted, "%s%s", debug_root, dir) < 0)
 			return NULL;
-		found = try_link(s, path, rooted, "", meta->debuglink, meta);
+		found = try_link(in, path, rooted, "", meta->debuglink, meta);
 		free(rooted);
 	}
 	return found;
-}
-
-int sym_read_build_id(const char *path, uint8_t *buf, size_t len)
-{
-	int fd, ret;
-
-	if (!path || (!buf && len))
-		return SYM_EINVAL;
-	fd = regfile_open(path, NULL);
-	if (fd < 0)
-		return SYM_EOPEN;
-	ret = sym_read_build_id_fd(fd, buf, len);
-	close(fd);
-	return ret;
-}
-
-int sym_read_build_id_fd(int fd, uint8_t *buf, size_t len)
-{
-	Elf *elf;
-	int ret;
-
-	elf_version(EV_CURRENT);
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF)
-		ret = SYM_EELF;
-	else
-		ret = elf_build_id(elf, buf, len);
-	elf_end(elf);
-	return ret;
-}
-
-int sym_read_build_id_mem(const void *image, size_t size, uint8_t *buf,
-			  size_t len)
-{
-	Elf *elf;
-	int ret;
-
-	if (!image || (!buf && len))
-		return SYM_EINVAL;
-	elf_version(EV_CURRENT);
-	/* libelf only reads an ELF_C_READ image; the cast is its API. */
-	elf = elf_memory((char *)image, size);
-	if (!elf || elf_kind(elf) != ELF_K_ELF)
-		ret = SYM_EELF;
-	else
-		ret = elf_build_id(elf, buf, len);
-	elf_end(elf);
-	return ret;
 }

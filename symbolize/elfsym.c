@@ -1,83 +1,16 @@
 // SPDX-License-Identifier: MIT
 /*
  * ELF side of the symbolizer: build-id and debuglink notes, PT_LOAD
- * segments, and one sorted index over .symtab and .dynsym.
+ * segments, and one sorted index over .symtab and .dynsym.  The build-id
+ * itself is read by common/util/buildid.c, which the collector uses too.
  */
 #include <gelf.h>
 #include <libelf.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/util/buildid.h"
 #include "symbolize_int.h"
-
-static int read_build_id_data(Elf_Data *data, uint8_t *buf, size_t len)
-{
-	GElf_Nhdr nhdr;
-	size_t off = 0, next, name_off, desc_off;
-
-	while ((next = gelf_getnote(data, off, &nhdr, &name_off,
-				    &desc_off)) > 0) {
-		const char *name = (const char *)data->d_buf + name_off;
-
-		off = next;
-		if (nhdr.n_type != NT_GNU_BUILD_ID || nhdr.n_namesz != 4 ||
-		    memcmp(name, "GNU", 4))
-			continue;
-		if (nhdr.n_descsz == 0)
-			continue;
-		if (nhdr.n_descsz < len)
-			len = nhdr.n_descsz;
-		memcpy(buf, (const char *)data->d_buf + desc_off, len);
-		return (int)len;
-	}
-	return 0;
-}
-
-/*
- * Section notes first: separate debug files keep .note.gnu.build-id but
- * their PT_NOTE segments may point at nothing.  Program headers are the
- * fallback for images without section headers.
- */
-int elf_build_id(void *handle, uint8_t *buf, size_t len)
-{
-	Elf *elf = handle;
-	Elf_Scn *scn = NULL;
-	size_t i, n;
-	int ret;
-
-	while ((scn = elf_nextscn(elf, scn)) != NULL) {
-		GElf_Shdr sh;
-		Elf_Data *data;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
-			continue;
-		data = elf_getdata(scn, NULL);
-		if (!data || !data->d_buf)
-			continue;
-		ret = read_build_id_data(data, buf, len);
-		if (ret > 0)
-			return ret;
-	}
-	if (elf_getphdrnum(elf, &n) != 0)
-		return 0;
-	for (i = 0; i < n; i++) {
-		GElf_Phdr ph;
-		Elf_Data *data;
-
-		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_NOTE)
-			continue;
-		data = elf_getdata_rawchunk(elf, (int64_t)ph.p_offset,
-					    ph.p_filesz,
-					    ph.p_align == 8 ? ELF_T_NHDR8 :
-					    ELF_T_NHDR);
-		if (!data || !data->d_buf)
-			continue;
-		ret = read_build_id_data(data, buf, len);
-		if (ret > 0)
-			return ret;
-	}
-	return 0;
-}
 
 static uint32_t get_u32(const unsigned char *p, bool big)
 {
@@ -108,7 +41,7 @@ static void read_debuglink(Elf *elf, Elf_Scn *scn, struct elfmeta *meta)
 				      ident && ident[EI_DATA] == ELFDATA2MSB);
 }
 
-int elf_read_meta(void *handle, struct elfmeta *meta)
+int elfsym_read_meta(void *handle, struct elfmeta *meta)
 {
 	Elf *elf = handle;
 	Elf_Scn *scn = NULL;
@@ -118,7 +51,7 @@ int elf_read_meta(void *handle, struct elfmeta *meta)
 	memset(meta, 0, sizeof(*meta));
 	if (elf_kind(elf) != ELF_K_ELF)
 		return SYM_EELF;
-	ret = elf_build_id(elf, meta->build_id, sizeof(meta->build_id));
+	ret = buildid_read_elf(elf, meta->build_id, sizeof(meta->build_id));
 	if (ret > 0)
 		meta->build_id_len = (size_t)ret;
 	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
@@ -144,7 +77,7 @@ int elf_read_meta(void *handle, struct elfmeta *meta)
 	return SYM_OK;
 }
 
-int elf_read_loads(void *handle, struct loadseg **loads, size_t *nloads)
+int elfsym_read_loads(void *handle, struct loadseg **loads, size_t *nloads)
 {
 	Elf *elf = handle;
 	struct loadseg *v = NULL;

@@ -17,122 +17,7 @@
 #include <sys/auxv.h>
 #include <unistd.h>
 
-#include <libiberty/demangle.h>
-
-#include "common/util/regfile.h"
 #include "symbolize_int.h"
-
-/* ---- string pool ---- */
-
-#define POOL_CHUNK 65536
-
-void strpool_init(struct strpool *sp)
-{
-	memset(sp, 0, sizeof(*sp));
-}
-
-void strpool_release(struct strpool *sp)
-{
-	char *c = sp->chunk;
-
-	while (c) {
-		char *next;
-
-		memcpy(&next, c, sizeof(next));
-		free(c);
-		c = next;
-	}
-	free(sp->slots);
-	memset(sp, 0, sizeof(*sp));
-}
-
-static size_t str_hash(const char *s, size_t len)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-	size_t i;
-
-	for (i = 0; i < len; i++) {
-		h ^= (unsigned char)s[i];
-		h *= 0x100000001b3ull;
-	}
-	return (size_t)(h ^ (h >> 29));
-}
-
-/* Chunks are linked through a pointer stored in their first bytes. */
-static char *pool_alloc(struct strpool *sp, size_t len)
-{
-	char *c, *p;
-	size_t size;
-
-	if (sp->chunk && sp->size - sp->used >= len) {
-		p = sp->chunk + sp->used;
-		sp->used += len;
-		return p;
-	}
-	size = len + sizeof(char *) > POOL_CHUNK ? len + sizeof(char *) :
-						   POOL_CHUNK;
-	c = malloc(size);
-	if (!c)
-		return NULL;
-	memcpy(c, &sp->chunk, sizeof(sp->chunk));
-	sp->chunk = c;
-	sp->size = size;
-	sp->used = sizeof(char *) + len;
-	return c + sizeof(char *);
-}
-
-static int pool_rehash(struct strpool *sp)
-{
-	size_t n = sp->nslots ? sp->nslots * 2 : 4096, i, mask = n - 1;
-	const char **slots = calloc(n, sizeof(*slots));
-
-	if (!slots)
-		return SYM_ENOMEM;
-	for (i = 0; i < sp->nslots; i++) {
-		const char *s = sp->slots[i];
-		size_t j;
-
-		if (!s)
-			continue;
-		for (j = str_hash(s, strlen(s)) & mask; slots[j];
-		     j = (j + 1) & mask)
-			;
-		slots[j] = s;
-	}
-	free(sp->slots);
-	sp->slots = slots;
-	sp->nslots = n;
-	return SYM_OK;
-}
-
-const char *strpool_intern(struct strpool *sp, const char *s, size_t len)
-{
-	size_t i, mask;
-	char *p;
-
-	if ((sp->nused + 1) * 4 > sp->nslots * 3 && pool_rehash(sp))
-		return NULL;
-	mask = sp->nslots - 1;
-	for (i = str_hash(s, len) & mask; sp->slots[i]; i = (i + 1) & mask) {
-		const char *t = sp->slots[i];
-
-		if (!strncmp(t, s, len) && !t[len])
-			return t;
-	}
-	p = pool_alloc(sp, len + 1);
-	if (!p)
-		return NULL;
-	memcpy(p, s, len);
-	p[len] = '\0';
-	sp->slots[i] = p;
-	sp->nused++;
-	return p;
-}
-
-const char *strpool_add(struct strpool *sp, const char *s)
-{
-	return strpool_intern(sp, s, strlen(s));
-}
 
 /* ---- objects ---- */
 
@@ -147,8 +32,7 @@ struct symbolizer {
 	struct kallsyms ks;
 	int ks_err;
 	bool ks_loaded;
-	struct sym_skipped *skipped;	/* paths in pool */
-	size_t nskipped, alloc_skipped;
+	struct inputs inputs;		/* skipped paths kept in pool */
 };
 
 static char *dup_or_null(const char *s, bool *oom)
@@ -172,6 +56,7 @@ struct symbolizer *symbolizer_new(const struct sym_config *cfg)
 		return NULL;
 	elf_version(EV_CURRENT);
 	strpool_init(&s->pool);
+	inputs_init(&s->inputs, &s->pool);
 	if (cfg) {
 		s->debug_root = dup_or_null(cfg->debug_root, &oom);
 		s->vmlinux = dup_or_null(cfg->vmlinux, &oom);
@@ -186,38 +71,21 @@ struct symbolizer *symbolizer_new(const struct sym_config *cfg)
 
 int sym_open_input(struct symbolizer *s, const char *path)
 {
-	struct stat st;
-	const char *kept;
-	size_t i;
-	int fd = regfile_open(path, &st);
-
-	if (fd >= 0 || errno != EINVAL || !st.st_mode)
-		return fd;
-	for (i = 0; i < s->nskipped; i++)
-		if (!strcmp(s->skipped[i].path, path))
-			goto out;
-	/* Out of memory only loses the note; the file is skipped anyway. */
-	kept = strpool_add(&s->pool, path);
-	if (kept && !ALLOC_GROW(s->skipped, s->nskipped + 1,
-				s->alloc_skipped)) {
-		s->skipped[s->nskipped].path = kept;
-		s->skipped[s->nskipped++].kind = regfile_kind(st.st_mode);
-	}
-out:
-	errno = EINVAL;
-	return -1;
+	return inputs_open(&s->inputs, path);
 }
 
 const struct sym_skipped *sym_skipped_files(const struct symbolizer *s,
 					    size_t *n)
 {
-	*n = s->nskipped;
-	return s->skipped;
+	*n = s->inputs.nskipped;
+	return s->inputs.skipped;
 }
 
 static void obj_free(struct symobj *o)
 {
-	code_cache_free(o->code);
+	if (o->code)
+		o->code_free(o->code);
+	procs_release(&o->procs);
 	free(o->path);
 	free(o->build_id);
 	free(o->loads);
@@ -244,8 +112,8 @@ void symbolizer_free(struct symbolizer *s)
 	}
 	free(s->tab);
 	kallsyms_release(&s->ks);
+	inputs_release(&s->inputs);
 	strpool_release(&s->pool);
-	free(s->skipped);
 	free(s->debug_root);
 	free(s->vmlinux);
 	free(s->kallsyms_path);
@@ -311,10 +179,10 @@ static size_t obj_hash(const struct sym_object *obj)
 	size_t h = (size_t)obj->kind * 0x9e3779b97f4a7c15ull;
 
 	if (obj->path)
-		h ^= str_hash(obj->path, strlen(obj->path));
+		h ^= strpool_hash(obj->path, strlen(obj->path));
 	if (obj->build_id && obj->build_id_len)
-		h ^= str_hash((const char *)obj->build_id,
-			      obj->build_id_len) * 31;
+		h ^= strpool_hash((const char *)obj->build_id,
+				 obj->build_id_len) * 31;
 	return h;
 }
 
@@ -397,7 +265,7 @@ static int load_elf(struct symbolizer *s, struct symobj *o, Elf *elf,
 	const char *dwpath = NULL;
 	int ret;
 
-	ret = elf_read_meta(elf, &meta);
+	ret = elfsym_read_meta(elf, &meta);
 	if (ret)
 		return ret;
 	if (build_id_stale(o, &meta)) {
@@ -411,7 +279,7 @@ static int load_elf(struct symbolizer *s, struct symobj *o, Elf *elf,
 		if (gelf_getehdr(elf, &eh))
 			o->machine = eh.e_machine;
 	}
-	ret = elf_read_loads(elf, &o->loads, &o->nloads);
+	ret = elfsym_read_loads(elf, &o->loads, &o->nloads);
 	if (!ret)
 		ret = symindex_add_elf(&o->syms, &s->pool, elf);
 	if (ret)
@@ -420,13 +288,13 @@ static int load_elf(struct symbolizer *s, struct symobj *o, Elf *elf,
 		dwpath = path;
 	/* Images without a path (the vdso) can still be found by build-id. */
 	if (!meta.has_dwarf || !meta.has_symtab)
-		dbg = debuginfo_find(s, path, &meta, s->debug_root);
+		dbg = debuginfo_find(&s->inputs, path, &meta, s->debug_root);
 	if (dbg) {
 		int dfd;
 		Elf *delf = open_elf(s, dbg, &dfd);
 		struct elfmeta dmeta;
 
-		if (delf && !elf_read_meta(delf, &dmeta)) {
+		if (delf && !elfsym_read_meta(delf, &dmeta)) {
 			if (!meta.has_symtab)
 				ret = symindex_add_elf(&o->syms, &s->pool,
 						       delf);
@@ -496,7 +364,7 @@ static size_t image_size(const unsigned char *img)
  * The vdso of this process.  It is copied because libelf may want to
  * write to the image it reads, and the vdso is mapped read-only.
  */
-const void *vdso_image(size_t *size)
+const void *sym_vdso_image(size_t *size)
 {
 	const unsigned char *img = (const void *)getauxval(AT_SYSINFO_EHDR);
 
@@ -507,7 +375,7 @@ const void *vdso_image(size_t *size)
 static void load_vdso(struct symbolizer *s, struct symobj *o)
 {
 	size_t size;
-	const unsigned char *img = vdso_image(&size);
+	const unsigned char *img = sym_vdso_image(&size);
 	char *copy;
 	Elf *elf;
 
@@ -614,6 +482,53 @@ struct symobj *symobj_get(struct symbolizer *s, const struct sym_object *obj,
 	s->tab[hash & (s->ntab - 1)] = o;
 	s->nobj++;
 	return s->last = o;
+}
+
+/* Read o's procs from its file or a copy of the vdso image. */
+static int read_procs(struct symbolizer *s, struct symobj *o)
+{
+	int arch, mode, fd = -1, ret;
+	char *copy = NULL;
+	Elf *elf;
+
+	/* Code that is not decoded has no PLT to read either. */
+	if (!procs_machine(o->machine, &arch, &mode))
+		return SYM_ENOCODE;
+	if (o->kind == SYM_OBJ_VDSO) {
+		size_t size;
+		const void *img = sym_vdso_image(&size);
+
+		if (!img)
+			return SYM_ENOCODE;
+		copy = malloc(size);
+		if (!copy)
+			return SYM_ENOMEM;
+		memcpy(copy, img, size);
+		elf = elf_memory(copy, size);
+		if (!elf) {
+			free(copy);
+			return SYM_EELF;
+		}
+	} else {
+		elf = open_elf(s, o->path, &fd);
+		if (!elf)
+			return fd < 0 ? SYM_EOPEN : SYM_EELF;
+	}
+	ret = procs_read(&o->procs, &s->pool, elf, o->machine);
+	close_elf(elf, fd);
+	free(copy);
+	return ret;
+}
+
+int symobj_procs(struct symbolizer *s, struct symobj *o,
+		 const struct procs **out)
+{
+	if (!o->procs_done) {
+		o->procs_done = true;
+		o->procs_err = read_procs(s, o);
+	}
+	*out = &o->procs;
+	return o->procs_err;
 }
 
 /* ---- answers ---- */
@@ -745,19 +660,20 @@ static bool resolve_elf(struct symobj *o, uint64_t off,
 static bool unnamed_code(struct symbolizer *s, struct symobj *o, uint64_t off,
 			 struct sym_result *res)
 {
+	const struct procs *pr;
 	uint64_t va, start;
 	const char *target, *name, *d;
 	char *buf = NULL;
 	unsigned flags = 0;
 	int len;
 
-	if (!symobj_off_to_vaddr(o, off, &va))
+	if (!symobj_off_to_vaddr(o, off, &va) || symobj_procs(s, o, &pr))
 		return false;
-	if ((target = blocks_plt_stub(s, o, va, &start)) != NULL) {
+	if ((target = procs_plt_stub(pr, va, &start)) != NULL) {
 		d = sym_demangle(&s->pool, target);
 		len = asprintf(&buf, "%s@plt", d ? d : target);
 		flags = SYM_F_PLT;
-	} else if (blocks_unwind_proc(s, o, va, &start)) {
+	} else if (procs_unwind_proc(pr, va, &start)) {
 		struct symhit hit;
 
 		/* A symbol at the entry whose size stops short of the
@@ -817,36 +733,6 @@ static int resolve_kernel(struct symbolizer *s, const struct sym_object *obj,
 	res->symbol_start = k->addr;
 	res->module = k->module;
 	return SYM_OK;
-}
-
-const char *sym_demangle(struct strpool *sp, const char *name)
-{
-	const char *pooled = NULL, *clone;
-	char *full, *d, *buf = NULL;
-
-	if (!name || name[0] != '_' || name[1] != 'Z')
-		return NULL;
-	/* Only a name that demangles whole (a clone suffix included) is
-	 * C++: without DMGL_PARAMS the demangler stops after the name and
-	 * would take "_Znwm@plt" or "_ZN3foo3barEvXYZ" too. */
-	full = cplus_demangle(name, DMGL_PARAMS | DMGL_ANSI);
-	if (!full)
-		return NULL;
-	free(full);
-	/* No DMGL_PARAMS: no parameter list, no return type. */
-	d = cplus_demangle(name, DMGL_AUTO | DMGL_ANSI);
-	if (!d)
-		return NULL;
-	/* A clone (.cold, .isra.0, .constprop.0, .part.0) keeps its
-	 * suffix, as in C: it is other code than the function's body. */
-	clone = strchr(name, '.');
-	if (clone && asprintf(&buf, "%s%s", d, clone) >= 0)
-		pooled = strpool_add(sp, buf);
-	else if (!clone)
-		pooled = strpool_add(sp, d);
-	free(buf);
-	free(d);
-	return pooled;
 }
 
 /*

@@ -186,19 +186,6 @@ const struct sym_skipped *sym_skipped_files(const struct symbolizer *s,
 /* Human-readable text for a SYM_E* code. */
 const char *sym_strerror(int err);
 
-/*
- * Read the GNU build-id note of the ELF file at path into buf (up to len
- * bytes).  Returns the id's length, 0 when the file has none, or a
- * negative SYM_E* code.  Used by collectors to key objects.
- */
-int sym_read_build_id(const char *path, uint8_t *buf, size_t len);
-
-/*
- * Same, for an ELF image in memory (the vdso).  Returns as above.
- */
-int sym_read_build_id_mem(const void *image, size_t size, uint8_t *buf,
-			  size_t len);
-
 /* ---- procedures decoded into basic blocks (blocks.c) ---- */
 
 #define SYM_INSN_BRANCH   0x1	/* conditional or unconditional jump */

@@ -2,7 +2,18 @@
 /*
  * Private declarations shared by the files of symbolize/.  Nothing here is
  * part of the public contract (symbolize.h); third-party types (libelf,
- * libdwarf) stay inside the .c files that need them.
+ * libdwarf, capstone) stay inside the .c files that need them.
+ *
+ * One section per file, in the order the files build on each other: a
+ * file calls only into files whose sections come before its own.
+ *
+ *   strpool.c, demangle.c, input.c, dwcheck.c     (leaves)
+ *   elfsym.c, dwarf.c, debuginfo.c, kallsyms.c, procs.c
+ *   symbolize.c                                   (the object cache)
+ *   blocks.c                                      (decoding; calls sym_resolve)
+ *
+ * symbolize.c frees what blocks.c caches on an object through the
+ * destructor blocks.c leaves in it (symobj.code_free), not by name.
  */
 #ifndef SYMBOLIZE_INT_H
 #define SYMBOLIZE_INT_H
@@ -13,6 +24,8 @@
 
 #include "common/util/array.h"		/* ALLOC_GROW: the one checked grow helper */
 #include "symbolize.h"
+
+/* ---- strpool.c ---- */
 
 /*
  * String pool: every string handed to callers lives here, deduplicated,
@@ -32,6 +45,10 @@ void strpool_release(struct strpool *sp);
 /* NULL on out of memory. */
 const char *strpool_intern(struct strpool *sp, const char *s, size_t len);
 const char *strpool_add(struct strpool *sp, const char *s);
+/* The pool's hash of len bytes at s (FNV-1a), for other tables to use. */
+size_t strpool_hash(const char *s, size_t len);
+
+/* ---- demangle.c ---- */
 
 /*
  * A C++ (Itanium ABI) mangled name demangled as perf shows it: qualified,
@@ -41,6 +58,53 @@ const char *strpool_add(struct strpool *sp, const char *s);
  * name, or out of memory.
  */
 const char *sym_demangle(struct strpool *sp, const char *name);
+
+/* ---- input.c ---- */
+
+/*
+ * The files a symbolizer reads: objects, their debug files and the
+ * candidates for those.  Only regular files are opened (regfile.h); the
+ * others are noted, each path once, for sym_skipped_files().
+ */
+struct inputs {
+	struct strpool *pool;		/* keeps the skipped paths */
+	struct sym_skipped *skipped;
+	size_t nskipped, alloc_skipped;
+};
+
+void inputs_init(struct inputs *in, struct strpool *pool);
+void inputs_release(struct inputs *in);
+/*
+ * Open path read-only (regfile_open()); a file that is not regular is
+ * noted.  Returns the descriptor or -1 with errno set (EINVAL for a file
+ * that is not regular).
+ */
+int inputs_open(struct inputs *in, const char *path);
+
+/* ---- dwcheck.c ---- */
+
+/*
+ * Is the framing of .debug_rnglists and .debug_loclists (also their
+ * .dwo and compressed forms) in the ELF file open at fd sound enough to
+ * hand the file to libdwarf, which reads every unit header of both the
+ * first time .debug_info is used and aborts the process on some damaged
+ * ones (libdwarf 20210528)?  Returns SYM_OK (also when there are no such
+ * sections), SYM_EDWARF (a unit is inconsistent, or a section cannot be
+ * read or decompressed), or SYM_EELF.  Reads with pread(): fd's offset
+ * is kept.
+ */
+int dwcheck_fd(int fd);
+/*
+ * The same check of one section's bytes: true when units tile
+ * [data, data + size) exactly, each a DWARF 5 list unit; ranges: also
+ * walk the DW_RLE_* entries, whose indexes must fit a .debug_addr of
+ * addr bytes (0: there is none; SIZE_MAX: do not check).  big: the
+ * object is big-endian.
+ */
+bool dwcheck_lists(const void *data, size_t size, bool big, bool ranges,
+		   size_t addr);
+
+/* ---- elfsym.c ---- */
 
 /* A PT_LOAD segment, for file offset <-> virtual address conversion. */
 struct loadseg {
@@ -90,6 +154,25 @@ bool symindex_lookup(const struct symindex *si, uint64_t addr,
 		     struct symhit *hit);
 void symindex_release(struct symindex *si);
 
+/* What an ELF file says about itself, for finding its debug file. */
+struct elfmeta {
+	uint8_t build_id[64];
+	size_t build_id_len;
+	char *debuglink;	/* malloc'ed, or NULL */
+	uint32_t debuglink_crc;
+	bool has_dwarf;		/* .debug_info present with contents */
+	bool has_symtab;
+};
+
+/*
+ * What the ELF object open as elf (an Elf *) says about itself, and its
+ * PT_LOAD segments (*loads malloc'ed).  SYM_OK, SYM_EELF or SYM_ENOMEM.
+ */
+int elfsym_read_meta(void *elf, struct elfmeta *meta);
+int elfsym_read_loads(void *elf, struct loadseg **loads, size_t *nloads);
+
+/* ---- dwarf.c ---- */
+
 /* A subprogram or inlined instance. */
 struct dwfunc {
 	const char *name;	/* may be NULL */
@@ -127,26 +210,6 @@ struct dwinfo;
 int dwinfo_open(struct dwinfo **dw, struct strpool *sp, const char *path);
 
 /*
- * Is the framing of .debug_rnglists and .debug_loclists (also their
- * .dwo and compressed forms) in the ELF file open at fd sound enough to
- * hand the file to libdwarf, which reads every unit header of both the
- * first time .debug_info is used and aborts the process on some damaged
- * ones (libdwarf 20210528)?  Returns SYM_OK (also when there are no such
- * sections), SYM_EDWARF (a unit is inconsistent, or a section cannot be
- * read or decompressed), or SYM_EELF.  Reads with pread(): fd's offset
- * is kept.
- */
-int dwcheck_fd(int fd);
-/*
- * The same check of one section's bytes: true when units tile
- * [data, data + size) exactly, each a DWARF 5 list unit; ranges: also
- * walk the DW_RLE_* entries, whose indexes must fit a .debug_addr of
- * addr bytes (0: there is none; SIZE_MAX: do not check).  big: the
- * object is big-endian.
- */
-bool dwcheck_lists(const void *data, size_t size, bool big, bool ranges,
-		   size_t addr);
-/*
  * Line and innermost function at addr (addr2line's choices).  Returns
  * SYM_OK, or SYM_ENOMEM (then and from then on, *hit is empty).  dw may
  * be NULL.  Pointers in *hit stay valid until dwinfo_free().
@@ -154,33 +217,17 @@ bool dwcheck_lists(const void *data, size_t size, bool big, bool ranges,
 int dwinfo_lookup(struct dwinfo *dw, uint64_t addr, struct dwhit *hit);
 void dwinfo_free(struct dwinfo *dw);	/* NULL is a no-op */
 
-/* What an ELF file says about itself, for finding its debug file. */
-struct elfmeta {
-	uint8_t build_id[64];
-	size_t build_id_len;
-	char *debuglink;	/* malloc'ed, or NULL */
-	uint32_t debuglink_crc;
-	bool has_dwarf;		/* .debug_info present with contents */
-	bool has_symtab;
-};
+/* ---- debuginfo.c ---- */
 
 /*
  * Find a separate debug file for the object at path (NULL for an image
  * in memory: build-id only).  Returns a malloc'ed path or NULL.
- * Candidates that are not regular files are noted in s and passed over.
+ * Candidates that are not regular files are noted in in and passed over.
  */
-char *debuginfo_find(struct symbolizer *s, const char *path,
+char *debuginfo_find(struct inputs *in, const char *path,
 		     const struct elfmeta *meta, const char *debug_root);
 
-/*
- * Open an input file of the symbolizer (regfile_open()); a file that is
- * not regular is recorded for sym_skipped_files().  Returns the
- * descriptor or -1 with errno set.
- */
-int sym_open_input(struct symbolizer *s, const char *path);
-
-/* The build-id of the ELF file open on fd; as sym_read_build_id(). */
-int sym_read_build_id_fd(int fd, uint8_t *buf, size_t len);
+/* ---- kallsyms.c ---- */
 
 /* Kernel symbols from a kallsyms file. */
 struct ksym {
@@ -207,6 +254,84 @@ int kallsyms_set(struct kallsyms *ks, struct strpool *sp,
 		 const struct sym_ksym *v, size_t n);
 void kallsyms_release(struct kallsyms *ks);
 
+/* ---- procs.c ---- */
+
+/* A range [lo, hi) of ELF virtual addresses. */
+struct fde_range {
+	uint64_t lo, hi;
+};
+
+struct plt_ent {
+	uint64_t vaddr;		/* start of the stub */
+	uint64_t size;		/* its section's entry size */
+	const char *name;
+};
+
+/* A GOT slot and the symbol its relocation names. */
+struct gotname {
+	uint64_t got;
+	const char *name;
+};
+
+/*
+ * What an object tells of its procedures besides its symbols: the
+ * procedures its unwind table (.eh_frame) describes, how code without
+ * symbols is still told apart procedure by procedure; and its PLT stubs,
+ * each named after the function it jumps to (the .rela.plt symbol of the
+ * GOT slot it loads).  Names live in the string pool given to
+ * procs_read().  Start zeroed.
+ */
+struct procs {
+	struct fde_range *fdes;	/* sorted by lo */
+	size_t nfdes, afdes;
+	struct plt_ent *plt;	/* sorted by vaddr */
+	size_t nplt, aplt;
+	struct fde_range pltsec[3];	/* .plt, .plt.sec, .plt.got */
+	size_t npltsec;
+	struct gotname *got;	/* relocated slots, sorted by address */
+	size_t ngot;
+};
+
+/*
+ * The capstone architecture and mode (cs_arch and cs_mode values) for
+ * code of an ELF e_machine; false when such code is not decoded (only
+ * x86-64 and AArch64 are).
+ */
+bool procs_machine(uint16_t machine, int *arch, int *mode);
+/*
+ * Read p from an open libelf handle (an Elf *) of an object whose
+ * e_machine is machine.  Returns SYM_OK, SYM_ENOCODE when procs_machine()
+ * refuses machine (p stays empty), or SYM_ENOMEM (p holds what was read;
+ * procs_release() it all the same).
+ */
+int procs_read(struct procs *p, struct strpool *sp, void *elf,
+	       uint16_t machine);
+void procs_release(struct procs *p);
+/*
+ * The function the PLT stub covering va jumps to (named from .rela.plt),
+ * with the stub's start in *start; NULL when va is in no stub.
+ */
+const char *procs_plt_stub(const struct procs *p, uint64_t va,
+			   uint64_t *start);
+/*
+ * Whether va lies in a procedure the unwind table describes (PLT
+ * sections excepted), with the procedure's start in *start.
+ */
+bool procs_unwind_proc(const struct procs *p, uint64_t va, uint64_t *start);
+/* The function of the PLT stub that starts exactly at va, or NULL. */
+const char *procs_plt_name(const struct procs *p, uint64_t va);
+/* The symbol the relocation of the GOT slot at slot names, or NULL. */
+const char *procs_got_name(const struct procs *p, uint64_t slot);
+/*
+ * In a PLT section, each stub is a procedure of its own, and so is the
+ * code between stubs: the extent [*lo, *hi) of the one covering va; false
+ * when va is in no PLT section.
+ */
+bool procs_plt_extent(const struct procs *p, uint64_t va, uint64_t *lo,
+		      uint64_t *hi);
+/* The unwind table's procedure (FDE) covering va, or NULL. */
+const struct fde_range *procs_fde(const struct procs *p, uint64_t va);
+
 /* ---- the object cache (symbolize.c) ---- */
 
 struct code_cache;		/* blocks.c: decoded procedures */
@@ -230,7 +355,16 @@ struct symobj {
 	size_t nloads;
 	struct symindex syms;
 	struct dwinfo *dw;		/* NULL: no DWARF */
-	struct code_cache *code;	/* NULL until sym_code() is used */
+	struct procs procs;		/* read on first use, symobj_procs() */
+	int procs_err;
+	bool procs_done;
+	/*
+	 * blocks.c's decoded procedures, NULL until sym_code() is used.
+	 * blocks.c sets code_free with it, so that freeing the object
+	 * does not call up into blocks.c.
+	 */
+	struct code_cache *code;
+	void (*code_free)(struct code_cache *code);
 };
 
 /*
@@ -239,6 +373,14 @@ struct symobj {
  */
 struct symobj *symobj_get(struct symbolizer *s, const struct sym_object *obj,
 			  int *err);
+/*
+ * o's procs, read from its file or the vdso image the first time they are
+ * asked for.  *out is set either way; returns SYM_OK or why they could
+ * not be read (the same every time): SYM_ENOCODE (a machine whose code is
+ * not decoded, no vdso), SYM_EOPEN, SYM_EELF, SYM_ENOMEM.
+ */
+int symobj_procs(struct symbolizer *s, struct symobj *o,
+		 const struct procs **out);
 /* Query offset <-> ELF virtual address through the PT_LOAD headers. */
 bool symobj_off_to_vaddr(const struct symobj *o, uint64_t off, uint64_t *va);
 uint64_t symobj_vaddr_to_off(const struct symobj *o, uint64_t va,
@@ -247,28 +389,9 @@ struct strpool *symbolizer_pool(struct symbolizer *s);
 /* The configured vmlinux path, or NULL. */
 const char *symbolizer_vmlinux(const struct symbolizer *s);
 /* This process's vdso image and its size; NULL when there is none. */
-const void *vdso_image(size_t *size);
+const void *sym_vdso_image(size_t *size);
 
-void code_cache_free(struct code_cache *c);	/* NULL is a no-op */
-/*
- * The function the PLT stub covering vaddr va of o jumps to (named from
- * .rela.plt), with the stub's start in *start; NULL when va is in no
- * stub (blocks.c reads the PLT for its no-return calls).
- */
-const char *blocks_plt_stub(struct symbolizer *s, struct symobj *o,
-			    uint64_t va, uint64_t *start);
-
-/*
- * Whether vaddr va of o lies in a procedure its unwind table (.eh_frame)
- * describes, with the procedure's start in *start: how code without
- * symbols is still told apart procedure by procedure.
- */
-bool blocks_unwind_proc(struct symbolizer *s, struct symobj *o, uint64_t va,
-			uint64_t *start);
-
-/* elfsym.c helpers on an open libelf handle (void * = Elf *). */
-int elf_read_meta(void *elf, struct elfmeta *meta);
-int elf_read_loads(void *elf, struct loadseg **loads, size_t *nloads);
-int elf_build_id(void *elf, uint8_t *buf, size_t len);
+/* Open an input of s through its inputs_open(). */
+int sym_open_input(struct symbolizer *s, const char *path);
 
 #endif

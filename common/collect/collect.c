@@ -4,10 +4,10 @@
 #include <string.h>
 
 #include "common/util/array.h"
+#include "common/util/buildid.h"
 #include "collect.h"
 #include "common/util/error.h"
 #include "common/stats/stats.h"
-#include "symbolize/symbolize.h"
 
 #define T_INF UINT64_MAX
 #define NO_PROC UINT32_MAX
@@ -783,8 +783,8 @@ static int build_one(struct collector *c, const struct profile *tpl,
 
 			memcpy(po.build_id, o->build_id, sizeof(po.build_id));
 			if (!po.build_id_len && o->kind == PROF_OBJ_FILE) {
-				int n = sym_read_build_id(o->path, po.build_id,
-							  sizeof(po.build_id));
+				int n = buildid_read(o->path, po.build_id,
+						     sizeof(po.build_id));
 
 				po.build_id_len = n > 0 ? (uint32_t)n : 0;
 			}

@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: MIT
+/*
+ * C++ names as perf shows them, with libiberty's demangler (contract of
+ * sym_demangle() in symbolize_int.h).  Uses only the string pool.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libiberty/demangle.h>
+
+#include "symbolize_int.h"
+
+const char *sym_demangle(struct strpool *sp, const char *name)
+{
+	const char *pooled = NULL, *clone;
+	char *full, *d, *buf = NULL;
+
+	if (!name || name[0] != '_' || name[1] != 'Z')
+		return NULL;
+	/* Only a name that demangles whole (a clone suffix included) is
+	 * C++: without DMGL_PARAMS the demangler stops after the name and
+	 * would take "_Znwm@plt" or "_ZN3foo3barEvXYZ" too. */
+	full = cplus_demangle(name, DMGL_PARAMS | DMGL_ANSI);
+	if (!full)
+		return NULL;
+	free(full);
+	/* No DMGL_PARAMS: no parameter list, no return type. */
+	d = cplus_demangle(name, DMGL_AUTO | DMGL_ANSI);
+	if (!d)
+		return NULL;
+	/* A clone (.cold, .isra.0, .constprop.0, .part.0) keeps its
+	 * suffix, as in C: it is other code than the function's body. */
+	clone = strchr(name, '.');
+	if (clone && asprintf(&buf, "%s%s", d, clone) >= 0)
+		pooled = strpool_add(sp, buf);
+	else if (!clone)
+		pooled = strpool_add(sp, d);
+	free(buf);
+	free(d);
+	return pooled;
+}

@@ -1,0 +1,605 @@
+// SPDX-License-Identifier: MIT
+/*
+ * What an object tells of its procedures besides its symbols (contract
+ * in symbolize_int.h): the extents its unwind table (.eh_frame) gives,
+ * so that stripped code is still told apart procedure by procedure, and
+ * its PLT stubs, named after the function each jumps to.  Read once per
+ * object; the symbolizer names code with them and blocks.c cuts
+ * procedures with them.  Below symbolize.c: it is handed an open ELF
+ * handle and a string pool, and calls nothing above it.
+ */
+#include <capstone/capstone.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "symbolize_int.h"
+
+/* A PLT stub is 16 bytes on AArch64 and on x86-64 unless its section
+ * says otherwise (.plt.got entries without IBT are 8). */
+#define PLT_STUB_SIZE 16
+
+bool procs_machine(uint16_t machine, int *arch, int *mode)
+{
+	switch (machine) {
+	case EM_X86_64:
+		*arch = CS_ARCH_X86;
+		*mode = CS_MODE_64;
+		return true;
+	case EM_AARCH64:
+		*arch = CS_ARCH_ARM64;
+		*mode = CS_MODE_ARM;
+		return true;
+	default:
+		return false;
+	}
+}
+
+void procs_release(struct procs *p)
+{
+	free(p->fdes);
+	free(p->plt);
+	free(p->got);
+	memset(p, 0, sizeof(*p));
+}
+
+/* ---- .eh_frame: procedure extents of stripped code ---- */
+
+#define DW_EH_PE_omit 0xff
+#define DW_EH_PE_absptr 0x00
+#define DW_EH_PE_uleb128 0x01
+#define DW_EH_PE_udata2 0x02
+#define DW_EH_PE_udata4 0x03
+#define DW_EH_PE_udata8 0x04
+#define DW_EH_PE_sleb128 0x09
+#define DW_EH_PE_sdata2 0x0a
+#define DW_EH_PE_sdata4 0x0b
+#define DW_EH_PE_sdata8 0x0c
+#define DW_EH_PE_pcrel 0x10
+#define DW_EH_PE_datarel 0x30
+
+struct rd {
+	const unsigned char *p, *end;
+	bool bad;
+};
+
+static uint64_t rd_uleb(struct rd *r)
+{
+	uint64_t v = 0;
+	unsigned shift = 0;
+
+	while (r->p < r->end) {
+		unsigned char b = *r->p++;
+
+		if (shift < 64)
+			v |= (uint64_t)(b & 0x7f) << shift;
+		shift += 7;
+		if (!(b & 0x80))
+			return v;
+	}
+	r->bad = true;
+	return 0;
+}
+
+static int64_t rd_sleb(struct rd *r)
+{
+	int64_t v = 0;
+	unsigned shift = 0;
+	unsigned char b = 0;
+
+	while (r->p < r->end) {
+		b = *r->p++;
+		if (shift < 64)
+			v |= (int64_t)((uint64_t)(b & 0x7f) << shift);
+		shift += 7;
+		if (!(b & 0x80)) {
+			if (shift < 64 && (b & 0x40))
+				v |= -((int64_t)1 << shift);
+			return v;
+		}
+	}
+	r->bad = true;
+	return 0;
+}
+
+static uint64_t rd_fixed(struct rd *r, size_t n)
+{
+	uint64_t v = 0;
+	size_t i;
+
+	if ((size_t)(r->end - r->p) < n) {
+		r->bad = true;
+		return 0;
+	}
+	for (i = 0; i < n; i++)	/* little-endian targets only */
+		v |= (uint64_t)r->p[i] << (8 * i);
+	r->p += n;
+	return v;
+}
+
+/* A pointer in encoding enc; base is the vaddr of r->p's section start. */
+static uint64_t rd_encoded(struct rd *r, unsigned enc, uint64_t secaddr,
+			   const unsigned char *secstart, bool apply)
+{
+	uint64_t here = secaddr + (uint64_t)(r->p - secstart), v;
+
+	switch (enc & 0x0f) {
+	case DW_EH_PE_absptr:
+	case DW_EH_PE_udata8:
+	case DW_EH_PE_sdata8:
+		v = rd_fixed(r, 8);
+		break;
+	case DW_EH_PE_uleb128:
+		v = rd_uleb(r);
+		break;
+	case DW_EH_PE_udata2:
+		v = rd_fixed(r, 2);
+		break;
+	case DW_EH_PE_sdata2:
+		v = (uint64_t)(int64_t)(int16_t)rd_fixed(r, 2);
+		break;
+	case DW_EH_PE_udata4:
+		v = rd_fixed(r, 4);
+		break;
+	case DW_EH_PE_sdata4:
+		v = (uint64_t)(int64_t)(int32_t)rd_fixed(r, 4);
+		break;
+	case DW_EH_PE_sleb128:
+		v = (uint64_t)rd_sleb(r);
+		break;
+	default:
+		r->bad = true;
+		return 0;
+	}
+	if (apply && (enc & 0x70) == DW_EH_PE_pcrel)
+		v += here;
+	else if (apply && (enc & 0x70) != 0)
+		r->bad = true;	/* datarel etc.: not used in .eh_frame */
+	return v;
+}
+
+/* The FDE pointer encoding a CIE announces ("zR" augmentation). */
+static unsigned cie_fde_encoding(struct rd r, uint64_t secaddr,
+				 const unsigned char *secstart)
+{
+	const char *aug;
+	unsigned version, enc = DW_EH_PE_absptr;
+
+	version = (unsigned)rd_fixed(&r, 1);
+	aug = (const char *)r.p;
+	while (r.p < r.end && *r.p)
+		r.p++;
+	if (r.p >= r.end)
+		return DW_EH_PE_omit;
+	r.p++;
+	if (aug[0] != 'z')
+		return DW_EH_PE_absptr;
+	rd_uleb(&r);			/* code alignment */
+	rd_sleb(&r);			/* data alignment */
+	if (version == 1)
+		rd_fixed(&r, 1);	/* return address register */
+	else
+		rd_uleb(&r);
+	rd_uleb(&r);			/* augmentation length */
+	for (aug++; *aug && !r.bad; aug++) {
+		switch (*aug) {
+		case 'R':
+			return (unsigned)rd_fixed(&r, 1);
+		case 'P': {
+			unsigned penc = (unsigned)rd_fixed(&r, 1);
+
+			rd_encoded(&r, penc, secaddr, secstart, false);
+			break;
+		}
+		case 'L':
+			rd_fixed(&r, 1);
+			break;
+		case 'S':
+		case 'B':
+			break;
+		default:
+			return DW_EH_PE_omit;
+		}
+	}
+	return r.bad ? DW_EH_PE_omit : enc;
+}
+
+static int fde_cmp(const void *a, const void *b)
+{
+	const struct fde_range *x = a, *y = b;
+
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+static int read_eh_frame(struct procs *pr, const unsigned char *d,
+			 size_t size, uint64_t secaddr)
+{
+	const unsigned char *p = d, *end = d + size;
+
+	while ((size_t)(end - p) >= 8) {
+		struct rd r = { p, end, false };
+		uint64_t len = rd_fixed(&r, 4), id;
+		const unsigned char *rec, *next;
+
+		if (len == 0)
+			break;		/* terminator */
+		if (len == 0xffffffff)
+			len = rd_fixed(&r, 8);
+		if (len > (uint64_t)(end - r.p))
+			break;
+		next = r.p + len;
+		rec = r.p;
+		id = rd_fixed(&r, 4);
+		if (id != 0 && id <= (uint64_t)(rec - d)) {
+			/* An FDE: id is the distance back to its CIE. */
+			const unsigned char *cie = rec - id;
+			struct rd cr = { cie, end, false };
+			uint64_t clen = rd_fixed(&cr, 4), lo, range;
+			unsigned enc;
+
+			if (clen == 0xffffffff || clen < 4 ||
+			    clen > (uint64_t)(end - cr.p))
+				goto skip;
+			cr.end = cr.p + clen;
+			cr.p += 4;	/* CIE id */
+			enc = cie_fde_encoding(cr, secaddr, d);
+			if (enc == DW_EH_PE_omit)
+				goto skip;
+			r.end = next;
+			lo = rd_encoded(&r, enc, secaddr, d, true);
+			range = rd_encoded(&r, enc & 0x0f, secaddr, d, false);
+			if (r.bad || !range || !lo)
+				goto skip;
+			if (ALLOC_GROW(pr->fdes, pr->nfdes + 1, pr->afdes))
+				return SYM_ENOMEM;
+			pr->fdes[pr->nfdes].lo = lo;
+			pr->fdes[pr->nfdes].hi = lo + range;
+			pr->nfdes++;
+		}
+skip:
+		p = next;
+	}
+	if (pr->nfdes > 1)
+		qsort(pr->fdes, pr->nfdes, sizeof(*pr->fdes), fde_cmp);
+	return SYM_OK;
+}
+
+const struct fde_range *procs_fde(const struct procs *p, uint64_t va)
+{
+	size_t lo = 0, hi = p->nfdes;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (p->fdes[mid].lo <= va)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* Nested or overlapping FDEs do not occur in practice. */
+	if (lo && va < p->fdes[lo - 1].hi)
+		return &p->fdes[lo - 1];
+	return NULL;
+}
+
+/* ---- PLT stubs: a call to one is named by its .rela.plt symbol ---- */
+
+static int gotname_cmp(const void *a, const void *b)
+{
+	const struct gotname *x = a, *y = b;
+
+	return x->got < y->got ? -1 : x->got > y->got;
+}
+
+static int plt_cmp(const void *a, const void *b)
+{
+	const struct plt_ent *x = a, *y = b;
+
+	return x->vaddr < y->vaddr ? -1 : x->vaddr > y->vaddr;
+}
+
+/* GOT slot -> symbol name, from every SHT_RELA section with symbols. */
+static int read_relocs(Elf *elf, struct strpool *sp, struct gotname **out,
+		       size_t *nout)
+{
+	struct gotname *v = NULL;
+	size_t n = 0, a = 0;
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh, symsh;
+		Elf_Data *data, *symdata;
+		Elf_Scn *symscn;
+		size_t i, cnt;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_RELA ||
+		    !sh.sh_link || !sh.sh_entsize)
+			continue;
+		symscn = elf_getscn(elf, sh.sh_link);
+		data = elf_getdata(scn, NULL);
+		if (!symscn || !gelf_getshdr(symscn, &symsh) || !data)
+			continue;
+		symdata = elf_getdata(symscn, NULL);
+		if (!symdata)
+			continue;
+		cnt = sh.sh_size / sh.sh_entsize;
+		for (i = 0; i < cnt; i++) {
+			GElf_Rela rela;
+			GElf_Sym sym;
+			const char *name;
+
+			if (!gelf_getrela(data, (int)i, &rela))
+				break;
+			if (!GELF_R_SYM(rela.r_info) ||
+			    !gelf_getsym(symdata, (int)GELF_R_SYM(rela.r_info),
+					 &sym))
+				continue;
+			name = elf_strptr(elf, symsh.sh_link, sym.st_name);
+			if (!name || !*name)
+				continue;
+			if (ALLOC_GROW(v, n + 1, a)) {
+				free(v);
+				return SYM_ENOMEM;
+			}
+			v[n].got = rela.r_offset;
+			v[n].name = strpool_add(sp, name);
+			if (!v[n].name) {
+				free(v);
+				return SYM_ENOMEM;
+			}
+			n++;
+		}
+	}
+	if (n > 1)
+		qsort(v, n, sizeof(*v), gotname_cmp);
+	*out = v;
+	*nout = n;
+	return SYM_OK;
+}
+
+static const char *got_lookup(const struct gotname *v, size_t n, uint64_t got)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (v[mid].got < got)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && v[lo].got == got ? v[lo].name : NULL;
+}
+
+static int add_plt(struct procs *p, uint64_t va, uint64_t size,
+		   const char *name)
+{
+	if (!name)
+		return SYM_OK;
+	if (ALLOC_GROW(p->plt, p->nplt + 1, p->aplt))
+		return SYM_ENOMEM;
+	p->plt[p->nplt].vaddr = va;
+	p->plt[p->nplt].size = size;
+	p->plt[p->nplt].name = name;
+	p->nplt++;
+	return SYM_OK;
+}
+
+/*
+ * Decode a PLT section: each stub loads its target from a GOT slot
+ * (x86-64 "jmp [rip + slot]", AArch64 "adrp x16, page; ldr x17, [x16,
+ * off]"), and the relocation of that slot names the function.
+ */
+static int read_plt_section(struct procs *p, csh cs, cs_arch arch,
+			    const unsigned char *d, size_t size,
+			    uint64_t addr, uint64_t entsize,
+			    const struct gotname *gn, size_t ngn)
+{
+	const uint8_t *code = d;
+	uint64_t va = addr;
+	cs_insn *in = cs_malloc(cs);
+	uint64_t adrp_va = 0, adrp_page = 0;
+	unsigned adrp_reg = 0;
+	int ret = SYM_OK;
+
+	if (!in)
+		return SYM_ENOMEM;
+	if (!entsize || arch != CS_ARCH_X86)
+		entsize = PLT_STUB_SIZE;
+	while (size && ret == SYM_OK) {
+		if (!cs_disasm_iter(cs, &code, &size, &va, in)) {
+			code++;
+			size--;
+			va++;
+			continue;
+		}
+		if (arch == CS_ARCH_X86) {
+			const cs_x86 *x = &in->detail->x86;
+
+			if (in->id == X86_INS_JMP && x->op_count == 1 &&
+			    x->operands[0].type == X86_OP_MEM &&
+			    x->operands[0].mem.base == X86_REG_RIP) {
+				uint64_t got = in->address + in->size +
+					       (uint64_t)x->operands[0].mem.disp;
+				uint64_t ent = addr + (in->address - addr) /
+						      entsize * entsize;
+
+				ret = add_plt(p, ent, entsize,
+					      got_lookup(gn, ngn, got));
+			}
+		} else {
+			const cs_arm64 *a = &in->detail->arm64;
+
+			if (in->id == ARM64_INS_ADRP && a->op_count == 2) {
+				adrp_va = in->address;
+				adrp_reg = a->operands[0].reg;
+				adrp_page = (uint64_t)a->operands[1].imm;
+			} else if (in->id == ARM64_INS_LDR && a->op_count == 2 &&
+				   a->operands[1].type == ARM64_OP_MEM &&
+				   a->operands[1].mem.base == adrp_reg &&
+				   adrp_va && in->address - adrp_va <= 8) {
+				uint64_t got = adrp_page +
+					       (uint64_t)a->operands[1].mem.disp;
+
+				ret = add_plt(p, adrp_va, entsize,
+					      got_lookup(gn, ngn, got));
+				adrp_va = 0;
+			}
+		}
+	}
+	cs_free(in, 1);
+	return ret;
+}
+
+/* The number of PLT stubs that start at or before va (they are sorted). */
+static size_t plt_index(const struct procs *p, uint64_t va)
+{
+	size_t lo = 0, hi = p->nplt;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (p->plt[mid].vaddr <= va)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+const char *procs_plt_name(const struct procs *p, uint64_t va)
+{
+	size_t k = plt_index(p, va);
+
+	return k && p->plt[k - 1].vaddr == va ? p->plt[k - 1].name : NULL;
+}
+
+static int read_sections(struct procs *p, csh cs, cs_arch arch,
+			 struct strpool *sp, Elf *elf)
+{
+	struct gotname *gn = NULL;
+	size_t ngn = 0, shstrndx;
+	Elf_Scn *scn = NULL;
+	int ret;
+
+	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return SYM_OK;
+	ret = read_relocs(elf, sp, &gn, &ngn);
+	while (!ret && (scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
+		    !(sh.sh_flags & SHF_ALLOC))
+			continue;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (!name)
+			continue;
+		if (strcmp(name, ".eh_frame") && strcmp(name, ".plt") &&
+		    strcmp(name, ".plt.sec") && strcmp(name, ".plt.got"))
+			continue;
+		data = elf_getdata(scn, NULL);
+		if (!data || !data->d_buf)
+			continue;
+		if (!strcmp(name, ".eh_frame"))
+			ret = read_eh_frame(p, data->d_buf, data->d_size,
+					    sh.sh_addr);
+		else if (p->npltsec < sizeof(p->pltsec) / sizeof(p->pltsec[0])) {
+			p->pltsec[p->npltsec].lo = sh.sh_addr;
+			p->pltsec[p->npltsec++].hi = sh.sh_addr + sh.sh_size;
+		}
+		if (strcmp(name, ".eh_frame"))
+			ret = read_plt_section(p, cs, arch, data->d_buf,
+					       data->d_size, sh.sh_addr,
+					       sh.sh_entsize, gn, ngn);
+	}
+	p->got = gn;
+	p->ngot = ngn;
+	if (!ret && p->nplt > 1)
+		qsort(p->plt, p->nplt, sizeof(*p->plt), plt_cmp);
+	return ret;
+}
+
+/*
+ * In a PLT section, each stub is a procedure of its own (named
+ * target@plt), and so is the code between stubs (the resolver call at the
+ * start of .plt), although one FDE covers the whole section.
+ */
+bool procs_plt_extent(const struct procs *p, uint64_t va, uint64_t *lo,
+		      uint64_t *hi)
+{
+	size_t i, k = plt_index(p, va);
+
+	for (i = 0; i < p->npltsec; i++) {
+		if (va < p->pltsec[i].lo || va >= p->pltsec[i].hi)
+			continue;
+		*lo = p->pltsec[i].lo;
+		*hi = p->pltsec[i].hi;
+		if (k) {
+			const struct plt_ent *e = &p->plt[k - 1];
+
+			if (va < e->vaddr + e->size) {
+				*lo = e->vaddr;
+				*hi = e->vaddr + e->size;
+				return true;
+			}
+			if (e->vaddr + e->size > *lo)
+				*lo = e->vaddr + e->size;
+		}
+		if (k < p->nplt && p->plt[k].vaddr < *hi)
+			*hi = p->plt[k].vaddr;
+		return true;
+	}
+	return false;
+}
+
+int procs_read(struct procs *p, struct strpool *sp, void *elf,
+	       uint16_t machine)
+{
+	int arch, mode, ret;
+	csh cs;
+
+	if (!procs_machine(machine, &arch, &mode))
+		return SYM_ENOCODE;
+	if (cs_open((cs_arch)arch, (cs_mode)mode, &cs) != CS_ERR_OK)
+		return SYM_ENOMEM;
+	cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON);
+	ret = read_sections(p, cs, (cs_arch)arch, sp, elf);
+	cs_close(&cs);
+	return ret;
+}
+
+const char *procs_got_name(const struct procs *p, uint64_t slot)
+{
+	return got_lookup(p->got, p->ngot, slot);
+}
+
+const char *procs_plt_stub(const struct procs *p, uint64_t va,
+			   uint64_t *start)
+{
+	size_t k = plt_index(p, va);
+
+	if (!k || va >= p->plt[k - 1].vaddr + p->plt[k - 1].size)
+		return NULL;
+	*start = p->plt[k - 1].vaddr;
+	return p->plt[k - 1].name;
+}
+
+bool procs_unwind_proc(const struct procs *p, uint64_t va, uint64_t *start)
+{
+	const struct fde_range *f = procs_fde(p, va);
+	size_t i;
+
+	if (!f)
+		return false;
+	/* The PLT has FDEs too; its stubs are named target@plt, and its
+	 * header or unnamed slots are no procedure. */
+	for (i = 0; i < p->npltsec; i++)
+		if (va >= p->pltsec[i].lo && va < p->pltsec[i].hi)
+			return false;
+	*start = f->lo;
+	return true;
+}
