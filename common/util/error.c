@@ -11,7 +11,10 @@ static const char *const texts[] = {
 #undef E
 };
 
-static char detail[1024];
+/* The detail of the last failure, and its code: one per thread, as
+ * errno is (a detail is only given back for the code it was made for). */
+static _Thread_local char detail[1024];
+static _Thread_local int detail_err;
 
 const char *prof_strerror(int err)
 {
@@ -29,10 +32,12 @@ int prof_fail(int err, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(detail, sizeof(detail), fmt, ap);
 	va_end(ap);
+	detail_err = abs(err);
 	return -abs(err);
 }
 
 const char *prof_error(int err)
 {
-	return detail[0] ? detail : prof_strerror(err);
+	return detail[0] && detail_err == abs(err) ? detail :
+	       prof_strerror(err);
 }

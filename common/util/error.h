@@ -35,7 +35,9 @@ const char *prof_strerror(int err);
 /* Record detail for the current failure; returns -err for convenience. */
 int prof_fail(int err, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-/* The detail of the last prof_fail(), or prof_strerror(err). */
+/* The detail of the last prof_fail() when it failed with err's code,
+ * else prof_strerror(err): an error returned without a detail (a bare
+ * -PROF_ENOMEM) does not show an older failure of another code. */
 const char *prof_error(int err);
 
 #endif
