@@ -178,3 +178,56 @@ bad_value() {
 	run -4 "$UPROFILE" -quiet "$TPROG/exitwith" 4
 	assert_output ""
 }
+
+@test "each tool's --help lists only what it accepts: -p, --engine, -pixie" {
+	run -0 "$UPROFILE" --help
+	assert_line --regexp '^  -p, --pid=PID +attach to a running process and its threads$'
+	assert_line --regexp '^      --engine=perf\|sim '
+	assert_line --regexp '^      --pixie '
+	run -0 "$KPROFILE" --help
+	assert_line --regexp '^  -p, --pid=PID +profile until process PID exits \(instead of$'
+	assert_line '  or:  kprofile [OPTION...] -p PID'
+	refute_line --partial -- '--engine'
+	refute_line --partial -- '--pixie'
+	# -p is under "What to profile:" in both
+	for tool in "$UPROFILE" "$KPROFILE"; do
+		run -0 "$tool" --help
+		local group="" l
+		for l in "${lines[@]}"; do
+			[[ $l == " "[A-Z]*: ]] && group=$l
+			[[ $l == "  -p, --pid=PID"* ]] && break
+		done
+		assert_equal "$group" " What to profile:"
+	done
+}
+
+@test "options are recorded, then acted on: -l gives the same list wherever it is" {
+	local a b
+	run -0 "$UPROFILE" -l --engine=sim
+	a=$output
+	run -0 "$UPROFILE" --engine=sim -l
+	b=$output
+	assert_equal "$a" "$b"
+	assert_line --index 0 --regexp '^statistic +here +other names +description \(--engine=sim\)$'
+	# -l needs no program, and the checks of a run do not apply to it
+	run -0 "$UPROFILE" -l --count -F 100
+	assert_line --regexp '^Software events'
+	# the completion helper likewise, and it lists the tool's own options
+	run -0 "$KPROFILE" -o x --completion-helper
+	assert_line -- -ra-routines=
+	assert_line -- -pid=
+	refute_line -- -engine=
+}
+
+@test "kprofile -ra-routines takes any number of patterns" {
+	local list i
+	list=p0
+	for ((i = 1; i < 100; i++)); do list+=",p$i"; done
+	# 100 patterns match no routine: the run is refused for that, not
+	# for their number
+	skip_unless_perf_works
+	run -125 --separate-stderr "$KPROFILE" -quiet -ra-routines "$list" -d 0.1
+	[[ $stderr != *"needs the kernel's symbols"* ]] ||
+		skip "kernel symbols are hidden here: $stderr"
+	assert_equal "$stderr" "kprofile: -ra: no kernel routine matches the list ('p0', ...)"
+}

@@ -265,8 +265,11 @@ weight() {
 	assert_line --index 0 "uprofile: --engine=sim needs a PROGRAM to run (it cannot attach with -p)"
 	run -125 "$UPROFILE" --engine=sim -F 99 "$TPROG/tripcount"
 	assert_line --index 0 "uprofile: --engine=sim counts every event; -F and -c do not apply"
+	# kprofile has no engines: valgrind does not see the kernel
 	run -125 "$KPROFILE" --engine=sim true
-	assert_line --index 0 "kprofile: --engine=sim is for programs (uprofile): valgrind does not see the kernel"
+	assert_line --index 0 "kprofile: unrecognized option '--engine=sim'"
+	run -125 "$KPROFILE" -pixie true
+	assert_line --index 0 "kprofile: unrecognized option '-pixie'"
 	run -125 "$UPROFILE" --engine=valgrind true
 	assert_line --index 0 "uprofile: bad engine 'valgrind': use perf or sim"
 	# aliases name the same statistic
