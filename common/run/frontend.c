@@ -38,6 +38,7 @@
 #include "formats/report/report.h"
 #include "common/engine/sim.h"
 #include "common/stats/stats.h"
+#include "common/util/sysctl.h"
 #include "symbolize/symbolize.h"
 
 #define SUMMARY_ROWS 5
@@ -321,7 +322,7 @@ static int check_sample_rate(struct run *r)
 		if (!r->specs[i].counting && !r->specs[i].period &&
 		    r->specs[i].freq > hz)
 			hz = r->specs[i].freq;
-	if (!hz || priv_sysctl("perf_event_max_sample_rate", &max) ||
+	if (!hz || sysctl_read_long("perf_event_max_sample_rate", &max) ||
 	    max <= 0 || hz <= (uint64_t)max)
 		return 0;
 	if (r->cfg->freq)

@@ -10,8 +10,8 @@
 #include <strings.h>
 
 #include "common/util/error.h"
-#include "common/engine/privilege.h"
 #include "stats.h"
+#include "common/util/sysctl.h"
 
 #define SYSFS_PMUS "/sys/bus/event_source/devices"
 
@@ -910,7 +910,7 @@ static void probe_reason(enum stat_kind k, int err, const char *needs,
 		return;
 	case EACCES:
 	case EPERM:
-		if (priv_sysctl("perf_event_paranoid", &paranoid))
+		if (sysctl_read_long("perf_event_paranoid", &paranoid))
 			paranoid = -1;
 		snprintf(buf, len, brief ? "needs privilege" :
 			 "permission denied: needs privilege "
