@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "common/util/parse.h"
-#include "common/engine/profileme.h"
+#include "common/stats/pmstat.h"
 #include "common/stats/stats.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -20,7 +20,7 @@
 #include "common/engine/launch.h"
 #include "common/util/parse.h"
 #include "common/engine/perf.h"
-#include "common/engine/profileme.h"
+#include "common/stats/pmstat.h"
 #include "formats/report/report.h"
 #include "common/engine/sim.h"
 #include "common/stats/stats.h"

@@ -31,7 +31,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "common/engine/profileme.h"
+#include "pmstat.h"
 
 enum stat_kind {
 	STAT_HW,	/* aggregate hardware counter: needs a PMU */
