@@ -22,7 +22,6 @@
 #include "common/engine/perf.h"
 #include "common/stats/pmstat.h"
 #include "formats/report/report.h"
-#include "common/engine/sim.h"
 #include "common/stats/stats.h"
 
 enum {
@@ -219,10 +218,6 @@ static void print_completion(void)
 		printf("stat:%s\n", list_name(&stat_table[t], name,
 					     sizeof(name)));
 	}
-	/* The sim engine's names that the table spells differently. */
-	for (t = 0; t < sim_stats_len; t++)
-		if (!stat_lookup(sim_stats[t].name))
-			printf("stat:%s\n", sim_stats[t].name);
 }
 
 
@@ -264,12 +259,14 @@ static void list_statistics(const struct fe_config *c)
 	size_t g, i;
 
 	if (c->engine == FE_ENGINE_SIM) {
+		const struct stat_def *d;
+
 		printf("%-18s %-13s %-28s %s\n", "statistic", "here",
 		       "other names", "description (--engine=sim)");
-		for (i = 0; i < sim_stats_len; i++)
-			printf("%-18s %-13s %-28s %s\n", sim_stats[i].name,
-			       "simulated", sim_stats[i].aliases ?
-			       sim_stats[i].aliases : "-", sim_stats[i].desc);
+		for (i = 0; (d = stat_sim_def(i)); i++)
+			printf("%-18s %-13s %-28s %s\n", d->name, "simulated",
+			       d->sim.aliases ? d->sim.aliases : "-",
+			       d->sim.desc);
 		return;
 	}
 
@@ -486,7 +483,7 @@ static int looks_like_stat(const struct fe_config *c, const char *word)
 		return 0;
 	return stat_lookup(name) != NULL ||
 	       (c->pmu && pm_lookup(name) >= 0) ||
-	       (c->engine == FE_ENGINE_SIM && sim_stat_lookup(name));
+	       (c->engine == FE_ENGINE_SIM && stat_sim_lookup(name));
 }
 
 /* The sim engine runs a program under valgrind: user mode, every event

@@ -83,6 +83,76 @@ static const struct stat_def *lookup_pm(const char *name)
 	return name ? lookup_in(name, strlen(name), 1) : NULL;
 }
 
+/* ---- the sim engine's names ---- */
+
+const struct stat_def *stat_sim_def(size_t index)
+{
+	size_t i;
+
+	for (i = 0; i < stat_table_len; i++) {
+		const struct stat_def *d = &stat_table[i];
+
+		if (d->sim.events && d->sim.index == index)
+			return d;
+	}
+	return NULL;
+}
+
+const struct stat_def *stat_sim_lookup(const char *name)
+{
+	const struct stat_def *d;
+	size_t i;
+
+	for (i = 0; (d = stat_sim_def(i)); i++)
+		if (!strcasecmp(d->name, name) ||
+		    stat_name_in_list(name, strlen(name), d->sim.aliases))
+			return d;
+	return NULL;
+}
+
+/* Comma-separated canonical names of the sim engine's statistics. */
+static void sim_names(char *buf, size_t len)
+{
+	const struct stat_def *d;
+	size_t i, used = 0;
+
+	if (len)
+		buf[0] = '\0';
+	for (i = 0; (d = stat_sim_def(i)); i++) {
+		int w = snprintf(buf + used, len - used, "%s%s", i ? ", " : "",
+				 d->name);
+
+		if (w < 0 || (size_t)w >= len - used)
+			break;
+		used += (size_t)w;
+	}
+}
+
+int stat_sim_resolve(const char *text, size_t *index)
+{
+	char name[64], avail[512];
+	const char *mods = strchr(text, ':');
+	const struct stat_def *d;
+
+	snprintf(name, sizeof(name), "%.*s",
+		 (int)(mods ? (size_t)(mods - text) : strlen(text)), text);
+	sim_names(avail, sizeof(avail));
+	if (mods && strcmp(mods, ":u"))
+		return prof_fail(PROF_EUNAVAIL, "'%s' is not available with "
+				 "the sim engine: it simulates user mode only "
+				 "(use %s or %s:u); it provides %s", text, name,
+				 name, avail);
+	d = stat_sim_lookup(name);
+	if (!d)
+		return prof_fail(PROF_EUNAVAIL, "'%s' is not available with "
+				 "the sim engine (valgrind counts and simulates "
+				 "instructions, caches and branches, not time "
+				 "or kernel events); it provides %s", name,
+				 avail);
+	*index = d->sim.index;
+	return 0;
+}
+
 const char *stat_modes_text(unsigned modes)
 {
 	static const char *const text[] = {
@@ -1130,7 +1200,7 @@ static int same_space(const struct stat_def *a, const struct stat_def *b)
 
 int stat_table_validate(char *buf, size_t len)
 {
-	size_t i, j;
+	size_t i, j, nsim = 0;
 	int problems = 0, k;
 
 	if (len)
@@ -1202,6 +1272,27 @@ int stat_table_validate(char *buf, size_t len)
 				d->name);
 			break;
 		}
+		if (d->sim.events) {
+			const char *p;
+
+			nsim++;
+			if (!*d->sim.events || !d->sim.desc || !*d->sim.desc)
+				PROBLEM("'%s': its sim part has no events or "
+					"description", d->name);
+			if (stat_sim_def(d->sim.index) != d)
+				PROBLEM("'%s' and '%s' are the same sim index",
+					d->name,
+					stat_sim_def(d->sim.index)->name);
+			for (p = d->sim.aliases; p && *p;) {
+				size_t l = strcspn(p, ",");
+
+				if (!def_is_named(d, p, l))
+					PROBLEM("'%s': sim alias '%.*s' is not "
+						"one of its names", d->name,
+						(int)l, p);
+				p = p[l] ? p + l + 1 : NULL;
+			}
+		}
 		for (j = 0; j < stat_table_len; j++) {
 			const struct stat_def *e = &stat_table[j];
 			const char *p;
@@ -1225,6 +1316,10 @@ int stat_table_validate(char *buf, size_t len)
 			}
 		}
 	}
+	for (i = 0; i < nsim; i++)
+		if (!stat_sim_def(i))
+			PROBLEM("no statistic has sim index %zu (there are %zu)",
+				i, nsim);
 	for (i = 0; i < stat_own_models_len; i++) {
 		const struct stat_own_model *o = &stat_own_models[i];
 
