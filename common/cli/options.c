@@ -285,12 +285,12 @@ static void list_statistics(const struct fe_config *c)
 		for (i = 0; i < stat_table_len; i++) {
 			const struct stat_def *d = &stat_table[i], *sub;
 			const char *why;
-			char here[64], name[40];
+			char here[64], name[40], reason[160];
 
 			if (d->kind != groups[g].kind)
 				continue;
 			why = stat_unavailable(d, modes, perf_probe, NULL,
-					       &sub);
+					       &sub, reason, sizeof(reason));
 			if (why)
 				snprintf(here, sizeof(here), "no: %s", why);
 			else if (sub)

@@ -211,8 +211,6 @@ struct machine {
 	int ibs_fetch;
 };
 
-static struct machine M;
-
 static enum stat_family family_of_desc(const char *desc)
 {
 	if (!strncasecmp(desc, "Intel", 5))
@@ -233,39 +231,39 @@ static enum stat_family family_of_vendor(const char *vendor)
 	return STAT_FAM_OTHER;
 }
 
-static void probe_cpuinfo(void)
+static void probe_cpuinfo(struct machine *m)
 {
 	FILE *f = fopen("/proc/cpuinfo", "r");
 	char line[256];
 	unsigned v;
 	int fam = 0, model = 0;
 
-	snprintf(M.vendor, sizeof(M.vendor), "unknown");
-	M.family = STAT_FAM_OTHER;
+	snprintf(m->vendor, sizeof(m->vendor), "unknown");
+	m->family = STAT_FAM_OTHER;
 	if (!f)
 		return;
 	/* The first processor's lines are enough: all cores alike. */
 	while (fgets(line, sizeof(line), f) && !(fam && model)) {
-		if (sscanf(line, "vendor_id : %63s", M.vendor) == 1)
-			M.family = family_of_vendor(M.vendor);
+		if (sscanf(line, "vendor_id : %63s", m->vendor) == 1)
+			m->family = family_of_vendor(m->vendor);
 		else if (sscanf(line, "cpu family : %u", &v) == 1)
-			M.cpu_family = v, fam = 1;
+			m->cpu_family = v, fam = 1;
 		else if (sscanf(line, "model : %u", &v) == 1)
-			M.cpu_model = v, model = 1;
+			m->cpu_model = v, model = 1;
 		else if (sscanf(line, "CPU implementer : %x", &v) == 1) {
-			snprintf(M.vendor, sizeof(M.vendor), "Arm "
+			snprintf(m->vendor, sizeof(m->vendor), "Arm "
 				 "(implementer %#x)", v);
-			M.family = STAT_FAM_ARM;
-			M.cpu_family = v, fam = 1;
+			m->family = STAT_FAM_ARM;
+			m->cpu_family = v, fam = 1;
 		} else if (sscanf(line, "CPU part : %x", &v) == 1)
-			M.cpu_model = v, model = 1;
+			m->cpu_model = v, model = 1;
 	}
-	M.have_model = fam && model;
+	m->have_model = fam && model;
 	fclose(f);
 }
 
 /* UPROFILE_CPU=VENDOR:FAMILY:MODEL, for tests: 0 when it is set. */
-static int probe_pinned(void)
+static int probe_pinned(struct machine *m)
 {
 	const char *pin = getenv("UPROFILE_CPU");
 	char vendor[32];
@@ -276,9 +274,9 @@ static int probe_pinned(void)
 
 	if (!pin || !*pin)
 		return -1;
-	M.pinned = 1;
-	snprintf(M.vendor, sizeof(M.vendor), "unknown");
-	M.family = STAT_FAM_OTHER;
+	m->pinned = 1;
+	snprintf(m->vendor, sizeof(m->vendor), "unknown");
+	m->family = STAT_FAM_OTHER;
 	n = strcspn(pin, ":");
 	p = pin + n;
 	if (n == 0 || n >= sizeof(vendor) || *p != ':')
@@ -292,29 +290,29 @@ static int probe_pinned(void)
 	model = strtoul(p + 1, &end, 0);
 	if (errno || end == p + 1 || *end || model > 0xffff)
 		goto bad;
-	M.cpu_family = (unsigned)fam;
-	M.cpu_model = (unsigned)model;
-	M.have_model = 1;
+	m->cpu_family = (unsigned)fam;
+	m->cpu_model = (unsigned)model;
+	m->have_model = 1;
 	if (!strcasecmp(vendor, "arm")) {
-		snprintf(M.vendor, sizeof(M.vendor), "Arm (implementer %#lx)",
+		snprintf(m->vendor, sizeof(m->vendor), "Arm (implementer %#lx)",
 			 fam);
-		M.family = STAT_FAM_ARM;
+		m->family = STAT_FAM_ARM;
 	} else {
-		snprintf(M.vendor, sizeof(M.vendor), "%s", vendor);
-		M.family = family_of_vendor(vendor);
-		if (M.family == STAT_FAM_OTHER)
+		snprintf(m->vendor, sizeof(m->vendor), "%s", vendor);
+		m->family = family_of_vendor(vendor);
+		if (m->family == STAT_FAM_OTHER)
 			goto bad;
 	}
 	return 0;
 bad:
-	snprintf(M.pin_error, sizeof(M.pin_error), "UPROFILE_CPU '%.32s' is "
+	snprintf(m->pin_error, sizeof(m->pin_error), "UPROFILE_CPU '%.32s' is "
 		 "not VENDOR:FAMILY:MODEL (GenuineIntel, AuthenticAMD, ARM)",
 		 pin);
-	M.have_model = 0;
+	m->have_model = 0;
 	return 0;
 }
 
-static void probe_sysfs(void)
+static void probe_sysfs(struct machine *m)
 {
 	DIR *dir = opendir(SYSFS_PMUS);
 	struct dirent *e;
@@ -328,44 +326,44 @@ static void probe_sysfs(void)
 		if (n[0] == '.')
 			continue;
 		if (!read_sysfs_int(n, "type", &v) && v == PERF_TYPE_RAW)
-			M.hw_pmu = 1;
+			m->hw_pmu = 1;
 		if (!strcmp(n, "ibs_op"))
-			snprintf(M.mech_pmu[STAT_PM_IBS], 32, "%.31s", n);
+			snprintf(m->mech_pmu[STAT_PM_IBS], 32, "%.31s", n);
 		else if (!strcmp(n, "ibs_fetch"))
-			M.ibs_fetch = 1;
+			m->ibs_fetch = 1;
 		else if (!strncmp(n, "arm_spe", 7))
-			snprintf(M.mech_pmu[STAT_PM_SPE], 32, "%.31s", n);
+			snprintf(m->mech_pmu[STAT_PM_SPE], 32, "%.31s", n);
 		else if ((!strcmp(n, "cpu") || !strcmp(n, "cpu_core")) &&
-			 M.family == STAT_FAM_INTEL &&
+			 m->family == STAT_FAM_INTEL &&
 			 !read_sysfs_int(n, "caps/max_precise", &v) && v > 0)
-			snprintf(M.mech_pmu[STAT_PM_PEBS], 32, "%.31s", n);
+			snprintf(m->mech_pmu[STAT_PM_PEBS], 32, "%.31s", n);
 	}
 	closedir(dir);
 }
 
-static void probe_libpfm(void)
+static void probe_libpfm(struct machine *m)
 {
 	pfm_pmu_info_t pi;
 	int p;
 
 	/* A pinned CPU sees no tables but those LIBPFM_FORCE_PMU names. */
-	if (M.pinned && !getenv("LIBPFM_FORCE_PMU"))
+	if (m->pinned && !getenv("LIBPFM_FORCE_PMU"))
 		return;
 	if (pfm_initialize() != PFM_SUCCESS)
 		return;
-	M.pfm_ok = 1;
+	m->pfm_ok = 1;
 	pfm_for_all_pmus(p) {
 		memset(&pi, 0, sizeof(pi));
 		pi.size = sizeof(pi);
 		if (pfm_get_pmu_info(p, &pi) != PFM_SUCCESS ||
 		    !pi.is_present || pi.type != PFM_PMU_TYPE_CORE)
 			continue;
-		snprintf(M.pfm_pmu, sizeof(M.pfm_pmu), "%s", pi.name);
-		snprintf(M.pfm_desc, sizeof(M.pfm_desc), "%s", pi.desc);
+		snprintf(m->pfm_pmu, sizeof(m->pfm_pmu), "%s", pi.name);
+		snprintf(m->pfm_desc, sizeof(m->pfm_desc), "%s", pi.desc);
 		/* LIBPFM_FORCE_PMU (tests) names the family too, unless
 		 * UPROFILE_CPU has named it. */
-		if (!M.pinned && family_of_desc(pi.desc) != STAT_FAM_OTHER)
-			M.family = family_of_desc(pi.desc);
+		if (!m->pinned && family_of_desc(pi.desc) != STAT_FAM_OTHER)
+			m->family = family_of_desc(pi.desc);
 		break;
 	}
 }
@@ -398,17 +396,24 @@ static const struct stat_own_event *own_event(const struct stat_own_model *o,
 	return NULL;
 }
 
+/*
+ * This machine, probed on first use.  A process-wide cache: the CPU, its
+ * PMUs and libpfm4's tables (pfm_initialize is process-wide itself) do not
+ * change while we run, and resolving one statistic asks for them often.
+ */
 static const struct machine *machine(void)
 {
-	if (!M.probed) {
-		M.probed = 1;
-		if (probe_pinned())
-			probe_cpuinfo();
-		probe_libpfm();
-		probe_sysfs();
-		M.own = own_model(&M);
+	static struct machine m;
+
+	if (!m.probed) {
+		m.probed = 1;
+		if (probe_pinned(&m))
+			probe_cpuinfo(&m);
+		probe_libpfm(&m);
+		probe_sysfs(&m);
+		m.own = own_model(&m);
 	}
-	return &M;
+	return &m;
 }
 
 const struct stat_own_model *stat_own_model_here(void)
@@ -519,7 +524,9 @@ static int encode_alternatives(const char *list, struct event *ev)
 	return ret;
 }
 
-static const char *generic_name(uint32_t type, uint64_t config)
+/* perf's name for a generic event into buf, "" when it has none. */
+static void generic_name(uint32_t type, uint64_t config, char *buf,
+			 size_t len)
 {
 	static const char *const hw[] = {
 		"PERF_COUNT_HW_CPU_CYCLES", "PERF_COUNT_HW_INSTRUCTIONS",
@@ -543,20 +550,19 @@ static const char *generic_name(uint32_t type, uint64_t config)
 	};
 	static const char *const op[] = { "READ", "WRITE", "PREFETCH" };
 	static const char *const res[] = { "ACCESS", "MISS" };
-	static char buf[64];
 
 	if (type == PERF_TYPE_HARDWARE && config < sizeof(hw) / sizeof(*hw))
-		return hw[config];
-	if (type == PERF_TYPE_SOFTWARE && config < sizeof(sw) / sizeof(*sw))
-		return sw[config];
-	if (type == PERF_TYPE_HW_CACHE && (config & 0xff) < 7 &&
-	    ((config >> 8) & 0xff) < 3 && ((config >> 16) & 0xff) < 2) {
-		snprintf(buf, sizeof(buf), "PERF_COUNT_HW_CACHE_%s %s %s",
+		snprintf(buf, len, "%s", hw[config]);
+	else if (type == PERF_TYPE_SOFTWARE &&
+		 config < sizeof(sw) / sizeof(*sw))
+		snprintf(buf, len, "%s", sw[config]);
+	else if (type == PERF_TYPE_HW_CACHE && (config & 0xff) < 7 &&
+		 ((config >> 8) & 0xff) < 3 && ((config >> 16) & 0xff) < 2)
+		snprintf(buf, len, "PERF_COUNT_HW_CACHE_%s %s %s",
 			 cache[config & 0xff], op[(config >> 8) & 0xff],
 			 res[(config >> 16) & 0xff]);
-		return buf;
-	}
-	return "";
+	else if (len)
+		buf[0] = '\0';
 }
 
 /* The events d may be measured with on this CPU, best first. */
@@ -570,8 +576,8 @@ static size_t candidates(const struct stat_def *d, struct event *ev,
 		ev[n].type = d->type;
 		ev[n].config = d->config;
 		ev[n].config1 = ev[n].config2 = 0;
-		snprintf(ev[n].name, sizeof(ev[n].name), "%s",
-			 generic_name(d->type, d->config));
+		generic_name(d->type, d->config, ev[n].name,
+			     sizeof(ev[n].name));
 		n++;
 	}
 	if (d->kind == STAT_HW && m->family < STAT_NFAMILIES &&
@@ -805,9 +811,11 @@ void stat_available(stat_probe_fn probe, void *arg, unsigned modes,
 		buf[0] = '\0';
 	for (i = 0; i < stat_table_len; i++) {
 		const struct stat_def *d = &stat_table[i], *sub = NULL;
+		char why[160];
 		int n;
 
-		if (stat_unavailable(d, modes, probe, arg, &sub))
+		if (stat_unavailable(d, modes, probe, arg, &sub, why,
+				     sizeof(why)))
 			continue;
 		n = snprintf(buf + used, len - used, "%s%s%s%s%s",
 			     used ? ", " : "", d->name,
@@ -895,17 +903,15 @@ static int resolve_derived(const struct stat_def *d, unsigned modes,
 
 const char *stat_unavailable(const struct stat_def *d, unsigned modes,
 			     stat_probe_fn probe, void *arg,
-			     const struct stat_def **sub)
+			     const struct stat_def **sub, char *why, size_t len)
 {
-	static char why[160];
 	struct event ev;
 	int mech, r;
 
 	*sub = NULL;
 	r = d->kind == STAT_DERIVED ?
-	    resolve_derived(d, modes, probe, arg, &ev, &mech, why,
-			    sizeof(why), 1) :
-	    resolve_def(d, modes, probe, arg, &ev, &mech, why, sizeof(why), 1);
+	    resolve_derived(d, modes, probe, arg, &ev, &mech, why, len, 1) :
+	    resolve_def(d, modes, probe, arg, &ev, &mech, why, len, 1);
 	if (!r)
 		return NULL;
 	if (d->substitute) {
@@ -951,7 +957,13 @@ static int is_raw(const char *name)
 	return 1;
 }
 
-/* Made-up entries for raw and native events: they live until exit. */
+/*
+ * Made-up entries for raw and native events: they live until exit.  The
+ * list is process-wide because stat_choice.def promises that lifetime
+ * (a run's statistics take their names from it, and a statistic given
+ * twice is found by comparing defs); it gives each name one entry,
+ * however often it is resolved.
+ */
 static const struct stat_def *native_def(const char *name, const char *desc)
 {
 	static struct native_def {

@@ -224,12 +224,14 @@ int stat_resolve(const char *text, unsigned default_modes,
 
 /*
  * Why def cannot be measured here, in a few words ("no hardware PMU",
- * "needs IBS, PEBS or SPE", ...) for -l; NULL when it can.  *sub is set
- * to the substitute used instead, or NULL.
+ * "needs IBS, PEBS or SPE", ...) for -l: written into why (len bytes)
+ * and returned; NULL when it can.  *sub is set to the substitute used
+ * instead, or NULL.
  */
 const char *stat_unavailable(const struct stat_def *def, unsigned modes,
 			     stat_probe_fn probe, void *arg,
-			     const struct stat_def **sub);
+			     const struct stat_def **sub, char *why,
+			     size_t len);
 
 /* One line on what choice resolved to, for -v: "type 4 (raw) config
  * 0x2c3 = icl::MACHINE_CLEARS:MEMORY_ORDERING, user mode". */
