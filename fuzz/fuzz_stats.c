@@ -3,8 +3,9 @@
  * fuzz_stats: what users type as option values: statistic names with
  * modifiers ("cycles:u", "r01c2", "INST_RETIRED:ANY_P", "pm_retire"),
  * resolved as --dry-run does (no probe: nothing is opened), the lookups
- * beside it (profile-me statistics, families, name lists), and the
- * number parsers every numeric option goes through (common/util/parse.h).
+ * beside it (profile-me statistics, families, the sim engine's names,
+ * name lists), and the number parsers every numeric option goes through
+ * (common/util/parse.h).
  *
  * The input is split at newlines; each line is one value.
  */
@@ -13,7 +14,7 @@
 #include <string.h>
 
 #include "common/util/parse.h"
-#include "common/engine/profileme.h"
+#include "common/stats/pmstat.h"
 #include "common/stats/stats.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -28,6 +29,7 @@ static void one(const char *s, size_t i)
 	struct stat_choice c;
 	char buf[256];
 	uint64_t u;
+	size_t sim;
 	long l;
 	double d;
 
@@ -38,6 +40,8 @@ static void one(const char *s, size_t i)
 	stat_name_in_list(s, strcspn(s, ":"), s);
 	pm_lookup(s);
 	pm_family_lookup(s);
+	stat_sim_lookup(s);
+	stat_sim_resolve(s, &sim);
 	parse_u64(s, 1, UINT64_MAX, &u);
 	parse_int(s, -1, 1L << 40, &l);
 	parse_double(s, 0, 1e9, &d);

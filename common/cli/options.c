@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "cli_int.h"
-#include "common/engine/profileme.h"
+#include "common/stats/pmstat.h"
 #include "common/stats/stats.h"
 #include "common/util/array.h"
 #include "common/util/parse.h"

@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
-#include <limits.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,27 +10,11 @@
 #include "perf.h"
 #include "privilege.h"
 #include "common/stats/stats.h"
+#include "common/util/sysctl.h"
 
 #define CAP_SYS_ADMIN_BIT 21
 #define CAP_SYSLOG_BIT 34
 #define CAP_PERFMON_BIT 38
-
-int priv_sysctl(const char *name, long *v)
-{
-	const char *dir = getenv("UPROFILE_PROCSYS");
-	char path[PATH_MAX];
-	FILE *f;
-	int ok;
-
-	snprintf(path, sizeof(path), "%s/%s",
-		 dir && *dir ? dir : "/proc/sys/kernel", name);
-	f = fopen(path, "r");
-	if (!f)
-		return -errno;
-	ok = fscanf(f, "%ld", v) == 1;
-	fclose(f);
-	return ok ? 0 : -EINVAL;
-}
 
 static unsigned long long effective_caps(void)
 {
@@ -139,12 +122,12 @@ int priv_check(const struct priv_need *need)
 	long paranoid = 2, kptr = 0;
 	int err;
 
-	if (priv_sysctl("perf_event_paranoid", &paranoid) == -ENOENT)
+	if (sysctl_read_long("perf_event_paranoid", &paranoid) == -ENOENT)
 		return prof_fail(PROF_EPERM, "this kernel has no performance "
 				 "events (no /proc/sys/kernel/"
 				 "perf_event_paranoid): build it with "
 				 "CONFIG_PERF_EVENTS");
-	priv_sysctl("kptr_restrict", &kptr);
+	sysctl_read_long("kptr_restrict", &kptr);
 	/* Ask the kernel first: above 2, perf_event_paranoid means "no
 	 * events without CAP_PERFMON" on Debian's and Android's kernels and
 	 * the same as 2 on mainline, and capabilities may come from a user

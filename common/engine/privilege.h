@@ -21,14 +21,4 @@ struct priv_need {
 /* 0, or -PROF_EPERM with a one-line detail (prof_error). */
 int priv_check(const struct priv_need *need);
 
-/*
- * Read the integer sysctl kernel.NAME from /proc/sys/kernel/NAME into *v:
- * 0, or -errno (-ENOENT: this kernel has no such setting; -EINVAL: not a
- * number).  UPROFILE_PROCSYS=DIR reads DIR/NAME instead, a testing aid:
- * tests fake a perf_event_paranoid or perf_event_max_sample_rate they
- * cannot set on a shared machine.  What the kernel allows is unchanged;
- * only the values tools report and check up front come from DIR.
- */
-int priv_sysctl(const char *name, long *v);
-
 #endif

@@ -23,7 +23,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <unistd.h>
 
 #include "common/util/array.h"
@@ -37,86 +36,6 @@
 /* Where objects absent from a log are placed (see obj_bias). */
 #define FAKE_BASE 0x7e0000000000ull
 #define MAX_EVENTS 32
-
-const struct sim_stat_def sim_stats[] = {
-	{ .name = "retinst", .aliases = "instructions",
-	  .desc = "instructions executed", .events = "Ir" },
-	{ .name = "loads", .desc = "data reads (loads)", .events = "Dr" },
-	{ .name = "stores", .desc = "data writes (stores)", .events = "Dw" },
-	{ .name = "icachemisses", .desc = "first-level instruction cache "
-	  "misses (simulated)", .events = "I1mr" },
-	{ .name = "dcachemisses", .desc = "first-level data cache misses, "
-	  "reads and writes (simulated)", .events = "D1mr+D1mw" },
-	{ .name = "bcachemisses", .aliases = "cache-misses",
-	  .desc = "last-level cache misses, instructions and data "
-	  "(simulated)", .events = "ILmr+DLmr+DLmw" },
-	{ .name = "condbranches", .desc = "conditional branches executed",
-	  .events = "Bc" },
-	{ .name = "indbranches", .desc = "indirect branches executed "
-	  "(jumps and calls through a register or memory; not returns)",
-	  .events = "Bi" },
-	{ .name = "mispredict", .aliases = "branch-misses",
-	  .desc = "mispredicted conditional and indirect branches "
-	  "(simulated predictor)", .events = "Bcm+Bim" },
-	{ .name = "condmispredict", .desc = "mispredicted conditional "
-	  "branches (simulated predictor)", .events = "Bcm" },
-	{ .name = "indmispredict", .desc = "mispredicted indirect branches "
-	  "(simulated predictor)", .events = "Bim" },
-};
-const size_t sim_stats_len = sizeof(sim_stats) / sizeof(sim_stats[0]);
-
-const struct sim_stat_def *sim_stat_lookup(const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < sim_stats_len; i++)
-		if (!strcasecmp(sim_stats[i].name, name) ||
-		    stat_name_in_list(name, strlen(name),
-				      sim_stats[i].aliases))
-			return &sim_stats[i];
-	return NULL;
-}
-
-void sim_stat_names(char *buf, size_t len)
-{
-	size_t i, used = 0;
-
-	if (len)
-		buf[0] = '\0';
-	for (i = 0; i < sim_stats_len; i++) {
-		int w = snprintf(buf + used, len - used, "%s%s", i ? ", " : "",
-				 sim_stats[i].name);
-
-		if (w < 0 || (size_t)w >= len - used)
-			break;
-		used += (size_t)w;
-	}
-}
-
-int sim_stat_resolve(const char *text, size_t *index)
-{
-	char name[64], avail[512];
-	const char *mods = strchr(text, ':');
-	const struct sim_stat_def *d;
-
-	snprintf(name, sizeof(name), "%.*s",
-		 (int)(mods ? (size_t)(mods - text) : strlen(text)), text);
-	sim_stat_names(avail, sizeof(avail));
-	if (mods && strcmp(mods, ":u"))
-		return prof_fail(PROF_EUNAVAIL, "'%s' is not available with "
-				 "the sim engine: it simulates user mode only "
-				 "(use %s or %s:u); it provides %s", text, name,
-				 name, avail);
-	d = sim_stat_lookup(name);
-	if (!d)
-		return prof_fail(PROF_EUNAVAIL, "'%s' is not available with "
-				 "the sim engine (valgrind counts and simulates "
-				 "instructions, caches and branches, not time "
-				 "or kernel events); it provides %s", name,
-				 avail);
-	*index = (size_t)(d - sim_stats);
-	return 0;
-}
 
 int sim_find_valgrind(char **path)
 {
@@ -694,7 +613,7 @@ static int setup_events(struct parser *p, const char *list)
 		n++;
 	}
 	for (s = 0; s < p->nstats; s++) {
-		const char *ev = sim_stats[p->stats[s]].events;
+		const char *ev = stat_sim_def(p->stats[s])->sim.events;
 
 		p->ncols[s] = 0;
 		while (*ev) {
@@ -709,7 +628,7 @@ static int setup_events(struct parser *p, const char *list)
 				return prof_fail(PROF_EFORMAT, "valgrind output "
 						 "has no '%.*s' event "
 						 "(statistic %s)", (int)len, ev,
-						 sim_stats[p->stats[s]].name);
+						 stat_sim_def(p->stats[s])->name);
 			p->cols[s][p->ncols[s]++] = j;
 			ev += len;
 			if (*ev == '+')

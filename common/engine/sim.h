@@ -26,8 +26,9 @@
  * - user mode only; valgrind's own objects (vgpreload_*.so, the tool)
  *   never become rows: their events are counted as skipped.
  *
- * Statistics are named as in the statistics table; sim_stats is the list
- * of those the simulation provides, each a sum of callgrind events.
+ * The statistics it provides are the statistics table's rows with a sim
+ * part (stat_sim_def, stat_sim_resolve), each a sum of callgrind events;
+ * they are passed by their sim index.
  *
  * Functions return 0 or a negative PROF_E* code with a one-line detail
  * (prof_error).  sim_free(NULL) is a no-op.
@@ -43,32 +44,9 @@
 
 struct collector;
 
-/* prof_stat.type of a simulated statistic; config is its sim_stats index. */
+/* prof_stat.type of a simulated statistic; config is its sim index
+ * (struct stat_sim in common/stats/stats.h). */
 #define SIM_STAT_TYPE 0xffff0000u
-
-struct sim_stat_def {
-	const char *name;	/* canonical, as in the statistics table */
-	const char *aliases;	/* comma-separated, or NULL */
-	const char *desc;
-	const char *events;	/* callgrind events summed, "D1mr+D1mw" */
-};
-
-extern const struct sim_stat_def sim_stats[];
-extern const size_t sim_stats_len;
-
-/* By canonical name or alias (no modifier); NULL when sim has none. */
-const struct sim_stat_def *sim_stat_lookup(const char *name);
-
-/*
- * Resolve "name[:u]" to an index into sim_stats.  A statistic the
- * simulation cannot give (cycles, cpu-clock, ...) or a kernel-mode one is
- * -PROF_EUNAVAIL, an unknown name -PROF_ENOSTAT, with a detail naming it
- * and listing what sim provides.
- */
-int sim_stat_resolve(const char *text, size_t *index);
-
-/* Comma-separated canonical names of sim_stats, into buf. */
-void sim_stat_names(char *buf, size_t len);
 
 /* valgrind's path on PATH (malloc'd), or -PROF_ENOENT with the message
  * the user sees. */
@@ -100,8 +78,8 @@ struct sim_result {
 };
 
 /*
- * After the child exited: feed the collector.  stats[i] (indices into
- * sim_stats) goes to collector statistic first_stat + i.  -PROF_EIO when
+ * After the child exited: feed the collector.  stats[i] (sim indices,
+ * stat_sim_def) goes to collector statistic first_stat + i.  -PROF_EIO when
  * valgrind produced nothing (it failed to start): the detail quotes the
  * end of its log.
  */

@@ -9,7 +9,6 @@
 
 #include "run_int.h"
 #include "common/engine/perf.h"
-#include "common/engine/sim.h"
 #include "common/stats/stats.h"
 #include "common/util/error.h"
 
@@ -35,10 +34,6 @@ void run_print_statistic_names(FILE *out, const char *prefix)
 		fprintf(out, "%s%s\n", prefix,
 			list_name(&stat_table[t], name, sizeof(name)));
 	}
-	/* The sim engine's names that the table spells differently. */
-	for (t = 0; t < sim_stats_len; t++)
-		if (!stat_lookup(sim_stats[t].name))
-			fprintf(out, "%s%s\n", prefix, sim_stats[t].name);
 }
 
 static int run_flush_stdout(const struct run_config *c)
@@ -87,12 +82,14 @@ int run_list_statistics(const struct run_config *c)
 	size_t g, i;
 
 	if (c->engine == RUN_ENGINE_SIM) {
+		const struct stat_def *d;
+
 		printf("%-18s %-13s %-28s %s\n", "statistic", "here",
 		       "other names", "description (--engine=sim)");
-		for (i = 0; i < sim_stats_len; i++)
-			printf("%-18s %-13s %-28s %s\n", sim_stats[i].name,
-			       "simulated", sim_stats[i].aliases ?
-			       sim_stats[i].aliases : "-", sim_stats[i].desc);
+		for (i = 0; (d = stat_sim_def(i)); i++)
+			printf("%-18s %-13s %-28s %s\n", d->name, "simulated",
+			       d->sim.aliases ? d->sim.aliases : "-",
+			       d->sim.desc);
 		return run_flush_stdout(c);
 	}
 
@@ -111,12 +108,12 @@ int run_list_statistics(const struct run_config *c)
 		for (i = 0; i < stat_table_len; i++) {
 			const struct stat_def *d = &stat_table[i], *sub;
 			const char *why;
-			char here[64], name[40];
+			char here[64], name[40], reason[160];
 
 			if (d->kind != groups[g].kind)
 				continue;
 			why = stat_unavailable(d, modes, perf_probe, NULL,
-					       &sub);
+					       &sub, reason, sizeof(reason));
 			if (why)
 				snprintf(here, sizeof(here), "no: %s", why);
 			else if (sub)

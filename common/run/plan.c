@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "common/util/error.h"
-#include "common/engine/privilege.h"
+#include "common/util/sysctl.h"
 #include "run_int.h"
 #include "common/engine/perf.h"
 #include "common/engine/profileme.h"
@@ -399,7 +399,7 @@ int run_check_sample_rate(struct run *r)
 		if (!r->specs[i].counting && !r->specs[i].period &&
 		    r->specs[i].freq > hz)
 			hz = r->specs[i].freq;
-	if (!hz || priv_sysctl("perf_event_max_sample_rate", &max) ||
+	if (!hz || sysctl_read_long("perf_event_max_sample_rate", &max) ||
 	    max <= 0 || hz <= (uint64_t)max)
 		return 0;
 	if (r->cfg->freq)
@@ -431,5 +431,5 @@ int run_is_statistic(const struct run_config *c, const char *word)
 		snprintf(name, sizeof(name), "%s", in);
 	return stat_lookup(name) != NULL ||
 	       (c->pmu && pm_lookup(name) >= 0) ||
-	       (c->engine == RUN_ENGINE_SIM && sim_stat_lookup(name));
+	       (c->engine == RUN_ENGINE_SIM && stat_sim_lookup(name));
 }

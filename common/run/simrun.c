@@ -103,7 +103,7 @@ static void sim_stat(struct prof_stat *s, size_t idx, const char *requested,
 		     uint64_t total, uint64_t duration)
 {
 	memset(s, 0, sizeof(*s));
-	s->name = (char *)sim_stats[idx].name;
+	s->name = (char *)stat_sim_def(idx)->name;
 	s->requested = (char *)requested;
 	s->type = SIM_STAT_TYPE;
 	s->config = idx;
@@ -142,7 +142,7 @@ int run_add_pixie(struct run *r, const struct profile *tpl,
 	uint64_t t0 = prof_clock_ns(CLOCK_MONOTONIC);
 	int status = 0, m = 0, i, err;
 
-	err = sim_stat_resolve("retinst", &idx);
+	err = stat_sim_resolve("retinst", &idx);
 	if (err)
 		return err;
 	col = collector_new(c->pids ? COLLECT_SPLIT_PID : COLLECT_SPLIT_NONE,
@@ -274,7 +274,7 @@ int run_sim(struct run_config *c, char *path)
 		for (size_t k = 0; k < 2 && in[k]; k++) {
 			size_t ix;
 
-			err = sim_stat_resolve(in[k], &ix);
+			err = stat_sim_resolve(in[k], &ix);
 			if (err && implicit)
 				err = run_input_failed(asked[i], in[k], err);
 			for (j = 0; !err && j < n; j++)
@@ -285,14 +285,14 @@ int run_sim(struct run_config *c, char *path)
 			if (j < n && !implicit && !der_input(der, nder, j))
 				err = prof_fail(PROF_EINVAL, "statistic '%s' is "
 						"given twice (as '%s' and '%s')",
-						sim_stats[ix].name, names[j],
-						asked[i]);
+						stat_sim_def(ix)->name,
+						names[j], asked[i]);
 			if (err)
 				goto fail;
 			if (j == n) {
 				idx[n] = ix;
-				names[n++] = implicit ? sim_stats[ix].name :
-					     asked[i];
+				names[n++] = implicit ?
+					     stat_sim_def(ix)->name : asked[i];
 			}
 			if (implicit)
 				(k == 0 && in[1] ? &der[nder].x :
@@ -306,7 +306,7 @@ int run_sim(struct run_config *c, char *path)
 			if (in[1])
 				snprintf(der[nder].name,
 					 sizeof(der[nder].name), "%s%s",
-					 sim_stats[idx[der[nder].x]].name,
+					 stat_sim_def(idx[der[nder].x])->name,
 					 PER_RET);
 			snprintf(der[nder].requested,
 				 sizeof(der[nder].requested), "%s", asked[i]);

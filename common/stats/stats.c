@@ -10,362 +10,10 @@
 #include <strings.h>
 
 #include "common/util/error.h"
-#include "common/engine/privilege.h"
 #include "stats.h"
+#include "common/util/sysctl.h"
 
 #define SYSFS_PMUS "/sys/bus/event_source/devices"
-
-/* PERF_TYPE_HW_CACHE config: cache id, operation, result. */
-#define HWC(id, op, res) \
-	((PERF_COUNT_HW_CACHE_##id) | (PERF_COUNT_HW_CACHE_OP_##op << 8) | \
-	 (PERF_COUNT_HW_CACHE_RESULT_##res << 16))
-
-#define NATIVES(intel, amd, arm) \
-	.native = { [STAT_FAM_INTEL] = intel, [STAT_FAM_AMD] = amd, \
-		    [STAT_FAM_ARM] = arm }
-
-/* Aggregate counter with a generic perf event (and natives as fallback). */
-#define HW_SUB(n, al, d, ty, cfg, intel, amd, arm, why, sub) { .name = n, \
-	.aliases = al, .desc = d, .kind = STAT_HW, .generic = 1, \
-	.type = ty, .config = cfg, NATIVES(intel, amd, arm), .note = why, \
-	.substitute = sub }
-#define HW(n, al, d, ty, cfg, intel, amd, arm, why) \
-	HW_SUB(n, al, d, ty, cfg, intel, amd, arm, why, NULL)
-/* Aggregate counter perf has no generic name for: natives only. */
-#define NAT(n, al, d, intel, amd, arm, why) { .name = n, .aliases = al, \
-	.desc = d, .kind = STAT_HW, NATIVES(intel, amd, arm), .note = why }
-#define SW(n, al, d, cfg) { .name = n, .aliases = al, .desc = d, \
-	.kind = STAT_SW, .generic = 1, .type = PERF_TYPE_SOFTWARE, \
-	.config = cfg }
-#define PM(n, al, d, idx, ibs, pebs, spe, why) { .name = n, .aliases = al, \
-	.desc = d, .kind = STAT_PROFILEME, .pm = idx, \
-	.pm_src = { [STAT_PM_IBS] = ibs, [STAT_PM_PEBS] = pebs, \
-		    [STAT_PM_SPE] = spe }, .note = why }
-#define PER_RET(x, sc) { .name = x "_per_ret", .desc = sc == 1 ? \
-	x " / retire: average " x " per retired instruction" : \
-	"100 * " x " / retire: " x " per 100 retired instructions", \
-	.kind = STAT_DERIVED, .num = x, .den = "retire", .scale = sc }
-
-#define PM_NONE(n, al, d, idx, why) PM(n, al, d, idx, NULL, NULL, NULL, why)
-
-/*
- * The originals' names first (retinst, mispredict, bcachemisses), perf's
- * names as aliases.  Where perf has a generic event it comes first: the
- * kernel keeps its meaning right per CPU model.  The natives are what
- * docs/statistics.md argues is closest per family; a row's note says why
- * a family has none.  Only "cycles" has a substitute: it is the default
- * statistic, and a time-based sample is its honest stand-in.
- */
-const struct stat_def stat_table[] = {
-	/* Aggregate hardware counters (the originals' aggregate mode). */
-	HW_SUB("cycles", "cpu-cycles",
-	       "processor cycles (the default)",
-	       PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES,
-	       "CPU_CLK_UNHALTED:THREAD_P", "CYCLES_NOT_IN_HALT", "CPU_CYCLES",
-	       NULL, "cpu-clock"),
-	HW("retinst", "instructions",
-	   "retired instructions",
-	   PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS,
-	   "INST_RETIRED:ANY_P", "RETIRED_INSTRUCTIONS", "INST_RETIRED", NULL),
-	NAT("issues", NULL,
-	    "instructions (micro-ops) issued, including speculative ones",
-	    "UOPS_ISSUED:ANY",
-	    "OPS_SOURCE_DISPATCHED_FROM_DECODER:X86DECODER_DISPATCHED:"
-	    "OPCACHE_DISPATCHED", "INST_SPEC",
-	    "AMD: Zen 3 only in libpfm4 (ops dispatched)"),
-	HW("loads", "L1-dcache-loads",
-	   "load instructions",
-	   PERF_TYPE_HW_CACHE, HWC(L1D, READ, ACCESS),
-	   "MEM_INST_RETIRED:ALL_LOADS", "LS_DISPATCH:LD_DISPATCH",
-	   "LD_RETIRED|LD_SPEC", "AMD and most Arm cores count dispatched "
-	   "(speculative) loads"),
-	HW("stores", "L1-dcache-stores",
-	   "store instructions",
-	   PERF_TYPE_HW_CACHE, HWC(L1D, WRITE, ACCESS),
-	   "MEM_INST_RETIRED:ALL_STORES", "LS_DISPATCH:STORE_DISPATCH",
-	   "ST_RETIRED|ST_SPEC", "AMD and most Arm cores count dispatched "
-	   "(speculative) stores"),
-	HW("branches", "branch-instructions",
-	   "retired branch instructions",
-	   PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS,
-	   "BR_INST_RETIRED:ALL_BRANCHES", "RETIRED_BRANCH_INSTRUCTIONS",
-	   "BR_RETIRED", NULL),
-	NAT("condbranches", "retcondbranches",
-	    "retired conditional branches",
-	    "BR_INST_RETIRED:COND|BR_INST_RETIRED:CONDITIONAL",
-	    "RETIRED_CONDITIONAL_BRANCH_INSTRUCTIONS", NULL,
-	    "Arm: PMUv3 has no conditional-branch event (only BR_IMMED_SPEC, "
-	    "all immediate branches)"),
-	NAT("indbranches", NULL,
-	    "retired indirect branches",
-	    "BR_INST_RETIRED:INDIRECT", "RETIRED_INDIRECT_BRANCH_INSTRUCTIONS",
-	    "BR_INDIRECT_SPEC", "Intel: Ice Lake and later; AMD: Zen 3 and "
-	    "later; Arm counts speculatively executed ones"),
-	HW("mispredict", "branch-misses,mispredicts,branchmispredicts",
-	   "mispredicted branches",
-	   PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES,
-	   "BR_MISP_RETIRED:ALL_BRANCHES",
-	   "RETIRED_BRANCH_INSTRUCTIONS_MISPREDICTED", "BR_MIS_PRED_RETIRED",
-	   NULL),
-	NAT("condmispredict", NULL,
-	    "mispredicted conditional branches",
-	    "BR_MISP_RETIRED:COND|BR_MISP_RETIRED:CONDITIONAL",
-	    "RETIRED_BRANCH_MISPREDICTED_DIRECTION_MISMATCH", NULL,
-	    "Arm: PMUv3 does not split mispredicts by branch kind"),
-	NAT("indmispredict", NULL,
-	    "mispredicted indirect branches",
-	    "BR_MISP_RETIRED:INDIRECT",
-	    "RETIRED_INDIRECT_BRANCH_INSTRUCTIONS_MISPREDICTED", NULL,
-	    "Intel: Ice Lake and later; Arm: PMUv3 does not split "
-	    "mispredicts by branch kind"),
-	HW("icachemisses", "L1-icache-load-misses,icache",
-	   "instruction cache misses",
-	   PERF_TYPE_HW_CACHE, HWC(L1I, READ, MISS),
-	   "ICACHE_64B:IFTAG_MISS", "IC_TAG_HIT_MISS:IC_MISS",
-	   "L1I_CACHE_REFILL", NULL),
-	HW("dcachemisses", "L1-dcache-load-misses,dcache",
-	   "data cache load misses",
-	   PERF_TYPE_HW_CACHE, HWC(L1D, READ, MISS),
-	   "MEM_LOAD_RETIRED:L1_MISS|L1D:REPLACEMENT", NULL,
-	   "L1D_CACHE_REFILL", "AMD: no single core event in libpfm4; the "
-	   "kernel's generic L1-dcache-load-misses is used"),
-	HW("bcache", "cache-references,bcacheaccesses",
-	   "last-level (the originals' board-level) cache accesses",
-	   PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_REFERENCES,
-	   "LONGEST_LAT_CACHE:REFERENCE", NULL, "LL_CACHE_RD",
-	   "AMD: the L3 has its own PMU that cannot count per task; the "
-	   "kernel's generic cache-references is used"),
-	HW("bcachemisses", "cache-misses",
-	   "last-level (the originals' board-level) cache misses",
-	   PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES,
-	   "LONGEST_LAT_CACHE:MISS", NULL, "LL_CACHE_MISS_RD",
-	   "AMD: the L3 has its own PMU that cannot count per task; the "
-	   "kernel's generic cache-misses is used"),
-	NAT("scache", "scacheaccesses",
-	    "second-level cache accesses",
-	    "L2_RQSTS:REFERENCES|L2_RQSTS:ALL_DEMAND_REFERENCES",
-	    "REQUESTS_TO_L2_GROUP1:RD_BLK_L:RD_BLK_X:LS_RD_BLK_C_S:"
-	    "CACHEABLE_IC_READ:CHANGE_TO_X:PREFETCH_L2_CMD",
-	    "L2D_CACHE|L2D_CACHE_ACCESS", NULL),
-	NAT("scachemisses", NULL,
-	    "second-level cache misses",
-	    "L2_RQSTS:MISS|L2_RQSTS:ALL_DEMAND_MISS",
-	    "CORE_TO_L2_CACHEABLE_REQUEST_ACCESS_STATUS:LS_RD_BLK_C:"
-	    "IC_FILL_MISS", "L2D_CACHE_REFILL", NULL),
-	HW("dtbmisses", "dTLB-load-misses,dtbmiss",
-	   "data TLB misses that walk the page table",
-	   PERF_TYPE_HW_CACHE, HWC(DTLB, READ, MISS),
-	   "DTLB_LOAD_MISSES:WALK_COMPLETED",
-	   "L1_DTLB_MISS:TLB_RELOAD_4K_L2_MISS:TLB_RELOAD_2M_L2_MISS:"
-	   "TLB_RELOAD_1G_L2_MISS:TLB_RELOAD_COALESCED_PAGE_MISS",
-	   "DTLB_WALK", NULL),
-	HW("itbmisses", "iTLB-load-misses,itbmiss",
-	   "instruction TLB misses that walk the page table",
-	   PERF_TYPE_HW_CACHE, HWC(ITLB, READ, MISS),
-	   "ITLB_MISSES:WALK_COMPLETED",
-	   "L1_ITLB_MISS_L2_ITLB_MISS:IF1G:IF2M:IF4K:COALESCED4K|"
-	   "L1_ITLB_MISS_L2_ITLB_MISS:IF1G:IF2M:IF4K", "ITLB_WALK", NULL),
-	NAT("unaligntraps", "retunaligntraps,unaligned",
-	    "unaligned loads and stores (the originals trapped on them)",
-	    "MEM_INST_RETIRED:SPLIT_LOADS", "MISALIGNED_LOADS|"
-	    "MISALIGNED_LOADS:MA4K:MA64",
-	    "UNALIGNED_LDST_RETIRED|UNALIGNED_LDST_SPEC",
-	    "x86 and AArch64 do not trap: these count accesses that cross a "
-	    "cache line (Intel) or are misaligned; the kernel's fix-ups are "
-	    "the software statistic alignment-faults"),
-	NAT("replay_trap", "replay,replays,replaytrap,machine-clears",
-	    "pipeline flushes and restarts (Alpha replay traps)",
-	    "MACHINE_CLEARS:MEMORY_ORDERING", "RESYNCS", NULL,
-	    "AMD: Zen 4 and later (RESYNCS); Arm: PMUv3 has no architected "
-	    "pipeline-flush event"),
-	NAT("longstalls", "longstall",
-	    "cycles stalled on a long-latency (memory) operation",
-	    "CYCLE_ACTIVITY:STALLS_L3_MISS",
-	    "CYCLES_NO_RETIRE:NOT_COMPLETE_MISSING_LOAD", "STALL_BACKEND_MEM",
-	    "AMD: Zen 4 and later; Arm: STALL_BACKEND_MEM is Armv8.7 and "
-	    "later cores"),
-	HW("pipedry", "stalled-cycles-frontend",
-	   "cycles nothing issued for want of instructions (front end)",
-	   PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_FRONTEND,
-	   "IDQ_UOPS_NOT_DELIVERED:CYCLES_0_UOPS_DELIV_CORE",
-	   "DISPATCH_STALLS_1:FE_NO_OPS", "STALL_FRONTEND",
-	   "AMD: Zen 4 and later"),
-	HW("pipefrozen", "stalled-cycles-backend",
-	   "cycles nothing issued for want of resources (back end)",
-	   PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_BACKEND,
-	   "RESOURCE_STALLS:ANY|CYCLE_ACTIVITY:STALLS_TOTAL",
-	   "DISPATCH_STALLS_1:BE_STALLS", "STALL_BACKEND",
-	   "AMD: Zen 4 and later"),
-
-	/* Profile-me: the originals' 31 base statistics, then modern ones. */
-	PM("abort", NULL, "the sampled instruction was aborted",
-	   PM_ABORT, NULL, NULL, "not retired (Events bit 1 clear)",
-	   "IBS and PEBS report only retired instructions"),
-	PM_NONE("arith_trap", NULL, "the sampled instruction raised an "
-		"arithmetic trap", PM_ARITH_TRAP, "no sampling PMU flags "
-		"arithmetic exceptions (x86 and Arm mask FP exceptions "
-		"by default)"),
-	PM("cbr_taken", NULL, "the sampled instruction was a taken "
-	   "conditional branch", PM_CBR_TAKEN,
-	   "IbsOpBrnTaken (any kind of branch)", "BR_INST_RETIRED:COND_TAKEN",
-	   "conditional branch, Events bit 6 (not taken) clear",
-	   "IBS does not tell conditional branches from others; PEBS: Ice "
-	   "Lake and later"),
-	PM("cycles", NULL, "cycles the sampled instruction was in flight",
-	   PM_CYCLES, "IbsTagToRetCtr (tag to retire)", NULL,
-	   "total latency (dispatch to complete)",
-	   "PEBS records a latency only for loads (load_latency)"),
-	PM("delay", NULL, "retire delay of the sampled instruction",
-	   PM_DELAY, "IbsCompToRetCtr (completion to retire)",
-	   "retire latency (Sapphire Rapids and later)", NULL,
-	   "SPE records no retire time"),
-	PM_NONE("dstream_fault", NULL, "the sampled instruction took a data "
-		"page fault", PM_DSTREAM_FAULT, "page faults are kernel "
-		"events, not in samples: use the software statistic "
-		"page-faults"),
-	PM("dtb_miss", NULL, "the sampled instruction missed the data TLB "
-	   "and walked the page table", PM_DTB_MISS,
-	   "IbsDcL2TlbMiss", "MEM_INST_RETIRED:STLB_MISS_LOADS",
-	   "Events bit 5 (TLB walk)", NULL),
-	PM_NONE("dtb_miss3", NULL, "DTB double miss, 3-level page table",
-		PM_DTB_MISS3, "no PMU reports the depth of a page walk"),
-	PM_NONE("dtb_miss4", NULL, "DTB double miss, 4-level page table",
-		PM_DTB_MISS4, "no PMU reports the depth of a page walk"),
-	PM_NONE("early_kill", NULL, "the sampled instruction was killed "
-		"early in the pipeline", PM_EARLY_KILL, "SPE sees "
-		"instructions that do not retire (abort) but not how early "
-		"they died; IBS and PEBS see only retired ones"),
-	PM_NONE("fp_disabled", NULL, "the sampled instruction took an FP "
-		"disabled trap", PM_FP_DISABLED, "Linux no longer switches "
-		"FP state lazily: there is no such trap to sample"),
-	PM("icache_miss", NULL, "the sampled instruction missed the "
-	   "instruction cache", PM_ICACHE_MISS, "fetch:IbsIcMiss",
-	   "FRONTEND_RETIRED:L1I_MISS", NULL,
-	   "SPE samples operations after decode, not fetches"),
-	PM_NONE("icache_parity", NULL, "instruction cache parity error",
-		PM_ICACHE_PARITY, "cache parity errors are machine checks "
-		"(RAS: EDAC, mcelog), never in samples"),
-	PM_NONE("inflt_bcache_miss", NULL, "cache misses while the sampled "
-		"instruction was in flight", PM_INFLT_BCACHE_MISS,
-		"no current PMU counts other events in a sample's window"),
-	PM_NONE("inflt_replays", NULL, "replay traps while the sampled "
-		"instruction was in flight", PM_INFLT_REPLAYS,
-		"no current PMU counts other events in a sample's window"),
-	PM_NONE("inflt_retires", NULL, "instructions retired while the "
-		"sampled instruction was in flight", PM_INFLT_RETIRES,
-		"no current PMU counts other events in a sample's window"),
-	PM_NONE("interrupt", NULL, "the sampled instruction was pre-empted "
-		"by an interrupt", PM_INTERRUPT, "no PMU marks a sample as "
-		"interrupted"),
-	PM_NONE("istream_accvio", NULL, "the sampled instruction took an "
-		"instruction access violation", PM_ISTREAM_ACCVIO,
-		"instruction faults are kernel events, not in samples"),
-	PM("itb_miss", NULL, "the sampled instruction missed the "
-	   "instruction TLB", PM_ITB_MISS, "fetch:IbsL2TlbMiss",
-	   "FRONTEND_RETIRED:STLB_MISS", NULL,
-	   "SPE samples operations after decode, not fetches"),
-	PM("ldst_align_trap", NULL, "the sampled load or store was "
-	   "unaligned", PM_LDST_ALIGN_TRAP, "IbsDcMisAcc",
-	   "MEM_INST_RETIRED:SPLIT_LOADS", "Events bit 11 (misaligned, "
-	   "SPEv1p1)", "x86 and AArch64 do not trap; PEBS sees accesses "
-	   "that cross a cache line"),
-	PM_NONE("ldst_order_trap", NULL, "the sampled instruction caused a "
-		"load-store order trap", PM_LDST_ORDER_TRAP, "ordering "
-		"flushes are counted (replay_trap) but not attributed to "
-		"a sample"),
-	PM_NONE("map_stall", NULL, "the sampled instruction stalled before "
-		"register mapping", PM_MAP_STALL, "no PMU reports a rename "
-		"stall per instruction"),
-	PM_NONE("mchk_trap", NULL, "the sampled instruction took a machine "
-		"check", PM_MCHK_TRAP, "machine checks go to RAS (mcelog, "
-		"EDAC), never into samples"),
-	PM("mispredict", NULL, "the sampled branch was mispredicted",
-	   PM_MISPREDICT, "IbsOpBrnMisp", "BR_MISP_RETIRED:ALL_BRANCHES",
-	   "Events bit 7 (mispredicted)", NULL),
-	PM_NONE("mt_fpcr_trap", NULL, "the sampled MT_FPCR instruction "
-		"trapped", PM_MT_FPCR_TRAP, "an Alpha instruction: x86 and "
-		"Arm have no counterpart"),
-	PM_NONE("opcdec_trap", NULL, "the sampled instruction was a "
-		"reserved opcode", PM_OPCDEC_TRAP, "illegal instructions "
-		"raise SIGILL; no PMU flags them in samples"),
-	PM_NONE("replay_trap", NULL, "the sampled instruction caused a "
-		"replay trap", PM_REPLAY_TRAP, "IBS, PEBS and SPE do not "
-		"flag replays: the aggregate replay_trap counts them"),
-	PM_NONE("reset", NULL, "listed by the originals without a "
-		"description", PM_RESET, "pfm(7) gives it no meaning to "
-		"reproduce"),
-	PM("retire", "retired", "the sampled instruction retired",
-	   PM_RETIRE, "every IBS op sample (IBS reports retired ops)",
-	   "INST_RETIRED:PREC_DIST", "Events bit 1 (retired)", NULL),
-	PM("trap", NULL, "the sampled instruction trapped", PM_TRAP,
-	   NULL, NULL, "Events bit 0 (generated exception)",
-	   "IBS and PEBS do not flag exceptions"),
-	PM("valid", NULL, "the sample is a valid instruction", PM_VALID,
-	   "IbsOpRipInvalid clear", "every PEBS record", "every record",
-	   NULL),
-	PM("dcache_miss", NULL, "the sampled load or store missed the L1 "
-	   "data cache", PM_DCACHE_MISS, "IbsDcMiss",
-	   "MEM_LOAD_RETIRED:L1_MISS", "Events bit 3 (L1D refill)", NULL),
-	PM("load_latency", NULL, "cycles from the sampled load's issue to "
-	   "its data", PM_LOAD_LATENCY, "IbsDcMissLat (misses only)",
-	   "MEM_TRANS_RETIRED:LOAD_LATENCY", "total latency of loads", NULL),
-	PM("loads", NULL, "the sampled instruction was a load", PM_LOADS,
-	   "IbsLdOp", "MEM_INST_RETIRED:ALL_LOADS", "operation type: load",
-	   NULL),
-	PM("stores", NULL, "the sampled instruction was a store", PM_STORES,
-	   "IbsStOp", "MEM_INST_RETIRED:ALL_STORES", "operation type: store",
-	   NULL),
-	PM("branches", NULL, "the sampled instruction was a branch",
-	   PM_BRANCH, "IbsOpBrnRet", "BR_INST_RETIRED:ALL_BRANCHES",
-	   "operation type: branch", NULL),
-
-	/* Kernel software events. */
-	SW("cpu-clock", NULL,
-	   "CPU time, sampled by a high-resolution timer",
-	   PERF_COUNT_SW_CPU_CLOCK),
-	SW("task-clock", NULL,
-	   "CPU time of the profiled tasks",
-	   PERF_COUNT_SW_TASK_CLOCK),
-	SW("page-faults", "faults",
-	   "page faults",
-	   PERF_COUNT_SW_PAGE_FAULTS),
-	SW("minor-faults", NULL,
-	   "page faults served without I/O",
-	   PERF_COUNT_SW_PAGE_FAULTS_MIN),
-	SW("major-faults", NULL,
-	   "page faults that needed I/O",
-	   PERF_COUNT_SW_PAGE_FAULTS_MAJ),
-	SW("context-switches", "cs",
-	   "context switches",
-	   PERF_COUNT_SW_CONTEXT_SWITCHES),
-	SW("cpu-migrations", "migrations",
-	   "moves of a task to another CPU",
-	   PERF_COUNT_SW_CPU_MIGRATIONS),
-	SW("alignment-faults", NULL,
-	   "unaligned accesses the kernel fixed up (where the CPU traps)",
-	   PERF_COUNT_SW_ALIGNMENT_FAULTS),
-	SW("emulation-faults", NULL,
-	   "instructions the kernel emulated",
-	   PERF_COUNT_SW_EMULATION_FAULTS),
-
-	/* Derived at report time from profile-me counts (pfm(7)). */
-	PER_RET("abort", 100),
-	PER_RET("cbr_taken", 100),
-	PER_RET("cycles", 1),
-	PER_RET("delay", 100),
-	PER_RET("dtb_miss", 100),
-	PER_RET("early_kill", 100),
-	PER_RET("icache_miss", 100),
-	PER_RET("map_stall", 100),
-	PER_RET("mispredict", 100),
-	PER_RET("replay_trap", 100),
-	PER_RET("trap", 100),
-	{ .name = "freq", .desc = "retire averaged over each basic block: "
-	  "execution frequency", .kind = STAT_DERIVED, .num = "retire",
-	  .scale = 1, .average = 1 },
-};
-
-const size_t stat_table_len = sizeof(stat_table) / sizeof(stat_table[0]);
 
 static const char *const family_name[] = {
 	[STAT_FAM_INTEL] = "Intel", [STAT_FAM_AMD] = "AMD",
@@ -435,6 +83,76 @@ static const struct stat_def *lookup_pm(const char *name)
 	return name ? lookup_in(name, strlen(name), 1) : NULL;
 }
 
+/* ---- the sim engine's names ---- */
+
+const struct stat_def *stat_sim_def(size_t index)
+{
+	size_t i;
+
+	for (i = 0; i < stat_table_len; i++) {
+		const struct stat_def *d = &stat_table[i];
+
+		if (d->sim.events && d->sim.index == index)
+			return d;
+	}
+	return NULL;
+}
+
+const struct stat_def *stat_sim_lookup(const char *name)
+{
+	const struct stat_def *d;
+	size_t i;
+
+	for (i = 0; (d = stat_sim_def(i)); i++)
+		if (!strcasecmp(d->name, name) ||
+		    stat_name_in_list(name, strlen(name), d->sim.aliases))
+			return d;
+	return NULL;
+}
+
+/* Comma-separated canonical names of the sim engine's statistics. */
+static void sim_names(char *buf, size_t len)
+{
+	const struct stat_def *d;
+	size_t i, used = 0;
+
+	if (len)
+		buf[0] = '\0';
+	for (i = 0; (d = stat_sim_def(i)); i++) {
+		int w = snprintf(buf + used, len - used, "%s%s", i ? ", " : "",
+				 d->name);
+
+		if (w < 0 || (size_t)w >= len - used)
+			break;
+		used += (size_t)w;
+	}
+}
+
+int stat_sim_resolve(const char *text, size_t *index)
+{
+	char name[64], avail[512];
+	const char *mods = strchr(text, ':');
+	const struct stat_def *d;
+
+	snprintf(name, sizeof(name), "%.*s",
+		 (int)(mods ? (size_t)(mods - text) : strlen(text)), text);
+	sim_names(avail, sizeof(avail));
+	if (mods && strcmp(mods, ":u"))
+		return prof_fail(PROF_EUNAVAIL, "'%s' is not available with "
+				 "the sim engine: it simulates user mode only "
+				 "(use %s or %s:u); it provides %s", text, name,
+				 name, avail);
+	d = stat_sim_lookup(name);
+	if (!d)
+		return prof_fail(PROF_EUNAVAIL, "'%s' is not available with "
+				 "the sim engine (valgrind counts and simulates "
+				 "instructions, caches and branches, not time "
+				 "or kernel events); it provides %s", name,
+				 avail);
+	*index = d->sim.index;
+	return 0;
+}
+
 const char *stat_modes_text(unsigned modes)
 {
 	static const char *const text[] = {
@@ -493,8 +211,6 @@ struct machine {
 	int ibs_fetch;
 };
 
-static struct machine M;
-
 static enum stat_family family_of_desc(const char *desc)
 {
 	if (!strncasecmp(desc, "Intel", 5))
@@ -515,39 +231,39 @@ static enum stat_family family_of_vendor(const char *vendor)
 	return STAT_FAM_OTHER;
 }
 
-static void probe_cpuinfo(void)
+static void probe_cpuinfo(struct machine *m)
 {
 	FILE *f = fopen("/proc/cpuinfo", "r");
 	char line[256];
 	unsigned v;
 	int fam = 0, model = 0;
 
-	snprintf(M.vendor, sizeof(M.vendor), "unknown");
-	M.family = STAT_FAM_OTHER;
+	snprintf(m->vendor, sizeof(m->vendor), "unknown");
+	m->family = STAT_FAM_OTHER;
 	if (!f)
 		return;
 	/* The first processor's lines are enough: all cores alike. */
 	while (fgets(line, sizeof(line), f) && !(fam && model)) {
-		if (sscanf(line, "vendor_id : %63s", M.vendor) == 1)
-			M.family = family_of_vendor(M.vendor);
+		if (sscanf(line, "vendor_id : %63s", m->vendor) == 1)
+			m->family = family_of_vendor(m->vendor);
 		else if (sscanf(line, "cpu family : %u", &v) == 1)
-			M.cpu_family = v, fam = 1;
+			m->cpu_family = v, fam = 1;
 		else if (sscanf(line, "model : %u", &v) == 1)
-			M.cpu_model = v, model = 1;
+			m->cpu_model = v, model = 1;
 		else if (sscanf(line, "CPU implementer : %x", &v) == 1) {
-			snprintf(M.vendor, sizeof(M.vendor), "Arm "
+			snprintf(m->vendor, sizeof(m->vendor), "Arm "
 				 "(implementer %#x)", v);
-			M.family = STAT_FAM_ARM;
-			M.cpu_family = v, fam = 1;
+			m->family = STAT_FAM_ARM;
+			m->cpu_family = v, fam = 1;
 		} else if (sscanf(line, "CPU part : %x", &v) == 1)
-			M.cpu_model = v, model = 1;
+			m->cpu_model = v, model = 1;
 	}
-	M.have_model = fam && model;
+	m->have_model = fam && model;
 	fclose(f);
 }
 
 /* UPROFILE_CPU=VENDOR:FAMILY:MODEL, for tests: 0 when it is set. */
-static int probe_pinned(void)
+static int probe_pinned(struct machine *m)
 {
 	const char *pin = getenv("UPROFILE_CPU");
 	char vendor[32];
@@ -558,9 +274,9 @@ static int probe_pinned(void)
 
 	if (!pin || !*pin)
 		return -1;
-	M.pinned = 1;
-	snprintf(M.vendor, sizeof(M.vendor), "unknown");
-	M.family = STAT_FAM_OTHER;
+	m->pinned = 1;
+	snprintf(m->vendor, sizeof(m->vendor), "unknown");
+	m->family = STAT_FAM_OTHER;
 	n = strcspn(pin, ":");
 	p = pin + n;
 	if (n == 0 || n >= sizeof(vendor) || *p != ':')
@@ -574,29 +290,29 @@ static int probe_pinned(void)
 	model = strtoul(p + 1, &end, 0);
 	if (errno || end == p + 1 || *end || model > 0xffff)
 		goto bad;
-	M.cpu_family = (unsigned)fam;
-	M.cpu_model = (unsigned)model;
-	M.have_model = 1;
+	m->cpu_family = (unsigned)fam;
+	m->cpu_model = (unsigned)model;
+	m->have_model = 1;
 	if (!strcasecmp(vendor, "arm")) {
-		snprintf(M.vendor, sizeof(M.vendor), "Arm (implementer %#lx)",
+		snprintf(m->vendor, sizeof(m->vendor), "Arm (implementer %#lx)",
 			 fam);
-		M.family = STAT_FAM_ARM;
+		m->family = STAT_FAM_ARM;
 	} else {
-		snprintf(M.vendor, sizeof(M.vendor), "%s", vendor);
-		M.family = family_of_vendor(vendor);
-		if (M.family == STAT_FAM_OTHER)
+		snprintf(m->vendor, sizeof(m->vendor), "%s", vendor);
+		m->family = family_of_vendor(vendor);
+		if (m->family == STAT_FAM_OTHER)
 			goto bad;
 	}
 	return 0;
 bad:
-	snprintf(M.pin_error, sizeof(M.pin_error), "UPROFILE_CPU '%.32s' is "
+	snprintf(m->pin_error, sizeof(m->pin_error), "UPROFILE_CPU '%.32s' is "
 		 "not VENDOR:FAMILY:MODEL (GenuineIntel, AuthenticAMD, ARM)",
 		 pin);
-	M.have_model = 0;
+	m->have_model = 0;
 	return 0;
 }
 
-static void probe_sysfs(void)
+static void probe_sysfs(struct machine *m)
 {
 	DIR *dir = opendir(SYSFS_PMUS);
 	struct dirent *e;
@@ -610,44 +326,44 @@ static void probe_sysfs(void)
 		if (n[0] == '.')
 			continue;
 		if (!read_sysfs_int(n, "type", &v) && v == PERF_TYPE_RAW)
-			M.hw_pmu = 1;
+			m->hw_pmu = 1;
 		if (!strcmp(n, "ibs_op"))
-			snprintf(M.mech_pmu[STAT_PM_IBS], 32, "%.31s", n);
+			snprintf(m->mech_pmu[STAT_PM_IBS], 32, "%.31s", n);
 		else if (!strcmp(n, "ibs_fetch"))
-			M.ibs_fetch = 1;
+			m->ibs_fetch = 1;
 		else if (!strncmp(n, "arm_spe", 7))
-			snprintf(M.mech_pmu[STAT_PM_SPE], 32, "%.31s", n);
+			snprintf(m->mech_pmu[STAT_PM_SPE], 32, "%.31s", n);
 		else if ((!strcmp(n, "cpu") || !strcmp(n, "cpu_core")) &&
-			 M.family == STAT_FAM_INTEL &&
+			 m->family == STAT_FAM_INTEL &&
 			 !read_sysfs_int(n, "caps/max_precise", &v) && v > 0)
-			snprintf(M.mech_pmu[STAT_PM_PEBS], 32, "%.31s", n);
+			snprintf(m->mech_pmu[STAT_PM_PEBS], 32, "%.31s", n);
 	}
 	closedir(dir);
 }
 
-static void probe_libpfm(void)
+static void probe_libpfm(struct machine *m)
 {
 	pfm_pmu_info_t pi;
 	int p;
 
 	/* A pinned CPU sees no tables but those LIBPFM_FORCE_PMU names. */
-	if (M.pinned && !getenv("LIBPFM_FORCE_PMU"))
+	if (m->pinned && !getenv("LIBPFM_FORCE_PMU"))
 		return;
 	if (pfm_initialize() != PFM_SUCCESS)
 		return;
-	M.pfm_ok = 1;
+	m->pfm_ok = 1;
 	pfm_for_all_pmus(p) {
 		memset(&pi, 0, sizeof(pi));
 		pi.size = sizeof(pi);
 		if (pfm_get_pmu_info(p, &pi) != PFM_SUCCESS ||
 		    !pi.is_present || pi.type != PFM_PMU_TYPE_CORE)
 			continue;
-		snprintf(M.pfm_pmu, sizeof(M.pfm_pmu), "%s", pi.name);
-		snprintf(M.pfm_desc, sizeof(M.pfm_desc), "%s", pi.desc);
+		snprintf(m->pfm_pmu, sizeof(m->pfm_pmu), "%s", pi.name);
+		snprintf(m->pfm_desc, sizeof(m->pfm_desc), "%s", pi.desc);
 		/* LIBPFM_FORCE_PMU (tests) names the family too, unless
 		 * UPROFILE_CPU has named it. */
-		if (!M.pinned && family_of_desc(pi.desc) != STAT_FAM_OTHER)
-			M.family = family_of_desc(pi.desc);
+		if (!m->pinned && family_of_desc(pi.desc) != STAT_FAM_OTHER)
+			m->family = family_of_desc(pi.desc);
 		break;
 	}
 }
@@ -680,17 +396,24 @@ static const struct stat_own_event *own_event(const struct stat_own_model *o,
 	return NULL;
 }
 
+/*
+ * This machine, probed on first use.  A process-wide cache: the CPU, its
+ * PMUs and libpfm4's tables (pfm_initialize is process-wide itself) do not
+ * change while we run, and resolving one statistic asks for them often.
+ */
 static const struct machine *machine(void)
 {
-	if (!M.probed) {
-		M.probed = 1;
-		if (probe_pinned())
-			probe_cpuinfo();
-		probe_libpfm();
-		probe_sysfs();
-		M.own = own_model(&M);
+	static struct machine m;
+
+	if (!m.probed) {
+		m.probed = 1;
+		if (probe_pinned(&m))
+			probe_cpuinfo(&m);
+		probe_libpfm(&m);
+		probe_sysfs(&m);
+		m.own = own_model(&m);
 	}
-	return &M;
+	return &m;
 }
 
 const struct stat_own_model *stat_own_model_here(void)
@@ -801,7 +524,9 @@ static int encode_alternatives(const char *list, struct event *ev)
 	return ret;
 }
 
-static const char *generic_name(uint32_t type, uint64_t config)
+/* perf's name for a generic event into buf, "" when it has none. */
+static void generic_name(uint32_t type, uint64_t config, char *buf,
+			 size_t len)
 {
 	static const char *const hw[] = {
 		"PERF_COUNT_HW_CPU_CYCLES", "PERF_COUNT_HW_INSTRUCTIONS",
@@ -825,20 +550,19 @@ static const char *generic_name(uint32_t type, uint64_t config)
 	};
 	static const char *const op[] = { "READ", "WRITE", "PREFETCH" };
 	static const char *const res[] = { "ACCESS", "MISS" };
-	static char buf[64];
 
 	if (type == PERF_TYPE_HARDWARE && config < sizeof(hw) / sizeof(*hw))
-		return hw[config];
-	if (type == PERF_TYPE_SOFTWARE && config < sizeof(sw) / sizeof(*sw))
-		return sw[config];
-	if (type == PERF_TYPE_HW_CACHE && (config & 0xff) < 7 &&
-	    ((config >> 8) & 0xff) < 3 && ((config >> 16) & 0xff) < 2) {
-		snprintf(buf, sizeof(buf), "PERF_COUNT_HW_CACHE_%s %s %s",
+		snprintf(buf, len, "%s", hw[config]);
+	else if (type == PERF_TYPE_SOFTWARE &&
+		 config < sizeof(sw) / sizeof(*sw))
+		snprintf(buf, len, "%s", sw[config]);
+	else if (type == PERF_TYPE_HW_CACHE && (config & 0xff) < 7 &&
+		 ((config >> 8) & 0xff) < 3 && ((config >> 16) & 0xff) < 2)
+		snprintf(buf, len, "PERF_COUNT_HW_CACHE_%s %s %s",
 			 cache[config & 0xff], op[(config >> 8) & 0xff],
 			 res[(config >> 16) & 0xff]);
-		return buf;
-	}
-	return "";
+	else if (len)
+		buf[0] = '\0';
 }
 
 /* The events d may be measured with on this CPU, best first. */
@@ -852,8 +576,8 @@ static size_t candidates(const struct stat_def *d, struct event *ev,
 		ev[n].type = d->type;
 		ev[n].config = d->config;
 		ev[n].config1 = ev[n].config2 = 0;
-		snprintf(ev[n].name, sizeof(ev[n].name), "%s",
-			 generic_name(d->type, d->config));
+		generic_name(d->type, d->config, ev[n].name,
+			     sizeof(ev[n].name));
 		n++;
 	}
 	if (d->kind == STAT_HW && m->family < STAT_NFAMILIES &&
@@ -910,7 +634,7 @@ static void probe_reason(enum stat_kind k, int err, const char *needs,
 		return;
 	case EACCES:
 	case EPERM:
-		if (priv_sysctl("perf_event_paranoid", &paranoid))
+		if (sysctl_read_long("perf_event_paranoid", &paranoid))
 			paranoid = -1;
 		snprintf(buf, len, brief ? "needs privilege" :
 			 "permission denied: needs privilege "
@@ -1087,9 +811,11 @@ void stat_available(stat_probe_fn probe, void *arg, unsigned modes,
 		buf[0] = '\0';
 	for (i = 0; i < stat_table_len; i++) {
 		const struct stat_def *d = &stat_table[i], *sub = NULL;
+		char why[160];
 		int n;
 
-		if (stat_unavailable(d, modes, probe, arg, &sub))
+		if (stat_unavailable(d, modes, probe, arg, &sub, why,
+				     sizeof(why)))
 			continue;
 		n = snprintf(buf + used, len - used, "%s%s%s%s%s",
 			     used ? ", " : "", d->name,
@@ -1177,17 +903,15 @@ static int resolve_derived(const struct stat_def *d, unsigned modes,
 
 const char *stat_unavailable(const struct stat_def *d, unsigned modes,
 			     stat_probe_fn probe, void *arg,
-			     const struct stat_def **sub)
+			     const struct stat_def **sub, char *why, size_t len)
 {
-	static char why[160];
 	struct event ev;
 	int mech, r;
 
 	*sub = NULL;
 	r = d->kind == STAT_DERIVED ?
-	    resolve_derived(d, modes, probe, arg, &ev, &mech, why,
-			    sizeof(why), 1) :
-	    resolve_def(d, modes, probe, arg, &ev, &mech, why, sizeof(why), 1);
+	    resolve_derived(d, modes, probe, arg, &ev, &mech, why, len, 1) :
+	    resolve_def(d, modes, probe, arg, &ev, &mech, why, len, 1);
 	if (!r)
 		return NULL;
 	if (d->substitute) {
@@ -1233,7 +957,13 @@ static int is_raw(const char *name)
 	return 1;
 }
 
-/* Made-up entries for raw and native events: they live until exit. */
+/*
+ * Made-up entries for raw and native events: they live until exit.  The
+ * list is process-wide because stat_choice.def promises that lifetime
+ * (a run's statistics take their names from it, and a statistic given
+ * twice is found by comparing defs); it gives each name one entry,
+ * however often it is resolved.
+ */
 static const struct stat_def *native_def(const char *name, const char *desc)
 {
 	static struct native_def {
@@ -1482,7 +1212,7 @@ static int same_space(const struct stat_def *a, const struct stat_def *b)
 
 int stat_table_validate(char *buf, size_t len)
 {
-	size_t i, j;
+	size_t i, j, nsim = 0;
 	int problems = 0, k;
 
 	if (len)
@@ -1554,6 +1284,27 @@ int stat_table_validate(char *buf, size_t len)
 				d->name);
 			break;
 		}
+		if (d->sim.events) {
+			const char *p;
+
+			nsim++;
+			if (!*d->sim.events || !d->sim.desc || !*d->sim.desc)
+				PROBLEM("'%s': its sim part has no events or "
+					"description", d->name);
+			if (stat_sim_def(d->sim.index) != d)
+				PROBLEM("'%s' and '%s' are the same sim index",
+					d->name,
+					stat_sim_def(d->sim.index)->name);
+			for (p = d->sim.aliases; p && *p;) {
+				size_t l = strcspn(p, ",");
+
+				if (!def_is_named(d, p, l))
+					PROBLEM("'%s': sim alias '%.*s' is not "
+						"one of its names", d->name,
+						(int)l, p);
+				p = p[l] ? p + l + 1 : NULL;
+			}
+		}
 		for (j = 0; j < stat_table_len; j++) {
 			const struct stat_def *e = &stat_table[j];
 			const char *p;
@@ -1577,6 +1328,10 @@ int stat_table_validate(char *buf, size_t len)
 			}
 		}
 	}
+	for (i = 0; i < nsim; i++)
+		if (!stat_sim_def(i))
+			PROBLEM("no statistic has sim index %zu (there are %zu)",
+				i, nsim);
 	for (i = 0; i < stat_own_models_len; i++) {
 		const struct stat_own_model *o = &stat_own_models[i];
 

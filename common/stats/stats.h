@@ -14,7 +14,9 @@
  * instruction was in flight.  A name that is in no table entry may be a
  * raw event ("r01c2") or a libpfm4 native event name ("INST_RETIRED:ANY_P",
  * "amd64_fam19h_zen4::RESYNCS").  Modifiers :u :k :h (and combinations,
- * ":uk") end any of these.
+ * ":uk") end any of these.  The sim engine counts some of the aggregate
+ * statistics exactly; a row says so in its sim part (struct stat_sim),
+ * and the sim engine's names are looked up there (stat_sim_lookup).
  *
  * Whether the event can be opened here is asked of the engine through a
  * probe callback, so this file never calls perf_event_open itself.  An
@@ -31,7 +33,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "common/engine/profileme.h"
+#include "pmstat.h"
 
 enum stat_kind {
 	STAT_HW,	/* aggregate hardware counter: needs a PMU */
@@ -57,6 +59,22 @@ enum stat_pm_mech {
 	STAT_PM_PEBS,	/* Intel PEBS: precise sampling of a named event */
 	STAT_PM_SPE,	/* Arm Statistical Profiling Extension */
 	STAT_NPM_MECHS,
+};
+
+/*
+ * What the sim engine (valgrind) counts for a statistic it provides, an
+ * exact count instead of samples.  It is the simulation's own account of
+ * the statistic (instructions executed, not retired; a simulated predictor
+ * and caches), so it has its own description, and it accepts fewer of the
+ * row's names.  events is NULL in rows the simulation does not provide.
+ */
+struct stat_sim {
+	unsigned index;		/* the sim engine's order (its list, -l
+				 * with --engine=sim) and prof_stat.config
+				 * in profile files: never renumber */
+	const char *aliases;	/* other names sim accepts, or NULL */
+	const char *desc;	/* what the simulation counts */
+	const char *events;	/* callgrind events summed: "D1mr+D1mw" */
 };
 
 struct stat_def {
@@ -96,6 +114,8 @@ struct stat_def {
 	int average;
 
 	const char *note;	/* why some family or mechanism lacks it */
+
+	struct stat_sim sim;	/* the sim engine's count, if it has one */
 };
 
 extern const struct stat_def stat_table[];
@@ -171,6 +191,23 @@ typedef int (*stat_probe_fn)(uint32_t type, uint64_t config, unsigned modes,
  */
 const struct stat_def *stat_lookup(const char *name);
 
+/*
+ * The statistics the sim engine provides, the rows with a sim part.
+ * stat_sim_def: the one whose sim.index is index, NULL past the last.
+ * stat_sim_lookup: by canonical name or one of sim.aliases (no modifier),
+ * NULL when the simulation does not provide it.
+ */
+const struct stat_def *stat_sim_def(size_t index);
+const struct stat_def *stat_sim_lookup(const char *name);
+
+/*
+ * Resolve "name[:u]" for the sim engine into *index (its sim.index).  A
+ * statistic the simulation cannot give (cycles, cpu-clock, ...) or a
+ * kernel-mode one is -PROF_EUNAVAIL, with a detail (prof_error) naming it
+ * and listing what the simulation provides.
+ */
+int stat_sim_resolve(const char *text, size_t *index);
+
 /* Whether the first n bytes of name are one of the comma-separated names
  * in list (NULL: none), ignoring case, as statistic names are matched. */
 int stat_name_in_list(const char *name, size_t n, const char *list);
@@ -187,12 +224,14 @@ int stat_resolve(const char *text, unsigned default_modes,
 
 /*
  * Why def cannot be measured here, in a few words ("no hardware PMU",
- * "needs IBS, PEBS or SPE", ...) for -l; NULL when it can.  *sub is set
- * to the substitute used instead, or NULL.
+ * "needs IBS, PEBS or SPE", ...) for -l: written into why (len bytes)
+ * and returned; NULL when it can.  *sub is set to the substitute used
+ * instead, or NULL.
  */
 const char *stat_unavailable(const struct stat_def *def, unsigned modes,
 			     stat_probe_fn probe, void *arg,
-			     const struct stat_def **sub);
+			     const struct stat_def **sub, char *why,
+			     size_t len);
 
 /* One line on what choice resolved to, for -v: "type 4 (raw) config
  * 0x2c3 = icl::MACHINE_CLEARS:MEMORY_ORDERING, user mode". */
@@ -225,7 +264,8 @@ const char *stat_kind_text(enum stat_kind kind);
  * Check the table: non-empty descriptions, unique names and aliases within
  * each namespace, substitutes that exist, every HW entry with a generic or
  * a native event, every profile-me entry with a source or a note, every
- * derived statistic's inputs present and profile-me.  Returns the number
+ * derived statistic's inputs present and profile-me, the sim engine's
+ * statistics numbered 0, 1, ... with names the row has.  Returns the number
  * of problems found and writes the first into buf.
  */
 int stat_table_validate(char *buf, size_t len);
