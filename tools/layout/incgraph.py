@@ -14,7 +14,7 @@ Usage: incgraph.py [--map FILE] [-I DIR ...] [--edges] [REPO]
 A quote include "x.h" is resolved as the compiler does: the including
 file's directory first, then each -I directory in order.  Angle includes
 are system headers and ignored.  Exit status 0; this is a report, not a
-check (see check-layers.py for the check).
+check (see tools/check-layers.py for the check).
 """
 import argparse
 import os

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Check the include graph against the declared layers.
+"""Check the include graph, and the calls and exported names of a build,
+against the declared layers.
 
 Usage: check-layers.py [--layers FILE] [--map FILE] [-I DIR ...]
                        [--objects DIR] [REPO]
@@ -14,7 +15,9 @@ Usage: check-layers.py [--layers FILE] [--map FILE] [-I DIR ...]
                 per source (build/obj/X.o for X.c); a symbol an object
                 uses that another object defines is an edge like an
                 include (catches a private header that declares functions
-                of several layers).  Needs nm.
+                of several layers); and every global symbol an object
+                defines must begin with a prefix of its layer, for the
+                layers that declare prefixes.  Needs nm.
 
 Layers file: one layer per line, from the bottom up:
 
@@ -26,12 +29,25 @@ may include files of its own layer and of the LAYERs listed after "->",
 which must be declared on earlier lines (so the layers cannot form a
 cycle); "-> *" allows every layer declared earlier.  '#' starts a comment.
 
+A second kind of line declares the prefixes of a layer's exported names:
+
+    prefixes NAME: PREFIX...
+
+for a layer declared on an earlier line, at most one such line per layer.
+With --objects, a global symbol defined by an object of that layer must
+begin with one of its PREFIXes; the symbols of a layer without a prefixes
+line (programs: tools, tests) are not checked.  Two layers may share a
+prefix (the report model and its writers both export report_*).
+
 Each quote include "x.h" is resolved as the compiler does (the including
 file's directory, then each -I directory).  Fails (status 1) with one line
 per problem, each naming the file, line and include:
   - an include of a layer the file's layer may not include;
   - an include that resolves to no file of the tree;
-  - a file in no layer.
+  - a file in no layer;
+  - with --objects, a call to a layer the file's layer may not include,
+    and an exported name without a prefix of its layer (named with the
+    line that defines it, when a line at column 0 of the source does).
 Status 2: the layers file is malformed.  Status 0: prints "layers: ok".
 """
 import argparse
@@ -41,6 +57,11 @@ import subprocess
 import sys
 
 INC = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
+PREFIXES = re.compile(r"^prefixes\s+([\w.-]+)\s*:\s*(.*)$")
+IDENT = re.compile(r"^[A-Za-z_]\w*$")
+# nm's letters for symbols an object defines with global binding (lower
+# case letters are local, but for GNU's unique globals).
+GLOBAL_DEFS = set("BCDGRSTVWu")
 
 
 def die(msg):
@@ -49,7 +70,7 @@ def die(msg):
 
 
 def read_layers(path):
-    layers, order, owner = {}, [], {}
+    layers, order, owner, prefixes = {}, [], {}, {}
     try:
         lines = open(path).read().split("\n")
     except OSError as e:
@@ -57,6 +78,19 @@ def read_layers(path):
     for n, raw in enumerate(lines, 1):
         line = raw.split("#", 1)[0].strip()
         if not line:
+            continue
+        m = PREFIXES.match(line)
+        if m:
+            name, pfx = m.group(1), m.group(2).split()
+            if not pfx or not all(IDENT.match(p) for p in pfx):
+                die(f"{path}:{n}: expected 'prefixes NAME: PREFIX...', "
+                    f"each PREFIX the start of a C name")
+            if name not in layers:
+                die(f"{path}:{n}: prefixes of '{name}', which is no layer "
+                    f"declared above")
+            if name in prefixes:
+                die(f"{path}:{n}: prefixes of '{name}' declared twice")
+            prefixes[name] = pfx
             continue
         m = re.match(r"^([\w.-]+)\s*:\s*([^>]*?)\s*(?:->\s*(.*))?$", line)
         if not m or not m.group(2):
@@ -76,7 +110,7 @@ def read_layers(path):
             owner[p] = name
         layers[name] = set(deps)
         order.append(name)
-    return layers, order, owner
+    return layers, order, owner, prefixes
 
 
 def layer_of(path, owner):
@@ -118,8 +152,28 @@ def makefile_ipaths(repo):
     return re.findall(r"-I(\S+)", m.group(1)) if m else ["."]
 
 
-def check_objects(objroot, ren, owner, layers, order):
-    defs, uses = {}, {}
+def def_line(repo, src, sym, cache):
+    """The line of src that defines sym: the first line at column 0 that
+    names it and is no static, extern or typedef (the file's own style
+    puts a definition's name on a line that starts at column 0).  None
+    when there is no such line."""
+    if src not in cache:
+        try:
+            with open(os.path.join(repo, src), encoding="utf-8",
+                      errors="replace") as fh:
+                cache[src] = fh.read().split("\n")
+        except OSError:
+            cache[src] = []
+    pat = re.compile(r"^(?!static\b|extern\b|typedef\b)(?=[A-Za-z_]).*?\b" +
+                     re.escape(sym) + r"\s*(?:[(\[=;]|$)")
+    for n, line in enumerate(cache[src], 1):
+        if pat.match(line):
+            return n
+    return None
+
+
+def check_objects(objroot, repo, ren, owner, layers, prefixes):
+    defs, uses, exports = {}, {}, []
     objs = sorted(os.path.join(dp, fn) for dp, _, fns in os.walk(objroot)
                   for fn in fns if fn.endswith(".o"))
     if not objs:
@@ -128,13 +182,14 @@ def check_objects(objroot, ren, owner, layers, order):
                          text=True).stdout
     for line in out.splitlines():
         o, _, rest = line.partition(".o:")
-        src = os.path.relpath(o + ".o", objroot)[:-2] + ".c"
-        src = ren.get(src, src)
+        orig = os.path.relpath(o + ".o", objroot)[:-2] + ".c"
+        src = ren.get(orig, orig)
         f = rest.split()
         if len(f) == 2 and f[0] == "U":
             uses.setdefault(src, set()).add(f[1])
-        elif len(f) == 3 and f[1] in "TDBRCGSV":
+        elif len(f) == 3 and f[1] in GLOBAL_DEFS:
             defs[f[2]] = src
+            exports.append((orig, src, f[2]))
     bad = {}
     for src, syms in uses.items():
         fl = layer_of(src, owner)
@@ -143,9 +198,20 @@ def check_objects(objroot, ren, owner, layers, order):
             tl = layer_of(dst, owner) if dst else None
             if fl and tl and tl != fl and tl not in layers[fl]:
                 bad.setdefault((src, dst, fl, tl), []).append(s)
-    return [f"{src}: uses {', '.join(sorted(syms))} of {dst}: layer '{fl}' "
-            f"may not use layer '{tl}'"
-            for (src, dst, fl, tl), syms in sorted(bad.items())]
+    problems = [f"{src}: uses {', '.join(sorted(syms))} of {dst}: layer "
+                f"'{fl}' may not use layer '{tl}'"
+                for (src, dst, fl, tl), syms in sorted(bad.items())]
+    unprefixed, cache = [], {}
+    for orig, src, sym in exports:
+        fl = layer_of(src, owner)
+        if fl not in prefixes or sym.startswith(tuple(prefixes[fl])):
+            continue
+        n = def_line(repo, orig, sym, cache)
+        unprefixed.append((src, n or 0, sym, fl))
+    problems += [f"{src}{f':{n}' if n else ''}: exports '{sym}' without a "
+                 f"prefix of layer '{fl}' ({' '.join(prefixes[fl])})"
+                 for src, n, sym, fl in sorted(unprefixed)]
+    return problems
 
 
 def main():
@@ -157,7 +223,7 @@ def main():
     ap.add_argument("--objects")
     a = ap.parse_args()
     repo = a.repo
-    layers, order, owner = read_layers(a.layers or
+    layers, order, owner, prefixes = read_layers(a.layers or
                                        os.path.join(repo, "docs/layers.txt"))
     ren = {}
     if a.map:
@@ -204,7 +270,8 @@ def main():
                     f"may not include layer '{tl}' ('{fl}' may include: "
                     f"{allowed})")
     if a.objects:
-        problems += check_objects(a.objects, ren, owner, layers, order)
+        problems += check_objects(a.objects, repo, ren, owner, layers,
+                                  prefixes)
     for p in problems:
         print(f"layers: {p}")
     if problems:
