@@ -11,21 +11,7 @@
 #include <unistd.h>
 
 #include "cli_int.h"
-#include "common/profile/profile.h"
 #include "common/util/error.h"
-
-/* -i: report an existing profile on stdout. */
-static int report_only(const struct run_config *c, const char *input)
-{
-	struct profile *p;
-	int err = profile_read(input, &p);
-
-	if (err)
-		return run_fail(c, err);
-	err = run_show_profile(c, p, input, 0, stdout);
-	profile_free(p);
-	return err ? run_fail(c, err) : 0;
-}
 
 /* One event per CPU, statistic and (with -p) thread: raise the
  * descriptor limit to what we may. */
@@ -101,7 +87,7 @@ static int act(struct fe_args *a)
 	case FE_ACTION_REPORT:
 		if (c->vmlinux && access(c->vmlinux, R_OK))
 			break;
-		return report_only(c, a->input);
+		return run_report_file(c, a->input);
 	case FE_ACTION_RUN:
 		if (c->vmlinux && access(c->vmlinux, R_OK))
 			break;

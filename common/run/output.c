@@ -139,6 +139,18 @@ int run_show_profile(const struct run_config *c, const struct profile *p,
 	return report_show(out, p, &s);
 }
 
+int run_report_file(const struct run_config *c, const char *file)
+{
+	struct profile *p;
+	int err = profile_read(file, &p);
+
+	if (err)
+		return run_fail(c, err);
+	err = run_show_profile(c, p, file, 0, stdout);
+	profile_free(p);
+	return err ? run_fail(c, err) : 0;
+}
+
 /* The profile every run starts from: tool, host and times (started at
  * t0 on the monotonic clock, t0_wall on the wall clock). */
 struct profile *run_new_template(const struct run_config *c, uint64_t t0,

@@ -10,6 +10,7 @@
  *                           write the profiles, show the summary/report
  *   run_list_statistics()   -l: the statistics and whether this machine
  *                           has them
+ *   run_report_file()       -i FILE: report a profile written before
  *
  * Both return an exit status (RUN_EXIT_* or the program's own) and print
  * their own one-line errors, naming the tool.
@@ -98,6 +99,8 @@ struct run_config {
 
 int run_profile(struct run_config *c);
 int run_list_statistics(const struct run_config *c);
+/* Report the profile file on stdout. */
+int run_report_file(const struct run_config *c, const char *file);
 
 /* Whether a word of the command line names a statistic this config's
  * engine knows (-e's names, X_per_ret, freq, with :u/:k/:h). */
