@@ -227,11 +227,19 @@ error_t fe_parse_shared(int key, char *arg, struct argp_state *state)
 	case OPT_ONE: c->cpus = RUN_CPUS_ONE; break;
 	case OPT_QUIET: c->quiet = 1; break;
 	case 'v': c->verbose = 1; break;
-	case FE_OPT_PID:
+	case FE_OPT_PID: {
+		/* Single-dash long options: a long name the tool does not
+		 * have ("-pixie" in kprofile) reaches here as -p "ixie". */
+		const char *w = state->argv[state->next - 1];
+
+		if (isalpha((unsigned char)arg[0]) && w[0] == '-' &&
+		    w[1] == 'p' && !strcmp(w + 2, arg))
+			argp_error(state, "unrecognized option '%s'", w);
 		if (parse_int(arg, 1, INT_MAX, &l))
 			argp_error(state, "bad process id '%s'", arg);
 		c->attach_pid = l;
 		break;
+	}
 	case 'd':
 		if (parse_double(arg, 0.001, 1e7, &c->duration))
 			argp_error(state, "bad duration '%s': expected "

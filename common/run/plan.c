@@ -250,136 +250,175 @@ int run_input_failed(const char *name, const char *input, int err)
 			 p ? p + strlen(" is not available here: ") : why);
 }
 
-int run_resolve_stats(struct run *r)
+/* A ratio's name as it is stored: "freq", or "X_per_ret" with X's
+ * canonical name. */
+static void ratio_name(const struct run *r, struct derived *d, int freq)
 {
-	struct run_config *c = r->cfg;
-	const char *retired;
-	size_t i, n, k;
-	static char *dflt[] = { (char *)"cycles" };
-	char **names = c->nstats ? c->stats : dflt;
+	const struct stat_choice *ch = &r->choice[d->x];
 
-	n = c->nstats ? c->nstats : 1;
-	/* A ratio opens up to two statistics. */
-	r->choice = calloc(2 * n, sizeof(*r->choice));
-	r->specs = calloc(2 * n, sizeof(*r->specs));
-	r->derived = calloc(n, sizeof(*r->derived));
-	if (!r->choice || !r->specs || !r->derived)
-		return -PROF_ENOMEM;
-	{
-		int err = setup_pmu(r);
+	if (freq)
+		snprintf(d->name, sizeof(d->name), "freq");
+	else
+		snprintf(d->name, sizeof(d->name), "%s" PER_RET,
+			 ch->asked ? ch->asked->name : ch->def->name);
+}
 
+/* Add the divisor of ratio d (retired instructions) unless the engine
+ * divides by -pixie's exact count (SIZE_MAX). */
+static int add_divisor(struct run *r, const struct plan_engine *e,
+		       const char *asked, struct derived *d, size_t x,
+		       const char *mods)
+{
+	const char *ret = e->divisor(r, x);
+	char text[160];
+	int err;
+
+	if (!ret) {
+		d->ret = SIZE_MAX;
+		return 0;
+	}
+	snprintf(text, sizeof(text), "%s%s", ret, mods ? mods : "");
+	err = e->add(r, text, 1, &d->ret);
+	if (err)
+		return run_input_failed(asked, x == SIZE_MAX ? ret : text,
+					err);
+	/* A ratio's inputs are counted together (perf: one group). */
+	if (x != SIZE_MAX && r->specs)
+		r->specs[x].group = r->specs[d->ret].group = 1;
+	return 0;
+}
+
+/* One word the user gave: a statistic, freq, or X_per_ret. */
+static int plan_word(struct run *r, const struct plan_engine *e,
+		     const char *word)
+{
+	struct derived *d = &r->derived[r->nderived];
+	const char *mods = strchr(word, ':');
+	char x[64], text[160];
+	size_t idx, k;
+	int err;
+
+	if (run_is_freq(word)) {
+		/* freq: retired instructions, averaged over basic blocks
+		 * when the report is made. */
+		err = add_divisor(r, e, word, d, SIZE_MAX, mods);
 		if (err)
 			return err;
-	}
-	/* Ratios divide by retired instructions: the profile-me "retire"
-	 * when an instruction sampler is in use, else the counter. */
-	retired = r->pmu.family ? "retire" : "retinst";
-	for (i = 0; i < n; i++) {
-		char x[64], text[160];
-		const char *mods = strchr(names[i], ':');
-		struct derived *d = &r->derived[r->nderived];
-		size_t idx;
-		int err;
-
-		if (run_is_freq(names[i])) {
-			/* freq: retired instructions, averaged over basic
-			 * blocks when the report is made; -pixie's exact
-			 * counts serve as they are. */
-			if (c->pixie) {
-				d->ret = SIZE_MAX;
-			} else {
-				snprintf(text, sizeof(text), "%s%s", retired,
-					 mods ? mods : "");
-				err = add_stat(r, text, 1, &d->ret);
-				if (err)
-					return run_input_failed(names[i], retired,
-							    err);
-			}
-			d->x = d->ret;
-			snprintf(d->name, sizeof(d->name), "freq");
-			snprintf(d->requested, sizeof(d->requested), "%s",
-				 names[i]);
-			r->nderived++;
-			continue;
-		}
-		if (!run_per_ret_input(names[i], x, sizeof(x))) {
-			err = add_stat(r, names[i], 0, &idx);
-			if (err)
-				return err;
-			/* Named by the user: no longer only a ratio's. */
-			continue;
-		}
+		d->x = d->ret;
+		ratio_name(r, d, 1);
+	} else if (run_per_ret_input(word, x, sizeof(x))) {
 		/* X_per_ret[:mods]: X and retired instructions, with the
-		 * same modes, counted together. */
+		 * same modes. */
 		snprintf(text, sizeof(text), "%s%s", x, mods ? mods : "");
-		err = add_stat(r, text, 1, &d->x);
+		err = e->add(r, text, 1, &d->x);
 		if (err == -PROF_ENOSTAT) {
 			/* The table's suggestions for the whole name. */
 			struct stat_choice tmp;
 
-			err = stat_resolve(names[i], 0, NULL, NULL, &tmp);
+			err = stat_resolve(word, 0, NULL, NULL, &tmp);
 			return err ? err : prof_fail(PROF_ENOSTAT, "unknown "
 						     "statistic '%s'", x);
 		}
 		if (err)
-			return run_input_failed(names[i], x, err);
-		/* A profile-me X is divided by the profile-me retire; with
-		 * -pixie, a counter's X by the exact retired count. */
-		if (c->pixie && !r->specs[d->x].pm.pmu) {
-			d->ret = SIZE_MAX;
-		} else {
-			snprintf(text, sizeof(text), "%s%s",
-				 r->specs[d->x].pm.pmu ? "retire" : retired,
-				 mods ? mods : "");
-			err = add_stat(r, text, 1, &d->ret);
-			if (err)
-				return run_input_failed(names[i], text, err);
-			r->specs[d->x].group = r->specs[d->ret].group = 1;
-		}
-		snprintf(d->name, sizeof(d->name), "%s" PER_RET,
-			 r->choice[d->x].asked ? r->choice[d->x].asked->name :
-			 r->choice[d->x].def->name);
-		snprintf(d->requested, sizeof(d->requested), "%s", names[i]);
-		for (k = 0; k < r->nderived; k++)
-			if (!strcmp(r->derived[k].name, d->name))
-				break;
-		if (k == r->nderived)
-			r->nderived++;
+			return run_input_failed(word, x, err);
+		err = add_divisor(r, e, word, d, d->x, mods);
+		if (err)
+			return err;
+		ratio_name(r, d, 0);
+	} else {
+		return e->add(r, word, 0, &idx);
 	}
-	/* Only derived statistics named (freq with -pixie): sample the
-	 * default too, so there is something per instruction. */
-	if (!r->nstats) {
-		size_t idx;
-		int err = add_stat(r, "cycles", 0, &idx);
+	snprintf(d->requested, sizeof(d->requested), "%s", word);
+	for (k = 0; k < r->nderived; k++)
+		if (!strcmp(r->derived[k].name, d->name))
+			return 0;
+	r->nderived++;
+	return 0;
+}
 
+int run_plan(struct run *r, const struct plan_engine *e)
+{
+	const struct run_config *c = r->cfg;
+	char *dflt[] = { (char *)e->dflt };
+	char **names = c->nstats ? c->stats : dflt;
+	size_t n = c->nstats ? c->nstats : 1, i, idx;
+	int err;
+
+	/* A ratio measures up to two statistics. */
+	r->choice = calloc(2 * n, sizeof(*r->choice));
+	r->derived = calloc(n, sizeof(*r->derived));
+	if (!r->choice || !r->derived)
+		return -PROF_ENOMEM;
+	for (i = 0; i < n; i++) {
+		err = plan_word(r, e, names[i]);
 		if (err)
 			return err;
 	}
-	if (c->start_after) {
-		struct stat_choice ch;
-		int err = stat_resolve(c->start_after_stat,
-				       c->tool->default_modes | c->add_modes,
-				       c->dry_run ? NULL : perf_probe, NULL,
-				       &ch);
-
-		if (err) {
-			char why[256];
-
-			snprintf(why, sizeof(why), "%s", prof_error(err));
-			return prof_fail(err, "--start-after: %s", why);
-		}
-		if (ch.substitute)
-			run_notice(c, "'%s' is not available here (no hardware "
-			       "PMU); starting after '%s' instead",
-			       ch.requested, ch.def->name);
-		r->trigger.type = ch.type;
-		r->trigger.config = ch.config;
-		r->trigger.modes = ch.modes;
-		r->trigger.count = c->start_after_n;
-		r->trigger.signo = SIGRTMIN + 2;
-		r->have_trigger = 1;
-	}
+	/* Only ratios divided by exact counts named (freq with -pixie):
+	 * measure the default too, so there is something per
+	 * instruction. */
+	if (!r->nstats)
+		return e->add(r, e->dflt, 0, &idx);
 	return 0;
+}
+
+/* The perf engine's divisor: the profile-me "retire" for a profile-me X
+ * (or any ratio while an instruction sampler is in use), else the
+ * counter; -pixie's exact count for a counter's X. */
+static const char *perf_divisor(struct run *r, size_t x)
+{
+	int pm_x = x != SIZE_MAX && r->specs[x].pm.pmu;
+
+	if (r->cfg->pixie && !pm_x)
+		return NULL;
+	return pm_x || r->pmu.family ? "retire" : "retinst";
+}
+
+/* --start-after: the statistic whose N-th event starts the run. */
+static int plan_trigger(struct run *r)
+{
+	struct run_config *c = r->cfg;
+	struct stat_choice ch;
+	int err = stat_resolve(c->start_after_stat,
+			       c->tool->default_modes | c->add_modes,
+			       c->dry_run ? NULL : perf_probe, NULL, &ch);
+
+	if (err) {
+		char why[256];
+
+		snprintf(why, sizeof(why), "%s", prof_error(err));
+		return prof_fail(err, "--start-after: %s", why);
+	}
+	if (ch.substitute)
+		run_notice(c, "'%s' is not available here (no hardware PMU); "
+			   "starting after '%s' instead", ch.requested,
+			   ch.def->name);
+	r->trigger.type = ch.type;
+	r->trigger.config = ch.config;
+	r->trigger.modes = ch.modes;
+	r->trigger.count = c->start_after_n;
+	r->trigger.signo = SIGRTMIN + 2;
+	r->have_trigger = 1;
+	return 0;
+}
+
+int run_resolve_stats(struct run *r)
+{
+	static const struct plan_engine perf = {
+		.dflt = "cycles", .add = add_stat, .divisor = perf_divisor,
+	};
+	int err;
+	size_t n = r->cfg->nstats ? r->cfg->nstats : 1;
+
+	r->specs = calloc(2 * n, sizeof(*r->specs));
+	if (!r->specs)
+		return -PROF_ENOMEM;
+	err = setup_pmu(r);
+	if (!err)
+		err = run_plan(r, &perf);
+	if (!err && r->cfg->start_after)
+		err = plan_trigger(r);
+	return err;
 }
 
 /*

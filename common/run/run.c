@@ -534,9 +534,8 @@ int run_profile(struct run_config *c)
 	int err = prepare(&r);
 
 	if (!err && c->engine == RUN_ENGINE_SIM) {
-		r.code = run_sim(c, r.path);
-		release(&r);
-		return r.code;
+		err = run_sim(&r);
+		goto out;
 	}
 	if (!err)
 		err = plan(&r);
@@ -550,6 +549,7 @@ int run_profile(struct run_config *c)
 		err = collect(&r);
 	if (!err && !c->dry_run)
 		err = finish(&r);
+out:
 	if (err) {
 		kill_child(&r);
 		/* Our own failure is 125 even after the program ran (unless

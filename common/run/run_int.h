@@ -86,6 +86,25 @@ struct derived {
 };
 
 /* plan.c */
+
+/*
+ * How an engine measures what the plan asks for.  run_plan() turns the
+ * names the user gave into r->choice (one per statistic to measure,
+ * through add) and r->derived (freq and X_per_ret, with their inputs'
+ * indices), the same way for every engine.
+ */
+struct plan_engine {
+	const char *dflt;	/* the statistic when none is named */
+	/* Resolve text into r->choice[*index], or find it there already.
+	 * Inputs of a ratio are implicit: they may coincide with another
+	 * statistic; two the user named may not. */
+	int (*add)(struct run *r, const char *text, int implicit,
+		   size_t *index);
+	/* The retired-instructions statistic a ratio of input x divides by
+	 * (x is SIZE_MAX for freq), or NULL for -pixie's exact count. */
+	const char *(*divisor)(struct run *r, size_t x);
+};
+int run_plan(struct run *r, const struct plan_engine *e);
 const char *run_per_ret_input(const char *word, char *buf, size_t len);
 int run_is_freq(const char *word);
 int run_input_failed(const char *name, const char *input, int err);
@@ -95,7 +114,9 @@ int run_check_sample_rate(struct run *r);
 /* simrun.c */
 int run_add_pixie(struct run *r, const struct profile *tpl,
 		  struct profile **ps, int n);
-int run_sim(struct run_config *c, char *path);
+/* --engine=sim: the whole run under valgrind, from after prepare.
+ * Returns 0 (r->code set) or a negative error. */
+int run_sim(struct run *r);
 
 /* control.c */
 int run_setup_signals(struct run *r);

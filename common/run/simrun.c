@@ -233,165 +233,142 @@ static int der_input(const struct derived *d, size_t n, size_t k)
 	return 0;
 }
 
-/* --engine=sim: the whole run under valgrind. */
-int run_sim(struct run_config *c, char *path)
+/* The sim engine's way to add a statistic to the plan (plan_engine). */
+static int sim_add(struct run *r, const char *text, int implicit,
+		   size_t *index)
 {
-	struct run r = { .cfg = c, .sigfd = -1, .control_fd = -1,
-			 .control_keep_fd = -1, .one_cpu = -1, .path = path };
-	static char *dflt[] = { (char *)"retinst" };
-	char **asked = c->nstats ? c->stats : dflt;
-	size_t nasked = c->nstats ? c->nstats : 1, n = 0, nder = 0, i, j;
-	size_t *idx;
-	const char **names;
-	struct derived *der;
-	struct profile *tpl = NULL;
-	uint64_t t0, t0_wall;
-	int status = 0, err, code = RUN_EXIT_FAIL;
+	const struct stat_def *d;
+	struct stat_choice *ch;
+	size_t ix, j;
+	int err = stat_sim_resolve(text, &ix);
 
-	/* A ratio or freq adds its inputs (implicit: they may repeat). */
-	idx = calloc(2 * nasked, sizeof(*idx));
-	names = calloc(2 * nasked, sizeof(*names));
-	der = calloc(nasked, sizeof(*der));
-	if (!idx || !names || !der) {
-		free(idx);
-		free(names);
-		free(der);
-		return run_fail(c, -PROF_ENOMEM);
-	}
-	for (i = 0; i < nasked; i++) {
-		char x[64];
-		const char *in[2] = { asked[i], NULL };
-		int implicit = 0;
-
-		if (run_is_freq(asked[i])) {
-			in[0] = "retinst";
-			implicit = 1;
-		} else if (run_per_ret_input(asked[i], x, sizeof(x))) {
-			in[0] = x;
-			in[1] = "retinst";
-			implicit = 1;
-		}
-		for (size_t k = 0; k < 2 && in[k]; k++) {
-			size_t ix;
-
-			err = stat_sim_resolve(in[k], &ix);
-			if (err && implicit)
-				err = run_input_failed(asked[i], in[k], err);
-			for (j = 0; !err && j < n; j++)
-				if (idx[j] == ix)
-					break;
-			if (err)
-				goto fail;
-			if (j < n && !implicit && !der_input(der, nder, j))
-				err = prof_fail(PROF_EINVAL, "statistic '%s' is "
-						"given twice (as '%s' and '%s')",
-						stat_sim_def(ix)->name,
-						names[j], asked[i]);
-			if (err)
-				goto fail;
-			if (j == n) {
-				idx[n] = ix;
-				names[n++] = implicit ?
-					     stat_sim_def(ix)->name : asked[i];
-			}
-			if (implicit)
-				(k == 0 && in[1] ? &der[nder].x :
-				 &der[nder].ret)[0] = j;
-		}
-		if (implicit) {
-			if (!in[1])
-				der[nder].x = der[nder].ret;
-			snprintf(der[nder].name, sizeof(der[nder].name), "%s",
-				 in[1] ? "" : "freq");
-			if (in[1])
-				snprintf(der[nder].name,
-					 sizeof(der[nder].name), "%s%s",
-					 stat_sim_def(idx[der[nder].x])->name,
-					 PER_RET);
-			snprintf(der[nder].requested,
-				 sizeof(der[nder].requested), "%s", asked[i]);
-			nder++;
-		}
-	}
-	if (c->dry_run) {
-		char *vg = NULL;
-
-		err = sim_find_valgrind(&vg);
-		if (err)
-			goto fail;
-		sim_describe(stdout, vg, path, c->cmd);
-		free(vg);
-		code = fflush(stdout) ? RUN_EXIT_FAIL : 0;
-		goto out;
-	}
-	r.nstats = n;
-	r.col = collector_new(c->pids ? COLLECT_SPLIT_PID : COLLECT_SPLIT_NONE,
-			      n);
-	if (!r.col) {
-		err = -PROF_ENOMEM;
-		goto fail;
-	}
-	for (i = 0; i < n; i++) {
-		collector_set_exact(r.col, (uint32_t)i);
-		collector_set_modes(r.col, (uint32_t)i, STAT_MODE_USER);
-	}
-	err = run_setup_signals(&r);
 	if (err)
-		goto fail;
-	t0 = prof_clock_ns(CLOCK_MONOTONIC);
-	t0_wall = prof_clock_ns(CLOCK_REALTIME);
-	err = sim_execute(&r, idx, n, 0, r.col, &status);
-	if (err)
-		goto fail;
-	tpl = run_new_template(c, t0, t0_wall);
-	if (!tpl) {
-		err = -PROF_ENOMEM;
-		goto fail;
+		return err;
+	d = stat_sim_def(ix);
+	for (j = 0; j < r->nstats; j++)
+		if (r->choice[j].def == d)
+			break;
+	if (j < r->nstats && !implicit &&
+	    !der_input(r->derived, r->nderived, j))
+		return prof_fail(PROF_EINVAL, "statistic '%s' is given twice "
+				 "(as '%s' and '%s')", d->name,
+				 r->choice[j].requested, text);
+	if (j == r->nstats) {
+		ch = &r->choice[r->nstats++];
+		memset(ch, 0, sizeof(*ch));
+		ch->def = ch->asked = d;
+		ch->modes = STAT_MODE_USER;
+		snprintf(ch->requested, sizeof(ch->requested), "%s",
+			 implicit ? d->name : text);
 	}
-	tpl->exit_status = status;
-	profile_set_argv(tpl, c->ncmd, c->cmd);
-	for (i = 0; i < n; i++) {
+	*index = j;
+	return 0;
+}
+
+/* Every ratio divides by the exact count of retired instructions. */
+static const char *sim_divisor(struct run *r, size_t x)
+{
+	return "retinst";
+}
+
+/* --dry-run: the valgrind command line. */
+static int sim_dry_run(struct run *r)
+{
+	char *vg = NULL;
+	int err = sim_find_valgrind(&vg);
+
+	if (err)
+		return err;
+	sim_describe(stdout, vg, r->path, r->cfg->cmd);
+	free(vg);
+	r->code = fflush(stdout) ? RUN_EXIT_FAIL : 0;
+	return 0;
+}
+
+/* A collector of exact user-mode counts, one per statistic. */
+static int sim_collector(struct run *r)
+{
+	size_t i;
+
+	r->col = collector_new(r->cfg->pids ? COLLECT_SPLIT_PID :
+			       COLLECT_SPLIT_NONE, r->nstats);
+	if (!r->col)
+		return -PROF_ENOMEM;
+	for (i = 0; i < r->nstats; i++) {
+		collector_set_exact(r->col, (uint32_t)i);
+		collector_set_modes(r->col, (uint32_t)i, STAT_MODE_USER);
+	}
+	return 0;
+}
+
+/* The profile template: each statistic with its total, then the ratios
+ * (computed by reports from their inputs); then write and report. */
+static int sim_finish(struct run *r)
+{
+	struct run_config *c = r->cfg;
+	size_t i;
+	int err;
+
+	r->tpl = run_new_template(c, r->t0, r->t0_wall);
+	if (!r->tpl)
+		return -PROF_ENOMEM;
+	r->tpl->exit_status = r->status;
+	profile_set_argv(r->tpl, c->ncmd, c->cmd);
+	for (i = 0; i < r->nstats; i++) {
 		struct prof_stat s;
 
-		sim_stat(&s, idx[i], names[i],
-			 collector_samples(r.col, (uint32_t)i),
-			 tpl->duration_ns);
-		if (profile_add_stat(tpl, &s) < 0) {
-			err = -PROF_ENOMEM;
-			goto fail;
-		}
+		sim_stat(&s, r->choice[i].def->sim.index,
+			 r->choice[i].requested,
+			 collector_samples(r->col, (uint32_t)i),
+			 r->tpl->duration_ns);
+		if (profile_add_stat(r->tpl, &s) < 0)
+			return -PROF_ENOMEM;
 	}
-	/* Ratios and freq asked for: computed by reports from the inputs. */
-	for (i = 0; i < nder; i++) {
+	for (i = 0; i < r->nderived; i++) {
 		struct prof_stat s = {
-			.name = der[i].name,
-			.requested = der[i].requested,
+			.name = r->derived[i].name,
+			.requested = r->derived[i].requested,
 			.modes = STAT_MODE_USER,
 			.flags = PROF_STAT_DERIVED,
 		};
 
-		for (j = 0; j < i; j++)
-			if (!strcmp(der[j].name, der[i].name))
-				break;
-		if (j == i && profile_add_stat(tpl, &s) < 0) {
-			err = -PROF_ENOMEM;
-			goto fail;
-		}
+		if (profile_add_stat(r->tpl, &s) < 0)
+			return -PROF_ENOMEM;
 	}
-	err = run_write_and_report(&r, tpl);
-	if (err)
-		goto fail;
-	code = status;
-	goto out;
-fail:
-	fprintf(stderr, "%s: %s\n", c->tool->name, prof_error(err));
-out:
-	profile_free(tpl);
-	collector_free(r.col);
-	if (r.sigfd >= 0)
-		close(r.sigfd);
+	err = run_write_and_report(r, r->tpl);
+	if (!err)
+		r->code = r->status;
+	return err;
+}
+
+int run_sim(struct run *r)
+{
+	static const struct plan_engine sim = {
+		.dflt = "retinst", .add = sim_add, .divisor = sim_divisor,
+	};
+	size_t *idx = NULL, i;
+	int err = run_plan(r, &sim);
+
+	if (!err && r->cfg->dry_run)
+		return sim_dry_run(r);
+	if (!err)
+		err = sim_collector(r);
+	if (!err)
+		err = run_setup_signals(r);
+	if (!err) {
+		idx = calloc(r->nstats, sizeof(*idx));
+		if (!idx)
+			err = -PROF_ENOMEM;
+		for (i = 0; idx && i < r->nstats; i++)
+			idx[i] = r->choice[i].def->sim.index;
+	}
+	if (!err) {
+		r->t0 = prof_clock_ns(CLOCK_MONOTONIC);
+		r->t0_wall = prof_clock_ns(CLOCK_REALTIME);
+		err = sim_execute(r, idx, r->nstats, 0, r->col, &r->status);
+	}
+	if (!err)
+		err = sim_finish(r);
 	free(idx);
-	free(names);
-	free(der);
-	return code;
+	return err;
 }
