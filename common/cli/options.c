@@ -191,12 +191,39 @@ void fe_print_completion(const struct fe_tool *tool)
 	run_print_statistic_names(stdout, "stat:");
 }
 
-error_t fe_parse_shared(int key, char *arg, struct argp_state *state)
+/* --start-after STAT:N (STAT may carry :u/:k/:h as in -e). */
+static void parse_start_after(struct run_config *c, char *arg,
+			      struct argp_state *state)
+{
+	const char *colon = strrchr(arg, ':');
+	char name[64];
+	uint64_t u;
+
+	if (!colon || colon == arg)
+		argp_error(state, "bad --start-after '%s': expected "
+			   "STAT:N, e.g. page-faults:1000", arg);
+	if (parse_u64(colon + 1, 1, UINT64_MAX / 2, &u))
+		argp_error(state, "bad --start-after '%s': N must be a "
+			   "positive number of events", arg);
+	snprintf(name, sizeof(name), "%.*s", (int)(colon - arg), arg);
+	/* A:u:1000 limits A's modes as in -e. */
+	if (!stat_lookup(name) &&
+	    !(strchr(name, ':') && (name[strcspn(name, ":")] = '\0',
+				    stat_lookup(name))))
+		argp_error(state, "bad --start-after '%s': unknown "
+			   "statistic '%s' (see --list)", arg, name);
+	snprintf(c->start_after_stat, sizeof(c->start_after_stat), "%.*s",
+		 (int)(colon - arg), arg);
+	c->start_after_n = u;
+	c->start_after = arg;
+}
+
+/* "Statistics and sampling:" */
+static error_t parse_stat_opt(int key, char *arg, struct argp_state *state)
 {
 	struct fe_args *a = state->input;
 	struct run_config *c = &a->cfg;
 	uint64_t u;
-	long l;
 
 	switch (key) {
 	case 'e':
@@ -218,6 +245,29 @@ error_t fe_parse_shared(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_KERNEL: c->add_modes |= STAT_MODE_KERNEL; break;
 	case OPT_USER: c->add_modes |= STAT_MODE_USER; break;
+	case 'l': a->list = 1; break;
+	case OPT_DRY_RUN: c->dry_run = 1; break;
+	case OPT_PMU:
+		if (strcmp(arg, "auto") && pm_family_lookup(arg) < 0)
+			argp_error(state, "--pmu: unknown family '%s' (amd-ibs,"
+				   " intel-pebs, arm-spe or auto)", arg);
+		c->pmu = arg;
+		break;
+	case OPT_COUNT: c->count = 1; break;
+	case OPT_START_AFTER: parse_start_after(c, arg, state); break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+/* "Output:" */
+static error_t parse_output_opt(int key, char *arg, struct argp_state *state)
+{
+	struct fe_args *a = state->input;
+	struct run_config *c = &a->cfg;
+
+	switch (key) {
 	case 'o': c->output = arg; break;
 	case OPT_DIRNAME: c->dirname = arg; break;
 	case OPT_PIDS: c->pids = 1; break;
@@ -227,6 +277,119 @@ error_t fe_parse_shared(int key, char *arg, struct argp_state *state)
 	case OPT_ONE: c->cpus = RUN_CPUS_ONE; break;
 	case OPT_QUIET: c->quiet = 1; break;
 	case 'v': c->verbose = 1; break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+/* "What to profile:" */
+static error_t parse_run_opt(int key, char *arg, struct argp_state *state)
+{
+	struct fe_args *a = state->input;
+	struct run_config *c = &a->cfg;
+
+	switch (key) {
+	case 'd':
+		if (parse_double(arg, 0.001, 1e7, &c->duration))
+			argp_error(state, "bad duration '%s': expected "
+				   "seconds, e.g. 10 or 2.5", arg);
+		break;
+	case 'i': a->input = arg; break;
+	case 't': c->triggered = 1; break;
+	case OPT_CONTROL: c->control = arg; break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+/* -quit N or N%. */
+static void parse_quit(struct report_options *ro, char *arg,
+		       struct argp_state *state)
+{
+	size_t n = strlen(arg);
+	uint64_t u;
+
+	if (n > 1 && arg[n - 1] == '%') {
+		char num[64];
+
+		snprintf(num, sizeof(num), "%.*s", (int)(n - 1), arg);
+		if (parse_double(num, 0, 100, &ro->quit_percent))
+			argp_error(state, "bad -quit '%s'", arg);
+	} else if (parse_u64(arg, 1, SIZE_MAX, &u)) {
+		argp_error(state, "bad -quit '%s': expected N rows or N%%",
+			   arg);
+	} else {
+		ro->quit_rows = (size_t)u;
+	}
+}
+
+/* "Display:" */
+static error_t parse_display_opt(int key, char *arg, struct argp_state *state)
+{
+	struct fe_args *a = state->input;
+	struct run_config *c = &a->cfg;
+	struct report_options *ro = &c->report;
+	uint64_t u;
+
+	switch (key) {
+	case OPT_DISPLAY: c->display = 1; return 0;
+	case OPT_REPORT_FILE: c->display = 1; c->report_file = arg; return 0;
+	case OPT_COMPLETION: a->completion = 1; return 0;
+	case OPT_FORMAT:
+		if (!strcmp(arg, "json"))
+			c->json = 1;
+		else if (!strcmp(arg, "text"))
+			c->json = 0;
+		else
+			argp_error(state, "bad format '%s': use text or json",
+				   arg);
+		return 0;
+	}
+	/* The others choose or filter rows: each implies -display. */
+	switch (key) {
+	case OPT_PROCEDURES: ro->view = REPORT_PROCEDURES; break;
+	case OPT_LINES: ro->view = REPORT_LINES; break;
+	case OPT_HEAVY: ro->view = REPORT_HEAVY; break;
+	case OPT_BLOCKS: ro->view = REPORT_BLOCKS; break;
+	case OPT_ASM: ro->view = REPORT_ASM; break;
+	case OPT_AVERAGE: ro->average = 1; break;
+	case OPT_NUMBERS: ro->numbers = 1; break;
+	case OPT_STRIDE:
+		if (parse_u64(arg, 0, 1u << 20, &u) || (u & (u - 1)))
+			argp_error(state, "bad -stride '%s': expected a power "
+				   "of two, or 0 for one bucket per procedure",
+				   arg);
+		ro->stride = (long)u;
+		break;
+	case OPT_QUIT: parse_quit(ro, arg, state); break;
+	case OPT_ONLY:
+		if (add_str((char ***)&ro->only, &ro->nonly, &a->alloc_only,
+			    arg))
+			argp_failure(state, RUN_EXIT_FAIL, ENOMEM, "options");
+		break;
+	case OPT_EXCLUDE:
+		if (add_str((char ***)&ro->exclude, &ro->nexclude,
+			    &a->alloc_exclude, arg))
+			argp_failure(state, RUN_EXIT_FAIL, ENOMEM, "options");
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	c->display = 1;
+	c->row_options = 1;
+	return 0;
+}
+
+/* Options a tool lists in its own table, parsed here (FE_OPT_*). */
+static error_t parse_tool_opt(int key, char *arg, struct argp_state *state)
+{
+	struct fe_args *a = state->input;
+	struct run_config *c = &a->cfg;
+	long l;
+
+	switch (key) {
 	case FE_OPT_PID: {
 		/* Single-dash long options: a long name the tool does not
 		 * have ("-pixie" in kprofile) reaches here as -p "ixie". */
@@ -238,108 +401,6 @@ error_t fe_parse_shared(int key, char *arg, struct argp_state *state)
 		if (parse_int(arg, 1, INT_MAX, &l))
 			argp_error(state, "bad process id '%s'", arg);
 		c->attach_pid = l;
-		break;
-	}
-	case 'd':
-		if (parse_double(arg, 0.001, 1e7, &c->duration))
-			argp_error(state, "bad duration '%s': expected "
-				   "seconds, e.g. 10 or 2.5", arg);
-		break;
-	case 'i': a->input = arg; break;
-	case 't': c->triggered = 1; break;
-	case OPT_CONTROL: c->control = arg; break;
-	case OPT_DISPLAY: c->display = 1; break;
-	case OPT_PROCEDURES: c->display = 1; c->row_options = 1; c->report.view = REPORT_PROCEDURES;
-		break;
-	case OPT_LINES: c->display = 1; c->row_options = 1; c->report.view = REPORT_LINES; break;
-	case OPT_HEAVY: c->display = 1; c->row_options = 1; c->report.view = REPORT_HEAVY; break;
-	case OPT_BLOCKS: c->display = 1; c->row_options = 1; c->report.view = REPORT_BLOCKS; break;
-	case OPT_ASM: c->display = 1; c->row_options = 1; c->report.view = REPORT_ASM; break;
-	case OPT_AVERAGE: c->display = 1; c->row_options = 1; c->report.average = 1; break;
-	case OPT_STRIDE:
-		c->display = 1;
-		c->row_options = 1;
-		if (parse_u64(arg, 0, 1u << 20, &u) || (u & (u - 1)))
-			argp_error(state, "bad -stride '%s': expected a power "
-				   "of two, or 0 for one bucket per procedure",
-				   arg);
-		c->report.stride = (long)u;
-		break;
-	case OPT_QUIT: {
-		size_t n = strlen(arg);
-
-		c->display = 1;
-		c->row_options = 1;
-		if (n > 1 && arg[n - 1] == '%') {
-			char num[64];
-
-			snprintf(num, sizeof(num), "%.*s", (int)(n - 1), arg);
-			if (parse_double(num, 0, 100, &c->report.quit_percent))
-				argp_error(state, "bad -quit '%s'", arg);
-		} else if (parse_u64(arg, 1, SIZE_MAX, &u)) {
-			argp_error(state, "bad -quit '%s': expected N rows "
-				   "or N%%", arg);
-		} else {
-			c->report.quit_rows = (size_t)u;
-		}
-		break;
-	}
-	case OPT_ONLY:
-		c->display = 1;
-		c->row_options = 1;
-		if (add_str((char ***)&c->report.only, &c->report.nonly,
-			    &a->alloc_only, arg))
-			argp_failure(state, RUN_EXIT_FAIL, ENOMEM, "options");
-		break;
-	case OPT_EXCLUDE:
-		c->display = 1;
-		c->row_options = 1;
-		if (add_str((char ***)&c->report.exclude,
-			    &c->report.nexclude, &a->alloc_exclude, arg))
-			argp_failure(state, RUN_EXIT_FAIL, ENOMEM, "options");
-		break;
-	case OPT_NUMBERS: c->display = 1; c->row_options = 1; c->report.numbers = 1; break;
-	case OPT_REPORT_FILE: c->display = 1; c->report_file = arg; break;
-	case OPT_FORMAT:
-		if (!strcmp(arg, "json"))
-			c->json = 1;
-		else if (!strcmp(arg, "text"))
-			c->json = 0;
-		else
-			argp_error(state, "bad format '%s': use text or json",
-				   arg);
-		break;
-	case OPT_COMPLETION: a->completion = 1; break;
-	case 'l': a->list = 1; break;
-	case OPT_DRY_RUN: c->dry_run = 1; break;
-	case OPT_PMU:
-		if (strcmp(arg, "auto") && pm_family_lookup(arg) < 0)
-			argp_error(state, "--pmu: unknown family '%s' (amd-ibs,"
-				   " intel-pebs, arm-spe or auto)", arg);
-		c->pmu = arg;
-		break;
-	case OPT_COUNT: c->count = 1; break;
-	case OPT_START_AFTER: {
-		const char *colon = strrchr(arg, ':');
-		char name[64];
-
-		if (!colon || colon == arg)
-			argp_error(state, "bad --start-after '%s': expected "
-				   "STAT:N, e.g. page-faults:1000", arg);
-		if (parse_u64(colon + 1, 1, UINT64_MAX / 2, &u))
-			argp_error(state, "bad --start-after '%s': N must be a "
-				   "positive number of events", arg);
-		snprintf(name, sizeof(name), "%.*s", (int)(colon - arg), arg);
-		/* A:u:1000 limits A's modes as in -e. */
-		if (!stat_lookup(name) &&
-		    !(strchr(name, ':') && (name[strcspn(name, ":")] = '\0',
-					    stat_lookup(name))))
-			argp_error(state, "bad --start-after '%s': unknown "
-				   "statistic '%s' (see --list)", arg, name);
-		snprintf(c->start_after_stat, sizeof(c->start_after_stat),
-			 "%.*s", (int)(colon - arg), arg);
-		c->start_after_n = u;
-		c->start_after = arg;
 		break;
 	}
 	case FE_OPT_ENGINE:
@@ -356,6 +417,22 @@ error_t fe_parse_shared(int key, char *arg, struct argp_state *state)
 		return ARGP_ERR_UNKNOWN;
 	}
 	return 0;
+}
+
+/* Each group's parser is this one: the groups may hold a tool's FE_OPT_*
+ * options too (group_table() in main.c). */
+error_t fe_parse_shared(int key, char *arg, struct argp_state *state)
+{
+	static error_t (*const parsers[])(int, char *, struct argp_state *) = {
+		parse_stat_opt, parse_output_opt, parse_run_opt,
+		parse_display_opt, parse_tool_opt,
+	};
+	size_t i, n = sizeof(parsers) / sizeof(parsers[0]);
+	error_t e = ARGP_ERR_UNKNOWN;
+
+	for (i = 0; e == ARGP_ERR_UNKNOWN && i < n; i++)
+		e = parsers[i](key, arg, state);
+	return e;
 }
 
 /* Whether name is a program a run would find. */
