@@ -238,12 +238,7 @@ static void statistics(struct json_writer *jw, const struct report *r)
 		jw_object_uint(jw, "time_running_ns", st->time_running);
 		jw_object_bool(jw, "simulated", st->flags & PROF_STAT_SIMULATED);
 		jw_object_bool(jw, "derived", st->flags & PROF_STAT_DERIVED);
-		{
-			double pct;
-
-			jw_object_bool(jw, "multiplexed",
-				       report_stat_multiplexed(p, st, &pct));
-		}
+		jw_object_bool(jw, "multiplexed", r->multiplexed[s]);
 		jw_end(jw);
 	}
 	jw_end(jw);

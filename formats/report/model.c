@@ -196,6 +196,8 @@ void report_free(struct report *r)
 	free(r->ratios);
 	free(r->total_samples);
 	free(r->total_weight);
+	free(r->multiplexed);
+	free(r->running_percent);
 	free(r);
 }
 
@@ -975,6 +977,24 @@ static int filtered_out(const struct report_options *opt,
 					row->procedure);
 }
 
+/*
+ * Whether statistic st of p ran only part of the time it was enabled
+ * (multiplexed); *percent is 100 * running / enabled.  Only counting
+ * events and kprofile's per-CPU events measure this: a per-CPU task
+ * event's enabled time also runs while the task is on another CPU.
+ */
+static int stat_multiplexed(const struct profile *p,
+			    const struct prof_stat *st, double *percent)
+{
+	*percent = st->time_enabled ?
+		   100.0 * (double)st->time_running /
+		   (double)st->time_enabled : 100.0;
+	if (!(st->flags & PROF_STAT_COUNTING) &&
+	    !(p->tool && !strcmp(p->tool, "kprofile")))
+		return 0;
+	return st->time_running < st->time_enabled;
+}
+
 int report_build(const struct profile *p, struct symbolizer *sym,
 		 const struct report_options *opt, struct report **out)
 {
@@ -1006,8 +1026,14 @@ int report_build(const struct profile *p, struct symbolizer *sym,
 	r->nstats = ns = p->nstats;
 	r->total_samples = calloc(ns ? ns : 1, sizeof(uint64_t));
 	r->total_weight = calloc(ns ? ns : 1, sizeof(uint64_t));
-	if (!r->total_samples || !r->total_weight || setup_ratios(r))
+	r->multiplexed = calloc(ns ? ns : 1, sizeof(*r->multiplexed));
+	r->running_percent = calloc(ns ? ns : 1, sizeof(double));
+	if (!r->total_samples || !r->total_weight || !r->multiplexed ||
+	    !r->running_percent || setup_ratios(r))
 		goto oom;
+	for (i = 0; i < ns; i++)
+		r->multiplexed[i] = (unsigned char)stat_multiplexed(
+			p, &p->stats[i], &r->running_percent[i]);
 	for (i = 0; i < p->ncounts; i++) {
 		r->total_samples[p->counts[i].stat] += p->counts[i].samples;
 		r->total_weight[p->counts[i].stat] += p->counts[i].weight;
@@ -1301,18 +1327,6 @@ fail:
 
 /* ---- counting profiles: whole-run totals and ratios ------------------- */
 
-int report_stat_multiplexed(const struct profile *p,
-			    const struct prof_stat *st, double *percent)
-{
-	*percent = st->time_enabled ?
-		   100.0 * (double)st->time_running /
-		   (double)st->time_enabled : 100.0;
-	if (!(st->flags & PROF_STAT_COUNTING) &&
-	    !(p->tool && !strcmp(p->tool, "kprofile")))
-		return 0;
-	return st->time_running < st->time_enabled;
-}
-
 int report_is_counting(const struct profile *p)
 {
 	size_t i;
@@ -1384,8 +1398,7 @@ int report_counts_build(const struct profile *p, const char *file,
 			continue;
 		c = &rc->counts[rc->ncounts++];
 		c->stat = st;
-		c->multiplexed = report_stat_multiplexed(p, st,
-							 &c->running_percent);
+		c->multiplexed = stat_multiplexed(p, st, &c->running_percent);
 		c->scaled = !c->multiplexed ? (double)st->value :
 			    st->time_running ? (double)st->value *
 			    (double)st->time_enabled /
