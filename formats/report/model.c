@@ -113,15 +113,15 @@ static int cmp_site(const void *a, const void *b)
 	return x->offset < y->offset ? -1 : x->offset > y->offset;
 }
 
-static const struct report *sort_ctx;
-
-static int cmp_hot(const void *a, const void *b)
+/* Hottest first; ctx is the report. */
+static int cmp_hot(const void *a, const void *b, void *ctx)
 {
 	const struct report_row *x = a, *y = b;
+	const struct report *r = ctx;
 	size_t i;
 	int c;
 
-	for (i = 0; i < sort_ctx->nstats; i++) {
+	for (i = 0; i < r->nstats; i++) {
 		if (x->weight[i] != y->weight[i])
 			return x->weight[i] > y->weight[i] ? -1 : 1;
 	}
@@ -923,11 +923,10 @@ static int arrange_asm(struct report *r)
 		order[i] = i;
 	}
 	/* Procedures hottest first (insertion sort: stable, few rows). */
-	sort_ctx = r;
 	for (i = 1; i < nprocs; i++) {
 		size_t x = order[i], k = i;
 
-		while (k > 0 && cmp_hot(&heads[x], &heads[order[k - 1]]) < 0) {
+		while (k > 0 && cmp_hot(&heads[x], &heads[order[k - 1]], r) < 0) {
 			order[k] = order[k - 1];
 			k--;
 		}
@@ -977,6 +976,8 @@ static int filtered_out(const struct report_options *opt,
 					row->procedure);
 }
 
+/* ---- building a report, phase by phase ---- */
+
 /*
  * Whether statistic st of p ran only part of the time it was enabled
  * (multiplexed); *percent is 100 * running / enabled.  Only counting
@@ -995,45 +996,30 @@ static int stat_multiplexed(const struct profile *p,
 	return st->time_running < st->time_enabled;
 }
 
-int report_build(const struct profile *p, struct symbolizer *sym,
-		 const struct report_options *opt, struct report **out)
-{
+/* What the phases of report_build share. */
+struct build {
 	struct report *r;
-	struct priv *pv;
-	struct site *sites = NULL;
-	size_t alloc_sites = 0;
-	uint8_t *objstate = NULL;
-	uint64_t *site_ret = NULL, *best = NULL;
-	size_t nsites = 0, i, j, ns;
-	size_t *bucket = NULL, nbuckets;
-	size_t alloc_rows = 0, alloc_keys = 0;
-	struct rowkey *keys = NULL;
-	int err = -PROF_ENOMEM;
-	double cum = 0;
-	long exact_stat;
+	struct symbolizer *sym;
+	struct site *sites;		/* unique (object, offset), sorted */
+	size_t nsites, alloc_sites;
+	long exact_stat;		/* the exact retired statistic, or -1 */
+};
 
-	*out = NULL;
-	r = calloc(1, sizeof(*r));
-	pv = calloc(1, sizeof(*pv));
-	if (!r || !pv) {
-		free(r);
-		free(pv);
-		return prof_fail(PROF_ENOMEM, "out of memory");
-	}
-	r->priv = pv;
-	r->prof = p;
-	r->opt = *opt;
-	r->nstats = ns = p->nstats;
-	r->total_samples = calloc(ns ? ns : 1, sizeof(uint64_t));
-	r->total_weight = calloc(ns ? ns : 1, sizeof(uint64_t));
-	r->multiplexed = calloc(ns ? ns : 1, sizeof(*r->multiplexed));
-	r->running_percent = calloc(ns ? ns : 1, sizeof(double));
+/* Per statistic: totals over the whole profile, the ratios' totals, and
+ * whether the kernel multiplexed it. */
+static int count_totals(struct build *b)
+{
+	struct report *r = b->r;
+	const struct profile *p = r->prof;
+	size_t ns = p->nstats ? p->nstats : 1, i;
+
+	r->total_samples = calloc(ns, sizeof(*r->total_samples));
+	r->total_weight = calloc(ns, sizeof(*r->total_weight));
+	r->multiplexed = calloc(ns, sizeof(*r->multiplexed));
+	r->running_percent = calloc(ns, sizeof(*r->running_percent));
 	if (!r->total_samples || !r->total_weight || !r->multiplexed ||
 	    !r->running_percent || setup_ratios(r))
-		goto oom;
-	for (i = 0; i < ns; i++)
-		r->multiplexed[i] = (unsigned char)stat_multiplexed(
-			p, &p->stats[i], &r->running_percent[i]);
+		return -PROF_ENOMEM;
 	for (i = 0; i < p->ncounts; i++) {
 		r->total_samples[p->counts[i].stat] += p->counts[i].samples;
 		r->total_weight[p->counts[i].stat] += p->counts[i].weight;
@@ -1043,162 +1029,224 @@ int report_build(const struct profile *p, struct symbolizer *sym,
 		r->ratios[i].total_low = ratio_low(r, &r->ratios[i],
 						   r->total_samples);
 	}
-	/* Executions: exact counts if any, else the retired statistic,
-	 * averaged over basic blocks (freq). */
-	exact_stat = find_stat(p, retired_names, PROF_STAT_SIMULATED);
-	if (exact_stat >= 0 &&
-	    !(p->stats[exact_stat].flags & PROF_STAT_SIMULATED))
-		exact_stat = -1;
-	r->exact_execs = exact_stat >= 0;
-	r->freq_stat = find_retired(p, 0);
+	for (i = 0; i < p->nstats; i++)
+		r->multiplexed[i] = (unsigned char)stat_multiplexed(
+			p, &p->stats[i], &r->running_percent[i]);
+	return 0;
+}
+
+/* The sites: each sampled (object, offset) once, and every instruction
+ * of their procedures when the report needs code. */
+static int find_sites(struct build *b)
+{
+	const struct profile *p = b->r->prof;
+	size_t i;
 
 	for (i = 0; i < p->ncounts; i++) {
-		if (ALLOC_GROW(sites, nsites + 1, alloc_sites))
-			goto oom;
-		memset(&sites[nsites], 0, sizeof(*sites));
-		sites[nsites].obj = p->counts[i].obj;
-		sites[nsites].offset = p->counts[i].offset;
-		nsites++;
+		struct site *s;
+
+		if (ALLOC_GROW(b->sites, b->nsites + 1, b->alloc_sites))
+			return -PROF_ENOMEM;
+		s = &b->sites[b->nsites++];
+		memset(s, 0, sizeof(*s));
+		s->obj = p->counts[i].obj;
+		s->offset = p->counts[i].offset;
 	}
-	sort_unique_sites(sites, &nsites);
-	if (wants_code(r)) {
-		err = expand_code(p, sym, &sites, &nsites, &alloc_sites,
-				  &r->undecoded);
-		if (err)
-			goto fail;
-	}
-	objstate = calloc(p->nobjects ? p->nobjects : 1, 1);
-	r->stale = calloc(p->nobjects ? p->nobjects : 1, sizeof(char *));
-	r->nosyms = calloc(p->nobjects ? p->nobjects : 1, sizeof(char *));
-	r->baddwarf = calloc(p->nobjects ? p->nobjects : 1, sizeof(char *));
-	if (!objstate || !r->stale || !r->nosyms || !r->baddwarf)
-		goto oom;
-	err = resolve_sites(p, sym, &pv->pool, sites, nsites, objstate);
+	sort_unique_sites(b->sites, &b->nsites);
+	if (!wants_code(b->r))
+		return 0;
+	return expand_code(p, b->sym, &b->sites, &b->nsites, &b->alloc_sites,
+			   &b->r->undecoded);
+}
+
+/* Name each site; list the objects that could not be used as they are. */
+static int name_sites(struct build *b)
+{
+	struct report *r = b->r;
+	struct priv *pv = r->priv;
+	const struct profile *p = r->prof;
+	size_t no = p->nobjects ? p->nobjects : 1, i;
+	uint8_t *state = calloc(no, 1);
+	int err = -PROF_ENOMEM;
+
+	r->stale = calloc(no, sizeof(*r->stale));
+	r->nosyms = calloc(no, sizeof(*r->nosyms));
+	r->baddwarf = calloc(no, sizeof(*r->baddwarf));
+	if (!state || !r->stale || !r->nosyms || !r->baddwarf)
+		goto out;
+	err = resolve_sites(p, b->sym, &pv->pool, b->sites, b->nsites, state);
 	if (err)
-		goto fail;
+		goto out;
 	for (i = 0; i < p->nobjects; i++) {
-		if (objstate[i] & OBJ_UNREADABLE)
+		if (state[i] & OBJ_UNREADABLE)
 			r->unresolved_objects++;
-		else if (objstate[i] & OBJ_BADDWARF)
+		else if (state[i] & OBJ_BADDWARF)
 			r->baddwarf[r->nbaddwarf++] = p->objects[i].path;
-		else if (objstate[i] & OBJ_STALE)
+		else if (state[i] & OBJ_STALE)
 			r->stale[r->nstale++] = p->objects[i].path;
 		else if (p->objects[i].kind == PROF_OBJ_FILE &&
-			 (objstate[i] & (OBJ_NAMED | OBJ_ANONYMOUS)) ==
+			 (state[i] & (OBJ_NAMED | OBJ_ANONYMOUS)) ==
 			 OBJ_ANONYMOUS)
 			r->nosyms[r->nnosyms++] = p->objects[i].path;
 	}
-	free(objstate);
-	objstate = NULL;
+out:
+	free(state);
+	return err;
+}
 
-	/* Per-site executions. */
-	site_ret = calloc(nsites ? nsites : 1, sizeof(*site_ret));
-	if (!site_ret)
-		goto oom;
+/* Executions of each site: exact counts if any, else the retired
+ * statistic averaged over basic blocks (freq); and freq's total. */
+static int count_executions(struct build *b)
+{
+	struct report *r = b->r;
+	const struct profile *p = r->prof;
+	uint64_t *ret;
+	size_t i;
+
+	b->exact_stat = find_stat(p, retired_names, PROF_STAT_SIMULATED);
+	if (b->exact_stat >= 0 &&
+	    !(p->stats[b->exact_stat].flags & PROF_STAT_SIMULATED))
+		b->exact_stat = -1;
+	r->exact_execs = b->exact_stat >= 0;
+	r->freq_stat = find_retired(p, 0);
+	ret = calloc(b->nsites ? b->nsites : 1, sizeof(*ret));
+	if (!ret)
+		return -PROF_ENOMEM;
 	for (i = 0; i < p->ncounts; i++) {
 		const struct prof_count *c = &p->counts[i];
 		struct site *s;
 
-		if ((long)c->stat != r->freq_stat && (long)c->stat != exact_stat)
+		if ((long)c->stat != r->freq_stat &&
+		    (long)c->stat != b->exact_stat)
 			continue;
-		s = find_site(sites, nsites, c->obj, c->offset);
+		s = find_site(b->sites, b->nsites, c->obj, c->offset);
 		if (!s)
 			continue;
 		if ((long)c->stat == r->freq_stat)
-			site_ret[s - sites] += c->weight;
-		if ((long)c->stat == exact_stat)
+			ret[s - b->sites] += c->weight;
+		if ((long)c->stat == b->exact_stat)
 			s->exact += c->weight;
 	}
 	if (r->freq_stat >= 0) {
-		estimate_execs(sites, nsites, site_ret);
-		for (i = 0; i < nsites; i++)
-			r->total_freq += sites[i].execs;
+		estimate_execs(b->sites, b->nsites, ret);
+		for (i = 0; i < b->nsites; i++)
+			r->total_freq += b->sites[i].execs;
 	}
-	free(site_ret);
-	site_ret = NULL;
+	free(ret);
+	return 0;
+}
 
-	/* Group sites into rows through a hash of the row's identity. */
-	nbuckets = 1;
-	while (nbuckets < nsites * 2 + 16)
+/* One row per identity the view gives sites (procedure, line, block,
+ * ...), found through a hash of it. */
+static int group_rows(struct build *b)
+{
+	struct report *r = b->r;
+	struct rowkey *keys = NULL;
+	size_t *bucket, nbuckets = 1, alloc_rows = 0, alloc_keys = 0, i;
+	int err = 0;
+
+	while (nbuckets < b->nsites * 2 + 16)
 		nbuckets *= 2;
 	bucket = malloc(nbuckets * sizeof(*bucket));
 	if (!bucket)
-		goto oom;
+		return -PROF_ENOMEM;
 	for (i = 0; i < nbuckets; i++)
 		bucket[i] = SIZE_MAX;
-	for (i = 0; i < nsites; i++) {
-		struct site *s = &sites[i];
+	for (i = 0; i < b->nsites; i++) {
+		struct site *s = &b->sites[i];
 		struct rowkey k;
 		size_t h;
 
 		site_key(r, s, &k);
 		h = key_hash(&k) & (nbuckets - 1);
-		for (;; h = (h + 1) & (nbuckets - 1)) {
-			if (bucket[h] == SIZE_MAX) {
-				if (ALLOC_GROW(r->rows, r->nrows + 1,
-					       alloc_rows) ||
-				    ALLOC_GROW(keys, r->nrows + 1, alloc_keys))
-					goto oom;
-				init_row(r, &r->rows[r->nrows], s);
-				keys[r->nrows] = k;
-				bucket[h] = r->nrows++;
+		while (bucket[h] != SIZE_MAX && !key_eq(&k, &keys[bucket[h]]))
+			h = (h + 1) & (nbuckets - 1);
+		if (bucket[h] == SIZE_MAX) {
+			if (ALLOC_GROW(r->rows, r->nrows + 1, alloc_rows) ||
+			    ALLOC_GROW(keys, r->nrows + 1, alloc_keys)) {
+				err = -PROF_ENOMEM;
 				break;
 			}
-			if (key_eq(&k, &keys[bucket[h]]))
-				break;
+			init_row(r, &r->rows[r->nrows], s);
+			keys[r->nrows] = k;
+			bucket[h] = r->nrows++;
 		}
 		s->row = bucket[h];
 	}
 	free(bucket);
-	bucket = NULL;
 	free(keys);
-	keys = NULL;
+	return err;
+}
 
-	best = calloc(r->nrows ? r->nrows : 1, sizeof(*best));
-	if (!best || row_arrays(r, r->rows, r->nrows))
-		goto oom;
-	for (i = 0; i < nsites; i++) {
-		struct report_row *row = &r->rows[sites[i].row];
+/* What each row gets from its sites' code: extent, disassembly,
+ * executions. */
+static void rows_from_code(struct build *b)
+{
+	struct report *r = b->r;
+	size_t i;
 
-		if (row->kind == ROW_BLOCK || row->kind == ROW_BUCKET)
-			extend_row(row, &sites[i]);
-		else if (row->kind == ROW_INSN && sites[i].code) {
-			struct sym_object so = sym_obj(p, sites[i].obj);
+	for (i = 0; i < b->nsites; i++) {
+		const struct site *s = &b->sites[i];
+		struct report_row *row = &r->rows[s->row];
 
-			row->end = sites[i].vaddr +
-				   sites[i].code->insns[sites[i].insn].len;
+		if (row->kind == ROW_BLOCK || row->kind == ROW_BUCKET) {
+			extend_row(row, s);
+		} else if (row->kind == ROW_INSN && s->code) {
+			struct sym_object so = sym_obj(r->prof, s->obj);
+
+			row->end = s->vaddr + s->code->insns[s->insn].len;
 			/* Only the listing names call targets: resolving
 			 * them may read other compilation units' DWARF. */
-			row->text = sym_insn_text(sym, &so, sites[i].code,
-						  sites[i].insn);
+			row->text = sym_insn_text(b->sym, &so, s->code,
+						  s->insn);
 		}
 		if (r->freq_stat >= 0) {
-			double e = r->exact_execs ? (double)sites[i].exact
-						  : sites[i].execs;
+			double e = r->exact_execs ? (double)s->exact
+						  : s->execs;
 
 			row->freq = (isnan(row->freq) ? 0 : row->freq) +
-				    sites[i].execs;
+				    s->execs;
 			row->execs = (isnan(row->execs) ? 0 : row->execs) + e;
 		}
 	}
-	/* A block's freq is how often the block ran: the mean over its
-	 * instructions (each instruction's is the same estimate). */
-	if (opt->view == REPORT_BLOCKS && r->freq_stat >= 0) {
-		size_t *ninsns = calloc(r->nrows ? r->nrows : 1,
-					sizeof(*ninsns));
+}
 
-		if (!ninsns)
-			goto oom;
-		for (i = 0; i < nsites; i++)
-			ninsns[sites[i].row]++;
-		for (i = 0; i < r->nrows; i++)
-			if (ninsns[i] && !isnan(r->rows[i].freq))
-				r->rows[i].freq /= (double)ninsns[i];
-		free(ninsns);
-	}
+/* A block's freq is how often the block ran: the mean over its
+ * instructions (each instruction's is the same estimate). */
+static int block_freq(struct build *b)
+{
+	struct report *r = b->r;
+	size_t *ninsns, i;
+
+	if (r->opt.view != REPORT_BLOCKS || r->freq_stat < 0)
+		return 0;
+	ninsns = calloc(r->nrows ? r->nrows : 1, sizeof(*ninsns));
+	if (!ninsns)
+		return -PROF_ENOMEM;
+	for (i = 0; i < b->nsites; i++)
+		ninsns[b->sites[i].row]++;
+	for (i = 0; i < r->nrows; i++)
+		if (ninsns[i] && !isnan(r->rows[i].freq))
+			r->rows[i].freq /= (double)ninsns[i];
+	free(ninsns);
+	return 0;
+}
+
+/* Each row's counts; a procedure's or line's address is its hottest
+ * instruction (first statistic). */
+static int count_rows(struct build *b)
+{
+	struct report *r = b->r;
+	const struct profile *p = r->prof;
+	uint64_t *best = calloc(r->nrows ? r->nrows : 1, sizeof(*best));
+	size_t i;
+
+	if (!best)
+		return -PROF_ENOMEM;
 	for (i = 0; i < p->ncounts; i++) {
 		const struct prof_count *c = &p->counts[i];
-		struct site *s = find_site(sites, nsites, c->obj, c->offset);
+		struct site *s = find_site(b->sites, b->nsites, c->obj,
+					   c->offset);
 		struct report_row *row;
 
 		if (!s)
@@ -1206,8 +1254,6 @@ int report_build(const struct profile *p, struct symbolizer *sym,
 		row = &r->rows[s->row];
 		row->samples[c->stat] += c->samples;
 		row->weight[c->stat] += c->weight;
-		/* A procedure's or line's address is its hottest
-		 * instruction (first statistic). */
 		if ((row->kind == ROW_PROCEDURE || row->kind == ROW_LINE) &&
 		    c->stat == 0 && c->samples > best[s->row]) {
 			best[s->row] = c->samples;
@@ -1215,12 +1261,32 @@ int report_build(const struct profile *p, struct symbolizer *sym,
 		}
 	}
 	free(best);
-	best = NULL;
+	return 0;
+}
 
-	/* Rows made only of instructions that were never sampled and never
-	 * ran (they were added to complete blocks) are not shown, except
-	 * in the asm listing of a procedure. */
-	if (opt->view != REPORT_ASM) {
+/* The rows' own figures: code, executions, counts. */
+static int fill_rows(struct build *b)
+{
+	int err = row_arrays(b->r, b->r->rows, b->r->nrows);
+
+	if (err)
+		return err;
+	rows_from_code(b);
+	err = block_freq(b);
+	return err ? err : count_rows(b);
+}
+
+/*
+ * Rows made only of instructions that were never sampled and never ran
+ * (they were added to complete blocks) are not shown, except in the asm
+ * listing of a procedure.  The others get percentages and ratios.
+ */
+static int row_figures(struct build *b)
+{
+	struct report *r = b->r;
+	size_t i, j;
+
+	if (r->opt.view != REPORT_ASM) {
 		for (i = j = 0; i < r->nrows; i++)
 			if (row_has_data(r, &r->rows[i]))
 				r->rows[j++] = r->rows[i];
@@ -1229,100 +1295,164 @@ int report_build(const struct profile *p, struct symbolizer *sym,
 	for (i = 0; i < r->nrows; i++) {
 		struct report_row *row = &r->rows[i];
 
-		for (j = 0; j < ns; j++)
+		for (j = 0; j < r->nstats; j++)
 			row->percent[j] = r->total_weight[j] ?
 				100.0 * (double)row->weight[j] /
 				(double)r->total_weight[j] : 0;
 		row_derived(r, row);
 	}
+	return 0;
+}
 
-	sort_ctx = r;
-	if (opt->view == REPORT_ASM) {
+/* In the view's order: hottest first, or by procedure and line (-lines),
+ * or procedures hottest first with their instructions (-asm). */
+static int sort_rows(struct build *b)
+{
+	struct report *r = b->r;
+	int err = 0;
+
+	if (r->opt.view == REPORT_ASM)
 		err = arrange_asm(r);
-		if (err)
-			goto fail;
-	} else if (r->nrows > 1) {
-		qsort(r->rows, r->nrows, sizeof(*r->rows),
-		      opt->view == REPORT_LINES ? cmp_lines : cmp_hot);
-	}
+	else if (r->nrows > 1 && r->opt.view == REPORT_LINES)
+		qsort(r->rows, r->nrows, sizeof(*r->rows), cmp_lines);
+	else if (r->nrows > 1)
+		qsort_r(r->rows, r->nrows, sizeof(*r->rows), cmp_hot, r);
 	r->nrows_all = r->nrows;
+	return err;
+}
 
-	/* Filters, then cumulative percentages, then -quit.  In the asm
-	 * view they apply to procedures (headings) with their instructions. */
-	j = 0;
+/* -only, -exclude; in the asm view a heading and its instructions have
+ * the same procedure, so they go together. */
+static int filter_rows(struct build *b)
+{
+	struct report *r = b->r;
+	size_t i, j = 0;
+
 	for (i = 0; i < r->nrows; i++) {
-		if (filtered_out(opt, &r->rows[i]))
+		if (filtered_out(&r->opt, &r->rows[i]))
 			continue;
 		r->rows[j++] = r->rows[i];
 	}
 	r->nrows = j;
-	{
-		size_t nsk;
-		const struct sym_skipped *sk = sym_skipped_files(sym, &nsk);
-
-		for (i = 0; i < nsk; i++)
-			note_skipped(r, pv, sk[i].path, sk[i].kind);
-	}
-	if (opt->view == REPORT_ASM) {
-		size_t procs = 0;
-		const char *last_file = NULL;
-		unsigned last_line = 0;
-
-		r->nrows_all = 0;
-		for (i = 0; i < r->nrows; i++)
-			r->nrows_all += r->rows[i].kind == ROW_PROCEDURE;
-		for (i = 0; i < r->nrows; i++) {
-			struct report_row *row = &r->rows[i];
-
-			if (row->kind != ROW_PROCEDURE) {
-				if (row->file && row->line &&
-				    (row->line != last_line ||
-				     !same_str(row->file, last_file)))
-					row->source = source_line(
-						r, pv, row->file, row->line);
-				last_file = row->file;
-				last_line = row->line;
-				continue;
-			}
-			last_file = NULL;
-			last_line = 0;
-			if (ns)
-				cum += row->percent[0];
-			row->cum_percent = cum > 100.0 ? 100.0 : cum;
-			if ((opt->quit_rows && procs == opt->quit_rows) ||
-			    (opt->quit_percent > 0 && ns &&
-			     row->percent[0] < opt->quit_percent))
-				break;
-			procs++;
-		}
-		r->nrows = i;
-	} else {
-		for (i = 0; i < r->nrows; i++) {
-			if (ns)
-				cum += r->rows[i].percent[0];
-			r->rows[i].cum_percent = cum > 100.0 ? 100.0 : cum;
-			if (opt->quit_percent > 0 && opt->view != REPORT_LINES &&
-			    ns && r->rows[i].percent[0] < opt->quit_percent)
-				break;
-		}
-		r->nrows = i;
-		if (opt->quit_rows && r->nrows > opt->quit_rows)
-			r->nrows = opt->quit_rows;
-	}
-	free(sites);
-	*out = r;
 	return 0;
-oom:
-	err = -PROF_ENOMEM;
-fail:
-	free(bucket);
-	free(keys);
-	free(sites);
-	free(objstate);
-	free(site_ret);
-	free(best);
-	report_free(r);
-	return prof_fail(err, "cannot build report: %s", prof_strerror(err));
+}
+
+/* The files the symbolizer did not read: not regular files. */
+static int note_skipped_files(struct build *b)
+{
+	size_t nsk, i;
+	const struct sym_skipped *sk = sym_skipped_files(b->sym, &nsk);
+
+	for (i = 0; i < nsk; i++)
+		note_skipped(b->r, b->r->priv, sk[i].path, sk[i].kind);
+	return 0;
+}
+
+/* The asm view's cut: cumulative percentages and -quit count procedures
+ * (headings); instructions get the source line they start. */
+static void cut_asm(struct report *r)
+{
+	const struct report_options *opt = &r->opt;
+	size_t procs = 0, i;
+	const char *last_file = NULL;
+	unsigned last_line = 0;
+	double cum = 0;
+
+	r->nrows_all = 0;
+	for (i = 0; i < r->nrows; i++)
+		r->nrows_all += r->rows[i].kind == ROW_PROCEDURE;
+	for (i = 0; i < r->nrows; i++) {
+		struct report_row *row = &r->rows[i];
+
+		if (row->kind != ROW_PROCEDURE) {
+			if (row->file && row->line &&
+			    (row->line != last_line ||
+			     !same_str(row->file, last_file)))
+				row->source = source_line(r, r->priv,
+							  row->file, row->line);
+			last_file = row->file;
+			last_line = row->line;
+			continue;
+		}
+		last_file = NULL;
+		last_line = 0;
+		if (r->nstats)
+			cum += row->percent[0];
+		row->cum_percent = cum > 100.0 ? 100.0 : cum;
+		if ((opt->quit_rows && procs == opt->quit_rows) ||
+		    (opt->quit_percent > 0 && r->nstats &&
+		     row->percent[0] < opt->quit_percent))
+			break;
+		procs++;
+	}
+	r->nrows = i;
+}
+
+/* Cumulative percentages, then -quit (in the asm view, by procedure). */
+static int cut_rows(struct build *b)
+{
+	struct report *r = b->r;
+	const struct report_options *opt = &r->opt;
+	double cum = 0;
+	size_t i;
+
+	if (opt->view == REPORT_ASM) {
+		cut_asm(r);
+		return 0;
+	}
+	for (i = 0; i < r->nrows; i++) {
+		if (r->nstats)
+			cum += r->rows[i].percent[0];
+		r->rows[i].cum_percent = cum > 100.0 ? 100.0 : cum;
+		if (opt->quit_percent > 0 && opt->view != REPORT_LINES &&
+		    r->nstats && r->rows[i].percent[0] < opt->quit_percent)
+			break;
+	}
+	r->nrows = i;
+	if (opt->quit_rows && r->nrows > opt->quit_rows)
+		r->nrows = opt->quit_rows;
+	return 0;
+}
+
+int report_build(const struct profile *p, struct symbolizer *sym,
+		 const struct report_options *opt, struct report **out)
+{
+	static int (*const phases[])(struct build *) = {
+		count_totals,		/* per statistic, whole profile */
+		find_sites,		/* the addresses, whole procedures */
+		name_sites,		/* symbolize; note damaged objects */
+		count_executions,	/* freq, exact counts */
+		group_rows,		/* sites into the view's rows */
+		fill_rows,		/* code, executions, counts */
+		row_figures,		/* percentages, ratios, averages */
+		sort_rows,
+		filter_rows,		/* -only, -exclude */
+		note_skipped_files,
+		cut_rows,		/* cumulative percentages, -quit */
+	};
+	struct build b = { .sym = sym, .exact_stat = -1 };
+	size_t i;
+	int err = 0;
+
+	*out = NULL;
+	b.r = calloc(1, sizeof(*b.r));
+	if (!b.r || !(b.r->priv = calloc(1, sizeof(struct priv)))) {
+		free(b.r);
+		return prof_fail(PROF_ENOMEM, "out of memory");
+	}
+	b.r->prof = p;
+	b.r->opt = *opt;
+	b.r->nstats = p->nstats;
+	for (i = 0; i < sizeof(phases) / sizeof(phases[0]) && !err; i++)
+		err = phases[i](&b);
+	free(b.sites);
+	if (err) {
+		report_free(b.r);
+		return prof_fail(err, "cannot build report: %s",
+				 prof_strerror(err));
+	}
+	*out = b.r;
+	return 0;
 }
 
 /* ---- counting profiles: whole-run totals and ratios ------------------- */
