@@ -113,15 +113,15 @@ static int cmp_site(const void *a, const void *b)
 	return x->offset < y->offset ? -1 : x->offset > y->offset;
 }
 
-/* Hottest first; ctx is the report. */
-static int cmp_hot(const void *a, const void *b, void *ctx)
+/* Hottest first: by the weight of each of the nstats statistics in
+ * turn, then freq, then name and place. */
+static int hotter(const struct report_row *x, const struct report_row *y,
+		  size_t nstats)
 {
-	const struct report_row *x = a, *y = b;
-	const struct report *r = ctx;
 	size_t i;
 	int c;
 
-	for (i = 0; i < r->nstats; i++) {
+	for (i = 0; i < nstats; i++) {
 		if (x->weight[i] != y->weight[i])
 			return x->weight[i] > y->weight[i] ? -1 : 1;
 	}
@@ -133,6 +133,14 @@ static int cmp_hot(const void *a, const void *b, void *ctx)
 	if (x->line != y->line)
 		return x->line < y->line ? -1 : 1;
 	return x->address < y->address ? -1 : x->address > y->address;
+}
+
+/* hotter() for qsort_r; ctx is the report. */
+static int cmp_hot(const void *a, const void *b, void *ctx)
+{
+	const struct report *r = ctx;
+
+	return hotter(a, b, r->nstats);
 }
 
 static int cmp_str0(const char *a, const char *b)
@@ -256,71 +264,68 @@ static const struct sym_code *site_code(const struct profile *p,
 }
 
 /*
- * Decode the procedures the sites fall in and add every instruction of
- * them as a site (with no counts), so that freq, blocks and the asm view
- * see whole blocks, not only the instructions that were sampled.
+ * The codes of the procedures the sites fall in, each once, with the
+ * object of a site in it (*code_obj); counts in *undecoded the
+ * procedures whose code could not be read.
  */
-static int expand_code(const struct profile *p, struct symbolizer *sym,
-		       struct site **psites, size_t *pn, size_t *palloc,
-		       size_t *undecoded)
+static int find_codes(const struct profile *p, struct symbolizer *sym,
+		      struct site *sites, size_t n,
+		      const struct sym_code ***pcodes, uint32_t **code_obj,
+		      size_t *pncodes, size_t *undecoded)
 {
-	struct site *sites = *psites;
-	size_t n = *pn, i, k, nadd = 0;
 	const struct sym_code **codes = NULL;
-	size_t ncodes = 0, alloc_codes = 0;
-	uint32_t *code_obj = NULL;
-	uint64_t last_undecoded_obj = UINT64_MAX, last_undecoded_sym = 0;
+	size_t ncodes = 0, alloc_codes = 0, i, k;
+	uint64_t last_obj = UINT64_MAX, last_sym = 0;
 
 	for (i = 0; i < n; i++) {
-		struct sym_object so = sym_obj(p, sites[i].obj);
 		const struct sym_code *code = site_code(p, sym, sites, i);
 
 		sites[i].code = code;
 		if (!code) {
+			struct sym_object so = sym_obj(p, sites[i].obj);
 			struct sym_result res;
 
 			/* Count procedures, not addresses, for the note. */
 			memset(&res, 0, sizeof(res));
 			sym_resolve(sym, &so, sites[i].offset, &res);
-			if (sites[i].obj != last_undecoded_obj ||
-			    res.symbol_start != last_undecoded_sym)
+			if (sites[i].obj != last_obj ||
+			    res.symbol_start != last_sym)
 				(*undecoded)++;
-			last_undecoded_obj = sites[i].obj;
-			last_undecoded_sym = res.symbol_start;
+			last_obj = sites[i].obj;
+			last_sym = res.symbol_start;
 			continue;
 		}
-		if (!ncodes || codes[ncodes - 1] != code) {
-			if (ALLOC_GROW(codes, ncodes + 1, alloc_codes))
-				goto oom;
-			codes[ncodes++] = code;
+		if (ncodes && codes[ncodes - 1] == code)
+			continue;
+		if (ALLOC_GROW(codes, ncodes + 1, alloc_codes)) {
+			free(codes);
+			return -PROF_ENOMEM;
 		}
+		codes[ncodes++] = code;
 	}
 	/* Sites are sorted by (obj, offset), so a procedure's sites are
 	 * adjacent, but two objects may share a cached code (same file
 	 * mapped twice): keep (code, obj) pairs. */
-	code_obj = calloc(ncodes ? ncodes : 1, sizeof(*code_obj));
-	if (!code_obj)
-		goto oom;
+	*code_obj = calloc(ncodes ? ncodes : 1, sizeof(**code_obj));
+	if (!*code_obj) {
+		free(codes);
+		return -PROF_ENOMEM;
+	}
 	for (i = 0, k = 0; i < n && k < ncodes; i++)
 		if (sites[i].code == codes[k])
-			code_obj[k++] = sites[i].obj;
-	for (k = 0; k < ncodes; k++)
-		nadd += codes[k]->ninsns;
-	if (ALLOC_GROW(sites, n + nadd, *palloc))
-		goto oom;
-	for (k = 0; k < ncodes; k++) {
-		for (i = 0; i < codes[k]->ninsns; i++) {
-			struct site *s = &sites[n++];
+			(*code_obj)[k++] = sites[i].obj;
+	*pcodes = codes;
+	*pncodes = ncodes;
+	return 0;
+}
 
-			memset(s, 0, sizeof(*s));
-			s->obj = code_obj[k];
-			s->offset = codes[k]->insns[i].offset;
-		}
-	}
-	free(codes);
-	free(code_obj);
-	sort_unique_sites(sites, &n);
-	/* Attach code and instruction index to every site. */
+/* Attach its code and instruction index to every site that starts an
+ * instruction of a decoded procedure. */
+static void attach_code(const struct profile *p, struct symbolizer *sym,
+			struct site *sites, size_t n)
+{
+	size_t i;
+
 	for (i = 0; i < n; i++) {
 		const struct sym_code *code = site_code(p, sym, sites, i);
 		size_t lo, hi;
@@ -346,14 +351,47 @@ static int expand_code(const struct profile *p, struct symbolizer *sym,
 			sites[i].insn = (uint32_t)lo;
 		}
 	}
-	*psites = sites;
+}
+
+/*
+ * Decode the procedures the sites fall in and add every instruction of
+ * them as a site (with no counts), so that freq, blocks and the asm view
+ * see whole blocks, not only the instructions that were sampled.
+ */
+static int expand_code(const struct profile *p, struct symbolizer *sym,
+		       struct site **psites, size_t *pn, size_t *palloc,
+		       size_t *undecoded)
+{
+	const struct sym_code **codes = NULL;
+	uint32_t *code_obj = NULL;
+	size_t n = *pn, ncodes, nadd = 0, i, k;
+	int err = find_codes(p, sym, *psites, n, &codes, &code_obj, &ncodes,
+			     undecoded);
+
+	if (err)
+		return err;
+	for (k = 0; k < ncodes; k++)
+		nadd += codes[k]->ninsns;
+	if (ALLOC_GROW(*psites, n + nadd, *palloc)) {
+		err = -PROF_ENOMEM;
+		goto out;
+	}
+	for (k = 0; k < ncodes; k++) {
+		for (i = 0; i < codes[k]->ninsns; i++) {
+			struct site *s = &(*psites)[n++];
+
+			memset(s, 0, sizeof(*s));
+			s->obj = code_obj[k];
+			s->offset = codes[k]->insns[i].offset;
+		}
+	}
+	sort_unique_sites(*psites, &n);
+	attach_code(p, sym, *psites, n);
 	*pn = n;
-	return 0;
-oom:
+out:
 	free(codes);
 	free(code_obj);
-	*psites = sites;
-	return -PROF_ENOMEM;
+	return err;
 }
 
 static int resolve_sites(const struct profile *p, struct symbolizer *sym,
@@ -602,6 +640,35 @@ static void note_skipped(struct report *r, struct priv *pv, const char *path,
 	r->skipped[r->nskipped++].kind = kind;
 }
 
+/* Read the lines of src from f (up to 64 MiB; what cannot be read
+ * leaves src with fewer lines, or none). */
+static void read_lines(struct source *src, FILE *f)
+{
+	size_t alloc = 0;
+	char *s, *e;
+	long len;
+
+	if (fseek(f, 0, SEEK_END) || (len = ftell(f)) <= 0 ||
+	    len >= (64 << 20) || fseek(f, 0, SEEK_SET))
+		return;
+	src->text = malloc((size_t)len + 1);
+	if (!src->text || fread(src->text, 1, (size_t)len, f) != (size_t)len)
+		return;
+	src->text[len] = 0;
+	for (s = src->text;;) {
+		if (ALLOC_GROW(src->lines, src->nlines + 1, alloc))
+			break;
+		src->lines[src->nlines++] = s;
+		e = strchr(s, '\n');
+		if (!e)
+			break;
+		*e = 0;
+		s = e + 1;
+		if (!*s)
+			break;
+	}
+}
+
 static const char *source_line(struct report *r, struct priv *pv,
 			       const char *path,
 			       unsigned line)
@@ -620,7 +687,6 @@ static const char *source_line(struct report *r, struct priv *pv,
 	if (!src) {
 		struct stat st;
 		FILE *f;
-		long len;
 
 		if (ALLOC_GROW(pv->sources, pv->nsources + 1,
 			       pv->alloc_sources))
@@ -637,30 +703,7 @@ static const char *source_line(struct report *r, struct priv *pv,
 					     regfile_kind(st.st_mode));
 			return NULL;
 		}
-		if (fseek(f, 0, SEEK_END) == 0 && (len = ftell(f)) > 0 &&
-		    len < (64 << 20) && fseek(f, 0, SEEK_SET) == 0) {
-			src->text = malloc((size_t)len + 1);
-			if (src->text &&
-			    fread(src->text, 1, (size_t)len, f) == (size_t)len) {
-				size_t alloc = 0;
-				char *s = src->text, *e;
-
-				src->text[len] = 0;
-				for (;;) {
-					if (ALLOC_GROW(src->lines,
-						       src->nlines + 1, alloc))
-						break;
-					src->lines[src->nlines++] = s;
-					e = strchr(s, '\n');
-					if (!e)
-						break;
-					*e = 0;
-					s = e + 1;
-					if (!*s)
-						break;
-				}
-			}
-		}
+		read_lines(src, f);
 		fclose(f);
 	}
 	if (line > src->nlines)
@@ -865,6 +908,64 @@ static int row_arrays(struct report *r, struct report_row *rows, size_t n)
 	return 0;
 }
 
+/* The heading of the procedure whose rows are rows[start, end): its
+ * totals (h has its arrays). */
+static void make_heading(const struct report *r, struct report_row *h,
+			 const struct report_row *rows, size_t start,
+			 size_t end)
+{
+	double freq = 0, execs = 0;
+	int any_freq = 0, any_execs = 0;
+	size_t j, s;
+
+	h->kind = ROW_PROCEDURE;
+	h->procedure = rows[start].procedure;
+	h->object = rows[start].object;
+	h->module = rows[start].module;
+	h->address = rows[start].address;
+	h->end = rows[end - 1].end;
+	for (j = start; j < end; j++) {
+		for (s = 0; s < r->nstats; s++) {
+			h->samples[s] += rows[j].samples[s];
+			h->weight[s] += rows[j].weight[s];
+			h->percent[s] += rows[j].percent[s];
+		}
+		if (!isnan(rows[j].freq)) {
+			freq += rows[j].freq;
+			any_freq = 1;
+		}
+		if (!isnan(rows[j].execs)) {
+			execs += rows[j].execs;
+			any_execs = 1;
+		}
+	}
+	h->freq = any_freq ? freq : NAN;
+	h->execs = any_execs ? execs : NAN;
+	row_derived(r, h);
+}
+
+/* order[]: the n headings, hottest first (insertion sort: stable, and
+ * there are few). */
+static void order_headings(const struct report *r,
+			   const struct report_row *heads, size_t *order,
+			   size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		order[i] = i;
+	for (i = 1; i < n; i++) {
+		size_t x = order[i], k = i;
+
+		while (k > 0 &&
+		       hotter(&heads[x], &heads[order[k - 1]], r->nstats) < 0) {
+			order[k] = order[k - 1];
+			k--;
+		}
+		order[k] = x;
+	}
+}
+
 /*
  * Insert a heading row (kind ROW_PROCEDURE, the procedure's totals)
  * before each procedure's instructions, procedures hottest first.
@@ -872,8 +973,9 @@ static int row_arrays(struct report *r, struct report_row *rows, size_t n)
 static int arrange_asm(struct report *r)
 {
 	struct report_row *rows = r->rows, *out = NULL, *heads = NULL;
-	size_t nprocs = 0, i, j, o, ns = r->nstats;
+	size_t nprocs = 0, i, j, o = 0;
 	size_t *starts = NULL, *order = NULL;
+	int err = -PROF_ENOMEM;
 
 	if (r->nrows > 1)
 		qsort(rows, r->nrows, sizeof(*rows), cmp_asm);
@@ -889,50 +991,10 @@ static int arrange_asm(struct report *r)
 	order = malloc((nprocs ? nprocs : 1) * sizeof(*order));
 	out = calloc(r->nrows + nprocs + 1, sizeof(*out));
 	if (!heads || !order || !out || row_arrays(r, heads, nprocs))
-		goto oom;
-	for (i = 0; i < nprocs; i++) {
-		struct report_row *h = &heads[i];
-		const struct report_row *first = &rows[starts[i]];
-		double freq = 0, execs = 0;
-		int any_freq = 0, any_execs = 0;
-
-		h->kind = ROW_PROCEDURE;
-		h->procedure = first->procedure;
-		h->object = first->object;
-		h->module = first->module;
-		h->address = first->address;
-		h->end = rows[starts[i + 1] - 1].end;
-		for (j = starts[i]; j < starts[i + 1]; j++) {
-			for (size_t s = 0; s < ns; s++) {
-				h->samples[s] += rows[j].samples[s];
-				h->weight[s] += rows[j].weight[s];
-				h->percent[s] += rows[j].percent[s];
-			}
-			if (!isnan(rows[j].freq)) {
-				freq += rows[j].freq;
-				any_freq = 1;
-			}
-			if (!isnan(rows[j].execs)) {
-				execs += rows[j].execs;
-				any_execs = 1;
-			}
-		}
-		h->freq = any_freq ? freq : NAN;
-		h->execs = any_execs ? execs : NAN;
-		row_derived(r, h);
-		order[i] = i;
-	}
-	/* Procedures hottest first (insertion sort: stable, few rows). */
-	for (i = 1; i < nprocs; i++) {
-		size_t x = order[i], k = i;
-
-		while (k > 0 && cmp_hot(&heads[x], &heads[order[k - 1]], r) < 0) {
-			order[k] = order[k - 1];
-			k--;
-		}
-		order[k] = x;
-	}
-	o = 0;
+		goto out;
+	for (i = 0; i < nprocs; i++)
+		make_heading(r, &heads[i], rows, starts[i], starts[i + 1]);
+	order_headings(r, heads, order, nprocs);
 	for (i = 0; i < nprocs; i++) {
 		size_t p = order[i];
 
@@ -943,16 +1005,14 @@ static int arrange_asm(struct report *r)
 	free(rows);
 	r->rows = out;
 	r->nrows = o;
-	free(starts);
-	free(heads);
-	free(order);
-	return 0;
-oom:
+	out = NULL;
+	err = 0;
+out:
 	free(starts);
 	free(heads);
 	free(order);
 	free(out);
-	return -PROF_ENOMEM;
+	return err;
 }
 
 static int row_has_data(const struct report *r, const struct report_row *row)
