@@ -236,7 +236,8 @@ static void statistics(struct json_writer *jw, const struct report *r)
 		jw_object_uint(jw, "value", st->value);
 		jw_object_uint(jw, "time_enabled_ns", st->time_enabled);
 		jw_object_uint(jw, "time_running_ns", st->time_running);
-		jw_object_bool(jw, "simulated", st->flags & PROF_STAT_SIMULATED);
+		jw_object_bool(jw, "simulated",
+			       st->flags & PROF_STAT_SIMULATED);
 		jw_object_bool(jw, "derived", st->flags & PROF_STAT_DERIVED);
 		jw_object_bool(jw, "multiplexed", r->multiplexed[s]);
 		jw_end(jw);
@@ -412,7 +413,8 @@ static void count_statistics(struct json_writer *jw,
 		jw_object_string(jw, "requested", st->requested);
 		jw_object_bool(jw, "substitute",
 			       st->flags & PROF_STAT_SUBSTITUTE);
-		jw_object_bool(jw, "simulated", st->flags & PROF_STAT_SIMULATED);
+		jw_object_bool(jw, "simulated",
+			       st->flags & PROF_STAT_SIMULATED);
 		jw_object_string(jw, "modes", stat_modes_text(st->modes));
 		jw_object_uint(jw, "value", st->value);
 		jw_object_double(jw, "scaled_value", 0, c->scaled);

@@ -15,7 +15,7 @@ struct jw_level {
 	enum jw_layout layout;
 	size_t count;		/* members or elements so far */
 	size_t first_key;	/* objects: its first key in keys[] */
-	unsigned lines;		/* containers on lines, this one included */
+	unsigned lines;		/* containers on lines, this one too */
 };
 
 /*
@@ -168,7 +168,8 @@ static int add_key(struct json_writer *jw, const char *key)
 		k = &jw->keys[i - 1];
 		if (k->level == jw->depth && k->hash == hash &&
 		    !strcmp(jw->names + k->name, key)) {
-			fail(jw, -PROF_EINVAL, "a key given twice in one object");
+			fail(jw, -PROF_EINVAL,
+			     "a key given twice in one object");
 			return -1;
 		}
 	}

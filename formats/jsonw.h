@@ -90,7 +90,7 @@ struct json_writer {
 	size_t depth, alloc_levels;
 	struct jw_key *keys;		/* keys of the open objects */
 	size_t nkeys, alloc_keys;
-	char *names;			/* the keys' bytes, NUL-terminated */
+	char *names;			/* the keys, each NUL-terminated */
 	size_t names_len, alloc_names;
 	size_t *buckets;		/* hash of keys: head index + 1, or 0 */
 	size_t nbuckets;

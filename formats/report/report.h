@@ -137,14 +137,15 @@ struct report {
 	struct report_options opt;
 	size_t nstats;
 	uint64_t *total_samples, *total_weight;	/* per statistic */
-	unsigned char *multiplexed;	/* per statistic: ran only part of the
-					 * time it was enabled.  Only counting
-					 * events and kprofile's per-CPU events
-					 * measure this: a per-CPU task event's
-					 * enabled time also runs while the
-					 * task is on another CPU */
-	double *running_percent;	/* per statistic: 100 * running /
-					 * enabled (100 when never enabled) */
+	/*
+	 * Per statistic: whether it ran only part of the time it was
+	 * enabled (multiplexed), and 100 * running / enabled (100 when it
+	 * never was).  Only counting events and kprofile's per-CPU events
+	 * measure this: a per-CPU task event's enabled time also runs
+	 * while the task is on another CPU.
+	 */
+	unsigned char *multiplexed;
+	double *running_percent;
 	struct report_row *rows;
 	size_t nrows;
 	size_t nrows_all;		/* before -quit/-only/-exclude */
