@@ -1474,6 +1474,8 @@ static int cut_rows(struct build *b)
 	return 0;
 }
 
+/* The phases run in this order, each on what the ones before it left in
+ * struct build; the first to fail ends the build. */
 int report_build(const struct profile *p, struct symbolizer *sym,
 		 const struct report_options *opt, struct report **out)
 {
