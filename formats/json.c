@@ -1,67 +1,22 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The JSON report (schema in docs/json-report.md, versioned by
- * "schema_version").  Layout only.
+ * "schema_version").  Layout only: what goes in which member, written
+ * through the JSON writer (jsonw.h), which owns the syntax.
  */
 #include <inttypes.h>
-#include <math.h>
 #include <stdio.h>
-#include <string.h>
 
-#include "common/util/error.h"
-#include "escape.h"
-#include "formats/report/report.h"
 #include "common/stats/stats.h"
+#include "common/util/error.h"
+#include "formats/report/report.h"
+#include "jsonw.h"
 
-/*
- * Every string of the report goes through here.  Names are bytes from
- * outside (symbols, DWARF, paths): a byte that is not well-formed UTF-8
- * becomes U+FFFD, written "\\ufffd", so the document stays valid JSON.
- */
-static void jstr(FILE *f, const char *str)
-{
-	const unsigned char *s = (const unsigned char *)str;
-	size_t n;
-
-	if (!s) {
-		fputs("null", f);
-		return;
-	}
-	n = strlen(str);
-	fputc('"', f);
-	while (n) {
-		unsigned char c = *s;
-		int len = utf8_seq_len(s, n);
-
-		if (len <= 0) {
-			fputs("\\ufffd", f);
-			len = 1;
-		} else if (len > 1) {
-			fwrite(s, 1, (size_t)len, f);
-		} else if (c == '"' || c == '\\') {
-			fprintf(f, "\\%c", c);
-		} else if (c == '\n') {
-			fputs("\\n", f);
-		} else if (c == '\t') {
-			fputs("\\t", f);
-		} else if (c < 0x20 || c == 0x7f) {
-			fprintf(f, "\\u%04x", c);
-		} else {
-			fputc(c, f);
-		}
-		s += len;
-		n -= (size_t)len;
-	}
-	fputc('"', f);
-}
-
-static void jnum(FILE *f, double v)
-{
-	if (isnan(v) || isinf(v))
-		fputs("null", f);
-	else
-		fprintf(f, "%.4f", v);
-}
+/* Decimals of percentages and other figures of the report, of times in
+ * seconds; significant digits of the ratios of counting profiles. */
+#define FIGURE_DECIMALS 4
+#define SECONDS_DECIMALS 6
+#define COUNT_RATIO_DIGITS 6
 
 static const char *view_key(enum report_view v)
 {
@@ -75,36 +30,6 @@ static const char *view_key(enum report_view v)
 	}
 }
 
-/* Statistics with counts of their own (not ratios, not counting mode). */
-static int counted(const struct prof_stat *st)
-{
-	return !(st->flags & (PROF_STAT_DERIVED | PROF_STAT_COUNTING));
-}
-
-/* {"stat": value, ...} over the counted statistics, from u (integers)
- * or d (numbers). */
-static void per_stat(FILE *f, const struct report *r, const uint64_t *u,
-		     const double *d)
-{
-	size_t s;
-	int n = 0;
-
-	fputc('{', f);
-	for (s = 0; s < r->nstats; s++) {
-		if (!counted(&r->prof->stats[s]))
-			continue;
-		if (n++)
-			fputs(", ", f);
-		jstr(f, r->prof->stats[s].name);
-		fputs(": ", f);
-		if (u)
-			fprintf(f, "%" PRIu64, u[s]);
-		else
-			jnum(f, d[s]);
-	}
-	fputc('}', f);
-}
-
 static const char *kind_key(enum report_row_kind k)
 {
 	switch (k) {
@@ -116,341 +41,416 @@ static const char *kind_key(enum report_row_kind k)
 	}
 }
 
-/* The fields of one row (without the closing brace). */
-static void json_row(FILE *f, const struct report *r,
+/* An address, as a string: JSON numbers lose precision above 2^53. */
+static void put_address(struct json_writer *jw, const char *key, uint64_t a)
+{
+	char buf[24];
+
+	snprintf(buf, sizeof(buf), "0x%" PRIx64, a);
+	jw_object_string(jw, key, buf);
+}
+
+/* A count that is not known when negative. */
+static void put_known(struct json_writer *jw, const char *key, long v)
+{
+	if (v >= 0)
+		jw_object_int(jw, key, v);
+	else
+		jw_object_null(jw, key);
+}
+
+/* Seconds from nanoseconds. */
+static void put_seconds(struct json_writer *jw, const char *key, double ns)
+{
+	jw_object_double(jw, key, SECONDS_DECIMALS, ns / 1e9);
+}
+
+/* Statistics with counts of their own (not ratios, not counting mode). */
+static int counted(const struct prof_stat *st)
+{
+	return !(st->flags & (PROF_STAT_DERIVED | PROF_STAT_COUNTING));
+}
+
+/* key: {"stat": value, ...} over the counted statistics, from u
+ * (integers) or d (numbers). */
+static void per_stat(struct json_writer *jw, const char *key,
+		     const struct report *r, const uint64_t *u,
+		     const double *d)
+{
+	size_t s;
+
+	jw_object_begin_object(jw, key, JW_INLINE);
+	for (s = 0; s < r->nstats; s++) {
+		const char *name = r->prof->stats[s].name;
+
+		if (!counted(&r->prof->stats[s]))
+			continue;
+		if (u)
+			jw_object_uint(jw, name, u[s]);
+		else
+			jw_object_double(jw, name, FIGURE_DECIMALS, d[s]);
+	}
+	jw_end(jw);
+}
+
+/* The members of a row that only some kinds of rows have. */
+static void row_extent(struct json_writer *jw, const struct report_row *row)
+{
+	if (row->kind != ROW_BLOCK && row->kind != ROW_BUCKET &&
+	    row->kind != ROW_INSN)
+		return;
+	put_address(jw, "end", row->end);
+	if (row->last_line)
+		jw_object_uint(jw, "last_line", row->last_line);
+	jw_object_uint(jw, "block", row->block);
+	if (row->kind != ROW_INSN)
+		return;
+	jw_object_string(jw, "text", row->text);
+	jw_object_bool(jw, "block_start", row->block_start);
+	jw_object_string(jw, "source", row->source);
+}
+
+/* The members of one row (the caller opens and closes it). */
+static void json_row(struct json_writer *jw, const struct report *r,
 		     const struct report_row *row)
 {
 	size_t s;
 
-	fprintf(f, "\"kind\": \"%s\", \"procedure\": ", kind_key(row->kind));
-	jstr(f, row->procedure);
-	fputs(", \"inlined_into\": ", f);
-	jstr(f, row->inlined_into);
-	fputs(", \"object\": ", f);
-	jstr(f, row->object);
-	fputs(", \"module\": ", f);
-	jstr(f, row->module);
-	fputs(", \"file\": ", f);
-	jstr(f, row->file);
-	if (row->line)
-		fprintf(f, ", \"line\": %u", row->line);
-	else
-		fputs(", \"line\": null", f);
-	fprintf(f, ", \"address\": \"0x%" PRIx64 "\"", row->address);
-	if (row->kind == ROW_BLOCK || row->kind == ROW_BUCKET ||
-	    row->kind == ROW_INSN) {
-		fprintf(f, ", \"end\": \"0x%" PRIx64 "\"", row->end);
-		if (row->last_line)
-			fprintf(f, ", \"last_line\": %u", row->last_line);
-	}
-	if (row->kind == ROW_INSN || row->kind == ROW_BLOCK ||
-	    row->kind == ROW_BUCKET) {
-		fprintf(f, ", \"block\": %u", row->block);
-	}
-	if (row->kind == ROW_INSN) {
-		fputs(", \"text\": ", f);
-		jstr(f, row->text);
-		fprintf(f, ", \"block_start\": %s",
-			row->block_start ? "true" : "false");
-		fputs(", \"source\": ", f);
-		jstr(f, row->source);
-	}
-	fputs(", \"samples\": ", f);
-	per_stat(f, r, row->samples, NULL);
-	fputs(", \"weight\": ", f);
-	per_stat(f, r, row->weight, NULL);
-	fputs(", \"percent\": ", f);
-	per_stat(f, r, NULL, row->percent);
-	fputs(", \"ratios\": {", f);
+	jw_object_string(jw, "kind", kind_key(row->kind));
+	jw_object_string(jw, "procedure", row->procedure);
+	jw_object_string(jw, "inlined_into", row->inlined_into);
+	jw_object_string(jw, "object", row->object);
+	jw_object_string(jw, "module", row->module);
+	jw_object_string(jw, "file", row->file);
+	put_known(jw, "line", row->line ? (long)row->line : -1);
+	put_address(jw, "address", row->address);
+	row_extent(jw, row);
+	per_stat(jw, "samples", r, row->samples, NULL);
+	per_stat(jw, "weight", r, row->weight, NULL);
+	per_stat(jw, "percent", r, NULL, row->percent);
+	jw_object_begin_object(jw, "ratios", JW_INLINE);
 	for (s = 0; s < r->nratios; s++) {
-		if (s)
-			fputs(", ", f);
-		jstr(f, r->ratios[s].name);
-		fputs(": {\"value\": ", f);
-		jnum(f, row->ratio[s]);
-		fprintf(f, ", \"low\": %s}",
-			row->ratio_low[s] ? "true" : "false");
+		jw_object_begin_object(jw, r->ratios[s].name, JW_INLINE);
+		jw_object_double(jw, "value", FIGURE_DECIMALS, row->ratio[s]);
+		jw_object_bool(jw, "low", row->ratio_low[s]);
+		jw_end(jw);
 	}
-	fputs("}, \"freq\": ", f);
-	jnum(f, row->freq);
-	fputs(", \"executions\": ", f);
-	jnum(f, row->execs);
-	if (row->average) {
-		fputs(", \"average\": ", f);
-		per_stat(f, r, NULL, row->average);
-	}
-	fputs(", \"cumulative_percent\": ", f);
-	jnum(f, row->cum_percent);
+	jw_end(jw);
+	jw_object_double(jw, "freq", FIGURE_DECIMALS, row->freq);
+	jw_object_double(jw, "executions", FIGURE_DECIMALS, row->execs);
+	if (row->average)
+		per_stat(jw, "average", r, NULL, row->average);
+	jw_object_double(jw, "cumulative_percent", FIGURE_DECIMALS,
+			 row->cum_percent);
 }
 
-/* The fields every report starts with, up to "cpu". */
-static void header(FILE *f, const struct profile *p, const char *file,
-		   const char *mode)
+static void host(struct json_writer *jw, const struct profile *p)
+{
+	jw_object_begin_object(jw, "host", JW_INLINE);
+	jw_object_string(jw, "hostname", p->hostname);
+	jw_object_string(jw, "sysname", p->sysname);
+	jw_object_string(jw, "release", p->release);
+	jw_object_string(jw, "machine", p->machine);
+	jw_object_string(jw, "cpu_model", p->cpu_model);
+	jw_object_uint(jw, "ncpus", p->ncpus);
+	jw_end(jw);
+}
+
+static void start_after(struct json_writer *jw, const struct profile *p)
+{
+	if (!p->start_after) {
+		jw_object_null(jw, "start_after");
+		return;
+	}
+	jw_object_begin_object(jw, "start_after", JW_INLINE);
+	jw_object_string(jw, "condition", p->start_after);
+	jw_object_bool(jw, "reached", p->start_after_ns >= 0);
+	if (p->start_after_ns < 0)
+		jw_object_null(jw, "seconds");
+	else
+		put_seconds(jw, "seconds", (double)p->start_after_ns);
+	jw_object_uint(jw, "handover_ns", p->start_after_latency_ns);
+	jw_end(jw);
+}
+
+/* Open the document and write the members every report starts with, up
+ * to "start_after". */
+static void header(struct json_writer *jw, const struct profile *p,
+		   const char *file, const char *mode)
 {
 	int a;
 
-	fprintf(f, "{\n  \"schema_version\": %d,\n  \"mode\": \"%s\",\n"
-		"  \"tool\": ", REPORT_JSON_VERSION, mode);
-	jstr(f, p->tool);
-	fputs(",\n  \"file\": ", f);
-	jstr(f, file);
-	fputs(",\n  \"command\": [", f);
-	for (a = 0; a < p->argc; a++) {
-		if (a)
-			fputs(", ", f);
-		jstr(f, p->argv[a]);
-	}
-	fputs("],\n  \"host\": {\"hostname\": ", f);
-	jstr(f, p->hostname);
-	fputs(", \"sysname\": ", f);
-	jstr(f, p->sysname);
-	fputs(", \"release\": ", f);
-	jstr(f, p->release);
-	fputs(", \"machine\": ", f);
-	jstr(f, p->machine);
-	fputs(", \"cpu_model\": ", f);
-	jstr(f, p->cpu_model);
-	fprintf(f, ", \"ncpus\": %u},\n", p->ncpus);
-	fprintf(f, "  \"start_time_ns\": %" PRIu64 ",\n", p->start_time_ns);
-	fprintf(f, "  \"duration_seconds\": %.6f,\n",
-		(double)p->duration_ns / 1e9);
-	if (p->exit_status >= 0)
-		fprintf(f, "  \"exit_status\": %d,\n", p->exit_status);
-	else
-		fputs("  \"exit_status\": null,\n", f);
-	if (p->pid >= 0)
-		fprintf(f, "  \"pid\": %d,\n", p->pid);
-	else
-		fputs("  \"pid\": null,\n", f);
-	if (p->cpu >= 0)
-		fprintf(f, "  \"cpu\": %d,\n", p->cpu);
-	else
-		fputs("  \"cpu\": null,\n", f);
-	if (!p->start_after) {
-		fputs("  \"start_after\": null,\n", f);
-		return;
-	}
-	fputs("  \"start_after\": {\"condition\": ", f);
-	jstr(f, p->start_after);
-	if (p->start_after_ns < 0)
-		fputs(", \"reached\": false, \"seconds\": null", f);
-	else
-		fprintf(f, ", \"reached\": true, \"seconds\": %.6f",
-			(double)p->start_after_ns / 1e9);
-	fprintf(f, ", \"handover_ns\": %" PRIu64 "},\n",
-		p->start_after_latency_ns);
+	jw_object_begin(jw, JW_LINES);
+	jw_object_int(jw, "schema_version", REPORT_JSON_VERSION);
+	jw_object_string(jw, "mode", mode);
+	jw_object_string(jw, "tool", p->tool);
+	jw_object_string(jw, "file", file);
+	jw_object_begin_array(jw, "command", JW_INLINE);
+	for (a = 0; a < p->argc; a++)
+		jw_array_string(jw, p->argv[a]);
+	jw_end(jw);
+	host(jw, p);
+	jw_object_uint(jw, "start_time_ns", p->start_time_ns);
+	put_seconds(jw, "duration_seconds", (double)p->duration_ns);
+	put_known(jw, "exit_status", p->exit_status);
+	put_known(jw, "pid", p->pid);
+	put_known(jw, "cpu", p->cpu);
+	start_after(jw, p);
 }
 
-int report_json(FILE *f, const struct report *r)
+/* Close the document: 0, -PROF_EIO when f has failed (the caller says
+ * how), or the writer's refusal, which is a bug of this file. */
+static int finish(struct json_writer *jw)
+{
+	int err;
+
+	jw_end(jw);
+	err = jw_finish(jw);
+	if (err && err != -PROF_EIO)
+		err = prof_fail(-err, "cannot write JSON report: %s",
+				jw_error_text(jw));
+	jw_release(jw);
+	return err;
+}
+
+static void statistics(struct json_writer *jw, const struct report *r)
+{
+	const struct profile *p = r->prof;
+	size_t s;
+
+	jw_object_begin_array(jw, "statistics", JW_LINES);
+	for (s = 0; s < r->nstats; s++) {
+		const struct prof_stat *st = &p->stats[s];
+
+		jw_object_begin(jw, JW_INLINE);
+		jw_object_string(jw, "name", st->name);
+		jw_object_string(jw, "requested", st->requested);
+		jw_object_bool(jw, "substitute",
+			       st->flags & PROF_STAT_SUBSTITUTE);
+		jw_object_string(jw, "modes", stat_modes_text(st->modes));
+		jw_object_uint(jw, "period", st->period);
+		jw_object_uint(jw, "frequency", st->freq);
+		jw_object_uint(jw, "samples", r->total_samples[s]);
+		jw_object_uint(jw, "lost", st->lost);
+		jw_object_uint(jw, "weight", r->total_weight[s]);
+		jw_object_uint(jw, "value", st->value);
+		jw_object_uint(jw, "time_enabled_ns", st->time_enabled);
+		jw_object_uint(jw, "time_running_ns", st->time_running);
+		jw_object_bool(jw, "simulated",
+			       st->flags & PROF_STAT_SIMULATED);
+		jw_object_bool(jw, "derived", st->flags & PROF_STAT_DERIVED);
+		jw_object_bool(jw, "multiplexed", r->multiplexed[s]);
+		jw_end(jw);
+	}
+	jw_end(jw);
+}
+
+static void ratios(struct json_writer *jw, const struct report *r)
+{
+	const struct profile *p = r->prof;
+	size_t s;
+
+	jw_object_begin_array(jw, "ratios", JW_LINES);
+	for (s = 0; s < r->nratios; s++) {
+		const struct report_ratio *ra = &r->ratios[s];
+
+		jw_object_begin(jw, JW_INLINE);
+		jw_object_string(jw, "name", ra->name);
+		jw_object_string(jw, "numerator", p->stats[ra->num].name);
+		jw_object_string(jw, "denominator", p->stats[ra->den].name);
+		jw_object_double(jw, "scale", FIGURE_DECIMALS, ra->scale);
+		jw_object_double(jw, "value", FIGURE_DECIMALS, ra->total);
+		jw_object_bool(jw, "low", ra->total_low);
+		jw_end(jw);
+	}
+	jw_end(jw);
+}
+
+static void caller_attribution(struct json_writer *jw,
+			       const struct profile *p)
+{
+	if (!p->ra_routines) {
+		jw_object_null(jw, "caller_attribution");
+		return;
+	}
+	jw_object_begin_object(jw, "caller_attribution", JW_INLINE);
+	jw_object_string(jw, "routines", p->ra_routines);
+	jw_object_uint(jw, "moved_samples", p->ra_moved);
+	jw_end(jw);
+}
+
+static void freq(struct json_writer *jw, const struct report *r)
+{
+	if (r->freq_stat < 0) {
+		jw_object_null(jw, "freq");
+		return;
+	}
+	jw_object_begin_object(jw, "freq", JW_INLINE);
+	jw_object_string(jw, "statistic", r->prof->stats[r->freq_stat].name);
+	jw_object_bool(jw, "exact", r->exact_execs);
+	jw_object_double(jw, "total", FIGURE_DECIMALS, r->total_freq);
+	jw_object_uint(jw, "undecoded_procedures", r->undecoded);
+	jw_end(jw);
+}
+
+static void paths(struct json_writer *jw, const char *key,
+		  const char *const *path, size_t n)
+{
+	size_t i;
+
+	jw_object_begin_array(jw, key, JW_INLINE);
+	for (i = 0; i < n; i++)
+		jw_array_string(jw, path[i]);
+	jw_end(jw);
+}
+
+/* What the report could not use: objects and files. */
+static void damage(struct json_writer *jw, const struct report *r)
+{
+	size_t i;
+
+	jw_object_uint(jw, "unresolved_objects", r->unresolved_objects);
+	paths(jw, "stale_objects", r->stale, r->nstale);
+	paths(jw, "objects_without_symbols", r->nosyms, r->nnosyms);
+	paths(jw, "objects_with_bad_dwarf", r->baddwarf, r->nbaddwarf);
+	jw_object_begin_array(jw, "skipped_files", JW_INLINE);
+	for (i = 0; i < r->nskipped; i++) {
+		jw_object_begin(jw, JW_INLINE);
+		jw_object_string(jw, "path", r->skipped[i].path);
+		jw_object_string(jw, "kind", r->skipped[i].kind);
+		jw_end(jw);
+	}
+	jw_end(jw);
+}
+
+/*
+ * The rows.  In the asm view, a procedure's instructions are in its
+ * "instructions": the rows after a procedure heading, up to the next.
+ */
+static void rows(struct json_writer *jw, const struct report *r)
+{
+	int asm_view = r->opt.view == REPORT_ASM, in_proc = 0;
+	size_t i;
+
+	jw_object_begin_array(jw, "rows", JW_LINES);
+	for (i = 0; i < r->nrows; i++) {
+		const struct report_row *row = &r->rows[i];
+		int heading = asm_view && row->kind == ROW_PROCEDURE;
+
+		if (in_proc && heading) {
+			jw_end(jw);	/* "instructions" */
+			jw_end(jw);	/* the procedure */
+			in_proc = 0;
+		}
+		jw_object_begin(jw, JW_INLINE);
+		json_row(jw, r, row);
+		if (heading) {
+			jw_object_begin_array(jw, "instructions",
+					      JW_LINES_HUG);
+			in_proc = 1;
+			continue;
+		}
+		jw_end(jw);
+	}
+	if (in_proc) {
+		jw_end(jw);
+		jw_end(jw);
+	}
+	jw_end(jw);
+}
+
+static void cpu_modes(struct json_writer *jw, const struct profile *p)
 {
 	static const char *const mode_names[PROF_NMODES] = {
 		"user", "kernel", "idle", "guest", "hypervisor"
 	};
-	const struct profile *p = r->prof;
-	size_t i, s;
+	size_t i;
 	int m;
 
-	header(f, p, r->opt.file, "sample");
-	if (p->ra_routines) {
-		fputs("  \"caller_attribution\": {\"routines\": ", f);
-		jstr(f, p->ra_routines);
-		fprintf(f, ", \"moved_samples\": %" PRIu64 "},\n",
-			p->ra_moved);
-	} else {
-		fputs("  \"caller_attribution\": null,\n", f);
-	}
-	fputs("  \"statistics\": [", f);
-	for (s = 0; s < r->nstats; s++) {
-		const struct prof_stat *st = &p->stats[s];
-
-		fputs(s ? ",\n    {" : "\n    {", f);
-		fputs("\"name\": ", f);
-		jstr(f, st->name);
-		fputs(", \"requested\": ", f);
-		jstr(f, st->requested);
-		fprintf(f, ", \"substitute\": %s, \"modes\": \"%s\", "
-			"\"period\": %" PRIu64 ", \"frequency\": %" PRIu64
-			", \"samples\": %" PRIu64 ", \"lost\": %" PRIu64
-			", \"weight\": %" PRIu64 ", \"value\": %" PRIu64
-			", \"time_enabled_ns\": %" PRIu64
-			", \"time_running_ns\": %" PRIu64
-			", \"simulated\": %s, \"derived\": %s",
-			st->flags & PROF_STAT_SUBSTITUTE ? "true" : "false",
-			stat_modes_text(st->modes), st->period, st->freq,
-			r->total_samples[s], st->lost, r->total_weight[s],
-			st->value, st->time_enabled, st->time_running,
-			st->flags & PROF_STAT_SIMULATED ? "true" : "false",
-			st->flags & PROF_STAT_DERIVED ? "true" : "false");
-		{
-			double pct;
-			int mux = report_stat_multiplexed(p, st, &pct);
-
-			fprintf(f, ", \"multiplexed\": %s}",
-				mux ? "true" : "false");
-		}
-	}
-	fputs(r->nstats ? "\n  ],\n" : "],\n", f);
-	fputs("  \"ratios\": [", f);
-	for (s = 0; s < r->nratios; s++) {
-		const struct report_ratio *ra = &r->ratios[s];
-
-		fputs(s ? ",\n    {\"name\": " : "\n    {\"name\": ", f);
-		jstr(f, ra->name);
-		fputs(", \"numerator\": ", f);
-		jstr(f, p->stats[ra->num].name);
-		fputs(", \"denominator\": ", f);
-		jstr(f, p->stats[ra->den].name);
-		fputs(", \"scale\": ", f);
-		jnum(f, ra->scale);
-		fputs(", \"value\": ", f);
-		jnum(f, ra->total);
-		fprintf(f, ", \"low\": %s}", ra->total_low ? "true" : "false");
-	}
-	fputs(r->nratios ? "\n  ],\n" : "],\n", f);
-	if (r->freq_stat >= 0) {
-		fputs("  \"freq\": {\"statistic\": ", f);
-		jstr(f, p->stats[r->freq_stat].name);
-		fprintf(f, ", \"exact\": %s, \"total\": ",
-			r->exact_execs ? "true" : "false");
-		jnum(f, r->total_freq);
-		fprintf(f, ", \"undecoded_procedures\": %zu},\n", r->undecoded);
-	} else {
-		fputs("  \"freq\": null,\n", f);
-	}
-	if (r->opt.stride >= 0)
-		fprintf(f, "  \"stride\": %ld,\n", r->opt.stride);
-	else
-		fputs("  \"stride\": null,\n", f);
-	fprintf(f, "  \"average\": %s,\n", r->opt.average ? "true" : "false");
-	fprintf(f, "  \"view\": \"%s\",\n", view_key(r->opt.view));
-	fprintf(f, "  \"rows_total\": %zu,\n", r->nrows_all);
-	fprintf(f, "  \"unresolved_objects\": %zu,\n", r->unresolved_objects);
-	fputs("  \"stale_objects\": [", f);
-	for (i = 0; i < r->nstale; i++) {
-		if (i)
-			fputs(", ", f);
-		jstr(f, r->stale[i]);
-	}
-	fputs("],\n  \"objects_without_symbols\": [", f);
-	for (i = 0; i < r->nnosyms; i++) {
-		if (i)
-			fputs(", ", f);
-		jstr(f, r->nosyms[i]);
-	}
-	fputs("],\n  \"objects_with_bad_dwarf\": [", f);
-	for (i = 0; i < r->nbaddwarf; i++) {
-		if (i)
-			fputs(", ", f);
-		jstr(f, r->baddwarf[i]);
-	}
-	fputs("],\n  \"skipped_files\": [", f);
-	for (i = 0; i < r->nskipped; i++) {
-		fputs(i ? ", {\"path\": " : "{\"path\": ", f);
-		jstr(f, r->skipped[i].path);
-		fputs(", \"kind\": ", f);
-		jstr(f, r->skipped[i].kind);
-		fputc('}', f);
-	}
-	fputs("],\n", f);
-	fputs("  \"rows\": [", f);
-	for (i = 0; i < r->nrows; i++) {
-		const struct report_row *row = &r->rows[i];
-		int nested = r->opt.view == REPORT_ASM &&
-			     row->kind != ROW_PROCEDURE;
-
-		if (nested) {
-			/* An instruction of the asm view: inside its
-			 * procedure's "instructions". */
-			int first = r->rows[i - 1].kind == ROW_PROCEDURE;
-
-			fputs(first ? "\n      {" : ",\n      {", f);
-		} else {
-			if (r->opt.view == REPORT_ASM && i)
-				fputs("]}", f);
-			fputs(i ? ",\n    {" : "\n    {", f);
-		}
-		json_row(f, r, row);
-		if (r->opt.view == REPORT_ASM && !nested) {
-			fputs(", \"instructions\": [", f);
-			continue;
-		}
-		fputc('}', f);
-	}
-	if (r->opt.view == REPORT_ASM && r->nrows)
-		fputs("]}", f);
-	fputs(r->nrows ? "\n  ],\n" : "],\n", f);
-	fputs("  \"modes\": [", f);
+	jw_object_begin_array(jw, "modes", JW_LINES);
 	for (i = 0; i < p->nmodes; i++) {
-		fprintf(f, "%s{\"cpu\": %u", i ? ",\n    " : "\n    ",
-			p->modes[i].cpu);
+		jw_object_begin(jw, JW_INLINE);
+		jw_object_uint(jw, "cpu", p->modes[i].cpu);
 		for (m = 0; m < PROF_NMODES; m++)
-			fprintf(f, ", \"%s\": %" PRIu64, mode_names[m],
-				p->modes[i].n[m]);
-		fputc('}', f);
+			jw_object_uint(jw, mode_names[m], p->modes[i].n[m]);
+		jw_end(jw);
 	}
-	fputs(p->nmodes ? "\n  ]\n}\n" : "]\n}\n", f);
-	return ferror(f) ? -PROF_EIO : 0;
+	jw_end(jw);
 }
 
-static void jratio(FILE *f, double v)
+int report_json(FILE *f, const struct report *r)
 {
-	if (isnan(v) || isinf(v))
-		fputs("null", f);
-	else
-		fprintf(f, "%.6g", v);
+	struct json_writer jw;
+
+	jw_init(&jw, f);
+	header(&jw, r->prof, r->opt.file, "sample");
+	caller_attribution(&jw, r->prof);
+	statistics(&jw, r);
+	ratios(&jw, r);
+	freq(&jw, r);
+	put_known(&jw, "stride", r->opt.stride);
+	jw_object_bool(&jw, "average", r->opt.average);
+	jw_object_string(&jw, "view", view_key(r->opt.view));
+	jw_object_uint(&jw, "rows_total", r->nrows_all);
+	damage(&jw, r);
+	rows(&jw, r);
+	cpu_modes(&jw, r->prof);
+	return finish(&jw);
 }
 
-int report_counts_json(FILE *f, const struct report_counts *rc)
+static void count_statistics(struct json_writer *jw,
+			     const struct report_counts *rc)
 {
-	const struct profile *p = rc->prof;
 	size_t i;
 
-	header(f, p, rc->file, "count");
-	fputs("  \"statistics\": [", f);
+	jw_object_begin_array(jw, "statistics", JW_LINES);
 	for (i = 0; i < rc->ncounts; i++) {
 		const struct report_count *c = &rc->counts[i];
 		const struct prof_stat *st = c->stat;
 
-		fputs(i ? ",\n    {" : "\n    {", f);
-		fputs("\"name\": ", f);
-		jstr(f, st->name);
-		fputs(", \"requested\": ", f);
-		jstr(f, st->requested);
-		fprintf(f, ", \"substitute\": %s, \"simulated\": %s, "
-			"\"modes\": \"%s\", \"value\": %" PRIu64
-			", \"scaled_value\": %.0f"
-			", \"time_enabled_ns\": %" PRIu64
-			", \"time_running_ns\": %" PRIu64
-			", \"running_percent\": %.2f"
-			", \"multiplexed\": %s}",
-			st->flags & PROF_STAT_SUBSTITUTE ? "true" : "false",
-			st->flags & PROF_STAT_SIMULATED ? "true" : "false",
-			stat_modes_text(st->modes), st->value, c->scaled,
-			st->time_enabled, st->time_running,
-			c->running_percent, c->multiplexed ? "true" : "false");
+		jw_object_begin(jw, JW_INLINE);
+		jw_object_string(jw, "name", st->name);
+		jw_object_string(jw, "requested", st->requested);
+		jw_object_bool(jw, "substitute",
+			       st->flags & PROF_STAT_SUBSTITUTE);
+		jw_object_bool(jw, "simulated",
+			       st->flags & PROF_STAT_SIMULATED);
+		jw_object_string(jw, "modes", stat_modes_text(st->modes));
+		jw_object_uint(jw, "value", st->value);
+		jw_object_double(jw, "scaled_value", 0, c->scaled);
+		jw_object_uint(jw, "time_enabled_ns", st->time_enabled);
+		jw_object_uint(jw, "time_running_ns", st->time_running);
+		jw_object_double(jw, "running_percent", 2, c->running_percent);
+		jw_object_bool(jw, "multiplexed", c->multiplexed);
+		jw_end(jw);
 	}
-	fputs(rc->ncounts ? "\n  ],\n" : "],\n", f);
-	fputs("  \"ratios\": [", f);
+	jw_end(jw);
+}
+
+int report_counts_json(FILE *f, const struct report_counts *rc)
+{
+	struct json_writer jw;
+	size_t i;
+
+	jw_init(&jw, f);
+	header(&jw, rc->prof, rc->file, "count");
+	count_statistics(&jw, rc);
+	jw_object_begin_array(&jw, "ratios", JW_LINES);
 	for (i = 0; i < rc->nratios; i++) {
 		const struct report_count_ratio *q = &rc->ratios[i];
 		int k;
 
-		fputs(i ? ",\n    {" : "\n    {", f);
-		fputs("\"name\": ", f);
-		jstr(f, q->name);
-		fputs(", \"value\": ", f);
-		jratio(f, q->value);
-		fputs(", \"formula\": ", f);
-		jstr(f, q->formula);
-		fputs(", \"inputs\": [", f);
-		for (k = 0; k < 2 && q->inputs[k]; k++) {
-			if (k)
-				fputs(", ", f);
-			jstr(f, q->inputs[k]);
-		}
-		fprintf(f, "], \"requested\": %s}",
-			q->requested ? "true" : "false");
+		jw_object_begin(&jw, JW_INLINE);
+		jw_object_string(&jw, "name", q->name);
+		jw_object_double_g(&jw, "value", COUNT_RATIO_DIGITS, q->value);
+		jw_object_string(&jw, "formula", q->formula);
+		jw_object_begin_array(&jw, "inputs", JW_INLINE);
+		for (k = 0; k < 2 && q->inputs[k]; k++)
+			jw_array_string(&jw, q->inputs[k]);
+		jw_end(&jw);
+		jw_object_bool(&jw, "requested", q->requested);
+		jw_end(&jw);
 	}
-	fputs(rc->nratios ? "\n  ]\n}\n" : "]\n}\n", f);
-	return ferror(f) ? -PROF_EIO : 0;
+	jw_end(&jw);
+	return finish(&jw);
 }

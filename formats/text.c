@@ -278,13 +278,9 @@ static void heading(FILE *f, const struct report *r)
 		print_rate(f, st);
 		fprintf(f, ": %" PRIu64 " samples, %" PRIu64 " lost",
 			r->total_samples[s], st->lost);
-		{
-			double pct;
-
-			if (report_stat_multiplexed(p, st, &pct))
-				fprintf(f, ", sampled %.1f%% of the time "
-					"(multiplexed)", pct);
-		}
+		if (r->multiplexed[s])
+			fprintf(f, ", sampled %.1f%% of the time (multiplexed)",
+				r->running_percent[s]);
 		fputc('\n', f);
 	}
 	for (s = 0; s < r->nratios; s++) {

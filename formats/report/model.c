@@ -113,15 +113,15 @@ static int cmp_site(const void *a, const void *b)
 	return x->offset < y->offset ? -1 : x->offset > y->offset;
 }
 
-static const struct report *sort_ctx;
-
-static int cmp_hot(const void *a, const void *b)
+/* Hottest first: by the weight of each of the nstats statistics in
+ * turn, then freq, then name and place. */
+static int hotter(const struct report_row *x, const struct report_row *y,
+		  size_t nstats)
 {
-	const struct report_row *x = a, *y = b;
 	size_t i;
 	int c;
 
-	for (i = 0; i < sort_ctx->nstats; i++) {
+	for (i = 0; i < nstats; i++) {
 		if (x->weight[i] != y->weight[i])
 			return x->weight[i] > y->weight[i] ? -1 : 1;
 	}
@@ -133,6 +133,14 @@ static int cmp_hot(const void *a, const void *b)
 	if (x->line != y->line)
 		return x->line < y->line ? -1 : 1;
 	return x->address < y->address ? -1 : x->address > y->address;
+}
+
+/* hotter() for qsort_r; ctx is the report. */
+static int cmp_hot(const void *a, const void *b, void *ctx)
+{
+	const struct report *r = ctx;
+
+	return hotter(a, b, r->nstats);
 }
 
 static int cmp_str0(const char *a, const char *b)
@@ -196,6 +204,8 @@ void report_free(struct report *r)
 	free(r->ratios);
 	free(r->total_samples);
 	free(r->total_weight);
+	free(r->multiplexed);
+	free(r->running_percent);
 	free(r);
 }
 
@@ -254,71 +264,68 @@ static const struct sym_code *site_code(const struct profile *p,
 }
 
 /*
- * Decode the procedures the sites fall in and add every instruction of
- * them as a site (with no counts), so that freq, blocks and the asm view
- * see whole blocks, not only the instructions that were sampled.
+ * The codes of the procedures the sites fall in, each once, with the
+ * object of a site in it (*code_obj); counts in *undecoded the
+ * procedures whose code could not be read.
  */
-static int expand_code(const struct profile *p, struct symbolizer *sym,
-		       struct site **psites, size_t *pn, size_t *palloc,
-		       size_t *undecoded)
+static int find_codes(const struct profile *p, struct symbolizer *sym,
+		      struct site *sites, size_t n,
+		      const struct sym_code ***pcodes, uint32_t **code_obj,
+		      size_t *pncodes, size_t *undecoded)
 {
-	struct site *sites = *psites;
-	size_t n = *pn, i, k, nadd = 0;
 	const struct sym_code **codes = NULL;
-	size_t ncodes = 0, alloc_codes = 0;
-	uint32_t *code_obj = NULL;
-	uint64_t last_undecoded_obj = UINT64_MAX, last_undecoded_sym = 0;
+	size_t ncodes = 0, alloc_codes = 0, i, k;
+	uint64_t last_obj = UINT64_MAX, last_sym = 0;
 
 	for (i = 0; i < n; i++) {
-		struct sym_object so = sym_obj(p, sites[i].obj);
 		const struct sym_code *code = site_code(p, sym, sites, i);
 
 		sites[i].code = code;
 		if (!code) {
+			struct sym_object so = sym_obj(p, sites[i].obj);
 			struct sym_result res;
 
 			/* Count procedures, not addresses, for the note. */
 			memset(&res, 0, sizeof(res));
 			sym_resolve(sym, &so, sites[i].offset, &res);
-			if (sites[i].obj != last_undecoded_obj ||
-			    res.symbol_start != last_undecoded_sym)
+			if (sites[i].obj != last_obj ||
+			    res.symbol_start != last_sym)
 				(*undecoded)++;
-			last_undecoded_obj = sites[i].obj;
-			last_undecoded_sym = res.symbol_start;
+			last_obj = sites[i].obj;
+			last_sym = res.symbol_start;
 			continue;
 		}
-		if (!ncodes || codes[ncodes - 1] != code) {
-			if (ALLOC_GROW(codes, ncodes + 1, alloc_codes))
-				goto oom;
-			codes[ncodes++] = code;
+		if (ncodes && codes[ncodes - 1] == code)
+			continue;
+		if (ALLOC_GROW(codes, ncodes + 1, alloc_codes)) {
+			free(codes);
+			return -PROF_ENOMEM;
 		}
+		codes[ncodes++] = code;
 	}
 	/* Sites are sorted by (obj, offset), so a procedure's sites are
 	 * adjacent, but two objects may share a cached code (same file
 	 * mapped twice): keep (code, obj) pairs. */
-	code_obj = calloc(ncodes ? ncodes : 1, sizeof(*code_obj));
-	if (!code_obj)
-		goto oom;
+	*code_obj = calloc(ncodes ? ncodes : 1, sizeof(**code_obj));
+	if (!*code_obj) {
+		free(codes);
+		return -PROF_ENOMEM;
+	}
 	for (i = 0, k = 0; i < n && k < ncodes; i++)
 		if (sites[i].code == codes[k])
-			code_obj[k++] = sites[i].obj;
-	for (k = 0; k < ncodes; k++)
-		nadd += codes[k]->ninsns;
-	if (ALLOC_GROW(sites, n + nadd, *palloc))
-		goto oom;
-	for (k = 0; k < ncodes; k++) {
-		for (i = 0; i < codes[k]->ninsns; i++) {
-			struct site *s = &sites[n++];
+			(*code_obj)[k++] = sites[i].obj;
+	*pcodes = codes;
+	*pncodes = ncodes;
+	return 0;
+}
 
-			memset(s, 0, sizeof(*s));
-			s->obj = code_obj[k];
-			s->offset = codes[k]->insns[i].offset;
-		}
-	}
-	free(codes);
-	free(code_obj);
-	sort_unique_sites(sites, &n);
-	/* Attach code and instruction index to every site. */
+/* Attach its code and instruction index to every site that starts an
+ * instruction of a decoded procedure. */
+static void attach_code(const struct profile *p, struct symbolizer *sym,
+			struct site *sites, size_t n)
+{
+	size_t i;
+
 	for (i = 0; i < n; i++) {
 		const struct sym_code *code = site_code(p, sym, sites, i);
 		size_t lo, hi;
@@ -344,14 +351,47 @@ static int expand_code(const struct profile *p, struct symbolizer *sym,
 			sites[i].insn = (uint32_t)lo;
 		}
 	}
-	*psites = sites;
+}
+
+/*
+ * Decode the procedures the sites fall in and add every instruction of
+ * them as a site (with no counts), so that freq, blocks and the asm view
+ * see whole blocks, not only the instructions that were sampled.
+ */
+static int expand_code(const struct profile *p, struct symbolizer *sym,
+		       struct site **psites, size_t *pn, size_t *palloc,
+		       size_t *undecoded)
+{
+	const struct sym_code **codes = NULL;
+	uint32_t *code_obj = NULL;
+	size_t n = *pn, ncodes, nadd = 0, i, k;
+	int err = find_codes(p, sym, *psites, n, &codes, &code_obj, &ncodes,
+			     undecoded);
+
+	if (err)
+		return err;
+	for (k = 0; k < ncodes; k++)
+		nadd += codes[k]->ninsns;
+	if (ALLOC_GROW(*psites, n + nadd, *palloc)) {
+		err = -PROF_ENOMEM;
+		goto out;
+	}
+	for (k = 0; k < ncodes; k++) {
+		for (i = 0; i < codes[k]->ninsns; i++) {
+			struct site *s = &(*psites)[n++];
+
+			memset(s, 0, sizeof(*s));
+			s->obj = code_obj[k];
+			s->offset = codes[k]->insns[i].offset;
+		}
+	}
+	sort_unique_sites(*psites, &n);
+	attach_code(p, sym, *psites, n);
 	*pn = n;
-	return 0;
-oom:
+out:
 	free(codes);
 	free(code_obj);
-	*psites = sites;
-	return -PROF_ENOMEM;
+	return err;
 }
 
 static int resolve_sites(const struct profile *p, struct symbolizer *sym,
@@ -600,6 +640,35 @@ static void note_skipped(struct report *r, struct priv *pv, const char *path,
 	r->skipped[r->nskipped++].kind = kind;
 }
 
+/* Read the lines of src from f (up to 64 MiB; what cannot be read
+ * leaves src with fewer lines, or none). */
+static void read_lines(struct source *src, FILE *f)
+{
+	size_t alloc = 0;
+	char *s, *e;
+	long len;
+
+	if (fseek(f, 0, SEEK_END) || (len = ftell(f)) <= 0 ||
+	    len >= (64 << 20) || fseek(f, 0, SEEK_SET))
+		return;
+	src->text = malloc((size_t)len + 1);
+	if (!src->text || fread(src->text, 1, (size_t)len, f) != (size_t)len)
+		return;
+	src->text[len] = 0;
+	for (s = src->text;;) {
+		if (ALLOC_GROW(src->lines, src->nlines + 1, alloc))
+			break;
+		src->lines[src->nlines++] = s;
+		e = strchr(s, '\n');
+		if (!e)
+			break;
+		*e = 0;
+		s = e + 1;
+		if (!*s)
+			break;
+	}
+}
+
 static const char *source_line(struct report *r, struct priv *pv,
 			       const char *path,
 			       unsigned line)
@@ -618,7 +687,6 @@ static const char *source_line(struct report *r, struct priv *pv,
 	if (!src) {
 		struct stat st;
 		FILE *f;
-		long len;
 
 		if (ALLOC_GROW(pv->sources, pv->nsources + 1,
 			       pv->alloc_sources))
@@ -635,30 +703,7 @@ static const char *source_line(struct report *r, struct priv *pv,
 					     regfile_kind(st.st_mode));
 			return NULL;
 		}
-		if (fseek(f, 0, SEEK_END) == 0 && (len = ftell(f)) > 0 &&
-		    len < (64 << 20) && fseek(f, 0, SEEK_SET) == 0) {
-			src->text = malloc((size_t)len + 1);
-			if (src->text &&
-			    fread(src->text, 1, (size_t)len, f) == (size_t)len) {
-				size_t alloc = 0;
-				char *s = src->text, *e;
-
-				src->text[len] = 0;
-				for (;;) {
-					if (ALLOC_GROW(src->lines,
-						       src->nlines + 1, alloc))
-						break;
-					src->lines[src->nlines++] = s;
-					e = strchr(s, '\n');
-					if (!e)
-						break;
-					*e = 0;
-					s = e + 1;
-					if (!*s)
-						break;
-				}
-			}
-		}
+		read_lines(src, f);
 		fclose(f);
 	}
 	if (line > src->nlines)
@@ -863,6 +908,64 @@ static int row_arrays(struct report *r, struct report_row *rows, size_t n)
 	return 0;
 }
 
+/* The heading of the procedure whose rows are rows[start, end): its
+ * totals (h has its arrays). */
+static void make_heading(const struct report *r, struct report_row *h,
+			 const struct report_row *rows, size_t start,
+			 size_t end)
+{
+	double freq = 0, execs = 0;
+	int any_freq = 0, any_execs = 0;
+	size_t j, s;
+
+	h->kind = ROW_PROCEDURE;
+	h->procedure = rows[start].procedure;
+	h->object = rows[start].object;
+	h->module = rows[start].module;
+	h->address = rows[start].address;
+	h->end = rows[end - 1].end;
+	for (j = start; j < end; j++) {
+		for (s = 0; s < r->nstats; s++) {
+			h->samples[s] += rows[j].samples[s];
+			h->weight[s] += rows[j].weight[s];
+			h->percent[s] += rows[j].percent[s];
+		}
+		if (!isnan(rows[j].freq)) {
+			freq += rows[j].freq;
+			any_freq = 1;
+		}
+		if (!isnan(rows[j].execs)) {
+			execs += rows[j].execs;
+			any_execs = 1;
+		}
+	}
+	h->freq = any_freq ? freq : NAN;
+	h->execs = any_execs ? execs : NAN;
+	row_derived(r, h);
+}
+
+/* order[]: the n headings, hottest first (insertion sort: stable, and
+ * there are few). */
+static void order_headings(const struct report *r,
+			   const struct report_row *heads, size_t *order,
+			   size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		order[i] = i;
+	for (i = 1; i < n; i++) {
+		size_t x = order[i], k = i;
+
+		while (k > 0 &&
+		       hotter(&heads[x], &heads[order[k - 1]], r->nstats) < 0) {
+			order[k] = order[k - 1];
+			k--;
+		}
+		order[k] = x;
+	}
+}
+
 /*
  * Insert a heading row (kind ROW_PROCEDURE, the procedure's totals)
  * before each procedure's instructions, procedures hottest first.
@@ -870,8 +973,9 @@ static int row_arrays(struct report *r, struct report_row *rows, size_t n)
 static int arrange_asm(struct report *r)
 {
 	struct report_row *rows = r->rows, *out = NULL, *heads = NULL;
-	size_t nprocs = 0, i, j, o, ns = r->nstats;
+	size_t nprocs = 0, i, j, o = 0;
 	size_t *starts = NULL, *order = NULL;
+	int err = -PROF_ENOMEM;
 
 	if (r->nrows > 1)
 		qsort(rows, r->nrows, sizeof(*rows), cmp_asm);
@@ -887,51 +991,10 @@ static int arrange_asm(struct report *r)
 	order = malloc((nprocs ? nprocs : 1) * sizeof(*order));
 	out = calloc(r->nrows + nprocs + 1, sizeof(*out));
 	if (!heads || !order || !out || row_arrays(r, heads, nprocs))
-		goto oom;
-	for (i = 0; i < nprocs; i++) {
-		struct report_row *h = &heads[i];
-		const struct report_row *first = &rows[starts[i]];
-		double freq = 0, execs = 0;
-		int any_freq = 0, any_execs = 0;
-
-		h->kind = ROW_PROCEDURE;
-		h->procedure = first->procedure;
-		h->object = first->object;
-		h->module = first->module;
-		h->address = first->address;
-		h->end = rows[starts[i + 1] - 1].end;
-		for (j = starts[i]; j < starts[i + 1]; j++) {
-			for (size_t s = 0; s < ns; s++) {
-				h->samples[s] += rows[j].samples[s];
-				h->weight[s] += rows[j].weight[s];
-				h->percent[s] += rows[j].percent[s];
-			}
-			if (!isnan(rows[j].freq)) {
-				freq += rows[j].freq;
-				any_freq = 1;
-			}
-			if (!isnan(rows[j].execs)) {
-				execs += rows[j].execs;
-				any_execs = 1;
-			}
-		}
-		h->freq = any_freq ? freq : NAN;
-		h->execs = any_execs ? execs : NAN;
-		row_derived(r, h);
-		order[i] = i;
-	}
-	/* Procedures hottest first (insertion sort: stable, few rows). */
-	sort_ctx = r;
-	for (i = 1; i < nprocs; i++) {
-		size_t x = order[i], k = i;
-
-		while (k > 0 && cmp_hot(&heads[x], &heads[order[k - 1]]) < 0) {
-			order[k] = order[k - 1];
-			k--;
-		}
-		order[k] = x;
-	}
-	o = 0;
+		goto out;
+	for (i = 0; i < nprocs; i++)
+		make_heading(r, &heads[i], rows, starts[i], starts[i + 1]);
+	order_headings(r, heads, order, nprocs);
 	for (i = 0; i < nprocs; i++) {
 		size_t p = order[i];
 
@@ -942,16 +1005,14 @@ static int arrange_asm(struct report *r)
 	free(rows);
 	r->rows = out;
 	r->nrows = o;
-	free(starts);
-	free(heads);
-	free(order);
-	return 0;
-oom:
+	out = NULL;
+	err = 0;
+out:
 	free(starts);
 	free(heads);
 	free(order);
 	free(out);
-	return -PROF_ENOMEM;
+	return err;
 }
 
 static int row_has_data(const struct report *r, const struct report_row *row)
@@ -975,333 +1036,15 @@ static int filtered_out(const struct report_options *opt,
 					row->procedure);
 }
 
-int report_build(const struct profile *p, struct symbolizer *sym,
-		 const struct report_options *opt, struct report **out)
-{
-	struct report *r;
-	struct priv *pv;
-	struct site *sites = NULL;
-	size_t alloc_sites = 0;
-	uint8_t *objstate = NULL;
-	uint64_t *site_ret = NULL, *best = NULL;
-	size_t nsites = 0, i, j, ns;
-	size_t *bucket = NULL, nbuckets;
-	size_t alloc_rows = 0, alloc_keys = 0;
-	struct rowkey *keys = NULL;
-	int err = -PROF_ENOMEM;
-	double cum = 0;
-	long exact_stat;
+/* ---- building a report, phase by phase ---- */
 
-	*out = NULL;
-	r = calloc(1, sizeof(*r));
-	pv = calloc(1, sizeof(*pv));
-	if (!r || !pv) {
-		free(r);
-		free(pv);
-		return prof_fail(PROF_ENOMEM, "out of memory");
-	}
-	r->priv = pv;
-	r->prof = p;
-	r->opt = *opt;
-	r->nstats = ns = p->nstats;
-	r->total_samples = calloc(ns ? ns : 1, sizeof(uint64_t));
-	r->total_weight = calloc(ns ? ns : 1, sizeof(uint64_t));
-	if (!r->total_samples || !r->total_weight || setup_ratios(r))
-		goto oom;
-	for (i = 0; i < p->ncounts; i++) {
-		r->total_samples[p->counts[i].stat] += p->counts[i].samples;
-		r->total_weight[p->counts[i].stat] += p->counts[i].weight;
-	}
-	for (i = 0; i < r->nratios; i++) {
-		r->ratios[i].total = ratio_of(&r->ratios[i], r->total_weight);
-		r->ratios[i].total_low = ratio_low(r, &r->ratios[i],
-						   r->total_samples);
-	}
-	/* Executions: exact counts if any, else the retired statistic,
-	 * averaged over basic blocks (freq). */
-	exact_stat = find_stat(p, retired_names, PROF_STAT_SIMULATED);
-	if (exact_stat >= 0 &&
-	    !(p->stats[exact_stat].flags & PROF_STAT_SIMULATED))
-		exact_stat = -1;
-	r->exact_execs = exact_stat >= 0;
-	r->freq_stat = find_retired(p, 0);
-
-	for (i = 0; i < p->ncounts; i++) {
-		if (ALLOC_GROW(sites, nsites + 1, alloc_sites))
-			goto oom;
-		memset(&sites[nsites], 0, sizeof(*sites));
-		sites[nsites].obj = p->counts[i].obj;
-		sites[nsites].offset = p->counts[i].offset;
-		nsites++;
-	}
-	sort_unique_sites(sites, &nsites);
-	if (wants_code(r)) {
-		err = expand_code(p, sym, &sites, &nsites, &alloc_sites,
-				  &r->undecoded);
-		if (err)
-			goto fail;
-	}
-	objstate = calloc(p->nobjects ? p->nobjects : 1, 1);
-	r->stale = calloc(p->nobjects ? p->nobjects : 1, sizeof(char *));
-	r->nosyms = calloc(p->nobjects ? p->nobjects : 1, sizeof(char *));
-	r->baddwarf = calloc(p->nobjects ? p->nobjects : 1, sizeof(char *));
-	if (!objstate || !r->stale || !r->nosyms || !r->baddwarf)
-		goto oom;
-	err = resolve_sites(p, sym, &pv->pool, sites, nsites, objstate);
-	if (err)
-		goto fail;
-	for (i = 0; i < p->nobjects; i++) {
-		if (objstate[i] & OBJ_UNREADABLE)
-			r->unresolved_objects++;
-		else if (objstate[i] & OBJ_BADDWARF)
-			r->baddwarf[r->nbaddwarf++] = p->objects[i].path;
-		else if (objstate[i] & OBJ_STALE)
-			r->stale[r->nstale++] = p->objects[i].path;
-		else if (p->objects[i].kind == PROF_OBJ_FILE &&
-			 (objstate[i] & (OBJ_NAMED | OBJ_ANONYMOUS)) ==
-			 OBJ_ANONYMOUS)
-			r->nosyms[r->nnosyms++] = p->objects[i].path;
-	}
-	free(objstate);
-	objstate = NULL;
-
-	/* Per-site executions. */
-	site_ret = calloc(nsites ? nsites : 1, sizeof(*site_ret));
-	if (!site_ret)
-		goto oom;
-	for (i = 0; i < p->ncounts; i++) {
-		const struct prof_count *c = &p->counts[i];
-		struct site *s;
-
-		if ((long)c->stat != r->freq_stat && (long)c->stat != exact_stat)
-			continue;
-		s = find_site(sites, nsites, c->obj, c->offset);
-		if (!s)
-			continue;
-		if ((long)c->stat == r->freq_stat)
-			site_ret[s - sites] += c->weight;
-		if ((long)c->stat == exact_stat)
-			s->exact += c->weight;
-	}
-	if (r->freq_stat >= 0) {
-		estimate_execs(sites, nsites, site_ret);
-		for (i = 0; i < nsites; i++)
-			r->total_freq += sites[i].execs;
-	}
-	free(site_ret);
-	site_ret = NULL;
-
-	/* Group sites into rows through a hash of the row's identity. */
-	nbuckets = 1;
-	while (nbuckets < nsites * 2 + 16)
-		nbuckets *= 2;
-	bucket = malloc(nbuckets * sizeof(*bucket));
-	if (!bucket)
-		goto oom;
-	for (i = 0; i < nbuckets; i++)
-		bucket[i] = SIZE_MAX;
-	for (i = 0; i < nsites; i++) {
-		struct site *s = &sites[i];
-		struct rowkey k;
-		size_t h;
-
-		site_key(r, s, &k);
-		h = key_hash(&k) & (nbuckets - 1);
-		for (;; h = (h + 1) & (nbuckets - 1)) {
-			if (bucket[h] == SIZE_MAX) {
-				if (ALLOC_GROW(r->rows, r->nrows + 1,
-					       alloc_rows) ||
-				    ALLOC_GROW(keys, r->nrows + 1, alloc_keys))
-					goto oom;
-				init_row(r, &r->rows[r->nrows], s);
-				keys[r->nrows] = k;
-				bucket[h] = r->nrows++;
-				break;
-			}
-			if (key_eq(&k, &keys[bucket[h]]))
-				break;
-		}
-		s->row = bucket[h];
-	}
-	free(bucket);
-	bucket = NULL;
-	free(keys);
-	keys = NULL;
-
-	best = calloc(r->nrows ? r->nrows : 1, sizeof(*best));
-	if (!best || row_arrays(r, r->rows, r->nrows))
-		goto oom;
-	for (i = 0; i < nsites; i++) {
-		struct report_row *row = &r->rows[sites[i].row];
-
-		if (row->kind == ROW_BLOCK || row->kind == ROW_BUCKET)
-			extend_row(row, &sites[i]);
-		else if (row->kind == ROW_INSN && sites[i].code) {
-			struct sym_object so = sym_obj(p, sites[i].obj);
-
-			row->end = sites[i].vaddr +
-				   sites[i].code->insns[sites[i].insn].len;
-			/* Only the listing names call targets: resolving
-			 * them may read other compilation units' DWARF. */
-			row->text = sym_insn_text(sym, &so, sites[i].code,
-						  sites[i].insn);
-		}
-		if (r->freq_stat >= 0) {
-			double e = r->exact_execs ? (double)sites[i].exact
-						  : sites[i].execs;
-
-			row->freq = (isnan(row->freq) ? 0 : row->freq) +
-				    sites[i].execs;
-			row->execs = (isnan(row->execs) ? 0 : row->execs) + e;
-		}
-	}
-	/* A block's freq is how often the block ran: the mean over its
-	 * instructions (each instruction's is the same estimate). */
-	if (opt->view == REPORT_BLOCKS && r->freq_stat >= 0) {
-		size_t *ninsns = calloc(r->nrows ? r->nrows : 1,
-					sizeof(*ninsns));
-
-		if (!ninsns)
-			goto oom;
-		for (i = 0; i < nsites; i++)
-			ninsns[sites[i].row]++;
-		for (i = 0; i < r->nrows; i++)
-			if (ninsns[i] && !isnan(r->rows[i].freq))
-				r->rows[i].freq /= (double)ninsns[i];
-		free(ninsns);
-	}
-	for (i = 0; i < p->ncounts; i++) {
-		const struct prof_count *c = &p->counts[i];
-		struct site *s = find_site(sites, nsites, c->obj, c->offset);
-		struct report_row *row;
-
-		if (!s)
-			continue;
-		row = &r->rows[s->row];
-		row->samples[c->stat] += c->samples;
-		row->weight[c->stat] += c->weight;
-		/* A procedure's or line's address is its hottest
-		 * instruction (first statistic). */
-		if ((row->kind == ROW_PROCEDURE || row->kind == ROW_LINE) &&
-		    c->stat == 0 && c->samples > best[s->row]) {
-			best[s->row] = c->samples;
-			row->address = s->vaddr;
-		}
-	}
-	free(best);
-	best = NULL;
-
-	/* Rows made only of instructions that were never sampled and never
-	 * ran (they were added to complete blocks) are not shown, except
-	 * in the asm listing of a procedure. */
-	if (opt->view != REPORT_ASM) {
-		for (i = j = 0; i < r->nrows; i++)
-			if (row_has_data(r, &r->rows[i]))
-				r->rows[j++] = r->rows[i];
-		r->nrows = j;
-	}
-	for (i = 0; i < r->nrows; i++) {
-		struct report_row *row = &r->rows[i];
-
-		for (j = 0; j < ns; j++)
-			row->percent[j] = r->total_weight[j] ?
-				100.0 * (double)row->weight[j] /
-				(double)r->total_weight[j] : 0;
-		row_derived(r, row);
-	}
-
-	sort_ctx = r;
-	if (opt->view == REPORT_ASM) {
-		err = arrange_asm(r);
-		if (err)
-			goto fail;
-	} else if (r->nrows > 1) {
-		qsort(r->rows, r->nrows, sizeof(*r->rows),
-		      opt->view == REPORT_LINES ? cmp_lines : cmp_hot);
-	}
-	r->nrows_all = r->nrows;
-
-	/* Filters, then cumulative percentages, then -quit.  In the asm
-	 * view they apply to procedures (headings) with their instructions. */
-	j = 0;
-	for (i = 0; i < r->nrows; i++) {
-		if (filtered_out(opt, &r->rows[i]))
-			continue;
-		r->rows[j++] = r->rows[i];
-	}
-	r->nrows = j;
-	{
-		size_t nsk;
-		const struct sym_skipped *sk = sym_skipped_files(sym, &nsk);
-
-		for (i = 0; i < nsk; i++)
-			note_skipped(r, pv, sk[i].path, sk[i].kind);
-	}
-	if (opt->view == REPORT_ASM) {
-		size_t procs = 0;
-		const char *last_file = NULL;
-		unsigned last_line = 0;
-
-		r->nrows_all = 0;
-		for (i = 0; i < r->nrows; i++)
-			r->nrows_all += r->rows[i].kind == ROW_PROCEDURE;
-		for (i = 0; i < r->nrows; i++) {
-			struct report_row *row = &r->rows[i];
-
-			if (row->kind != ROW_PROCEDURE) {
-				if (row->file && row->line &&
-				    (row->line != last_line ||
-				     !same_str(row->file, last_file)))
-					row->source = source_line(
-						r, pv, row->file, row->line);
-				last_file = row->file;
-				last_line = row->line;
-				continue;
-			}
-			last_file = NULL;
-			last_line = 0;
-			if (ns)
-				cum += row->percent[0];
-			row->cum_percent = cum > 100.0 ? 100.0 : cum;
-			if ((opt->quit_rows && procs == opt->quit_rows) ||
-			    (opt->quit_percent > 0 && ns &&
-			     row->percent[0] < opt->quit_percent))
-				break;
-			procs++;
-		}
-		r->nrows = i;
-	} else {
-		for (i = 0; i < r->nrows; i++) {
-			if (ns)
-				cum += r->rows[i].percent[0];
-			r->rows[i].cum_percent = cum > 100.0 ? 100.0 : cum;
-			if (opt->quit_percent > 0 && opt->view != REPORT_LINES &&
-			    ns && r->rows[i].percent[0] < opt->quit_percent)
-				break;
-		}
-		r->nrows = i;
-		if (opt->quit_rows && r->nrows > opt->quit_rows)
-			r->nrows = opt->quit_rows;
-	}
-	free(sites);
-	*out = r;
-	return 0;
-oom:
-	err = -PROF_ENOMEM;
-fail:
-	free(bucket);
-	free(keys);
-	free(sites);
-	free(objstate);
-	free(site_ret);
-	free(best);
-	report_free(r);
-	return prof_fail(err, "cannot build report: %s", prof_strerror(err));
-}
-
-/* ---- counting profiles: whole-run totals and ratios ------------------- */
-
-int report_stat_multiplexed(const struct profile *p,
+/*
+ * Whether statistic st of p ran only part of the time it was enabled
+ * (multiplexed); *percent is 100 * running / enabled.  Only counting
+ * events and kprofile's per-CPU events measure this: a per-CPU task
+ * event's enabled time also runs while the task is on another CPU.
+ */
+static int stat_multiplexed(const struct profile *p,
 			    const struct prof_stat *st, double *percent)
 {
 	*percent = st->time_enabled ?
@@ -1312,6 +1055,469 @@ int report_stat_multiplexed(const struct profile *p,
 		return 0;
 	return st->time_running < st->time_enabled;
 }
+
+/* What the phases of report_build share. */
+struct build {
+	struct report *r;
+	struct symbolizer *sym;
+	struct site *sites;		/* unique (object, offset), sorted */
+	size_t nsites, alloc_sites;
+	long exact_stat;		/* the exact retired statistic, or -1 */
+};
+
+/* Per statistic: totals over the whole profile, the ratios' totals, and
+ * whether the kernel multiplexed it. */
+static int count_totals(struct build *b)
+{
+	struct report *r = b->r;
+	const struct profile *p = r->prof;
+	size_t ns = p->nstats ? p->nstats : 1, i;
+
+	r->total_samples = calloc(ns, sizeof(*r->total_samples));
+	r->total_weight = calloc(ns, sizeof(*r->total_weight));
+	r->multiplexed = calloc(ns, sizeof(*r->multiplexed));
+	r->running_percent = calloc(ns, sizeof(*r->running_percent));
+	if (!r->total_samples || !r->total_weight || !r->multiplexed ||
+	    !r->running_percent || setup_ratios(r))
+		return -PROF_ENOMEM;
+	for (i = 0; i < p->ncounts; i++) {
+		r->total_samples[p->counts[i].stat] += p->counts[i].samples;
+		r->total_weight[p->counts[i].stat] += p->counts[i].weight;
+	}
+	for (i = 0; i < r->nratios; i++) {
+		r->ratios[i].total = ratio_of(&r->ratios[i], r->total_weight);
+		r->ratios[i].total_low = ratio_low(r, &r->ratios[i],
+						   r->total_samples);
+	}
+	for (i = 0; i < p->nstats; i++)
+		r->multiplexed[i] = (unsigned char)stat_multiplexed(
+			p, &p->stats[i], &r->running_percent[i]);
+	return 0;
+}
+
+/* The sites: each sampled (object, offset) once, and every instruction
+ * of their procedures when the report needs code. */
+static int find_sites(struct build *b)
+{
+	const struct profile *p = b->r->prof;
+	size_t i;
+
+	for (i = 0; i < p->ncounts; i++) {
+		struct site *s;
+
+		if (ALLOC_GROW(b->sites, b->nsites + 1, b->alloc_sites))
+			return -PROF_ENOMEM;
+		s = &b->sites[b->nsites++];
+		memset(s, 0, sizeof(*s));
+		s->obj = p->counts[i].obj;
+		s->offset = p->counts[i].offset;
+	}
+	sort_unique_sites(b->sites, &b->nsites);
+	if (!wants_code(b->r))
+		return 0;
+	return expand_code(p, b->sym, &b->sites, &b->nsites, &b->alloc_sites,
+			   &b->r->undecoded);
+}
+
+/* Name each site; list the objects that could not be used as they are. */
+static int name_sites(struct build *b)
+{
+	struct report *r = b->r;
+	struct priv *pv = r->priv;
+	const struct profile *p = r->prof;
+	size_t no = p->nobjects ? p->nobjects : 1, i;
+	uint8_t *state = calloc(no, 1);
+	int err = -PROF_ENOMEM;
+
+	r->stale = calloc(no, sizeof(*r->stale));
+	r->nosyms = calloc(no, sizeof(*r->nosyms));
+	r->baddwarf = calloc(no, sizeof(*r->baddwarf));
+	if (!state || !r->stale || !r->nosyms || !r->baddwarf)
+		goto out;
+	err = resolve_sites(p, b->sym, &pv->pool, b->sites, b->nsites, state);
+	if (err)
+		goto out;
+	for (i = 0; i < p->nobjects; i++) {
+		if (state[i] & OBJ_UNREADABLE)
+			r->unresolved_objects++;
+		else if (state[i] & OBJ_BADDWARF)
+			r->baddwarf[r->nbaddwarf++] = p->objects[i].path;
+		else if (state[i] & OBJ_STALE)
+			r->stale[r->nstale++] = p->objects[i].path;
+		else if (p->objects[i].kind == PROF_OBJ_FILE &&
+			 (state[i] & (OBJ_NAMED | OBJ_ANONYMOUS)) ==
+			 OBJ_ANONYMOUS)
+			r->nosyms[r->nnosyms++] = p->objects[i].path;
+	}
+out:
+	free(state);
+	return err;
+}
+
+/* Executions of each site: exact counts if any, else the retired
+ * statistic averaged over basic blocks (freq); and freq's total. */
+static int count_executions(struct build *b)
+{
+	struct report *r = b->r;
+	const struct profile *p = r->prof;
+	uint64_t *ret;
+	size_t i;
+
+	b->exact_stat = find_stat(p, retired_names, PROF_STAT_SIMULATED);
+	if (b->exact_stat >= 0 &&
+	    !(p->stats[b->exact_stat].flags & PROF_STAT_SIMULATED))
+		b->exact_stat = -1;
+	r->exact_execs = b->exact_stat >= 0;
+	r->freq_stat = find_retired(p, 0);
+	ret = calloc(b->nsites ? b->nsites : 1, sizeof(*ret));
+	if (!ret)
+		return -PROF_ENOMEM;
+	for (i = 0; i < p->ncounts; i++) {
+		const struct prof_count *c = &p->counts[i];
+		struct site *s;
+
+		if ((long)c->stat != r->freq_stat &&
+		    (long)c->stat != b->exact_stat)
+			continue;
+		s = find_site(b->sites, b->nsites, c->obj, c->offset);
+		if (!s)
+			continue;
+		if ((long)c->stat == r->freq_stat)
+			ret[s - b->sites] += c->weight;
+		if ((long)c->stat == b->exact_stat)
+			s->exact += c->weight;
+	}
+	if (r->freq_stat >= 0) {
+		estimate_execs(b->sites, b->nsites, ret);
+		for (i = 0; i < b->nsites; i++)
+			r->total_freq += b->sites[i].execs;
+	}
+	free(ret);
+	return 0;
+}
+
+/* One row per identity the view gives sites (procedure, line, block,
+ * ...), found through a hash of it. */
+static int group_rows(struct build *b)
+{
+	struct report *r = b->r;
+	struct rowkey *keys = NULL;
+	size_t *bucket, nbuckets = 1, alloc_rows = 0, alloc_keys = 0, i;
+	int err = 0;
+
+	while (nbuckets < b->nsites * 2 + 16)
+		nbuckets *= 2;
+	bucket = malloc(nbuckets * sizeof(*bucket));
+	if (!bucket)
+		return -PROF_ENOMEM;
+	for (i = 0; i < nbuckets; i++)
+		bucket[i] = SIZE_MAX;
+	for (i = 0; i < b->nsites; i++) {
+		struct site *s = &b->sites[i];
+		struct rowkey k;
+		size_t h;
+
+		site_key(r, s, &k);
+		h = key_hash(&k) & (nbuckets - 1);
+		while (bucket[h] != SIZE_MAX && !key_eq(&k, &keys[bucket[h]]))
+			h = (h + 1) & (nbuckets - 1);
+		if (bucket[h] == SIZE_MAX) {
+			if (ALLOC_GROW(r->rows, r->nrows + 1, alloc_rows) ||
+			    ALLOC_GROW(keys, r->nrows + 1, alloc_keys)) {
+				err = -PROF_ENOMEM;
+				break;
+			}
+			init_row(r, &r->rows[r->nrows], s);
+			keys[r->nrows] = k;
+			bucket[h] = r->nrows++;
+		}
+		s->row = bucket[h];
+	}
+	free(bucket);
+	free(keys);
+	return err;
+}
+
+/* What each row gets from its sites' code: extent, disassembly,
+ * executions. */
+static void rows_from_code(struct build *b)
+{
+	struct report *r = b->r;
+	size_t i;
+
+	for (i = 0; i < b->nsites; i++) {
+		const struct site *s = &b->sites[i];
+		struct report_row *row = &r->rows[s->row];
+
+		if (row->kind == ROW_BLOCK || row->kind == ROW_BUCKET) {
+			extend_row(row, s);
+		} else if (row->kind == ROW_INSN && s->code) {
+			struct sym_object so = sym_obj(r->prof, s->obj);
+
+			row->end = s->vaddr + s->code->insns[s->insn].len;
+			/* Only the listing names call targets: resolving
+			 * them may read other compilation units' DWARF. */
+			row->text = sym_insn_text(b->sym, &so, s->code,
+						  s->insn);
+		}
+		if (r->freq_stat >= 0) {
+			double e = r->exact_execs ? (double)s->exact
+						  : s->execs;
+
+			row->freq = (isnan(row->freq) ? 0 : row->freq) +
+				    s->execs;
+			row->execs = (isnan(row->execs) ? 0 : row->execs) + e;
+		}
+	}
+}
+
+/* A block's freq is how often the block ran: the mean over its
+ * instructions (each instruction's is the same estimate). */
+static int block_freq(struct build *b)
+{
+	struct report *r = b->r;
+	size_t *ninsns, i;
+
+	if (r->opt.view != REPORT_BLOCKS || r->freq_stat < 0)
+		return 0;
+	ninsns = calloc(r->nrows ? r->nrows : 1, sizeof(*ninsns));
+	if (!ninsns)
+		return -PROF_ENOMEM;
+	for (i = 0; i < b->nsites; i++)
+		ninsns[b->sites[i].row]++;
+	for (i = 0; i < r->nrows; i++)
+		if (ninsns[i] && !isnan(r->rows[i].freq))
+			r->rows[i].freq /= (double)ninsns[i];
+	free(ninsns);
+	return 0;
+}
+
+/* Each row's counts; a procedure's or line's address is its hottest
+ * instruction (first statistic). */
+static int count_rows(struct build *b)
+{
+	struct report *r = b->r;
+	const struct profile *p = r->prof;
+	uint64_t *best = calloc(r->nrows ? r->nrows : 1, sizeof(*best));
+	size_t i;
+
+	if (!best)
+		return -PROF_ENOMEM;
+	for (i = 0; i < p->ncounts; i++) {
+		const struct prof_count *c = &p->counts[i];
+		struct site *s = find_site(b->sites, b->nsites, c->obj,
+					   c->offset);
+		struct report_row *row;
+
+		if (!s)
+			continue;
+		row = &r->rows[s->row];
+		row->samples[c->stat] += c->samples;
+		row->weight[c->stat] += c->weight;
+		if ((row->kind == ROW_PROCEDURE || row->kind == ROW_LINE) &&
+		    c->stat == 0 && c->samples > best[s->row]) {
+			best[s->row] = c->samples;
+			row->address = s->vaddr;
+		}
+	}
+	free(best);
+	return 0;
+}
+
+/* The rows' own figures: code, executions, counts. */
+static int fill_rows(struct build *b)
+{
+	int err = row_arrays(b->r, b->r->rows, b->r->nrows);
+
+	if (err)
+		return err;
+	rows_from_code(b);
+	err = block_freq(b);
+	return err ? err : count_rows(b);
+}
+
+/*
+ * Rows made only of instructions that were never sampled and never ran
+ * (they were added to complete blocks) are not shown, except in the asm
+ * listing of a procedure.  The others get percentages and ratios.
+ */
+static int row_figures(struct build *b)
+{
+	struct report *r = b->r;
+	size_t i, j;
+
+	if (r->opt.view != REPORT_ASM) {
+		for (i = j = 0; i < r->nrows; i++)
+			if (row_has_data(r, &r->rows[i]))
+				r->rows[j++] = r->rows[i];
+		r->nrows = j;
+	}
+	for (i = 0; i < r->nrows; i++) {
+		struct report_row *row = &r->rows[i];
+
+		for (j = 0; j < r->nstats; j++)
+			row->percent[j] = r->total_weight[j] ?
+				100.0 * (double)row->weight[j] /
+				(double)r->total_weight[j] : 0;
+		row_derived(r, row);
+	}
+	return 0;
+}
+
+/* In the view's order: hottest first, or by procedure and line (-lines),
+ * or procedures hottest first with their instructions (-asm). */
+static int sort_rows(struct build *b)
+{
+	struct report *r = b->r;
+	int err = 0;
+
+	if (r->opt.view == REPORT_ASM)
+		err = arrange_asm(r);
+	else if (r->nrows > 1 && r->opt.view == REPORT_LINES)
+		qsort(r->rows, r->nrows, sizeof(*r->rows), cmp_lines);
+	else if (r->nrows > 1)
+		qsort_r(r->rows, r->nrows, sizeof(*r->rows), cmp_hot, r);
+	r->nrows_all = r->nrows;
+	return err;
+}
+
+/* -only, -exclude; in the asm view a heading and its instructions have
+ * the same procedure, so they go together. */
+static int filter_rows(struct build *b)
+{
+	struct report *r = b->r;
+	size_t i, j = 0;
+
+	for (i = 0; i < r->nrows; i++) {
+		if (filtered_out(&r->opt, &r->rows[i]))
+			continue;
+		r->rows[j++] = r->rows[i];
+	}
+	r->nrows = j;
+	return 0;
+}
+
+/* The files the symbolizer did not read: not regular files. */
+static int note_skipped_files(struct build *b)
+{
+	size_t nsk, i;
+	const struct sym_skipped *sk = sym_skipped_files(b->sym, &nsk);
+
+	for (i = 0; i < nsk; i++)
+		note_skipped(b->r, b->r->priv, sk[i].path, sk[i].kind);
+	return 0;
+}
+
+/* The asm view's cut: cumulative percentages and -quit count procedures
+ * (headings); instructions get the source line they start. */
+static void cut_asm(struct report *r)
+{
+	const struct report_options *opt = &r->opt;
+	size_t procs = 0, i;
+	const char *last_file = NULL;
+	unsigned last_line = 0;
+	double cum = 0;
+
+	r->nrows_all = 0;
+	for (i = 0; i < r->nrows; i++)
+		r->nrows_all += r->rows[i].kind == ROW_PROCEDURE;
+	for (i = 0; i < r->nrows; i++) {
+		struct report_row *row = &r->rows[i];
+
+		if (row->kind != ROW_PROCEDURE) {
+			if (row->file && row->line &&
+			    (row->line != last_line ||
+			     !same_str(row->file, last_file)))
+				row->source = source_line(r, r->priv,
+							  row->file, row->line);
+			last_file = row->file;
+			last_line = row->line;
+			continue;
+		}
+		last_file = NULL;
+		last_line = 0;
+		if (r->nstats)
+			cum += row->percent[0];
+		row->cum_percent = cum > 100.0 ? 100.0 : cum;
+		if ((opt->quit_rows && procs == opt->quit_rows) ||
+		    (opt->quit_percent > 0 && r->nstats &&
+		     row->percent[0] < opt->quit_percent))
+			break;
+		procs++;
+	}
+	r->nrows = i;
+}
+
+/* Cumulative percentages, then -quit (in the asm view, by procedure). */
+static int cut_rows(struct build *b)
+{
+	struct report *r = b->r;
+	const struct report_options *opt = &r->opt;
+	double cum = 0;
+	size_t i;
+
+	if (opt->view == REPORT_ASM) {
+		cut_asm(r);
+		return 0;
+	}
+	for (i = 0; i < r->nrows; i++) {
+		if (r->nstats)
+			cum += r->rows[i].percent[0];
+		r->rows[i].cum_percent = cum > 100.0 ? 100.0 : cum;
+		if (opt->quit_percent > 0 && opt->view != REPORT_LINES &&
+		    r->nstats && r->rows[i].percent[0] < opt->quit_percent)
+			break;
+	}
+	r->nrows = i;
+	if (opt->quit_rows && r->nrows > opt->quit_rows)
+		r->nrows = opt->quit_rows;
+	return 0;
+}
+
+/* The phases run in this order, each on what the ones before it left in
+ * struct build; the first to fail ends the build. */
+int report_build(const struct profile *p, struct symbolizer *sym,
+		 const struct report_options *opt, struct report **out)
+{
+	static int (*const phases[])(struct build *) = {
+		count_totals,		/* per statistic, whole profile */
+		find_sites,		/* the addresses, whole procedures */
+		name_sites,		/* symbolize; note damaged objects */
+		count_executions,	/* freq, exact counts */
+		group_rows,		/* sites into the view's rows */
+		fill_rows,		/* code, executions, counts */
+		row_figures,		/* percentages, ratios, averages */
+		sort_rows,
+		filter_rows,		/* -only, -exclude */
+		note_skipped_files,
+		cut_rows,		/* cumulative percentages, -quit */
+	};
+	struct build b = { .sym = sym, .exact_stat = -1 };
+	size_t i;
+	int err = 0;
+
+	*out = NULL;
+	b.r = calloc(1, sizeof(*b.r));
+	if (!b.r || !(b.r->priv = calloc(1, sizeof(struct priv)))) {
+		free(b.r);
+		return prof_fail(PROF_ENOMEM, "out of memory");
+	}
+	b.r->prof = p;
+	b.r->opt = *opt;
+	b.r->nstats = p->nstats;
+	for (i = 0; i < sizeof(phases) / sizeof(phases[0]) && !err; i++)
+		err = phases[i](&b);
+	free(b.sites);
+	if (err) {
+		report_free(b.r);
+		return prof_fail(err, "cannot build report: %s",
+				 prof_strerror(err));
+	}
+	*out = b.r;
+	return 0;
+}
+
+/* ---- counting profiles: whole-run totals and ratios ------------------- */
 
 int report_is_counting(const struct profile *p)
 {
@@ -1353,6 +1559,114 @@ static struct report_count_ratio *add_ratio(struct report_counts *rc,
 	return q;
 }
 
+/* Each counted statistic's total, scaled where the kernel multiplexed
+ * it. */
+static int scale_counts(struct report_counts *rc)
+{
+	const struct profile *p = rc->prof;
+	size_t i;
+
+	rc->counts = calloc(p->nstats ? p->nstats : 1, sizeof(*rc->counts));
+	if (!rc->counts)
+		return -PROF_ENOMEM;
+	for (i = 0; i < p->nstats; i++) {
+		const struct prof_stat *st = &p->stats[i];
+		struct report_count *c;
+
+		if (st->flags & PROF_STAT_DERIVED)
+			continue;
+		c = &rc->counts[rc->ncounts++];
+		c->stat = st;
+		c->multiplexed = stat_multiplexed(p, st, &c->running_percent);
+		c->scaled = !c->multiplexed ? (double)st->value :
+			    st->time_running ? (double)st->value *
+			    (double)st->time_enabled /
+			    (double)st->time_running : 0;
+	}
+	return 0;
+}
+
+/* A software event's rate per second of the run or, for task-clock and
+ * cpu-clock, the CPUs it used on average. */
+static int rate_ratio(struct report_counts *rc, size_t *alloc,
+		      const struct report_count *c)
+{
+	const struct prof_stat *st = c->stat;
+	double secs = (double)rc->prof->duration_ns / 1e9;
+	int clock = st->config == PERF_COUNT_SW_TASK_CLOCK ||
+		    st->config == PERF_COUNT_SW_CPU_CLOCK;
+	struct report_count_ratio *q;
+	char name[96];
+
+	snprintf(name, sizeof(name), clock ? "%s_cpus" : "%s_per_second",
+		 st->name);
+	q = add_ratio(rc, alloc, name);
+	if (!q)
+		return -PROF_ENOMEM;
+	q->inputs[0] = st->name;
+	snprintf(q->formula, sizeof(q->formula), clock ?
+		 "%s (ns) / duration (ns): CPUs used" :
+		 "%s / duration (s)", st->name);
+	if (secs > 0)
+		q->value = clock ? c->scaled / (secs * 1e9) : c->scaled / secs;
+	return 0;
+}
+
+/* X_per_ret = 100 * X / retired (cycles_per_ret: cycles / retired). */
+static int per_ret_ratio(struct report_counts *rc, size_t *alloc,
+			 const struct report_count *c,
+			 const struct report_count *ret)
+{
+	const struct prof_stat *st = c->stat;
+	int cyc = per_ret_scale(st->name) == 1.0;
+	struct report_count_ratio *q;
+	char name[96];
+
+	snprintf(name, sizeof(name), "%s_per_ret", st->name);
+	q = add_ratio(rc, alloc, name);
+	if (!q)
+		return -PROF_ENOMEM;
+	q->inputs[0] = st->name;
+	q->inputs[1] = ret->stat->name;
+	snprintf(q->formula, sizeof(q->formula), cyc ?
+		 "%s / %s" : "100 * %s / %s", st->name, ret->stat->name);
+	if (ret->scaled > 0)
+		q->value = (cyc ? 1.0 : 100.0) * c->scaled / ret->scaled;
+	return 0;
+}
+
+/* Ratios asked for by name, whether or not they could be made. */
+static int requested_ratios(struct report_counts *rc, size_t *alloc)
+{
+	const struct profile *p = rc->prof;
+	size_t i, sl = strlen("_per_ret");
+	char name[96];
+
+	for (i = 0; i < p->nstats; i++) {
+		const struct prof_stat *st = &p->stats[i];
+		const struct report_count *x;
+		struct report_count_ratio *q;
+		size_t n = strlen(st->name);
+
+		if (!(st->flags & PROF_STAT_DERIVED))
+			continue;
+		q = add_ratio(rc, alloc, st->name);
+		if (!q)
+			return -PROF_ENOMEM;
+		q->requested = 1;
+		if (q->inputs[0] || n <= sl)
+			continue;
+		/* Inputs missing: say which were needed. */
+		snprintf(name, sizeof(name), "%.*s", (int)(n - sl), st->name);
+		x = count_named(rc, name);
+		q->inputs[0] = x ? x->stat->name : NULL;
+		snprintf(q->formula, sizeof(q->formula),
+			 "%s%s / retinst (not counted)",
+			 per_ret_scale(name) == 1.0 ? "" : "100 * ", name);
+	}
+	return 0;
+}
+
 /*
  * The ratios of the originals, from whole-run totals: cycles_per_ret =
  * cycles / retinst, X_per_ret = 100 * X / retinst for every other
@@ -1363,107 +1677,34 @@ int report_counts_build(const struct profile *p, const char *file,
 			struct report_counts **out)
 {
 	struct report_counts *rc = calloc(1, sizeof(*rc));
-	const struct report_count *ret, *x;
+	const struct report_count *ret;
 	size_t i, alloc = 0;
-	double secs = (double)p->duration_ns / 1e9;
-	char name[96];
+	int err;
 
 	*out = NULL;
 	if (!rc)
 		return prof_fail(PROF_ENOMEM, "out of memory");
 	rc->prof = p;
 	rc->file = file;
-	rc->counts = calloc(p->nstats ? p->nstats : 1, sizeof(*rc->counts));
-	if (!rc->counts)
-		goto oom;
-	for (i = 0; i < p->nstats; i++) {
-		const struct prof_stat *st = &p->stats[i];
-		struct report_count *c;
-
-		if (st->flags & PROF_STAT_DERIVED)
-			continue;
-		c = &rc->counts[rc->ncounts++];
-		c->stat = st;
-		c->multiplexed = report_stat_multiplexed(p, st,
-							 &c->running_percent);
-		c->scaled = !c->multiplexed ? (double)st->value :
-			    st->time_running ? (double)st->value *
-			    (double)st->time_enabled /
-			    (double)st->time_running : 0;
-	}
+	err = scale_counts(rc);
 	ret = count_named(rc, "retinst");
-	for (i = 0; i < rc->ncounts; i++) {
+	for (i = 0; i < rc->ncounts && !err; i++) {
 		const struct report_count *c = &rc->counts[i];
-		const struct prof_stat *st = c->stat;
-		struct report_count_ratio *q;
-		int cyc = per_ret_scale(st->name) == 1.0;
 
-		if (st->type == PERF_TYPE_SOFTWARE) {
-			int clock = st->config == PERF_COUNT_SW_TASK_CLOCK ||
-				    st->config == PERF_COUNT_SW_CPU_CLOCK;
-
-			if (clock)
-				snprintf(name, sizeof(name), "%s_cpus",
-					 st->name);
-			else
-				snprintf(name, sizeof(name), "%s_per_second",
-					 st->name);
-			q = add_ratio(rc, &alloc, name);
-			if (!q)
-				goto oom;
-			q->inputs[0] = st->name;
-			snprintf(q->formula, sizeof(q->formula), clock ?
-				 "%s (ns) / duration (ns): CPUs used" :
-				 "%s / duration (s)", st->name);
-			if (secs > 0)
-				q->value = clock ? c->scaled / (secs * 1e9) :
-					   c->scaled / secs;
-			continue;
-		}
-		if (!ret || c == ret || (st->flags & PROF_STAT_SUBSTITUTE))
-			continue;
-		snprintf(name, sizeof(name), "%s_per_ret", st->name);
-		q = add_ratio(rc, &alloc, name);
-		if (!q)
-			goto oom;
-		q->inputs[0] = st->name;
-		q->inputs[1] = ret->stat->name;
-		snprintf(q->formula, sizeof(q->formula), cyc ?
-			 "%s / %s" : "100 * %s / %s", st->name,
-			 ret->stat->name);
-		if (ret->scaled > 0)
-			q->value = (cyc ? 1.0 : 100.0) * c->scaled /
-				   ret->scaled;
+		if (c->stat->type == PERF_TYPE_SOFTWARE)
+			err = rate_ratio(rc, &alloc, c);
+		else if (ret && c != ret &&
+			 !(c->stat->flags & PROF_STAT_SUBSTITUTE))
+			err = per_ret_ratio(rc, &alloc, c, ret);
 	}
-	/* Ratios asked for by name, whether or not they could be made. */
-	for (i = 0; i < p->nstats; i++) {
-		const struct prof_stat *st = &p->stats[i];
-		struct report_count_ratio *q;
-		size_t n = strlen(st->name), sl = strlen("_per_ret");
-
-		if (!(st->flags & PROF_STAT_DERIVED))
-			continue;
-		q = add_ratio(rc, &alloc, st->name);
-		if (!q)
-			goto oom;
-		q->requested = 1;
-		if (!q->inputs[0] && n > sl) {
-			/* Inputs missing: say which were needed. */
-			snprintf(name, sizeof(name), "%.*s", (int)(n - sl),
-				 st->name);
-			x = count_named(rc, name);
-			q->inputs[0] = x ? x->stat->name : NULL;
-			snprintf(q->formula, sizeof(q->formula),
-				 "%s%s / retinst (not counted)",
-				 per_ret_scale(name) == 1.0 ? "" : "100 * ",
-				 name);
-		}
+	if (!err)
+		err = requested_ratios(rc, &alloc);
+	if (err) {
+		report_counts_free(rc);
+		return prof_fail(PROF_ENOMEM, "out of memory");
 	}
 	*out = rc;
 	return 0;
-oom:
-	report_counts_free(rc);
-	return prof_fail(PROF_ENOMEM, "out of memory");
 }
 
 void report_counts_free(struct report_counts *rc)

@@ -137,6 +137,15 @@ struct report {
 	struct report_options opt;
 	size_t nstats;
 	uint64_t *total_samples, *total_weight;	/* per statistic */
+	/*
+	 * Per statistic: whether it ran only part of the time it was
+	 * enabled (multiplexed), and 100 * running / enabled (100 when it
+	 * never was).  Only counting events and kprofile's per-CPU events
+	 * measure this: a per-CPU task event's enabled time also runs
+	 * while the task is on another CPU.
+	 */
+	unsigned char *multiplexed;
+	double *running_percent;
 	struct report_row *rows;
 	size_t nrows;
 	size_t nrows_all;		/* before -quit/-only/-exclude */
@@ -213,14 +222,6 @@ int report_counts_build(const struct profile *p, const char *file,
 void report_counts_free(struct report_counts *rc);
 int report_counts_text(FILE *f, const struct report_counts *rc);
 int report_counts_json(FILE *f, const struct report_counts *rc);
-/*
- * Whether statistic st of p ran only part of the time it was enabled
- * (multiplexed); *percent is 100 * running / enabled.  Only counting
- * events and kprofile's per-CPU events measure this: a per-CPU task
- * event's enabled time also runs while the task is on another CPU.
- */
-int report_stat_multiplexed(const struct profile *p,
-			    const struct prof_stat *st, double *percent);
 
 #define REPORT_JSON_VERSION 1
 
