@@ -6,7 +6,7 @@
 
 #include "escape.h"
 
-int utf8_seq_len(const unsigned char *s, size_t n)
+int esc_utf8_seq_len(const unsigned char *s, size_t n)
 {
 	unsigned char c = s[0], lo = 0x80, hi = 0xbf;
 	int len, i;
@@ -73,7 +73,7 @@ static void put_seq(FILE *out, const unsigned char *s, int len)
 static void drain(struct visible *v, int final)
 {
 	while (v->npend) {
-		int len = utf8_seq_len(v->pend, v->npend);
+		int len = esc_utf8_seq_len(v->pend, v->npend);
 
 		if (len < 0) {
 			if (!final)
@@ -97,7 +97,7 @@ static ssize_t visible_write(void *cookie, const char *buf, size_t size)
 	while (i < size) {
 		/* The common case: whole sequences inside the buffer. */
 		if (!v->npend) {
-			int len = utf8_seq_len(s + i, size - i);
+			int len = esc_utf8_seq_len(s + i, size - i);
 
 			if (len >= 0) {
 				put_seq(v->out, s + i, len);
@@ -122,7 +122,7 @@ static int visible_close(void *cookie)
 	return bad ? -1 : 0;
 }
 
-FILE *visible_stream(FILE *out)
+FILE *esc_visible_stream(FILE *out)
 {
 	static const cookie_io_functions_t io = {
 		.write = visible_write,

@@ -18,7 +18,7 @@
  * or code point above U+10FFFF); 0 when s[0] does not start one; -1
  * when the n bytes are a well-formed beginning that n cuts short.
  */
-int utf8_seq_len(const unsigned char *s, size_t n);
+int esc_utf8_seq_len(const unsigned char *s, size_t n);
 
 /*
  * A write-only stream that copies what is written to it to out, with
@@ -30,6 +30,6 @@ int utf8_seq_len(const unsigned char *s, size_t n);
  * parsing back.  fclose() flushes it and fails when out had an error;
  * out stays open.  NULL when out of memory.
  */
-FILE *visible_stream(FILE *out);
+FILE *esc_visible_stream(FILE *out);
 
 #endif

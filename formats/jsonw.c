@@ -97,7 +97,7 @@ static void put_string(FILE *f, const char *str)
 	fputc('"', f);
 	while (n) {
 		unsigned char c = *s;
-		int len = utf8_seq_len(s, n);
+		int len = esc_utf8_seq_len(s, n);
 
 		if (len <= 0) {
 			fputs("\\ufffd", f);

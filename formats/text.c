@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The prof-style text report.  Layout only: every figure comes from the
- * report model.  Every public writer goes through visible_stream(), so
+ * report model.  Every public writer goes through esc_visible_stream(), so
  * no name from outside reaches a terminal with its control characters.
  */
 #include <inttypes.h>
@@ -686,7 +686,7 @@ static int report_counts_text_body(FILE *f, const struct report_counts *rc)
 
 int report_text(FILE *out, const struct report *r)
 {
-	FILE *f = visible_stream(out);
+	FILE *f = esc_visible_stream(out);
 	int err;
 
 	if (!f)
@@ -699,7 +699,7 @@ int report_text(FILE *out, const struct report *r)
 
 int report_summary(FILE *out, const struct report *r, size_t n)
 {
-	FILE *f = visible_stream(out);
+	FILE *f = esc_visible_stream(out);
 	int err;
 
 	if (!f)
@@ -712,7 +712,7 @@ int report_summary(FILE *out, const struct report *r, size_t n)
 
 int report_counts_text(FILE *out, const struct report_counts *rc)
 {
-	FILE *f = visible_stream(out);
+	FILE *f = esc_visible_stream(out);
 	int err;
 
 	if (!f)

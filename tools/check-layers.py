@@ -174,8 +174,12 @@ def def_line(repo, src, sym, cache):
 
 def check_objects(objroot, repo, ren, owner, layers, prefixes):
     defs, uses, exports = {}, {}, []
+    # An object whose source is gone (a file moved or deleted since the
+    # build) is left out: it is no part of the tree being checked.
     objs = sorted(os.path.join(dp, fn) for dp, _, fns in os.walk(objroot)
-                  for fn in fns if fn.endswith(".o"))
+                  for fn in fns if fn.endswith(".o") and os.path.exists(
+                      os.path.join(repo, os.path.relpath(
+                          os.path.join(dp, fn), objroot)[:-2] + ".c")))
     if not objs:
         return [f"no objects under '{objroot}'"]
     out = subprocess.run(["nm", "-A"] + objs, check=True, capture_output=True,
