@@ -6,6 +6,7 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "common/stats/stats.h"
 #include "common/util/error.h"
@@ -71,6 +72,26 @@ static int counted(const struct prof_stat *st)
 	return !(st->flags & (PROF_STAT_DERIVED | PROF_STAT_COUNTING));
 }
 
+/*
+ * The key of statistic s in per-statistic objects: its name, unless an
+ * earlier statistic has that name too (-pixie's simulated retinst next
+ * to a sampled retinst), then "NAME#N" for its N-th occurrence; a JSON
+ * object cannot hold a key twice.  "statistics" gives the key where it
+ * is not the name.
+ */
+static const char *stat_key(const struct profile *p, size_t s, char *buf,
+			    size_t len)
+{
+	size_t i, n = 1;
+
+	for (i = 0; i < s; i++)
+		n += !strcmp(p->stats[i].name, p->stats[s].name);
+	if (n == 1)
+		return p->stats[s].name;
+	snprintf(buf, len, "%s#%zu", p->stats[s].name, n);
+	return buf;
+}
+
 /* key: {"stat": value, ...} over the counted statistics, from u
  * (integers) or d (numbers). */
 static void per_stat(struct json_writer *jw, const char *key,
@@ -81,7 +102,8 @@ static void per_stat(struct json_writer *jw, const char *key,
 
 	jw_object_begin_object(jw, key, JW_INLINE);
 	for (s = 0; s < r->nstats; s++) {
-		const char *name = r->prof->stats[s].name;
+		char buf[160];
+		const char *name = stat_key(r->prof, s, buf, sizeof(buf));
 
 		if (!counted(&r->prof->stats[s]))
 			continue;
@@ -221,9 +243,13 @@ static void statistics(struct json_writer *jw, const struct report *r)
 	jw_object_begin_array(jw, "statistics", JW_LINES);
 	for (s = 0; s < r->nstats; s++) {
 		const struct prof_stat *st = &p->stats[s];
+		char buf[160];
+		const char *key = stat_key(p, s, buf, sizeof(buf));
 
 		jw_object_begin(jw, JW_INLINE);
 		jw_object_string(jw, "name", st->name);
+		if (key != st->name)
+			jw_object_string(jw, "key", key);
 		jw_object_string(jw, "requested", st->requested);
 		jw_object_bool(jw, "substitute",
 			       st->flags & PROF_STAT_SUBSTITUTE);

@@ -153,3 +153,25 @@ for row in doc["rows"]:
 		fail "raw control character in the text report"
 	assert_line --regexp ' we\\x1bird\\x9b\\x1b\]0;x\\x07\.c:[0-9]+ +hot +hot$'
 }
+
+@test "two statistics with one name: the second gets key NAME#2, the JSON stays valid" {
+	command -v valgrind >/dev/null || skip "valgrind is missing"
+	run -0 "$UPROFILE" -quiet --engine=sim icachemisses dcachemisses "$TPROG/spin2" 50
+	# the same length: rename dcachemisses in place, then fix the CRC
+	python3 - <<'PY'
+import struct, zlib
+b = bytes(open("umon.out", "rb").read())
+assert b.count(b"dcachemisses") >= 1
+b = bytearray(b.replace(b"dcachemisses", b"icachemisses"))
+struct.pack_into("<I", b, 24, zlib.crc32(bytes(b[32:])))
+open("dup.out", "wb").write(b)
+PY
+	"$UPROFILE" -i dup.out --format json >dup.json
+	json_check dup.json
+	assert_equal "$(jq -c '[.statistics[] | [.name, .key]]' dup.json)" \
+		'[["icachemisses",null],["icachemisses","icachemisses#2"]]'
+	# every row has both counts, under their keys
+	assert_equal "$(jq '(.rows | length) as $n | $n > 0 and ([.rows[] |
+		select(.samples | has("icachemisses") and has("icachemisses#2"))] |
+		length == $n)' dup.json)" true
+}
