@@ -285,19 +285,23 @@ static void closing_notice(const struct run *r, const struct profile *tpl,
 			   "the rate with -F", lost);
 }
 
-int run_write_and_report(struct run *r, struct profile *tpl)
+void run_free_profiles(struct profile **ps, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		profile_free(ps[i]);
+	free(ps);
+}
+
+int run_write_and_report(struct run *r, const struct profile *tpl,
+			 struct profile **ps, int n)
 {
 	struct run_config *c = r->cfg;
-	struct profile **ps = NULL;
-	int n, i, err = 0;
+	int err = 0;
 	int split = c->pids || c->cpus == RUN_CPUS_EACH;
 	char *first = NULL;
 
-	n = collector_build(r->col, tpl, &ps);
-	if (n < 0)
-		return n;
-	if (c->pixie)
-		err = run_add_pixie(r, tpl, ps, n);
 	/* -one: the file holds a single CPU; say which. */
 	if (c->cpus == RUN_CPUS_ONE && n == 1)
 		ps[0]->cpu = r->one_cpu;
@@ -312,9 +316,7 @@ int run_write_and_report(struct run *r, struct profile *tpl)
 	if (!err && !c->quiet)
 		closing_notice(r, tpl, n, first);
 	free(first);
-	for (i = 0; i < n; i++)
-		profile_free(ps[i]);
-	free(ps);
+	run_free_profiles(ps, n);
 	return err;
 }
 

@@ -39,25 +39,6 @@
 #include "common/util/path.h"
 #include "symbolize/symbolize.h"
 
-void run_notice(const struct run_config *c, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (c->quiet)
-		return;
-	fprintf(stderr, "%s: ", c->tool->name);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
-int run_fail(const struct run_config *c, int err)
-{
-	fprintf(stderr, "%s: %s\n", c->tool->name, prof_error(err));
-	return RUN_EXIT_FAIL;
-}
-
 static unsigned run_modes(const struct run_config *c)
 {
 	return c->tool->default_modes | c->add_modes;
@@ -459,6 +440,27 @@ static int add_statistics(struct run *r, struct profile *tpl)
 	return 0;
 }
 
+/* The profiles the collector holds, with -pixie's exact counts added;
+ * written and reported. */
+static int write_profiles(struct run *r)
+{
+	struct profile **ps = NULL;
+	int n = collector_build(r->col, r->tpl, &ps), err = 0;
+
+	if (n < 0)
+		return n;
+	if (r->cfg->pixie)
+		err = run_add_pixie(r, r->tpl, ps, n);
+	if (err) {
+		run_free_profiles(ps, n);
+		return err;
+	}
+	err = run_write_and_report(r, r->tpl, ps, n);
+	if (!err)
+		r->code = r->have_child ? r->status : 0;
+	return err;
+}
+
 /* What the run was, in the profile's template; then write and report. */
 static int finish(struct run *r)
 {
@@ -497,10 +499,7 @@ static int finish(struct run *r)
 		r->tpl->start_after_ns = r->fired_ns;
 		r->tpl->start_after_latency_ns = r->handover_ns;
 	}
-	err = run_write_and_report(r, r->tpl);
-	if (!err)
-		r->code = r->have_child ? r->status : 0;
-	return err;
+	return write_profiles(r);
 }
 
 static void release(struct run *r)

@@ -15,6 +15,7 @@
  *   simrun.c    the sim engine's run: --engine=sim and -pixie, under
  *               valgrind
  *   list.c      -l
+ *   message.c   run_notice(), run_fail(): every message names the tool
  */
 #ifndef COMMON_RUN_RUN_INT_H
 #define COMMON_RUN_RUN_INT_H
@@ -128,6 +129,10 @@ int run_collect(struct run *r, int *status);
 int run_check_outputs(const struct run_config *c);
 struct profile *run_new_template(const struct run_config *c, uint64_t t0,
 				 uint64_t t0_wall);
-int run_write_and_report(struct run *r, struct profile *tpl);
+/* Write the profiles ps (n of them, built from the collector with tpl;
+ * freed here), then the summary or report and the closing notice. */
+int run_write_and_report(struct run *r, const struct profile *tpl,
+			 struct profile **ps, int n);
+void run_free_profiles(struct profile **ps, int n);
 
 #endif

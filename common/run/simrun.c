@@ -306,8 +306,9 @@ static int sim_collector(struct run *r)
 static int sim_finish(struct run *r)
 {
 	struct run_config *c = r->cfg;
+	struct profile **ps = NULL;
 	size_t i;
-	int err;
+	int n, err;
 
 	r->tpl = run_new_template(c, r->t0, r->t0_wall);
 	if (!r->tpl)
@@ -335,7 +336,10 @@ static int sim_finish(struct run *r)
 		if (profile_add_stat(r->tpl, &s) < 0)
 			return -PROF_ENOMEM;
 	}
-	err = run_write_and_report(r, r->tpl);
+	n = collector_build(r->col, r->tpl, &ps);
+	if (n < 0)
+		return n;
+	err = run_write_and_report(r, r->tpl, ps, n);
 	if (!err)
 		r->code = r->status;
 	return err;
