@@ -15,12 +15,10 @@
 /* Procedures the summary after a run shows. */
 #define SUMMARY_ROWS 5
 
-/* A symbolizer for reporting p: with its own kernel symbols if it has. */
-static struct symbolizer *report_symbolizer(const char *vmlinux,
-					    const struct profile *p)
+struct symbolizer *report_symbolizer_new(const struct profile *p,
+					 const struct sym_config *sc)
 {
-	struct sym_config sc = { .vmlinux = vmlinux };
-	struct symbolizer *sym = symbolizer_new(&sc);
+	struct symbolizer *sym = symbolizer_new(sc);
 	struct sym_ksym *v;
 	size_t i;
 
@@ -66,7 +64,8 @@ static int show_counts(FILE *out, const struct profile *p,
 static int show_rows(FILE *out, const struct profile *p,
 		     const struct report_show *s)
 {
-	struct symbolizer *sym = report_symbolizer(s->vmlinux, p);
+	struct sym_config sc = { .vmlinux = s->vmlinux };
+	struct symbolizer *sym = report_symbolizer_new(p, &sc);
 	struct report_options ro = s->opt;
 	struct report *r;
 	int err;

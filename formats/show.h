@@ -14,6 +14,7 @@
 #include "formats/report/report.h"
 
 struct profile;
+struct sym_config;
 
 enum report_show_format {
 	REPORT_SHOW_TEXT,
@@ -33,5 +34,11 @@ struct report_show {
  * PROF_E* error (prof_error() has the detail). */
 int report_show(FILE *out, const struct profile *p,
 		const struct report_show *s);
+
+/* A symbolizer for reporting p, configured by sc (NULL: defaults), that
+ * knows p's own kernel symbols (kernel addresses change every boot).
+ * NULL when out of memory. */
+struct symbolizer *report_symbolizer_new(const struct profile *p,
+					 const struct sym_config *sc);
 
 #endif

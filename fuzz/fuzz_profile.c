@@ -29,6 +29,7 @@
 
 #include "common/profile/profile.h"
 #include "formats/report/report.h"
+#include "formats/show.h"
 #include "symbolize/symbolize.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
@@ -93,28 +94,12 @@ static void confine(struct profile *p)
 
 static struct symbolizer *report_symbolizer(const struct profile *p)
 {
-	struct sym_config sc = {
+	static const struct sym_config sc = {
 		.debug_root = "/nonexistent-debug-root",
 		.kallsyms = "/nonexistent-kallsyms",
 	};
-	struct symbolizer *sym = symbolizer_new(&sc);
-	struct sym_ksym *v;
-	size_t i;
 
-	if (!sym || !p->nksyms)
-		return sym;
-	v = calloc(p->nksyms, sizeof(*v));
-	if (!v)
-		abort();
-	for (i = 0; i < p->nksyms; i++) {
-		v[i].start = p->ksyms[i].start;
-		v[i].end = p->ksyms[i].end;
-		v[i].name = p->ksyms[i].name;
-		v[i].module = p->ksyms[i].module;
-	}
-	sym_set_kernel_symbols(sym, v, p->nksyms);
-	free(v);
-	return sym;
+	return report_symbolizer_new(p, &sc);
 }
 
 static void counts(const struct profile *p)
