@@ -3,7 +3,9 @@
  * The report model: rows (procedure | source line | basic block |
  * instruction | stride bucket) x statistics, built from a profile and a
  * symbolizer.  All figures a report shows are computed here
- * (report_build); the renderers in this directory only lay them out.
+ * (report_build); the writers in formats/ (text.c, json.c) only lay
+ * them out, except the mode histogram, which text.c sums from the
+ * profile's per-CPU mode counts as it prints them.
  * Percentages are of the statistic's total in the whole profile, so
  * -only/-exclude never inflate them.
  *
@@ -48,11 +50,6 @@ enum report_view {
 
 /* Fewer samples than this in a ratio's input makes the ratio "low". */
 #define REPORT_RATIO_MIN_SAMPLES 10
-
-enum report_format {
-	REPORT_TEXT,
-	REPORT_JSON,
-};
 
 struct report_options {
 	enum report_view view;
