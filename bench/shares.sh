@@ -16,7 +16,8 @@
 #
 # Prints, for perf's TOP (default 10) hottest symbols, perf's share,
 # uprofile's share of the same symbol in the same object, the difference,
-# and last the largest absolute difference in percentage points.
+# then the largest absolute difference in percentage points, and last
+# the number of samples each profiler counted.
 # uprofile charges inlined code to the inlined function; here its rows are
 # grouped by the out-of-line function (JSON inlined_into), which is what
 # perf reports.  Samples perf cannot name (stripped code) are left out of
@@ -69,9 +70,10 @@ fi
 # perf: "share<TAB>object<TAB>symbol", shares of the sample periods.
 perf script -i "$work/perf.data" ${window:+--time "$window"} \
 	-F comm,period,ip,sym,dso 2>/dev/null |
-	awk -v top="$top" -v kernel="$kernel" '
+	awk -v top="$top" -v kernel="$kernel" -v nfile="$work/perf.n" '
 	(kernel ? $NF == "([kernel.kallsyms])" : $1 != "uprofile") && NF >= 4 {
 		tot += $2
+		nsamples++
 		dso = $NF; gsub(/^\(|\)$/, "", dso); n = split(dso, p, "/")
 		dso = p[n]
 		sym = ""
@@ -83,6 +85,7 @@ perf script -i "$work/perf.data" ${window:+--time "$window"} \
 		w[dso "\t" sym] += $2
 	}
 	END {
+		printf "%d\n", nsamples >nfile
 		for (k in w)
 			printf "%.4f\t%s\n", 100 * w[k] / tot, k
 	}' | sort -t$'\t' -k1,1gr | awk -v top="$top" 'NR <= top' >"$work/perf.tsv"
@@ -102,3 +105,7 @@ awk -F'\t' 'NR == FNR { u[$1 "\t" $2] = $3; next }
 	BEGIN { printf "%8s %9s %6s  %s\n", "perf%", "uprofile%", "diff", "symbol (object)" }
 	END { printf "largest difference: %.2f percentage points\n", max }' \
 	"$work/uprofile.tsv" "$work/perf.tsv"
+# For a tolerance from the sample counts (a binomial bound).
+printf 'samples: perf %s, uprofile %s\n' "$(cat "$work/perf.n")" \
+	"$("$uprofile" -i "$work/umon.out" --format json |
+	   jq '[.statistics[].samples] | add')"

@@ -422,3 +422,18 @@ modes_total() {
 	jq '[.modes[] | .user + .kernel + .idle + .guest + .hypervisor] |
 		add // 0' <<<"$json"
 }
+
+# shares_tolerance OUTPUT: the largest difference two independent
+# samplers of the same shares may show, in percentage points, from the
+# "samples: perf N, uprofile M" line of bench/shares.sh: 4 standard
+# deviations of a difference of two binomial shares at the worst case
+# p = 0.5, and never under 3 points (the bar of the comparison).
+shares_tolerance() {
+	local n m
+	read -r n m < <(sed -n 's/^samples: perf \([0-9]*\), uprofile \([0-9]*\)$/\1 \2/p' <<<"$1")
+	[[ -n $n && -n $m && $n -gt 0 && $m -gt 0 ]] ||
+		{ echo "shares_tolerance: no sample counts" >&2; return 1; }
+	awk -v n="$n" -v m="$m" 'BEGIN {
+		t = 100 * 4 * sqrt(0.25 * (1 / n + 1 / m))
+		printf "%.2f\n", t < 3 ? 3 : t }'
+}
