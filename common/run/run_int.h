@@ -3,15 +3,18 @@
  * Private declarations shared by the files of the run layer (run.h is its
  * interface).  What each file holds:
  *
- *   run.c       run_profile(): the perf engine's run as named phases
- *               (prepare, plan, set up, start, collect, finish)
- *   plan.c      the plan: the statistics of a run resolved into events
- *               (each through stats/), ratios (X_per_ret, freq) into
- *               their inputs, the sample rate checked; both engines use it
+ *   run.c       run_profile(): a run as named phases (prepare, plan,
+ *               set up, start, collect, finish); the sim engine's run
+ *               branches off after prepare
+ *   plan.c      the plan: run_plan() turns the names into statistics and
+ *               ratios (X_per_ret, freq) with their inputs for either
+ *               engine; the perf engine's events (each through stats/),
+ *               --start-after's trigger, the sample rate checked
  *   control.c   what happens while collecting: signals, -t, -control,
  *               --start-after, the collect loop
  *   output.c    the profiles' names, checked before the run and written
- *               after it, the summary or report, the closing notice
+ *               after it, the summary or report, the closing notice;
+ *               -i's report
  *   simrun.c    the sim engine's run: --engine=sim and -pixie, under
  *               valgrind
  *   list.c      -l
