@@ -63,7 +63,8 @@ TPROG_BIN := $(TPROGS:%=$(BUILD)/tests/%) $(BUILD)/tests/libhot.so \
 	$(BUILD)/tests/spin2-stripped
 TEST_TOOLS := $(BUILD)/tests/symtool $(BUILD)/tests/tablecheck \
 	$(BUILD)/tests/pmdecode $(BUILD)/tests/mkcount \
-	$(BUILD)/tests/blockcheck $(BUILD)/tests/jsonwcheck
+	$(BUILD)/tests/blockcheck $(BUILD)/tests/jsonwcheck \
+	$(BUILD)/tests/decodecheck
 
 all: $(TOOL_BIN) $(TPROG_BIN) $(TEST_TOOLS)
 
