@@ -155,3 +155,22 @@ EOF2
 	assert_line --regexp '^block 2 \[0x1008,0x100e\) insns=2$'
 	assert_line '  0x1008 - mov eax, 1'
 }
+
+@test "AArch64 still decodes (capstone): blocks, branch targets, a PLT stub named" {
+	command -v ld.lld >/dev/null || skip "no ld.lld to link AArch64 code"
+	printf 'int g(int);\nint f(int x) { int s = 0; for (int i = 0; i < x; i++) s += g(i); return s; }\n' >a.c
+	clang --target=aarch64-linux-gnu -O1 -fPIC -c a.c -o a.o ||
+		skip "clang cannot target AArch64"
+	ld.lld -shared -o a.so a.o
+	run -0 "$ROOT/$BUILD/tests/blockcheck" --dump a.so \
+		"0x$(nm a.so | awk '$3 == "f" { print $1 }')"
+	assert_line --regexp '^  0x[0-9a-f]+ bc b\.ne #0x[0-9a-f]+ -> 0x[0-9a-f]+$'
+	assert_line --regexp '^  0x[0-9a-f]+ C bl #0x[0-9a-f]+ -> 0x[0-9a-f]+$'
+	assert_line --regexp '^  0x[0-9a-f]+ r ret$'
+	local stub
+	# "0xVADDR C bl #0xSTUB -> OFFSET": the stub's vaddr.
+	stub=$(awk '/ C bl / { print substr($4, 2); exit }' <<<"$output")
+	run -0 "$ROOT/$BUILD/tests/blockcheck" --dump a.so "$stub"
+	assert_line --regexp '^procedure g@plt '
+	assert_line --regexp '^  0x[0-9a-f]+ bi br x17$'
+}
