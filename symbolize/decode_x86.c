@@ -119,17 +119,33 @@ static void mnemonic(const ZydisDecodedInstruction *zi, char *buf,
 /*
  * Zydis' "[rbp-0x8]" and "0x1" into "[rbp - 8]" and "1": spaces around
  * the operators inside brackets, a lone hexadecimal digit as decimal;
- * the word from (Zydis' mnemonic) renamed to to.
+ * x87 "st1" as "st(1)"; the word from (Zydis' mnemonic) renamed to to;
+ * seg ("cs:" or "")
+ * before the first memory operand that shows no segment.
  */
 static void tidy(const char *src, char *dst, size_t size, const char *from,
-		 const char *to)
+		 const char *to, const char *seg)
 {
 	size_t n = 0, flen = strlen(from);
 	int depth = 0;
 	bool renamed = !strcmp(from, to);
 
-	while (*src && n + 4 < size) {
+	while (*src && n + 8 < size) {
 		char c = *src;
+
+		/* x87 "st1" as objdump writes it, "st(1)". */
+		if (c == 's' && src[1] == 't' &&
+		    isdigit((unsigned char)src[2]) &&
+		    !isalnum((unsigned char)src[3]) &&
+		    (!n || !isalnum((unsigned char)dst[n - 1]))) {
+			n += (size_t)sprintf(dst + n, "st(%c)", src[2]);
+			src += 3;
+			continue;
+		}
+		if (c == '[' && *seg && (!n || dst[n - 1] != ':')) {
+			n += (size_t)sprintf(dst + n, "%s", seg);
+			seg = "";
+		}
 
 		if (!renamed && !strncmp(src, from, flen) &&
 		    (!n || dst[n - 1] == ' ') &&
@@ -187,6 +203,16 @@ static bool signed_imm(const ZydisDecodedInstruction *zi,
 		    !zo[i].imm.is_relative && zo[i].imm.is_signed &&
 		    zi->raw.imm[0].size &&
 		    zi->raw.imm[0].size < zi->operand_width)
+			return true;
+	return false;
+}
+
+static bool has_prefix(const ZydisDecodedInstruction *zi, uint8_t byte)
+{
+	uint8_t i;
+
+	for (i = 0; i < zi->raw.prefix_count; i++)
+		if (zi->raw.prefixes[i].value == byte)
 			return true;
 	return false;
 }
@@ -325,8 +351,11 @@ bool dec_x86_decode(const struct dec_x86 *x, const uint8_t *buf, size_t size,
 			snprintf(raw, sizeof(raw), "%s",
 				 ZydisMnemonicGetString(zi.mnemonic));
 		mnemonic(&zi, name, sizeof(name));
+		/* A cs override means nothing in 64-bit mode, so Zydis
+		 * leaves it out; it pads nops and objdump shows it. */
 		tidy(raw, in->text, sizeof(in->text),
-		     ZydisMnemonicGetString(zi.mnemonic), name);
+		     ZydisMnemonicGetString(zi.mnemonic), name,
+		     has_prefix(&zi, 0x2e) ? "cs:" : "");
 	}
 	return true;
 }
