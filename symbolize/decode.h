@@ -50,7 +50,7 @@ struct dec_op {
 };
 
 #define DEC_MAX_OPS 4
-#define DEC_TEXT_MAX 160
+#define DEC_TEXT_MAX 192
 
 /* One decoded instruction. */
 struct dec_insn {
