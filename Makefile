@@ -22,7 +22,7 @@ WARN := -Wall -Wextra -Wformat=2 -Wshadow -Wstrict-prototypes \
 	-Wmissing-prototypes -Wno-unused-parameter -Wvla
 CPPFLAGS_ALL := -I. -D_GNU_SOURCE \
 	-DPROF_VERSION='"$(VERSION)"' $(CPPFLAGS)
-LIBS := -lelf -ldwarf -lcapstone -lpfm -liberty -lz -lm
+LIBS := -lelf -ldwarf -lZydis -lcapstone -lpfm -liberty -lz -lm
 
 ifeq ($(SANITIZE),1)
 BUILD ?= build-san
@@ -63,7 +63,8 @@ TPROG_BIN := $(TPROGS:%=$(BUILD)/tests/%) $(BUILD)/tests/libhot.so \
 	$(BUILD)/tests/spin2-stripped
 TEST_TOOLS := $(BUILD)/tests/symtool $(BUILD)/tests/tablecheck \
 	$(BUILD)/tests/pmdecode $(BUILD)/tests/mkcount \
-	$(BUILD)/tests/blockcheck $(BUILD)/tests/jsonwcheck
+	$(BUILD)/tests/blockcheck $(BUILD)/tests/jsonwcheck \
+	$(BUILD)/tests/decodecheck
 
 all: $(TOOL_BIN) $(TPROG_BIN) $(TEST_TOOLS)
 

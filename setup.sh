@@ -18,7 +18,8 @@ PACKAGES=(
 	pkg-config
 	libelf-dev
 	libdwarf-dev
-	libcapstone-dev # disassembler: basic blocks (symbolize/blocks.c)
+	libzydis-dev    # x86-64 decoder: basic blocks (symbolize/decode_x86.c)
+	libcapstone-dev # AArch64 decoder (symbolize/decode_arm64.c)
 	zlib1g-dev
 	libpfm4-dev     # native event names (INST_RETIRED:ANY_P) per CPU model
 	libiberty-dev   # C++ names demangled as perf shows them (no parameters)

@@ -1,19 +1,20 @@
 // SPDX-License-Identifier: MIT
 /*
- * Basic blocks: a procedure of an object decoded with capstone and split
+ * Basic blocks: a procedure of an object decoded (decode.h) and split
  * at its leaders (the rules are the contract of sym_code() in
  * symbolize.h).  Everything is cached on the object: the facts that
  * decoding needs (.eh_frame extents for stripped code, PLT stub names:
  * procs.c) are read once, and each procedure is decoded once.  The top of
  * symbolize/: it names code through sym_resolve().
- *
- * Capstone types stay in this file and procs.c.
  */
-#include <capstone/capstone.h>
+#include <elf.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "decode.h"
 #include "symbolize_int.h"
 
 #define MAX_PROC_BYTES (64u << 20)
@@ -34,10 +35,7 @@ struct code_cache {
 	int fd;			/* the object's file, -1 */
 	unsigned char *mem;	/* the vdso image (a copy), or NULL */
 	size_t memsize;
-	cs_arch arch;
-	cs_mode mode;
-	csh cs;
-	bool cs_open;
+	struct dec *dec;	/* the object's machine's decoder */
 	struct proc **procs;	/* sorted by code.start */
 	size_t nprocs, aprocs;
 };
@@ -61,8 +59,7 @@ static void code_cache_free(struct code_cache *c)
 		proc_free(c->procs[i]);
 	free(c->procs);
 	free(c->mem);
-	if (c->cs_open)
-		cs_close(&c->cs);
+	dec_free(c->dec);
 	if (c->fd >= 0)
 		close(c->fd);
 	free(c);
@@ -114,22 +111,17 @@ static bool read_vaddr(const struct code_cache *c, const struct symobj *o,
 	return true;
 }
 
-/* The object's facts, capstone and bytes, once. */
+/* The object's facts, decoder and bytes, once. */
 static int code_cache_load(struct symbolizer *s, struct symobj *o,
 			   struct code_cache *c)
 {
-	int arch, mode, ret = symobj_procs(s, o, &c->pr);
+	int ret = symobj_procs(s, o, &c->pr);
 
 	if (ret)
 		return ret;
-	if (!procs_machine(o->machine, &arch, &mode))
-		return SYM_ENOCODE;
-	c->arch = (cs_arch)arch;
-	c->mode = (cs_mode)mode;
-	if (cs_open(c->arch, c->mode, &c->cs) != CS_ERR_OK)
-		return SYM_ENOMEM;
-	c->cs_open = true;
-	cs_option(c->cs, CS_OPT_DETAIL, CS_OPT_ON);
+	ret = dec_open(o->machine, &c->dec);
+	if (ret)
+		return ret;
 	if (o->kind == SYM_OBJ_VDSO) {
 		const void *img = sym_vdso_image(&c->memsize);
 
@@ -176,9 +168,9 @@ struct decoder {
 	uint64_t *forced;	/* sorted: the sweep must start here */
 	size_t nforced, aforced;
 	/* The last instructions, for jump-table patterns (x86). */
-	cs_insn ring[RING];
-	cs_detail ringd[RING];
+	struct dec_insn ring[RING];
 	size_t nring;
+	struct dec_insn in;	/* the one being decoded */
 };
 
 static const char *const noreturn_names[] = {
@@ -219,17 +211,15 @@ static bool is_noreturn(const char *name)
 }
 
 /* x86-64 "call [rip + slot]" (-fno-plt, _start): the slot's symbol. */
-static const char *slot_callee(const struct decoder *d, const cs_insn *in)
+static const char *slot_callee(const struct decoder *d,
+			       const struct dec_insn *in)
 {
-	const cs_x86 *x = &in->detail->x86;
-
-	if (d->c->arch != CS_ARCH_X86 || x->op_count != 1 ||
-	    x->operands[0].type != X86_OP_MEM ||
-	    x->operands[0].mem.base != X86_REG_RIP ||
-	    x->operands[0].mem.index != X86_REG_INVALID)
+	if (d->o->machine != EM_X86_64 || in->nops != 1 ||
+	    in->op[0].kind != DEC_OP_MEM || !in->op[0].mem.rip ||
+	    in->op[0].mem.index)
 		return NULL;
-	return procs_got_name(d->c->pr, in->address + in->size +
-				       (uint64_t)x->operands[0].mem.disp);
+	return procs_got_name(d->c->pr, in->va + in->len +
+				       (uint64_t)in->op[0].mem.disp);
 }
 
 static const char *callee_name(const struct decoder *d, uint64_t target)
@@ -244,113 +234,7 @@ static const char *callee_name(const struct decoder *d, uint64_t target)
 	return NULL;
 }
 
-static bool x86_string_op(const cs_insn *in)
-{
-	const cs_x86 *x = &in->detail->x86;
-	uint8_t i;
-
-	if (x->prefix[0] != X86_PREFIX_REP && x->prefix[0] != X86_PREFIX_REPNE)
-		return false;
-	switch (in->id) {
-	case X86_INS_MOVSB: case X86_INS_MOVSW: case X86_INS_MOVSD:
-	case X86_INS_MOVSQ: case X86_INS_STOSB: case X86_INS_STOSW:
-	case X86_INS_STOSD: case X86_INS_STOSQ: case X86_INS_LODSB:
-	case X86_INS_LODSW: case X86_INS_LODSD: case X86_INS_LODSQ:
-	case X86_INS_SCASB: case X86_INS_SCASW: case X86_INS_SCASD:
-	case X86_INS_SCASQ: case X86_INS_CMPSB: case X86_INS_CMPSW:
-	case X86_INS_CMPSD: case X86_INS_CMPSQ: case X86_INS_INSB:
-	case X86_INS_INSW: case X86_INS_INSD: case X86_INS_OUTSB:
-	case X86_INS_OUTSW: case X86_INS_OUTSD:
-		break;
-	default:
-		return false;
-	}
-	/* SSE movsd/cmpsd share the ids and carry an f2 prefix. */
-	for (i = 0; i < x->op_count; i++)
-		if (x->operands[i].type == X86_OP_REG &&
-		    x->operands[i].reg >= X86_REG_XMM0 &&
-		    x->operands[i].reg <= X86_REG_XMM31)
-			return false;
-	return true;
-}
-
-static unsigned classify_x86(csh cs, const cs_insn *in, uint64_t *target)
-{
-	const cs_x86 *x = &in->detail->x86;
-	unsigned f = 0;
-
-	*target = 0;
-	if (cs_insn_group(cs, in, CS_GRP_JUMP)) {
-		f |= SYM_INSN_BRANCH;
-		if (in->id != X86_INS_JMP && in->id != X86_INS_LJMP)
-			f |= SYM_INSN_COND;
-	} else if (cs_insn_group(cs, in, CS_GRP_CALL)) {
-		f |= SYM_INSN_CALL;
-	} else if (cs_insn_group(cs, in, CS_GRP_RET) ||
-		   cs_insn_group(cs, in, CS_GRP_IRET)) {
-		return SYM_INSN_RET;
-	}
-	switch (in->id) {
-	case X86_INS_UD2: case X86_INS_UD0: case X86_INS_INT3:
-	case X86_INS_HLT:
-		return SYM_INSN_TRAP;
-	case X86_INS_NOP:
-		return SYM_INSN_PAD;
-	default:
-		break;
-	}
-	if (f) {
-		if (x->op_count == 1 && x->operands[0].type == X86_OP_IMM)
-			*target = (uint64_t)x->operands[0].imm;
-		else
-			f |= SYM_INSN_INDIRECT;
-	}
-	if (x86_string_op(in))
-		f |= SYM_INSN_REP;
-	return f;
-}
-
-static unsigned classify_arm64(const cs_insn *in, uint64_t *target)
-{
-	const cs_arm64 *a = &in->detail->arm64;
-	unsigned f = 0;
-
-	*target = 0;
-	switch (in->id) {
-	case ARM64_INS_B:
-		f = SYM_INSN_BRANCH;
-		if (a->cc != ARM64_CC_INVALID && a->cc != ARM64_CC_AL &&
-		    a->cc != ARM64_CC_NV)
-			f |= SYM_INSN_COND;
-		break;
-	case ARM64_INS_CBZ: case ARM64_INS_CBNZ:
-	case ARM64_INS_TBZ: case ARM64_INS_TBNZ:
-		f = SYM_INSN_BRANCH | SYM_INSN_COND;
-		break;
-	case ARM64_INS_BR:
-		return SYM_INSN_BRANCH | SYM_INSN_INDIRECT;
-	case ARM64_INS_BL:
-		f = SYM_INSN_CALL;
-		break;
-	case ARM64_INS_BLR:
-		return SYM_INSN_CALL | SYM_INSN_INDIRECT;
-	case ARM64_INS_RET: case ARM64_INS_ERET:
-		return SYM_INSN_RET;
-	case ARM64_INS_BRK: case ARM64_INS_HLT:
-		return SYM_INSN_TRAP;
-	case ARM64_INS_NOP:
-		return SYM_INSN_PAD;
-	default:
-		return 0;
-	}
-	if (a->op_count && a->operands[a->op_count - 1].type == ARM64_OP_IMM)
-		*target = (uint64_t)a->operands[a->op_count - 1].imm;
-	else
-		f |= SYM_INSN_INDIRECT;
-	return f;
-}
-
-static const cs_insn *ring_at(const struct decoder *d, size_t back)
+static const struct dec_insn *ring_at(const struct decoder *d, size_t back)
 {
 	if (back >= d->nring || back >= RING)
 		return NULL;
@@ -374,21 +258,18 @@ static uint64_t table_bound(const struct decoder *d, size_t from)
 	size_t b;
 
 	for (b = from; b < RING; b++) {
-		const cs_insn *j = ring_at(d, b), *cmp = ring_at(d, b + 1);
-		const cs_x86 *cx;
+		const struct dec_insn *j = ring_at(d, b),
+				      *cmp = ring_at(d, b + 1);
 
 		if (!j || !cmp)
 			return 0;
-		if (j->id != X86_INS_JA && j->id != X86_INS_JAE)
+		if (j->id != DEC_JA && j->id != DEC_JAE)
 			continue;
-		cx = &cmp->detail->x86;
-		if (cmp->id != X86_INS_CMP || cx->op_count != 2 ||
-		    cx->operands[0].type != X86_OP_REG ||
-		    cx->operands[1].type != X86_OP_IMM ||
-		    cx->operands[1].imm < 0)
+		if (cmp->id != DEC_CMP || cmp->nops != 2 ||
+		    cmp->op[0].kind != DEC_OP_REG ||
+		    cmp->op[1].kind != DEC_OP_IMM || cmp->op[1].imm < 0)
 			return 0;
-		return (uint64_t)cx->operands[1].imm +
-		       (j->id == X86_INS_JA ? 1 : 0);
+		return (uint64_t)cmp->op[1].imm + (j->id == DEC_JA ? 1 : 0);
 	}
 	return 0;
 }
@@ -402,48 +283,44 @@ static uint64_t table_bound(const struct decoder *d, size_t from)
  */
 static int jump_table_x86(struct decoder *d)
 {
-	const cs_insn *jmp = ring_at(d, 0), *in;
-	const cs_x86 *x = &jmp->detail->x86;
+	const struct dec_insn *jmp = ring_at(d, 0), *in;
 	uint64_t table = 0, bound, i, limit;
 	unsigned r, base = 0;
 	bool rel = false;
 	size_t b, after = 1;
 
-	if (x->op_count != 1)
+	if (jmp->nops != 1)
 		return SYM_OK;
-	if (x->operands[0].type == X86_OP_MEM) {
-		const x86_op_mem *m = &x->operands[0].mem;
-
-		if (m->base != X86_REG_INVALID || m->scale != 8)
+	if (jmp->op[0].kind == DEC_OP_MEM) {
+		if (jmp->op[0].mem.base || jmp->op[0].mem.rip ||
+		    jmp->op[0].mem.scale != 8)
 			return SYM_OK;
-		table = (uint64_t)m->disp;
-	} else if (x->operands[0].type == X86_OP_REG) {
-		r = x->operands[0].reg;
+		table = (uint64_t)jmp->op[0].mem.disp;
+	} else if (jmp->op[0].kind == DEC_OP_REG) {
+		r = jmp->op[0].reg;
 		/* Find what last set r, walking back. */
 		for (b = 1; (in = ring_at(d, b)) != NULL; b++) {
-			const cs_x86 *ix = &in->detail->x86;
+			const struct dec_op *o = in->op;
 
-			if (ix->op_count != 2 || ix->operands[0].type !=
-			    X86_OP_REG || ix->operands[0].reg != r)
+			if (in->nops != 2 || o[0].kind != DEC_OP_REG ||
+			    o[0].reg != r)
 				continue;
-			if (in->id == X86_INS_ADD && !base &&
-			    ix->operands[1].type == X86_OP_REG) {
-				base = ix->operands[1].reg;
+			if (in->id == DEC_ADD && !base &&
+			    o[1].kind == DEC_OP_REG) {
+				base = o[1].reg;
 				continue;
 			}
-			if ((in->id == X86_INS_MOVSXD && base &&
-			     ix->operands[1].type == X86_OP_MEM &&
-			     ix->operands[1].mem.base == base &&
-			     ix->operands[1].mem.scale == 4)) {
+			if ((in->id == DEC_MOVSXD && base &&
+			     o[1].kind == DEC_OP_MEM &&
+			     o[1].mem.base == base && o[1].mem.scale == 4)) {
 				rel = true;
 				after = b + 1;
 				break;
 			}
-			if (in->id == X86_INS_MOV && !base &&
-			    ix->operands[1].type == X86_OP_MEM &&
-			    ix->operands[1].mem.base == X86_REG_INVALID &&
-			    ix->operands[1].mem.scale == 8) {
-				table = (uint64_t)ix->operands[1].mem.disp;
+			if (in->id == DEC_MOV && !base &&
+			    o[1].kind == DEC_OP_MEM && !o[1].mem.base &&
+			    !o[1].mem.rip && o[1].mem.scale == 8) {
+				table = (uint64_t)o[1].mem.disp;
 				after = b + 1;
 				break;
 			}
@@ -454,13 +331,14 @@ static int jump_table_x86(struct decoder *d)
 		if (rel) {
 			/* base = lea [rip + T], somewhere before. */
 			for (b = 1; (in = ring_at(d, b)) != NULL; b++) {
-				const cs_x86 *ix = &in->detail->x86;
+				const struct dec_op *o = in->op;
 
-				if (in->id == X86_INS_LEA && ix->op_count == 2 &&
-				    ix->operands[0].reg == base &&
-				    ix->operands[1].mem.base == X86_REG_RIP) {
-					table = in->address + in->size +
-						(uint64_t)ix->operands[1].mem.disp;
+				if (in->id == DEC_LEA && in->nops == 2 &&
+				    o[0].kind == DEC_OP_REG &&
+				    o[0].reg == base &&
+				    o[1].kind == DEC_OP_MEM && o[1].mem.rip) {
+					table = in->va + in->len +
+						(uint64_t)o[1].mem.disp;
 					if (b + 1 > after)
 						after = b + 1;
 					break;
@@ -535,43 +413,84 @@ static uint64_t next_forced(const struct decoder *d, uint64_t va)
 	return lo < d->nforced ? d->forced[lo] : d->hi;
 }
 
-static int push_data(struct decoder *d, uint64_t va)
+/*
+ * The next address after va where an instruction is known to start: a
+ * forced start or a way in (a symbol, a PLT stub); else the end.
+ */
+static uint64_t next_known(const struct decoder *d, uint64_t va)
+{
+	uint64_t stop = next_forced(d, va);
+	size_t i;
+
+	for (i = 0; i < d->nhard; i++)
+		if (d->entries[i] > va && d->entries[i] < stop)
+			stop = d->entries[i];
+	return stop;
+}
+
+/*
+ * Bytes [va, va + len) that are no instruction of the sweep: one entry,
+ * grown while runs touch.  unknown: the decoder does not know the
+ * instruction there, whose length it cannot tell; else the bytes an
+ * instruction would have run across a forced start.
+ */
+static int push_data(struct decoder *d, uint64_t va, uint64_t len,
+		     bool unknown)
 {
 	struct dins *last = d->n ? &d->v[d->n - 1] : NULL;
+	unsigned flags = SYM_INSN_DATA | (unknown ? SYM_INSN_UNKNOWN : 0);
+	char text[96];
 
-	if (last && (last->flags & SYM_INSN_DATA) &&
-	    last->va + last->len == va && next_forced(d, last->va) > va) {
-		last->len++;
-		return SYM_OK;
+	if (last && last->flags == flags && last->va + last->len == va &&
+	    next_forced(d, last->va) > va) {
+		last->len += (uint32_t)len;
+	} else {
+		if (ALLOC_GROW(d->v, d->n + 1, d->alloc))
+			return SYM_ENOMEM;
+		last = &d->v[d->n++];
+		*last = (struct dins){
+			.va = va, .len = (uint32_t)len, .flags = flags,
+			.text = "(bad)",
+		};
 	}
-	if (ALLOC_GROW(d->v, d->n + 1, d->alloc))
-		return SYM_ENOMEM;
-	d->v[d->n++] = (struct dins){
-		.va = va, .len = 1, .flags = SYM_INSN_DATA, .text = "(bad)",
-	};
-	return SYM_OK;
+	if (!unknown)
+		return SYM_OK;
+	snprintf(text, sizeof(text),
+		 "(unknown instruction: %u bytes not decoded)", last->len);
+	last->text = strpool_add(symbolizer_pool(d->s), text);
+	return last->text ? SYM_OK : SYM_ENOMEM;
 }
 
 static int sweep(struct decoder *d)
 {
 	struct strpool *sp = symbolizer_pool(d->s);
-	cs_insn *in = cs_malloc(d->c->cs);
+	struct dec_insn *in = &d->in;
 	uint64_t va = d->lo;
 	int ret = SYM_OK;
-	char text[192];
 
-	if (!in)
-		return SYM_ENOMEM;
 	d->n = d->nextra = d->nring = 0;
 	while (va < d->hi && ret == SYM_OK) {
-		uint64_t stop = next_forced(d, va), addr = va, target;
+		uint64_t stop = next_forced(d, va);
 		const uint8_t *code = d->buf + (va - d->lo);
-		size_t size = stop - va;
 		struct dins *di;
 
-		if (!cs_disasm_iter(d->c->cs, &code, &size, &addr, in)) {
-			ret = push_data(d, va);
-			va++;
+		if (!dec_decode(d->c->dec, code, stop - va, va, true, in)) {
+			uint64_t end;
+			bool unknown = !dec_decode(d->c->dec, code, d->hi - va,
+						   va, false, in);
+
+			/* Never a guess: an unknown instruction runs to the
+			 * next start known otherwise. */
+			if (!unknown)
+				end = stop;
+			else if (in->len)
+				end = va + in->len;
+			else
+				end = next_known(d, va);
+			if (end > d->hi || end <= va)
+				end = d->hi;
+			ret = push_data(d, va, end - va, unknown);
+			va = end;
 			continue;
 		}
 		if (ALLOC_GROW(d->v, d->n + 1, d->alloc)) {
@@ -580,36 +499,27 @@ static int sweep(struct decoder *d)
 		}
 		di = &d->v[d->n++];
 		di->va = va;
-		di->len = in->size;
-		di->flags = d->c->arch == CS_ARCH_X86 ?
-			    classify_x86(d->c->cs, in, &target) :
-			    classify_arm64(in, &target);
-		di->target = target;
-		snprintf(text, sizeof(text), "%s%s%s", in->mnemonic,
-			 in->op_str[0] ? " " : "", in->op_str);
-		di->text = strpool_add(sp, text);
+		di->len = in->len;
+		di->flags = in->flags;
+		di->target = in->target;
+		di->text = strpool_add(sp, in->text);
 		if (!di->text) {
 			ret = SYM_ENOMEM;
 			break;
 		}
 		if ((di->flags & SYM_INSN_CALL) &&
-		    is_noreturn(target ? callee_name(d, target) :
+		    is_noreturn(in->target ? callee_name(d, in->target) :
 				slot_callee(d, in)))
 			di->flags |= SYM_INSN_NORETURN;
-		if (d->c->arch == CS_ARCH_X86) {
-			size_t slot = d->nring % RING;
-
-			d->ring[slot] = *in;
-			d->ringd[slot] = *in->detail;
-			d->ring[slot].detail = &d->ringd[slot];
+		if (d->o->machine == EM_X86_64) {
+			d->ring[d->nring % RING] = *in;
 			d->nring++;
 			if ((di->flags & SYM_INSN_BRANCH) &&
 			    (di->flags & SYM_INSN_INDIRECT))
 				ret = jump_table_x86(d);
 		}
-		va += in->size;
+		va += in->len;
 	}
-	cs_free(in, 1);
 	return ret;
 }
 
@@ -774,46 +684,31 @@ static int entry_points(struct decoder *d)
  */
 static int neighbour_jumps(struct decoder *d, uint64_t lo, uint64_t hi)
 {
-	cs_insn *in;
+	struct dec_insn *in = &d->in;
 	uint8_t *buf;
-	const uint8_t *code;
-	size_t size;
-	uint64_t va = lo, target;
+	uint64_t va;
 	int ret = SYM_OK;
 
 	if (hi <= lo)
 		return SYM_OK;
 	buf = malloc(hi - lo);
-	in = cs_malloc(d->c->cs);
-	if (!buf || !in) {
-		free(buf);
-		if (in)
-			cs_free(in, 1);
+	if (!buf)
 		return SYM_ENOMEM;
-	}
 	if (!read_vaddr(d->c, d->o, lo, buf, hi - lo))
 		goto out;
-	code = buf;
-	size = hi - lo;
-	va = lo;
-	while (size && !ret) {
-		unsigned f;
-
-		if (!cs_disasm_iter(d->c->cs, &code, &size, &va, in)) {
-			code++;
-			size--;
-			va++;
+	for (va = lo; va < hi && !ret;) {
+		if (!dec_decode(d->c->dec, buf + (va - lo), hi - va, va, false,
+				in)) {
+			/* Only leaders come of this: resume anywhere. */
+			va += in->len ? in->len : 1;
 			continue;
 		}
-		f = d->c->arch == CS_ARCH_X86 ?
-		    classify_x86(d->c->cs, in, &target) :
-		    classify_arm64(in, &target);
-		if ((f & (SYM_INSN_BRANCH | SYM_INSN_CALL)) && target > d->lo &&
-		    target < d->hi)
-			ret = add_entry(d, target);
+		if ((in->flags & (SYM_INSN_BRANCH | SYM_INSN_CALL)) &&
+		    in->target > d->lo && in->target < d->hi)
+			ret = add_entry(d, in->target);
+		va += in->len;
 	}
 out:
-	cs_free(in, 1);
 	free(buf);
 	return ret;
 }

@@ -8,33 +8,17 @@
  * procedures with them.  Below symbolize.c: it is handed an open ELF
  * handle and a string pool, and calls nothing above it.
  */
-#include <capstone/capstone.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "decode.h"
 #include "symbolize_int.h"
 
 /* A PLT stub is 16 bytes on AArch64 and on x86-64 unless its section
  * says otherwise (.plt.got entries without IBT are 8). */
 #define PLT_STUB_SIZE 16
-
-bool procs_machine(uint16_t machine, int *arch, int *mode)
-{
-	switch (machine) {
-	case EM_X86_64:
-		*arch = CS_ARCH_X86;
-		*mode = CS_MODE_64;
-		return true;
-	case EM_AARCH64:
-		*arch = CS_ARCH_ARM64;
-		*mode = CS_MODE_ARM;
-		return true;
-	default:
-		return false;
-	}
-}
 
 void procs_release(struct procs *p)
 {
@@ -392,64 +376,54 @@ static int add_plt(struct procs *p, uint64_t va, uint64_t size,
  * (x86-64 "jmp [rip + slot]", AArch64 "adrp x16, page; ldr x17, [x16,
  * off]"), and the relocation of that slot names the function.
  */
-static int read_plt_section(struct procs *p, csh cs, cs_arch arch,
-			    const unsigned char *d, size_t size,
+static int read_plt_section(struct procs *p, const struct dec *dec,
+			    bool x86, const unsigned char *d, size_t size,
 			    uint64_t addr, uint64_t entsize,
 			    const struct gotname *gn, size_t ngn)
 {
-	const uint8_t *code = d;
-	uint64_t va = addr;
-	cs_insn *in = cs_malloc(cs);
+	struct dec_insn in;
+	uint64_t va = addr, end = addr + size;
 	uint64_t adrp_va = 0, adrp_page = 0;
 	unsigned adrp_reg = 0;
 	int ret = SYM_OK;
 
-	if (!in)
-		return SYM_ENOMEM;
-	if (!entsize || arch != CS_ARCH_X86)
+	if (!entsize || !x86)
 		entsize = PLT_STUB_SIZE;
-	while (size && ret == SYM_OK) {
-		if (!cs_disasm_iter(cs, &code, &size, &va, in)) {
-			code++;
-			size--;
-			va++;
+	while (va < end && ret == SYM_OK) {
+		const struct dec_op *o = in.op;
+
+		if (!dec_decode(dec, d + (va - addr), end - va, va, false,
+				&in)) {
+			va += in.len ? in.len : 1;
 			continue;
 		}
-		if (arch == CS_ARCH_X86) {
-			const cs_x86 *x = &in->detail->x86;
-
-			if (in->id == X86_INS_JMP && x->op_count == 1 &&
-			    x->operands[0].type == X86_OP_MEM &&
-			    x->operands[0].mem.base == X86_REG_RIP) {
-				uint64_t got = in->address + in->size +
-					       (uint64_t)x->operands[0].mem.disp;
-				uint64_t ent = addr + (in->address - addr) /
+		if (x86) {
+			if (in.id == DEC_JMP && in.nops == 1 &&
+			    o[0].kind == DEC_OP_MEM && o[0].mem.rip) {
+				uint64_t got = va + in.len +
+					       (uint64_t)o[0].mem.disp;
+				uint64_t ent = addr + (va - addr) /
 						      entsize * entsize;
 
 				ret = add_plt(p, ent, entsize,
 					      got_lookup(gn, ngn, got));
 			}
-		} else {
-			const cs_arm64 *a = &in->detail->arm64;
+		} else if (in.id == DEC_ADRP && in.nops == 2) {
+			adrp_va = va;
+			adrp_reg = o[0].reg;
+			adrp_page = (uint64_t)o[1].imm;
+		} else if (in.id == DEC_LDR && in.nops == 2 &&
+			   o[1].kind == DEC_OP_MEM &&
+			   o[1].mem.base == adrp_reg && adrp_va &&
+			   va - adrp_va <= 8) {
+			uint64_t got = adrp_page + (uint64_t)o[1].mem.disp;
 
-			if (in->id == ARM64_INS_ADRP && a->op_count == 2) {
-				adrp_va = in->address;
-				adrp_reg = a->operands[0].reg;
-				adrp_page = (uint64_t)a->operands[1].imm;
-			} else if (in->id == ARM64_INS_LDR && a->op_count == 2 &&
-				   a->operands[1].type == ARM64_OP_MEM &&
-				   a->operands[1].mem.base == adrp_reg &&
-				   adrp_va && in->address - adrp_va <= 8) {
-				uint64_t got = adrp_page +
-					       (uint64_t)a->operands[1].mem.disp;
-
-				ret = add_plt(p, adrp_va, entsize,
-					      got_lookup(gn, ngn, got));
-				adrp_va = 0;
-			}
+			ret = add_plt(p, adrp_va, entsize,
+				      got_lookup(gn, ngn, got));
+			adrp_va = 0;
 		}
+		va += in.len;
 	}
-	cs_free(in, 1);
 	return ret;
 }
 
@@ -476,7 +450,7 @@ const char *procs_plt_name(const struct procs *p, uint64_t va)
 	return k && p->plt[k - 1].vaddr == va ? p->plt[k - 1].name : NULL;
 }
 
-static int read_sections(struct procs *p, csh cs, cs_arch arch,
+static int read_sections(struct procs *p, const struct dec *dec, bool x86,
 			 struct strpool *sp, Elf *elf)
 {
 	struct gotname *gn = NULL;
@@ -512,7 +486,7 @@ static int read_sections(struct procs *p, csh cs, cs_arch arch,
 			p->pltsec[p->npltsec++].hi = sh.sh_addr + sh.sh_size;
 		}
 		if (strcmp(name, ".eh_frame"))
-			ret = read_plt_section(p, cs, arch, data->d_buf,
+			ret = read_plt_section(p, dec, x86, data->d_buf,
 					       data->d_size, sh.sh_addr,
 					       sh.sh_entsize, gn, ngn);
 	}
@@ -559,16 +533,13 @@ bool procs_plt_extent(const struct procs *p, uint64_t va, uint64_t *lo,
 int procs_read(struct procs *p, struct strpool *sp, void *elf,
 	       uint16_t machine)
 {
-	int arch, mode, ret;
-	csh cs;
+	struct dec *dec;
+	int ret = dec_open(machine, &dec);
 
-	if (!procs_machine(machine, &arch, &mode))
-		return SYM_ENOCODE;
-	if (cs_open((cs_arch)arch, (cs_mode)mode, &cs) != CS_ERR_OK)
-		return SYM_ENOMEM;
-	cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON);
-	ret = read_sections(p, cs, (cs_arch)arch, sp, elf);
-	cs_close(&cs);
+	if (ret)
+		return ret;
+	ret = read_sections(p, dec, machine == EM_X86_64, sp, elf);
+	dec_free(dec);
 	return ret;
 }
 

@@ -17,6 +17,7 @@
 #include <sys/auxv.h>
 #include <unistd.h>
 
+#include "decode.h"
 #include "symbolize_int.h"
 
 /* ---- objects ---- */
@@ -487,12 +488,12 @@ struct symobj *symobj_get(struct symbolizer *s, const struct sym_object *obj,
 /* Read o's procs from its file or a copy of the vdso image. */
 static int read_procs(struct symbolizer *s, struct symobj *o)
 {
-	int arch, mode, fd = -1, ret;
+	int fd = -1, ret;
 	char *copy = NULL;
 	Elf *elf;
 
 	/* Code that is not decoded has no PLT to read either. */
-	if (!procs_machine(o->machine, &arch, &mode))
+	if (!dec_machine_ok(o->machine))
 		return SYM_ENOCODE;
 	if (o->kind == SYM_OBJ_VDSO) {
 		size_t size;

@@ -201,6 +201,9 @@ const char *sym_strerror(int err);
 #define SYM_INSN_TRAP     0x100	/* ud2, int3, hlt, brk: never falls through */
 #define SYM_INSN_PAD      0x200	/* nop: alignment padding, its run is a
 				 * block of its own */
+#define SYM_INSN_UNKNOWN  0x400	/* with DATA: an instruction the decoder
+				 * does not know, up to the next known
+				 * start (see sym_code) */
 
 /* One decoded instruction (or run of undecodable bytes). */
 struct sym_insn {
@@ -211,9 +214,10 @@ struct sym_insn {
 	unsigned flags;		/* SYM_INSN_* */
 	uint64_t target;	/* direct branch or call target (query space),
 				 * 0 if none or outside every PT_LOAD */
-	const char *text;	/* "mov rax, qword ptr [rbp - 8]" (capstone's
-				 * Intel syntax on x86), "(bad)" for data;
-				 * owned by the symbolizer */
+	const char *text;	/* "mov rax, qword ptr [rbp - 8]" (Intel
+				 * syntax on x86), "(bad)" for data,
+				 * "(unknown instruction: N bytes not
+				 * decoded)"; owned by the symbolizer */
 };
 
 /* A basic block: instructions insns[first .. first + ninsns). */
@@ -244,13 +248,16 @@ struct sym_code {
  * the unsized symbol before it, up to the next symbol or the end of its
  * section.  Code with none of these gives SYM_ENOCODE.
  *
- * Decoding: capstone, with the architecture taken from the ELF e_machine
- * (x86-64 and AArch64; anything else is SYM_ENOCODE).  The procedure is
- * swept linearly; a run of bytes that does not decode becomes one
- * SYM_INSN_DATA entry, and decoding resumes at the next byte that does.
- * When a direct branch of the procedure lands inside an instruction of
- * the sweep (the sweep was derailed by data or padding), the straddling
- * bytes become data and the sweep restarts at the target.
+ * Decoding: Zydis for x86-64, capstone for AArch64, with the architecture
+ * taken from the ELF e_machine (anything else is SYM_ENOCODE).  The
+ * procedure is swept linearly.  An instruction the decoder does not know
+ * becomes one SYM_INSN_DATA | SYM_INSN_UNKNOWN entry whose text says so;
+ * since its length is unknown (x86), it runs to the next address where an
+ * instruction is known to start (a branch target, a symbol, a PLT stub,
+ * the end), so no later boundary is guessed.  When a direct branch of the
+ * procedure lands inside an instruction of the sweep (the sweep was
+ * derailed by data or padding), the straddling bytes become one data
+ * entry ("(bad)") and the sweep restarts at the target.
  *
  * A block starts at (leaders): the procedure entry; every direct branch
  * target inside the procedure; every target of a decodable jump table

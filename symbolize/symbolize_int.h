@@ -2,12 +2,13 @@
 /*
  * Private declarations shared by the files of symbolize/.  Nothing here is
  * part of the public contract (symbolize.h); third-party types (libelf,
- * libdwarf, capstone) stay inside the .c files that need them.
+ * libdwarf, capstone, Zydis) stay inside the .c files that need them.
  *
  * One section per file, in the order the files build on each other: a
  * file calls only into files whose sections come before its own.
  *
- *   strpool.c, demangle.c, input.c, dwcheck.c     (leaves)
+ *   strpool.c, demangle.c, input.c, dwcheck.c,
+ *   decode.c (decode_x86.c, decode_arm64.c)      (leaves)
  *   elfsym.c, dwarf.c, debuginfo.c, kallsyms.c, procs.c
  *   symbolize.c                                   (the object cache)
  *   blocks.c                                      (decoding; calls sym_resolve)
@@ -293,15 +294,9 @@ struct procs {
 };
 
 /*
- * The capstone architecture and mode (cs_arch and cs_mode values) for
- * code of an ELF e_machine; false when such code is not decoded (only
- * x86-64 and AArch64 are).
- */
-bool procs_machine(uint16_t machine, int *arch, int *mode);
-/*
  * Read p from an open libelf handle (an Elf *) of an object whose
- * e_machine is machine.  Returns SYM_OK, SYM_ENOCODE when procs_machine()
- * refuses machine (p stays empty), or SYM_ENOMEM (p holds what was read;
+ * e_machine is machine.  Returns SYM_OK, SYM_ENOCODE when its code is
+ * not decoded (dec_machine_ok() in decode.h) (p stays empty), or SYM_ENOMEM (p holds what was read;
  * procs_release() it all the same).
  */
 int procs_read(struct procs *p, struct strpool *sp, void *elf,

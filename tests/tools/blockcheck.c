@@ -53,7 +53,8 @@
  *     0xVADDR FLAGS TEXT [-> 0xTARGET]
  *
  * FLAGS are letters: b branch, c conditional, C call, r ret, i indirect,
- * n no-return, d data, R rep string, t trap; "-" when none.
+ * n no-return, d data, R rep string, t trap, u unknown instruction; "-"
+ * when none.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -619,7 +620,7 @@ static const char *flag_letters(unsigned f, char *buf)
 		{ SYM_INSN_CALL, 'C' }, { SYM_INSN_RET, 'r' },
 		{ SYM_INSN_INDIRECT, 'i' }, { SYM_INSN_NORETURN, 'n' },
 		{ SYM_INSN_DATA, 'd' }, { SYM_INSN_REP, 'R' },
-		{ SYM_INSN_TRAP, 't' },
+		{ SYM_INSN_TRAP, 't' }, { SYM_INSN_UNKNOWN, 'u' },
 	};
 	size_t i, n = 0;
 
