@@ -193,7 +193,10 @@ def check_objects(objroot, repo, ren, owner, layers, prefixes):
             uses.setdefault(src, set()).add(f[1])
         elif len(f) == 3 and f[1] in GLOBAL_DEFS:
             defs[f[2]] = src
-            exports.append((orig, src, f[2]))
+            # Names with two leading underscores are the compiler's
+            # (ASan's __odr_asan.NAME), not ours to prefix.
+            if not f[2].startswith("__"):
+                exports.append((orig, src, f[2]))
     bad = {}
     for src, syms in uses.items():
         fl = layer_of(src, owner)

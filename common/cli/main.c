@@ -62,16 +62,25 @@ static struct argp_option *group_table(const struct argp_option *shared,
 	return v;
 }
 
-/* The tool's table without what group_table() moved. */
-static struct argp_option *root_table(const struct fe_tool *tool)
+/* The tool's table without what group_table() moved, in *v; NULL when
+ * nothing is left (argp leaks the help list of an empty table).  Returns
+ * -1 when out of memory. */
+static int root_table(const struct fe_tool *tool, struct argp_option **v)
 {
 	size_t nt = table_len(tool->options), n = 0, i;
-	struct argp_option *v = calloc(nt + 1, sizeof(*v));
 
-	for (i = 0; v && i < nt; i++)
+	*v = NULL;
+	for (i = 0; i < nt; i++)
+		n += !is_shared_key(tool->options[i].key);
+	if (!n)
+		return 0;
+	*v = calloc(n + 1, sizeof(**v));
+	if (!*v)
+		return -1;
+	for (i = n = 0; i < nt; i++)
 		if (!is_shared_key(tool->options[i].key))
-			v[n++] = tool->options[i];
-	return v;
+			(*v)[n++] = tool->options[i];
+	return 0;
 }
 
 static int act(struct fe_args *a)
@@ -134,8 +143,7 @@ int fe_main(const struct fe_tool *tool, int argc, char **argv)
 		children[g] = (struct argp_child){ &groups[g], 0, NULL,
 						   shared[g][0].group };
 	}
-	tables[NGROUPS] = root_table(tool);
-	oom |= !tables[NGROUPS];
+	oom |= root_table(tool, &tables[NGROUPS]) < 0;
 	argp.options = tables[NGROUPS];
 	snprintf(version, sizeof(version), "%s %s", tool->run.name,
 		 PROF_VERSION);
