@@ -127,18 +127,20 @@ skip_unless_valgrind() {
 	skip_unless_valgrind
 	skip_unless_perf_works
 	run -0 "$UPROFILE" -quiet -pixie freq -o demo.out "$TPROG/demo" 0.02
-	run -0 "$UPROFILE" -i demo.out -quit 4
+	# About 40 samples: the four kernels are named, in whatever order
+	# sampling gave them (a busy machine may put ld.so's work between).
+	run -0 "$UPROFILE" -i demo.out
 	assert_line --regexp '^  freq: retinst, exact execution counts$'
 	assert_line --regexp ' freq .* procedure '
 	local p
 	for p in matrix_multiply insertion_sort naive_search crc32_buffer; do
 		assert_line --regexp " $p +demo$"
 	done
-	run -0 "$UPROFILE" -i demo.out -asm -quit 1 -average
-	assert_line --regexp '^(matrix_multiply|insertion_sort|naive_search|crc32_buffer) \(demo\), [0-9.]+% of cpu-clock, [0-9.]+% of retinst:$'
+	run -0 "$UPROFILE" -i demo.out -asm -only matrix_multiply -average
+	assert_line --regexp '^matrix_multiply \(demo\), [0-9.]+% of cpu-clock, [0-9.]+% of retinst:$'
 	assert_line --regexp '^ +---- block [0-9]+ ----$'
 	assert_line --regexp 'cpu-clock/exec'
-	run -0 "$UPROFILE" -i demo.out -stride 8 -quit 3
+	run -0 "$UPROFILE" -i demo.out -stride 8 -quit 3 -only matrix_multiply
 	assert_line --regexp '^instruction buckets, heaviest first, by cpu-clock'
 	assert_line --regexp ' 0x[0-9a-f]+-0x[0-9a-f]+ +demo\.c:[0-9]+'
 	run -0 "$UPROFILE" -i demo.out -blocks -quit 3 --format json
