@@ -521,6 +521,7 @@ static void release(struct run *r)
 	free(r->choice);
 	free(r->specs);
 	free(r->derived);
+	free(r->pm_defs);
 	free(r->tids);
 	free(r->path);
 }
