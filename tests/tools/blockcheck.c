@@ -69,6 +69,7 @@
 #include <unistd.h>
 
 #include "symbolize/symbolize.h"
+#include "insn_flags.h"
 
 static void die(const char *msg, const char *arg)
 {
@@ -610,29 +611,6 @@ static void print_line(const char *name, const struct totals *t)
 	       pct(t->wpass, t->wall), t->checked, t->ir);
 }
 
-static const char *flag_letters(unsigned f, char *buf)
-{
-	static const struct {
-		unsigned flag;
-		char c;
-	} tab[] = {
-		{ SYM_INSN_BRANCH, 'b' }, { SYM_INSN_COND, 'c' },
-		{ SYM_INSN_CALL, 'C' }, { SYM_INSN_RET, 'r' },
-		{ SYM_INSN_INDIRECT, 'i' }, { SYM_INSN_NORETURN, 'n' },
-		{ SYM_INSN_DATA, 'd' }, { SYM_INSN_REP, 'R' },
-		{ SYM_INSN_TRAP, 't' }, { SYM_INSN_UNKNOWN, 'u' },
-	};
-	size_t i, n = 0;
-
-	for (i = 0; i < sizeof(tab) / sizeof(*tab); i++)
-		if (f & tab[i].flag)
-			buf[n++] = tab[i].c;
-	if (!n)
-		buf[n++] = '-';
-	buf[n] = '\0';
-	return buf;
-}
-
 static int dump(const char *path, const char *vaddr_s)
 {
 	struct symbolizer *s = symbolizer_new(NULL);
@@ -668,7 +646,7 @@ static int dump(const char *path, const char *vaddr_s)
 			const struct sym_insn *in = &code->insns[i];
 
 			printf("  0x%" PRIx64 " %s %s", in->vaddr,
-			       flag_letters(in->flags, fl), in->text);
+			       insn_flag_letters(in->flags, fl), in->text);
 			if (in->target)
 				printf(" -> 0x%" PRIx64, in->target);
 			printf("\n");

@@ -29,33 +29,11 @@
 #include <unistd.h>
 
 #include "symbolize/symbolize.h"
+#include "insn_flags.h"
 
 struct seg {
 	uint64_t vaddr, off, filesz;
 };
-
-static const char *flags_of(unsigned f, char *buf)
-{
-	static const struct {
-		unsigned flag;
-		char c;
-	} tab[] = {
-		{ SYM_INSN_BRANCH, 'b' }, { SYM_INSN_COND, 'c' },
-		{ SYM_INSN_CALL, 'C' }, { SYM_INSN_RET, 'r' },
-		{ SYM_INSN_INDIRECT, 'i' }, { SYM_INSN_NORETURN, 'n' },
-		{ SYM_INSN_DATA, 'd' }, { SYM_INSN_REP, 'R' },
-		{ SYM_INSN_TRAP, 't' }, { SYM_INSN_UNKNOWN, 'u' },
-	};
-	size_t i, n = 0;
-
-	for (i = 0; i < sizeof(tab) / sizeof(*tab); i++)
-		if (f & tab[i].flag)
-			buf[n++] = tab[i].c;
-	if (!n)
-		buf[n++] = '-';
-	buf[n] = '\0';
-	return buf;
-}
 
 static bool to_off(const struct seg *segs, size_t n, uint64_t va,
 		   uint64_t *off)
@@ -92,7 +70,7 @@ static uint64_t walk(struct symbolizer *s, const struct sym_object *so,
 				if (in->vaddr < va || in->vaddr >= hi)
 					continue;
 				printf("%" PRIx64 " %u %s %s\n", in->vaddr,
-				       in->len, flags_of(in->flags, fl),
+				       in->len, insn_flag_letters(in->flags, fl),
 				       in->text);
 				if (in->vaddr + in->len > end)
 					end = in->vaddr + in->len;
