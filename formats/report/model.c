@@ -787,7 +787,8 @@ static const char *outer_proc(const struct site *s)
 	return s->inl ? s->inl : s->proc;
 }
 
-static void init_row(const struct report *r, struct report_row *row,
+static void init_row(const struct report *r, struct symbolizer *sym,
+		     struct report_row *row,
 		     const struct site *s)
 {
 	enum report_view v = r->opt.view;
@@ -830,7 +831,11 @@ static void init_row(const struct report *r, struct report_row *row,
 		if (s->code) {
 			const struct sym_insn *in = &s->code->insns[s->insn];
 
-			row->text = in->text;
+			/* An instruction's text comes in rows_from_code(),
+			 * named; a bucket shows its first plain. */
+			if (row->kind == ROW_BUCKET)
+				row->text = sym_insn_plain_text(sym, s->code,
+								s->insn);
 			row->block = in->block;
 			row->block_start = s->insn == 0 ||
 				s->code->insns[s->insn - 1].block != in->block;
@@ -1227,7 +1232,7 @@ static int group_rows(struct build *b)
 				err = -PROF_ENOMEM;
 				break;
 			}
-			init_row(r, &r->rows[r->nrows], s);
+			init_row(r, b->sym, &r->rows[r->nrows], s);
 			keys[r->nrows] = k;
 			bucket[h] = r->nrows++;
 		}
