@@ -86,6 +86,26 @@ struct site {
 	uint32_t insn;			/* index into code->insns */
 	double execs;			/* estimated executions */
 	uint64_t exact;			/* exact executions (sim, -pixie) */
+	unsigned char sampled;		/* some count here has samples */
+};
+
+/* What the phases of report_build share. */
+struct build {
+	struct report *r;
+	struct symbolizer *sym;
+	struct site *sites;		/* unique (object, offset), sorted */
+	size_t nsites, alloc_sites;
+	long exact_stat;		/* the exact retired statistic, or -1 */
+	/*
+	 * -only/-exclude applied to procedures before their code is
+	 * decoded and their rows built (select_first()): the sampled
+	 * sites left out, still named for the notes on objects; the rows
+	 * with data there would have been without them.
+	 */
+	int select;
+	struct site *dropped;
+	size_t ndropped, alloc_dropped;
+	size_t nrows_all;
 };
 
 static size_t str_hash(size_t h, const char *s)
@@ -249,18 +269,20 @@ static int sort_unique_sites(struct site *sites, size_t *n)
  * same one (sites are sorted), else from the symbolizer. */
 static const struct sym_code *site_code(const struct profile *p,
 					struct symbolizer *sym,
-					const struct site *sites, size_t i)
+					const struct site *sites, size_t i,
+					int extent_only)
 {
 	struct sym_object so = sym_obj(p, sites[i].obj);
 	const struct sym_code *code = NULL;
+	int err;
 
 	if (i && sites[i - 1].code && sites[i].obj == sites[i - 1].obj &&
 	    sites[i].offset >= sites[i - 1].code->start &&
 	    sites[i].offset < sites[i - 1].code->end)
 		return sites[i - 1].code;
-	if (sym_code(sym, &so, sites[i].offset, &code) != SYM_OK)
-		return NULL;
-	return code;
+	err = extent_only ? sym_code_extent(sym, &so, sites[i].offset, &code)
+			  : sym_code(sym, &so, sites[i].offset, &code);
+	return err == SYM_OK ? code : NULL;
 }
 
 /*
@@ -269,7 +291,7 @@ static const struct sym_code *site_code(const struct profile *p,
  * procedures whose code could not be read.
  */
 static int find_codes(const struct profile *p, struct symbolizer *sym,
-		      struct site *sites, size_t n,
+		      struct site *sites, size_t n, int extent_only,
 		      const struct sym_code ***pcodes, uint32_t **code_obj,
 		      size_t *pncodes, size_t *undecoded)
 {
@@ -278,7 +300,8 @@ static int find_codes(const struct profile *p, struct symbolizer *sym,
 	uint64_t last_obj = UINT64_MAX, last_sym = 0;
 
 	for (i = 0; i < n; i++) {
-		const struct sym_code *code = site_code(p, sym, sites, i);
+		const struct sym_code *code = site_code(p, sym, sites, i,
+							extent_only);
 
 		sites[i].code = code;
 		if (!code) {
@@ -327,7 +350,7 @@ static void attach_code(const struct profile *p, struct symbolizer *sym,
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		const struct sym_code *code = site_code(p, sym, sites, i);
+		const struct sym_code *code = site_code(p, sym, sites, i, 0);
 		size_t lo, hi;
 
 		sites[i].code = NULL;
@@ -353,41 +376,171 @@ static void attach_code(const struct profile *p, struct symbolizer *sym,
 	}
 }
 
+/* A row's identity in the view (see site_key). */
+struct rowkey {
+	uint32_t obj;
+	const char *proc, *inl, *file;
+	unsigned line;
+	uint64_t a, b;		/* view-specific: block, bucket, address */
+};
+
+static void site_key(const struct report *r, const struct site *s,
+		     struct rowkey *k);
+static int cmp_key(const void *a, const void *b);
+
+/* Left out by -only or -exclude: a procedure's rows are named name. */
+static int name_filtered(const struct report_options *opt, const char *name)
+{
+	if (opt->nonly && !matches(opt->only, opt->nonly, name))
+		return 1;
+	return opt->nexclude && matches(opt->exclude, opt->nexclude, name);
+}
+
+/* The procedure a site without code is shown in: as outer_proc() will
+ * name it once resolve_sites() has. */
+static const char *site_own_name(const struct profile *p,
+				 struct symbolizer *sym, const struct site *s)
+{
+	struct sym_object so = sym_obj(p, s->obj);
+	struct sym_result res;
+	const struct sym_frame *in, *out_f;
+
+	memset(&res, 0, sizeof(res));
+	sym_resolve(sym, &so, s->offset, &res);
+	if (res.nframes == 0)
+		return "[unknown]";
+	in = &res.frames[0];
+	out_f = &res.frames[res.nframes - 1];
+	if (res.nframes > 1 && in->function && out_f->function &&
+	    strcmp(in->function, out_f->function))
+		return out_f->function;
+	return in->function ? in->function : "";
+}
+
+/*
+ * Leave out the sampled sites of procedures -only/-exclude leave out,
+ * before their code is decoded: a site in such a procedure stays only
+ * when, at no instruction start, it would be a row of its own name
+ * (decoding its procedure tells).  The sites left out go to b->dropped.
+ */
+static int drop_unselected(struct build *b)
+{
+	const struct profile *p = b->r->prof;
+	const struct report_options *opt = &b->r->opt;
+	size_t i, j = 0;
+
+	for (i = 0; i < b->nsites; i++) {
+		struct site *s = &b->sites[i];
+
+		if (!s->code || !name_filtered(opt, s->code->procedure) ||
+		    !name_filtered(opt, site_own_name(p, b->sym, s))) {
+			b->sites[j++] = *s;
+			continue;
+		}
+		if (ALLOC_GROW(b->dropped, b->ndropped + 1, b->alloc_dropped))
+			return -PROF_ENOMEM;
+		b->dropped[b->ndropped++] = *s;
+	}
+	b->nsites = j;
+	return 0;
+}
+
+/*
+ * The rows with data the blocks and buckets views would have before
+ * -only/-exclude: one per key of the sampled sites (their procedures
+ * decoded).
+ */
+static int count_sampled_rows(struct build *b)
+{
+	struct site *v = malloc((b->nsites ? b->nsites : 1) * sizeof(*v));
+	struct rowkey *keys;
+	size_t i, n = 0;
+
+	if (!v)
+		return -PROF_ENOMEM;
+	for (i = 0; i < b->nsites; i++)
+		if (b->sites[i].sampled)
+			v[n++] = b->sites[i];
+	attach_code(b->r->prof, b->sym, v, n);
+	keys = malloc((n ? n : 1) * sizeof(*keys));
+	if (!keys) {
+		free(v);
+		return -PROF_ENOMEM;
+	}
+	for (i = 0; i < n; i++)
+		site_key(b->r, &v[i], &keys[i]);
+	if (n > 1)
+		qsort(keys, n, sizeof(*keys), cmp_key);
+	b->nrows_all = 0;
+	for (i = 0; i < n; i++)
+		if (!i || cmp_key(&keys[i], &keys[i - 1]))
+			b->nrows_all++;
+	free(keys);
+	free(v);
+	return 0;
+}
+
 /*
  * Decode the procedures the sites fall in and add every instruction of
  * them as a site (with no counts), so that freq, blocks and the asm view
- * see whole blocks, not only the instructions that were sampled.
+ * see whole blocks, not only the instructions that were sampled.  With
+ * b->select, only the procedures -only/-exclude keep are decoded (all
+ * are in the views whose row count before filtering needs their blocks).
  */
-static int expand_code(const struct profile *p, struct symbolizer *sym,
-		       struct site **psites, size_t *pn, size_t *palloc,
-		       size_t *undecoded)
+static int expand_code(struct build *b)
 {
+	const struct profile *p = b->r->prof;
+	struct symbolizer *sym = b->sym;
+	const struct report_options *opt = &b->r->opt;
 	const struct sym_code **codes = NULL;
 	uint32_t *code_obj = NULL;
-	size_t n = *pn, ncodes, nadd = 0, i, k;
-	int err = find_codes(p, sym, *psites, n, &codes, &code_obj, &ncodes,
-			     undecoded);
+	size_t n = b->nsites, ncodes, nadd = 0, i, k;
+	int extent_only = b->select && opt->view == REPORT_ASM;
+	int err = find_codes(p, sym, b->sites, n, extent_only, &codes,
+			     &code_obj, &ncodes, &b->r->undecoded);
 
 	if (err)
 		return err;
+	if (b->select) {
+		if (!extent_only)
+			err = count_sampled_rows(b);
+		if (!err)
+			err = drop_unselected(b);
+		for (i = k = 0; i < ncodes && !err; i++) {
+			struct sym_object so = sym_obj(p, code_obj[i]);
+			const struct sym_code *c;
+
+			if (name_filtered(opt, codes[i]->procedure))
+				continue;
+			/* The same entry, decoded. */
+			if (sym_code(sym, &so, codes[i]->start, &c) != SYM_OK)
+				continue;
+			codes[k] = c;
+			code_obj[k++] = code_obj[i];
+		}
+		ncodes = k;
+		n = b->nsites;
+		if (err)
+			goto out;
+	}
 	for (k = 0; k < ncodes; k++)
 		nadd += codes[k]->ninsns;
-	if (ALLOC_GROW(*psites, n + nadd, *palloc)) {
+	if (ALLOC_GROW(b->sites, n + nadd, b->alloc_sites)) {
 		err = -PROF_ENOMEM;
 		goto out;
 	}
 	for (k = 0; k < ncodes; k++) {
 		for (i = 0; i < codes[k]->ninsns; i++) {
-			struct site *s = &(*psites)[n++];
+			struct site *s = &b->sites[n++];
 
 			memset(s, 0, sizeof(*s));
 			s->obj = code_obj[k];
 			s->offset = codes[k]->insns[i].offset;
 		}
 	}
-	sort_unique_sites(*psites, &n);
-	attach_code(p, sym, *psites, n);
-	*pn = n;
+	sort_unique_sites(b->sites, &n);
+	attach_code(p, sym, b->sites, n);
+	b->nsites = n;
 out:
 	free(codes);
 	free(code_obj);
@@ -713,13 +866,6 @@ static const char *source_line(struct report *r, struct priv *pv,
 
 /* ---- grouping sites into rows ---- */
 
-struct rowkey {
-	uint32_t obj;
-	const char *proc, *inl, *file;
-	unsigned line;
-	uint64_t a, b;		/* view-specific: block, bucket, address */
-};
-
 static void site_key(const struct report *r, const struct site *s,
 		     struct rowkey *k)
 {
@@ -770,6 +916,25 @@ static size_t key_hash(const struct rowkey *k)
 	h = h * 31 + k->line;
 	h = h * 1000003 + (size_t)k->a;
 	return h * 1000003 + (size_t)k->b;
+}
+
+/* Keys in some total order, for counting distinct ones. */
+static int cmp_key(const void *a, const void *b)
+{
+	const struct rowkey *x = a, *y = b;
+	int c;
+
+	if (x->obj != y->obj)
+		return x->obj < y->obj ? -1 : 1;
+	if (x->a != y->a)
+		return x->a < y->a ? -1 : 1;
+	if (x->b != y->b)
+		return x->b < y->b ? -1 : 1;
+	if (x->line != y->line)
+		return x->line < y->line ? -1 : 1;
+	if ((c = cmp_str0(x->proc, y->proc)) || (c = cmp_str0(x->inl, y->inl)))
+		return c;
+	return cmp_str0(x->file, y->file);
 }
 
 static int key_eq(const struct rowkey *x, const struct rowkey *y)
@@ -1061,15 +1226,6 @@ static int stat_multiplexed(const struct profile *p,
 	return st->time_running < st->time_enabled;
 }
 
-/* What the phases of report_build share. */
-struct build {
-	struct report *r;
-	struct symbolizer *sym;
-	struct site *sites;		/* unique (object, offset), sorted */
-	size_t nsites, alloc_sites;
-	long exact_stat;		/* the exact retired statistic, or -1 */
-};
-
 /* Per statistic: totals over the whole profile, the ratios' totals, and
  * whether the kernel multiplexed it. */
 static int count_totals(struct build *b)
@@ -1100,6 +1256,24 @@ static int count_totals(struct build *b)
 	return 0;
 }
 
+/*
+ * Whether -only/-exclude can choose procedures before their code is
+ * decoded and their rows are built, and the report stay the same: in the
+ * views whose rows are code (blocks, instructions, buckets), where a row
+ * is named after its procedure, and without freq, whose total and
+ * undecoded count are of every procedure.
+ */
+static int select_first(const struct report *r)
+{
+	enum report_view v = r->opt.view;
+
+	if (!r->opt.nonly && !r->opt.nexclude)
+		return 0;
+	if (v != REPORT_BLOCKS && v != REPORT_ASM && v != REPORT_BUCKETS)
+		return 0;
+	return find_retired(r->prof, 0) < 0;
+}
+
 /* The sites: each sampled (object, offset) once, and every instruction
  * of their procedures when the report needs code. */
 static int find_sites(struct build *b)
@@ -1120,8 +1294,16 @@ static int find_sites(struct build *b)
 	sort_unique_sites(b->sites, &b->nsites);
 	if (!wants_code(b->r))
 		return 0;
-	return expand_code(p, b->sym, &b->sites, &b->nsites, &b->alloc_sites,
-			   &b->r->undecoded);
+	b->select = select_first(b->r);
+	for (i = 0; b->select && i < p->ncounts; i++) {
+		struct site *s = find_site(b->sites, b->nsites,
+					   p->counts[i].obj,
+					   p->counts[i].offset);
+
+		if (p->counts[i].samples)
+			s->sampled = 1;
+	}
+	return expand_code(b);
 }
 
 /* Name each site; list the objects that could not be used as they are. */
@@ -1140,6 +1322,9 @@ static int name_sites(struct build *b)
 	if (!state || !r->stale || !r->nosyms || !r->baddwarf)
 		goto out;
 	err = resolve_sites(p, b->sym, &pv->pool, b->sites, b->nsites, state);
+	if (!err)
+		err = resolve_sites(p, b->sym, &pv->pool, b->dropped,
+				    b->ndropped, state);
 	if (err)
 		goto out;
 	for (i = 0; i < p->nobjects; i++) {
@@ -1157,6 +1342,21 @@ static int name_sites(struct build *b)
 out:
 	free(state);
 	return err;
+}
+
+/* With b->select, the sites whose rows -only/-exclude leave out (their
+ * procedures named now). */
+static int select_sites(struct build *b)
+{
+	size_t i, j = 0;
+
+	if (!b->select)
+		return 0;
+	for (i = 0; i < b->nsites; i++)
+		if (!name_filtered(&b->r->opt, outer_proc(&b->sites[i])))
+			b->sites[j++] = b->sites[i];
+	b->nsites = j;
+	return 0;
 }
 
 /* Executions of each site: exact counts if any, else the retired
@@ -1382,7 +1582,7 @@ static int sort_rows(struct build *b)
 		qsort(r->rows, r->nrows, sizeof(*r->rows), cmp_lines);
 	else if (r->nrows > 1)
 		qsort_r(r->rows, r->nrows, sizeof(*r->rows), cmp_hot, r);
-	r->nrows_all = r->nrows;
+	r->nrows_all = b->select ? b->nrows_all : r->nrows;
 	return err;
 }
 
@@ -1488,6 +1688,7 @@ int report_build(const struct profile *p, struct symbolizer *sym,
 		count_totals,		/* per statistic, whole profile */
 		find_sites,		/* the addresses, whole procedures */
 		name_sites,		/* symbolize; note damaged objects */
+		select_sites,		/* -only, -exclude when they can */
 		count_executions,	/* freq, exact counts */
 		group_rows,		/* sites into the view's rows */
 		fill_rows,		/* code, executions, counts */
@@ -1513,6 +1714,7 @@ int report_build(const struct profile *p, struct symbolizer *sym,
 	for (i = 0; i < sizeof(phases) / sizeof(phases[0]) && !err; i++)
 		err = phases[i](&b);
 	free(b.sites);
+	free(b.dropped);
 	if (err) {
 		report_free(b.r);
 		return prof_fail(err, "cannot build report: %s",
