@@ -1410,6 +1410,20 @@ static int group_rows(struct build *b)
 	size_t *bucket, nbuckets = 1, alloc_rows = 0, alloc_keys = 0, i;
 	int err = 0;
 
+	/* One row per instruction: sites are unique (object, offset), and
+	 * so are their keys. */
+	if (r->opt.view == REPORT_ASM && r->opt.stride < 0) {
+		r->rows = malloc((b->nsites ? b->nsites : 1) *
+				 sizeof(*r->rows));
+		if (!r->rows)
+			return -PROF_ENOMEM;
+		for (i = 0; i < b->nsites; i++) {
+			init_row(r, b->sym, &r->rows[i], &b->sites[i]);
+			b->sites[i].row = i;
+		}
+		r->nrows = b->nsites;
+		return 0;
+	}
 	while (nbuckets < b->nsites * 2 + 16)
 		nbuckets *= 2;
 	bucket = malloc(nbuckets * sizeof(*bucket));
