@@ -103,6 +103,8 @@ struct build {
 	 * with data there would have been without them.
 	 */
 	int select;
+	int select_quit;		/* -quit too (asm view): the hottest
+					 * procedures chosen before decoding */
 	struct site *dropped;
 	size_t ndropped, alloc_dropped;
 	size_t nrows_all;
@@ -131,6 +133,14 @@ static int cmp_site(const void *a, const void *b)
 	if (x->obj != y->obj)
 		return x->obj < y->obj ? -1 : 1;
 	return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+
+static struct site *find_site(struct site *sites, size_t n, uint32_t obj,
+			      uint64_t offset)
+{
+	struct site key = { .obj = obj, .offset = offset };
+
+	return bsearch(&key, sites, n, sizeof(*sites), cmp_site);
 }
 
 /* Hottest first: by the weight of each of the nstats statistics in
@@ -480,6 +490,229 @@ static int count_sampled_rows(struct build *b)
 	return 0;
 }
 
+/* A procedure heading of the asm view, foreseen: (object, name). */
+struct heading {
+	const char *object, *name;
+	uint64_t address;		/* its lowest instruction's */
+	uint64_t *weight;		/* per statistic */
+	double percent;			/* of the first, as make_heading() */
+	size_t order;			/* in (object, name) order */
+	int keep;
+};
+
+static int cmp_heading_name(const void *a, const void *b)
+{
+	const struct heading *x = a, *y = b;
+	int c = cmp_str0(x->object, y->object);
+
+	if (c)
+		return c;
+	if ((c = cmp_str0(x->name, y->name)))
+		return c;
+	return x->address < y->address ? -1 : x->address > y->address;
+}
+
+/* hotter() on headings (no freq: select_first()), then stable. */
+static int cmp_heading_hot(const void *a, const void *b, void *ctx)
+{
+	const struct heading *x = *(struct heading *const *)a;
+	const struct heading *y = *(struct heading *const *)b;
+	size_t i, n = *(const size_t *)ctx;
+	int c;
+
+	for (i = 0; i < n; i++)
+		if (x->weight[i] != y->weight[i])
+			return x->weight[i] > y->weight[i] ? -1 : 1;
+	if ((c = strcmp(x->name, y->name)))
+		return c;
+	if (x->address != y->address)
+		return x->address < y->address ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* Where sym_resolve() puts offset of obj: a row's address. */
+static uint64_t site_vaddr(const struct profile *p, struct symbolizer *sym,
+			   uint32_t obj, uint64_t offset)
+{
+	struct sym_object so = sym_obj(p, obj);
+	struct sym_result res;
+
+	memset(&res, 0, sizeof(res));
+	sym_resolve(sym, &so, offset, &res);
+	return res.vaddr ? res.vaddr : offset;
+}
+
+/*
+ * The name a sampled site's row will have in the asm view: its
+ * procedure's when it starts one of its instructions, else its own.
+ * Decodes the procedure only when the two differ.
+ */
+static const char *asm_row_name(struct build *b, const struct site *s)
+{
+	const struct profile *p = b->r->prof;
+	const char *own = site_own_name(p, b->sym, s);
+	struct sym_object so = sym_obj(p, s->obj);
+	const struct sym_code *c;
+	size_t lo = 0, hi;
+
+	if (!s->code || !strcmp(own, s->code->procedure))
+		return s->code ? s->code->procedure : own;
+	if (sym_code(b->sym, &so, s->offset, &c) != SYM_OK)
+		return own;
+	hi = c->ninsns;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (c->insns[mid].offset < s->offset)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < c->ninsns && c->insns[lo].offset == s->offset ?
+	       c->procedure : own;
+}
+
+/* Index of the heading (object, name) in the sorted h[0 .. n). */
+static size_t find_heading(const struct heading *h, size_t n,
+			   const char *object, const char *name)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = cmp_str0(h[mid].object, object);
+
+		if (!c)
+			c = cmp_str0(h[mid].name, name);
+		if (!c)
+			return mid;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return SIZE_MAX;
+}
+
+/*
+ * -quit in the asm view, before decoding: the procedure headings the
+ * listing would have (those -only/-exclude keep), with their totals from
+ * the counts and their order (arrange_asm()), cut as cut_asm() cuts.
+ * Codes and sampled sites of the headings cut away are left out (keep[],
+ * b->dropped); b->nrows_all is the number of headings before the cut.
+ */
+static int select_hottest(struct build *b, const struct sym_code **codes,
+			  const uint32_t *code_obj, unsigned char *keep,
+			  size_t ncodes)
+{
+	struct report *r = b->r;
+	const struct profile *p = r->prof;
+	const struct report_options *opt = &r->opt;
+	size_t ns = r->nstats, nh = 0, i, j, k, kept;
+	struct heading *h = calloc(ncodes + b->nsites + 1, sizeof(*h));
+	struct heading **order = NULL;
+	size_t *site_head = calloc(b->nsites + 1, sizeof(*site_head));
+	const char **site_name = calloc(b->nsites + 1, sizeof(*site_name));
+	uint64_t *weights = NULL, *site_w0 = NULL;
+	int err = -PROF_ENOMEM;
+
+	if (!h || !site_head || !site_name)
+		goto out;
+	for (k = 0; k < ncodes; k++) {
+		if (!keep[k])
+			continue;
+		h[nh].object = p->objects[code_obj[k]].path;
+		h[nh].name = codes[k]->procedure;
+		h[nh++].address = site_vaddr(p, b->sym, code_obj[k],
+					     codes[k]->start);
+	}
+	for (i = 0; i < b->nsites; i++) {
+		const struct site *s = &b->sites[i];
+
+		site_name[i] = asm_row_name(b, s);
+		if (name_filtered(opt, site_name[i]))
+			continue;
+		h[nh].object = p->objects[s->obj].path;
+		h[nh].name = site_name[i];
+		h[nh++].address = site_vaddr(p, b->sym, s->obj, s->offset);
+	}
+	/* One heading per (object, name), at its lowest address. */
+	if (nh > 1)
+		qsort(h, nh, sizeof(*h), cmp_heading_name);
+	for (i = j = 0; i < nh; i++)
+		if (!j || cmp_str0(h[i].object, h[j - 1].object) ||
+		    cmp_str0(h[i].name, h[j - 1].name))
+			h[j++] = h[i];
+	nh = j;
+	weights = calloc(nh * ns + 1, sizeof(*weights));
+	site_w0 = calloc(b->nsites + 1, sizeof(*site_w0));
+	order = malloc((nh + 1) * sizeof(*order));
+	if (!weights || !site_w0 || !order)
+		goto out;
+	for (i = 0; i < nh; i++) {
+		h[i].weight = weights + i * ns;
+		h[i].order = i;
+		order[i] = &h[i];
+	}
+	for (i = 0; i < b->nsites; i++)
+		site_head[i] = find_heading(h, nh,
+					    p->objects[b->sites[i].obj].path,
+					    site_name[i]);
+	for (i = 0; i < p->ncounts; i++) {
+		const struct prof_count *c = &p->counts[i];
+		struct site *s = find_site(b->sites, b->nsites, c->obj,
+					   c->offset);
+
+		if (!s || site_head[s - b->sites] == SIZE_MAX)
+			continue;
+		h[site_head[s - b->sites]].weight[c->stat] += c->weight;
+		if (c->stat == 0)
+			site_w0[s - b->sites] += c->weight;
+	}
+	/* A heading's percentage sums its rows' (make_heading()). */
+	for (i = 0; ns && i < b->nsites; i++)
+		if (site_head[i] != SIZE_MAX)
+			h[site_head[i]].percent += r->total_weight[0] ?
+				100.0 * (double)site_w0[i] /
+				(double)r->total_weight[0] : 0;
+	if (nh > 1)
+		qsort_r(order, nh, sizeof(*order), cmp_heading_hot, &ns);
+	for (kept = 0; kept < nh; kept++) {
+		if ((opt->quit_rows && kept == opt->quit_rows) ||
+		    (opt->quit_percent > 0 && ns &&
+		     order[kept]->percent < opt->quit_percent))
+			break;
+		order[kept]->keep = 1;
+	}
+	b->nrows_all = nh;
+	for (k = 0; k < ncodes; k++) {
+		size_t at = find_heading(h, nh, p->objects[code_obj[k]].path,
+					 codes[k]->procedure);
+
+		if (keep[k] && (at == SIZE_MAX || !h[at].keep))
+			keep[k] = 0;
+	}
+	for (i = j = 0; i < b->nsites; i++) {
+		if (site_head[i] != SIZE_MAX && h[site_head[i]].keep) {
+			b->sites[j++] = b->sites[i];
+			continue;
+		}
+		if (ALLOC_GROW(b->dropped, b->ndropped + 1, b->alloc_dropped))
+			goto out;
+		b->dropped[b->ndropped++] = b->sites[i];
+	}
+	b->nsites = j;
+	err = 0;
+out:
+	free(h);
+	free(order);
+	free(site_head);
+	free(site_name);
+	free(weights);
+	free(site_w0);
+	return err;
+}
+
 /*
  * Decode the procedures the sites fall in and add every instruction of
  * them as a site (with no counts), so that freq, blocks and the asm view
@@ -496,21 +729,31 @@ static int expand_code(struct build *b)
 	uint32_t *code_obj = NULL;
 	size_t n = b->nsites, ncodes, nadd = 0, i, k;
 	int extent_only = b->select && opt->view == REPORT_ASM;
+	unsigned char *keep = NULL;
 	int err = find_codes(p, sym, b->sites, n, extent_only, &codes,
 			     &code_obj, &ncodes, &b->r->undecoded);
 
 	if (err)
 		return err;
 	if (b->select) {
+		keep = malloc(ncodes ? ncodes : 1);
+		if (!keep) {
+			err = -PROF_ENOMEM;
+			goto out;
+		}
+		for (i = 0; i < ncodes; i++)
+			keep[i] = !name_filtered(opt, codes[i]->procedure);
 		if (!extent_only)
 			err = count_sampled_rows(b);
 		if (!err)
 			err = drop_unselected(b);
+		if (!err && b->select_quit)
+			err = select_hottest(b, codes, code_obj, keep, ncodes);
 		for (i = k = 0; i < ncodes && !err; i++) {
 			struct sym_object so = sym_obj(p, code_obj[i]);
 			const struct sym_code *c;
 
-			if (name_filtered(opt, codes[i]->procedure))
+			if (!keep[i])
 				continue;
 			/* The same entry, decoded. */
 			if (sym_code(sym, &so, codes[i]->start, &c) != SYM_OK)
@@ -544,6 +787,7 @@ static int expand_code(struct build *b)
 out:
 	free(codes);
 	free(code_obj);
+	free(keep);
 	return err;
 }
 
@@ -595,14 +839,6 @@ static int resolve_sites(const struct profile *p, struct symbolizer *sym,
 			return -PROF_ENOMEM;
 	}
 	return 0;
-}
-
-static struct site *find_site(struct site *sites, size_t n, uint32_t obj,
-			      uint64_t offset)
-{
-	struct site key = { .obj = obj, .offset = offset };
-
-	return bsearch(&key, sites, n, sizeof(*sites), cmp_site);
 }
 
 /* ---- statistics the derived figures use ---- */
@@ -1267,7 +1503,8 @@ static int select_first(const struct report *r)
 {
 	enum report_view v = r->opt.view;
 
-	if (!r->opt.nonly && !r->opt.nexclude)
+	if (!r->opt.nonly && !r->opt.nexclude &&
+	    !(v == REPORT_ASM && (r->opt.quit_rows || r->opt.quit_percent > 0)))
 		return 0;
 	if (v != REPORT_BLOCKS && v != REPORT_ASM && v != REPORT_BUCKETS)
 		return 0;
@@ -1295,6 +1532,8 @@ static int find_sites(struct build *b)
 	if (!wants_code(b->r))
 		return 0;
 	b->select = select_first(b->r);
+	b->select_quit = b->select && b->r->opt.view == REPORT_ASM &&
+			 (b->r->opt.quit_rows || b->r->opt.quit_percent > 0);
 	for (i = 0; b->select && i < p->ncounts; i++) {
 		struct site *s = find_site(b->sites, b->nsites,
 					   p->counts[i].obj,
@@ -1628,8 +1867,10 @@ static int note_skipped_files(struct build *b)
 }
 
 /* The asm view's cut: cumulative percentages and -quit count procedures
- * (headings); instructions get the source line they start. */
-static void cut_asm(struct report *r)
+ * (headings); instructions get the source line they start.  nprocs_all:
+ * the headings before -quit when select_hottest() chose them, else
+ * SIZE_MAX (counted here). */
+static void cut_asm(struct report *r, size_t nprocs_all)
 {
 	const struct report_options *opt = &r->opt;
 	size_t procs = 0, i;
@@ -1640,6 +1881,8 @@ static void cut_asm(struct report *r)
 	r->nrows_all = 0;
 	for (i = 0; i < r->nrows; i++)
 		r->nrows_all += r->rows[i].kind == ROW_PROCEDURE;
+	if (nprocs_all != SIZE_MAX)
+		r->nrows_all = nprocs_all;
 	for (i = 0; i < r->nrows; i++) {
 		struct report_row *row = &r->rows[i];
 
@@ -1676,7 +1919,7 @@ static int cut_rows(struct build *b)
 	size_t i;
 
 	if (opt->view == REPORT_ASM) {
-		cut_asm(r);
+		cut_asm(r, b->select_quit ? b->nrows_all : SIZE_MAX);
 		return 0;
 	}
 	for (i = 0; i < r->nrows; i++) {
