@@ -713,6 +713,69 @@ out:
 	return err;
 }
 
+/* Whether the instructions of codes[], in turn, are in site order. */
+static int codes_in_order(const struct sym_code **codes,
+			  const uint32_t *code_obj, size_t ncodes)
+{
+	size_t k;
+
+	for (k = 1; k < ncodes; k++)
+		if (code_obj[k] < code_obj[k - 1] ||
+		    (code_obj[k] == code_obj[k - 1] &&
+		     codes[k]->start < codes[k - 1]->end))
+			return 0;
+	for (k = 0; k < ncodes; k++)
+		for (size_t i = 1; i < codes[k]->ninsns; i++)
+			if (codes[k]->insns[i].offset <=
+			    codes[k]->insns[i - 1].offset)
+				return 0;
+	return 1;
+}
+
+/*
+ * The sites and every instruction of codes[] (in site order:
+ * codes_in_order()) merged, each (object, offset) once, the sampled
+ * site kept where both have it: what sorting them all would give, without
+ * a copy of them all to sort in.
+ */
+static int merge_code_sites(struct build *b, const struct sym_code **codes,
+			    const uint32_t *code_obj, size_t ncodes,
+			    size_t nadd)
+{
+	struct site *m = malloc((b->nsites + nadd + 1) * sizeof(*m));
+	size_t i = 0, k = 0, x = 0, n = 0;
+	struct site e;
+
+	if (!m)
+		return -PROF_ENOMEM;
+	while (k < ncodes && !codes[k]->ninsns)
+		k++;
+	while (k < ncodes || i < b->nsites) {
+		int c = -1;
+
+		if (k < ncodes) {
+			memset(&e, 0, sizeof(e));
+			e.obj = code_obj[k];
+			e.offset = codes[k]->insns[x].offset;
+			c = i < b->nsites ? cmp_site(&b->sites[i], &e) : 1;
+		}
+		if (c <= 0)
+			m[n++] = b->sites[i++];
+		else
+			m[n++] = e;
+		if (c >= 0 && ++x == codes[k]->ninsns) {
+			x = 0;
+			while (++k < ncodes && !codes[k]->ninsns)
+				;
+		}
+	}
+	free(b->sites);
+	b->alloc_sites = b->nsites + nadd + 1;
+	b->sites = m;
+	b->nsites = n;
+	return 0;
+}
+
 /*
  * Decode the procedures the sites fall in and add every instruction of
  * them as a site (with no counts), so that freq, blocks and the asm view
@@ -768,6 +831,12 @@ static int expand_code(struct build *b)
 	}
 	for (k = 0; k < ncodes; k++)
 		nadd += codes[k]->ninsns;
+	if (codes_in_order(codes, code_obj, ncodes)) {
+		err = merge_code_sites(b, codes, code_obj, ncodes, nadd);
+		if (!err)
+			attach_code(p, sym, b->sites, b->nsites);
+		goto out;
+	}
 	if (ALLOC_GROW(b->sites, n + nadd, b->alloc_sites)) {
 		err = -PROF_ENOMEM;
 		goto out;
