@@ -1346,6 +1346,18 @@ static int cmp_asm(const void *a, const void *b)
 	return x->address < y->address ? -1 : x->address > y->address;
 }
 
+/* cmp_asm() on rows[*a], rows[*b] (ctx is rows), stable. */
+static int cmp_asm_at(const void *a, const void *b, void *ctx)
+{
+	const struct report_row *rows = ctx;
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	int c = cmp_asm(&rows[x], &rows[y]);
+
+	if (c)
+		return c;
+	return x < y ? -1 : x > y;
+}
+
 static void row_derived(const struct report *r, struct report_row *row)
 {
 	size_t s, k;
@@ -1383,34 +1395,37 @@ static int row_arrays(struct report *r, struct report_row *rows, size_t n)
 	return 0;
 }
 
-/* The heading of the procedure whose rows are rows[start, end): its
- * totals (h has its arrays). */
+/* The heading of the procedure whose rows are all[idx[start .. end)]:
+ * its totals (h has its arrays). */
 static void make_heading(const struct report *r, struct report_row *h,
-			 const struct report_row *rows, size_t start,
-			 size_t end)
+			 const struct report_row *all, const size_t *idx,
+			 size_t start, size_t end)
 {
+	const struct report_row *first = &all[idx[start]];
 	double freq = 0, execs = 0;
 	int any_freq = 0, any_execs = 0;
 	size_t j, s;
 
 	h->kind = ROW_PROCEDURE;
-	h->procedure = rows[start].procedure;
-	h->object = rows[start].object;
-	h->module = rows[start].module;
-	h->address = rows[start].address;
-	h->end = rows[end - 1].end;
+	h->procedure = first->procedure;
+	h->object = first->object;
+	h->module = first->module;
+	h->address = first->address;
+	h->end = all[idx[end - 1]].end;
 	for (j = start; j < end; j++) {
+		const struct report_row *row = &all[idx[j]];
+
 		for (s = 0; s < r->nstats; s++) {
-			h->samples[s] += rows[j].samples[s];
-			h->weight[s] += rows[j].weight[s];
-			h->percent[s] += rows[j].percent[s];
+			h->samples[s] += row->samples[s];
+			h->weight[s] += row->weight[s];
+			h->percent[s] += row->percent[s];
 		}
-		if (!isnan(rows[j].freq)) {
-			freq += rows[j].freq;
+		if (!isnan(row->freq)) {
+			freq += row->freq;
 			any_freq = 1;
 		}
-		if (!isnan(rows[j].execs)) {
-			execs += rows[j].execs;
+		if (!isnan(row->execs)) {
+			execs += row->execs;
 			any_execs = 1;
 		}
 	}
@@ -1447,46 +1462,77 @@ static void order_headings(const struct report *r,
  */
 static int arrange_asm(struct report *r)
 {
-	struct report_row *rows = r->rows, *out = NULL, *heads = NULL;
-	size_t nprocs = 0, i, j, o = 0;
-	size_t *starts = NULL, *order = NULL;
+	struct report_row *rows = r->rows, *heads = NULL, *grown;
+	size_t n = r->nrows, nprocs = 0, i, k, o = 0, all;
+	size_t *idx = NULL, *starts = NULL, *order = NULL, *dest = NULL;
+	unsigned char *done = NULL;
 	int err = -PROF_ENOMEM;
 
-	if (r->nrows > 1)
-		qsort(rows, r->nrows, sizeof(*rows), cmp_asm);
-	starts = malloc((r->nrows + 1) * sizeof(*starts));
-	if (!starts)
-		return -PROF_ENOMEM;
-	for (i = 0; i < r->nrows; i++)
-		if (!i || cmp_str0(rows[i].object, rows[i - 1].object) ||
-		    cmp_str0(rows[i].procedure, rows[i - 1].procedure))
+	/* Rows are big and many (one per instruction): sort their
+	 * indices, and move each row once, in place. */
+	idx = malloc((n + 1) * sizeof(*idx));
+	starts = malloc((n + 1) * sizeof(*starts));
+	if (!idx || !starts)
+		goto out;
+	for (i = 0; i < n; i++)
+		idx[i] = i;
+	if (n > 1)
+		qsort_r(idx, n, sizeof(*idx), cmp_asm_at, rows);
+	for (i = 0; i < n; i++)
+		if (!i || cmp_str0(rows[idx[i]].object, rows[idx[i - 1]].object) ||
+		    cmp_str0(rows[idx[i]].procedure,
+			     rows[idx[i - 1]].procedure))
 			starts[nprocs++] = i;
-	starts[nprocs] = r->nrows;
+	starts[nprocs] = n;
+	all = n + nprocs;
 	heads = calloc(nprocs ? nprocs : 1, sizeof(*heads));
 	order = malloc((nprocs ? nprocs : 1) * sizeof(*order));
-	out = calloc(r->nrows + nprocs + 1, sizeof(*out));
-	if (!heads || !order || !out || row_arrays(r, heads, nprocs))
+	dest = malloc((all + 1) * sizeof(*dest));
+	done = calloc(all + 1, 1);
+	if (!heads || !order || !dest || !done ||
+	    row_arrays(r, heads, nprocs))
 		goto out;
 	for (i = 0; i < nprocs; i++)
-		make_heading(r, &heads[i], rows, starts[i], starts[i + 1]);
+		make_heading(r, &heads[i], rows, idx, starts[i], starts[i + 1]);
 	order_headings(r, heads, order, nprocs);
+	/* Where each row goes, and heading p (at n + p for now). */
 	for (i = 0; i < nprocs; i++) {
 		size_t p = order[i];
 
-		out[o++] = heads[p];
-		for (j = starts[p]; j < starts[p + 1]; j++)
-			out[o++] = rows[j];
+		dest[n + p] = o++;
+		for (k = starts[p]; k < starts[p + 1]; k++)
+			dest[idx[k]] = o++;
 	}
-	free(rows);
-	r->rows = out;
-	r->nrows = o;
-	out = NULL;
+	grown = realloc(rows, (all + 1) * sizeof(*rows));
+	if (!grown)
+		goto out;
+	rows = r->rows = grown;
+	if (nprocs)
+		memcpy(&rows[n], heads, nprocs * sizeof(*heads));
+	for (i = 0; i < all; i++) {
+		struct report_row carry, t;
+
+		if (done[i])
+			continue;
+		carry = rows[i];
+		done[i] = 1;
+		for (k = dest[i]; k != i; k = dest[k]) {
+			t = rows[k];
+			rows[k] = carry;
+			carry = t;
+			done[k] = 1;
+		}
+		rows[i] = carry;
+	}
+	r->nrows = all;
 	err = 0;
 out:
+	free(idx);
 	free(starts);
 	free(heads);
 	free(order);
-	free(out);
+	free(dest);
+	free(done);
 	return err;
 }
 
