@@ -23,10 +23,21 @@
 #define RING 16			/* instructions remembered for jump tables */
 #define NEIGHBOUR_BYTES 4096	/* scanned for jumps into a procedure */
 
+/*
+ * A procedure found by sym_code_extent() is decoded by the first
+ * sym_code() that needs its instructions: a report that leaves it out
+ * never decodes it.  Its bytes stay, so that the text of an instruction
+ * is made only when a listing asks for it.
+ */
 struct proc {
-	struct sym_code code;
+	struct sym_code code;	/* first: sym_insn_text() gets back here */
 	struct sym_insn *insns;
 	struct sym_block *blocks;
+	const struct code_cache *c;
+	uint8_t *bytes;		/* [lo, hi) */
+	uint64_t lo, hi;	/* vaddrs of the procedure */
+	uint64_t nlo, nhi;	/* its neighbours, scanned for jumps in */
+	bool decoded;
 };
 
 struct code_cache {
@@ -46,6 +57,7 @@ static void proc_free(struct proc *p)
 		return;
 	free(p->insns);
 	free(p->blocks);
+	free(p->bytes);
 	free(p);
 }
 
@@ -147,7 +159,6 @@ struct dins {
 	uint32_t len;
 	unsigned flags;
 	uint64_t target;	/* vaddr, 0 none */
-	const char *text;
 };
 
 struct decoder {
@@ -439,7 +450,6 @@ static int push_data(struct decoder *d, uint64_t va, uint64_t len,
 {
 	struct dins *last = d->n ? &d->v[d->n - 1] : NULL;
 	unsigned flags = SYM_INSN_DATA | (unknown ? SYM_INSN_UNKNOWN : 0);
-	char text[96];
 
 	if (last && last->flags == flags && last->va + last->len == va &&
 	    next_forced(d, last->va) > va) {
@@ -450,20 +460,13 @@ static int push_data(struct decoder *d, uint64_t va, uint64_t len,
 		last = &d->v[d->n++];
 		*last = (struct dins){
 			.va = va, .len = (uint32_t)len, .flags = flags,
-			.text = "(bad)",
 		};
 	}
-	if (!unknown)
-		return SYM_OK;
-	snprintf(text, sizeof(text),
-		 "(unknown instruction: %u bytes not decoded)", last->len);
-	last->text = strpool_add(symbolizer_pool(d->s), text);
-	return last->text ? SYM_OK : SYM_ENOMEM;
+	return SYM_OK;
 }
 
 static int sweep(struct decoder *d)
 {
-	struct strpool *sp = symbolizer_pool(d->s);
 	struct dec_insn *in = &d->in;
 	uint64_t va = d->lo;
 	int ret = SYM_OK;
@@ -474,7 +477,8 @@ static int sweep(struct decoder *d)
 		const uint8_t *code = d->buf + (va - d->lo);
 		struct dins *di;
 
-		if (!dec_decode(d->c->dec, code, stop - va, va, true, in)) {
+		/* The text only when a listing asks (sym_insn_text). */
+		if (!dec_decode(d->c->dec, code, stop - va, va, false, in)) {
 			uint64_t end;
 			bool unknown = !dec_decode(d->c->dec, code, d->hi - va,
 						   va, false, in);
@@ -502,11 +506,6 @@ static int sweep(struct decoder *d)
 		di->len = in->len;
 		di->flags = in->flags;
 		di->target = in->target;
-		di->text = strpool_add(sp, in->text);
-		if (!di->text) {
-			ret = SYM_ENOMEM;
-			break;
-		}
 		if ((di->flags & SYM_INSN_CALL) &&
 		    is_noreturn(in->target ? callee_name(d, in->target) :
 				slot_callee(d, in)))
@@ -636,7 +635,6 @@ static int build_blocks(struct decoder *d, struct proc *p, uint64_t off0)
 		si->flags = di->flags;
 		si->target = di->target ?
 			     symobj_vaddr_to_off(d->o, di->target, 0) : 0;
-		si->text = di->text;
 		p->blocks[nb - 1].ninsns++;
 		p->blocks[nb - 1].end = si->offset + si->len;
 	}
@@ -713,31 +711,23 @@ out:
 	return ret;
 }
 
+/* p's instructions and blocks from its bytes. */
 static int decode(struct symbolizer *s, struct symobj *o, struct code_cache *c,
-		  uint64_t lo, uint64_t hi, uint64_t nlo, uint64_t nhi,
-		  uint64_t off0, struct proc *p)
+		  struct proc *p)
 {
 	struct decoder d = {
-		.s = s, .o = o, .c = c, .lo = lo, .hi = hi,
+		.s = s, .o = o, .c = c, .lo = p->lo, .hi = p->hi,
+		.buf = p->bytes,
 	};
-	uint8_t *buf;
 	int ret, pass;
 	bool again = true;
 
-	buf = malloc(hi - lo);
-	if (!buf)
-		return SYM_ENOMEM;
-	if (!read_vaddr(c, o, lo, buf, hi - lo)) {
-		free(buf);
-		return SYM_ENOCODE;
-	}
-	d.buf = buf;
 	ret = entry_points(&d);
 	d.nhard = d.nentries;
-	if (!ret && nlo < lo)
-		ret = neighbour_jumps(&d, nlo, lo);
-	if (!ret && nhi > hi)
-		ret = neighbour_jumps(&d, hi, nhi);
+	if (!ret && p->nlo < p->lo)
+		ret = neighbour_jumps(&d, p->nlo, p->lo);
+	if (!ret && p->nhi > p->hi)
+		ret = neighbour_jumps(&d, p->hi, p->nhi);
 	for (pass = 0, ret = SYM_OK; again && !ret && pass < MAX_SWEEPS;
 	     pass++) {
 		ret = sweep(&d);
@@ -747,8 +737,7 @@ static int decode(struct symbolizer *s, struct symobj *o, struct code_cache *c,
 	if (!ret && again)
 		ret = sweep(&d);	/* the last forced starts, no more */
 	if (!ret)
-		ret = build_blocks(&d, p, off0);
-	free(buf);
+		ret = build_blocks(&d, p, p->code.start);
 	free(d.v);
 	free(d.extra);
 	free(d.entries);
@@ -853,10 +842,36 @@ static int code_cache_of(struct symbolizer *s, struct symobj *o,
 	return o->code->err;
 }
 
+const char *sym_insn_plain_text(struct symbolizer *s,
+				const struct sym_code *code, size_t i)
+{
+	const struct proc *p = (const struct proc *)code;
+	const struct sym_insn *in = &code->insns[i];
+	struct dec_insn din;
+	char text[96];
+	const char *t;
+
+	if (in->flags & SYM_INSN_UNKNOWN) {
+		snprintf(text, sizeof(text),
+			 "(unknown instruction: %u bytes not decoded)",
+			 in->len);
+		t = text;
+	} else if ((in->flags & SYM_INSN_DATA) ||
+		   !dec_decode(p->c->dec, p->bytes + (in->vaddr - p->lo),
+			       in->len, in->vaddr, true, &din)) {
+		return "(bad)";
+	} else {
+		t = din.text;
+	}
+	t = strpool_add(symbolizer_pool(s), t);
+	return t ? t : "(bad)";
+}
+
 const char *sym_insn_text(struct symbolizer *s, const struct sym_object *obj,
 			  const struct sym_code *code, size_t i)
 {
 	const struct sym_insn *in = &code->insns[i];
+	const char *text = sym_insn_plain_text(s, code, i);
 	struct sym_result res;
 	const char *name;
 	char *buf = NULL;
@@ -867,40 +882,43 @@ const char *sym_insn_text(struct symbolizer *s, const struct sym_object *obj,
 	    (!(in->flags & SYM_INSN_CALL) &&
 	     (!(in->flags & SYM_INSN_BRANCH) ||
 	      (t >= code->start && t < code->end))))
-		return in->text;
+		return text;
 	sym_resolve(s, obj, t, &res);
 	name = res.frames[res.nframes - 1].function;
 	/* Only a real name: "prog+0xOFFSET" is a file offset, not the
 	 * address the operand shows. */
 	if (!name || !(res.flags & (SYM_F_SYMBOL | SYM_F_DWARF | SYM_F_PLT |
 				    SYM_F_UNWIND)))
-		return in->text;
+		return text;
 	if (t == res.symbol_start)
-		len = asprintf(&buf, "%s <%s>", in->text, name);
+		len = asprintf(&buf, "%s <%s>", text, name);
 	else
-		len = asprintf(&buf, "%s <%s+0x%" PRIx64 ">", in->text, name,
+		len = asprintf(&buf, "%s <%s+0x%" PRIx64 ">", text, name,
 			       t - res.symbol_start);
 	if (len < 0)
-		return in->text;
+		return text;
 	name = strpool_add(symbolizer_pool(s), buf);
 	free(buf);
-	return name ? name : in->text;
+	return name ? name : text;
 }
 
-int sym_code(struct symbolizer *s, const struct sym_object *obj,
-	     uint64_t offset, const struct sym_code **out)
+/*
+ * The cached procedure covering offset in obj, found (its extent, name
+ * and bytes) but maybe not decoded yet; its object and cache in *po, *pc.
+ */
+static int find_proc(struct symbolizer *s, const struct sym_object *obj,
+		     uint64_t offset, struct proc **out, struct symobj **po,
+		     struct code_cache **pc)
 {
 	struct sym_object vobj;
 	struct symobj *o;
 	struct code_cache *c;
 	struct proc *p;
 	struct sym_result res;
-	uint64_t va, lo, hi, off0, nlo, nhi;
+	uint64_t va, lo, hi, off0;
 	size_t at;
 	int ret = SYM_OK;
 
-	if (!out)
-		return SYM_EINVAL;
 	*out = NULL;
 	if (!s || !obj)
 		return SYM_EINVAL;
@@ -929,9 +947,11 @@ int sym_code(struct symbolizer *s, const struct sym_object *obj,
 	ret = code_cache_of(s, o, &c);
 	if (ret)
 		return ret;
+	*po = o;
+	*pc = c;
 	at = proc_upper(c, offset);
 	if (at && offset < c->procs[at - 1]->code.end) {
-		*out = &c->procs[at - 1]->code;
+		*out = c->procs[at - 1];
 		return SYM_OK;
 	}
 	if (!symobj_off_to_vaddr(o, offset, &va))
@@ -946,26 +966,77 @@ int sym_code(struct symbolizer *s, const struct sym_object *obj,
 		return SYM_ENOCODE;
 	}
 	p = calloc(1, sizeof(*p));
-	if (!p)
+	if (!p || !(p->bytes = malloc(hi - lo))) {
+		free(p);
 		return SYM_ENOMEM;
-	neighbours(o, lo, hi, &nlo, &nhi);
-	ret = decode(s, o, c, lo, hi, nlo, nhi, off0, p);
-	if (!ret) {
-		sym_resolve(s, obj, off0, &res);
-		p->code.procedure = res.frames[res.nframes - 1].function;
-		p->code.start = off0;
-		p->code.end = off0 + (hi - lo);
 	}
-	if (!ret && ALLOC_GROW(c->procs, c->nprocs + 1, c->aprocs))
-		ret = SYM_ENOMEM;
-	if (ret) {
+	if (!read_vaddr(c, o, lo, p->bytes, hi - lo)) {
 		proc_free(p);
-		return ret;
+		return SYM_ENOCODE;
+	}
+	p->c = c;
+	p->lo = lo;
+	p->hi = hi;
+	neighbours(o, lo, hi, &p->nlo, &p->nhi);
+	sym_resolve(s, obj, off0, &res);
+	p->code.procedure = res.frames[res.nframes - 1].function;
+	p->code.start = off0;
+	p->code.end = off0 + (hi - lo);
+	if (ALLOC_GROW(c->procs, c->nprocs + 1, c->aprocs)) {
+		proc_free(p);
+		return SYM_ENOMEM;
 	}
 	memmove(&c->procs[at + 1], &c->procs[at],
 		(c->nprocs - at) * sizeof(*c->procs));
 	c->procs[at] = p;
 	c->nprocs++;
+	*out = p;
+	return SYM_OK;
+}
+
+int sym_code_extent(struct symbolizer *s, const struct sym_object *obj,
+		    uint64_t offset, const struct sym_code **out)
+{
+	struct proc *p;
+	struct symobj *o;
+	struct code_cache *c;
+	int ret;
+
+	if (!out)
+		return SYM_EINVAL;
+	ret = find_proc(s, obj, offset, &p, &o, &c);
+	*out = p ? &p->code : NULL;
+	return ret;
+}
+
+int sym_code(struct symbolizer *s, const struct sym_object *obj,
+	     uint64_t offset, const struct sym_code **out)
+{
+	struct proc *p;
+	struct symobj *o;
+	struct code_cache *c;
+	size_t at;
+	int ret;
+
+	if (!out)
+		return SYM_EINVAL;
+	*out = NULL;
+	ret = find_proc(s, obj, offset, &p, &o, &c);
+	if (ret)
+		return ret;
+	if (!p->decoded) {
+		ret = decode(s, o, c, p);
+		if (ret) {
+			/* Not kept: the next query tries again. */
+			at = proc_upper(c, p->code.start) - 1;
+			memmove(&c->procs[at], &c->procs[at + 1],
+				(c->nprocs - at - 1) * sizeof(*c->procs));
+			c->nprocs--;
+			proc_free(p);
+			return ret;
+		}
+		p->decoded = true;
+	}
 	*out = &p->code;
 	return SYM_OK;
 }

@@ -214,10 +214,6 @@ struct sym_insn {
 	unsigned flags;		/* SYM_INSN_* */
 	uint64_t target;	/* direct branch or call target (query space),
 				 * 0 if none or outside every PT_LOAD */
-	const char *text;	/* "mov rax, qword ptr [rbp - 8]" (Intel
-				 * syntax on x86), "(bad)" for data,
-				 * "(unknown instruction: N bytes not
-				 * decoded)"; owned by the symbolizer */
 };
 
 /* A basic block: instructions insns[first .. first + ninsns). */
@@ -296,10 +292,32 @@ int sym_code(struct symbolizer *s, const struct sym_object *obj,
 	     uint64_t offset, const struct sym_code **out);
 
 /*
- * The text of code->insns[i] for a listing: a call's direct target, and a
- * jump's that leaves the procedure, named after it as objdump names it
- * ("call 0x1159 <make_text>", "jmp 0x2010 <helper+0x10>"), when a symbol,
- * DWARF, the PLT or the unwind table names it; else the plain text.
+ * The procedure sym_code() would give for offset, without decoding it:
+ * procedure, start and end are set, and insns and blocks only once some
+ * sym_code() call decoded it (ninsns 0 before).  The same cache entry:
+ * a later sym_code() for any offset in it returns the same pointer,
+ * decoded.  A report that selects procedures by name before decoding
+ * them asks this first.  Returns as sym_code(), except that failing to
+ * decode (out of memory) shows only in sym_code().
+ */
+int sym_code_extent(struct symbolizer *s, const struct sym_object *obj,
+		    uint64_t offset, const struct sym_code **out);
+
+/*
+ * The text of code->insns[i] (code from sym_code()), made when asked:
+ * "mov rax, qword ptr [rbp - 8]" (Intel syntax on x86), "(bad)" for data,
+ * "(unknown instruction: N bytes not decoded)".  Owned by the
+ * symbolizer; never NULL.
+ */
+const char *sym_insn_plain_text(struct symbolizer *s,
+				const struct sym_code *code, size_t i);
+
+/*
+ * The text of code->insns[i] for a listing: sym_insn_plain_text() with a
+ * call's direct target, and a jump's that leaves the procedure, named
+ * after it as objdump names it ("call 0x1159 <make_text>", "jmp 0x2010
+ * <helper+0x10>"), when a symbol, DWARF, the PLT or the unwind table
+ * names it; else the plain text.
  * Owned by the symbolizer; never NULL.
  */
 const char *sym_insn_text(struct symbolizer *s, const struct sym_object *obj,

@@ -86,6 +86,28 @@ struct site {
 	uint32_t insn;			/* index into code->insns */
 	double execs;			/* estimated executions */
 	uint64_t exact;			/* exact executions (sim, -pixie) */
+	unsigned char sampled;		/* some count here has samples */
+};
+
+/* What the phases of report_build share. */
+struct build {
+	struct report *r;
+	struct symbolizer *sym;
+	struct site *sites;		/* unique (object, offset), sorted */
+	size_t nsites, alloc_sites;
+	long exact_stat;		/* the exact retired statistic, or -1 */
+	/*
+	 * -only/-exclude applied to procedures before their code is
+	 * decoded and their rows built (select_first()): the sampled
+	 * sites left out, still named for the notes on objects; the rows
+	 * with data there would have been without them.
+	 */
+	int select;
+	int select_quit;		/* -quit too (asm view): the hottest
+					 * procedures chosen before decoding */
+	struct site *dropped;
+	size_t ndropped, alloc_dropped;
+	size_t nrows_all;
 };
 
 static size_t str_hash(size_t h, const char *s)
@@ -111,6 +133,14 @@ static int cmp_site(const void *a, const void *b)
 	if (x->obj != y->obj)
 		return x->obj < y->obj ? -1 : 1;
 	return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+
+static struct site *find_site(struct site *sites, size_t n, uint32_t obj,
+			      uint64_t offset)
+{
+	struct site key = { .obj = obj, .offset = offset };
+
+	return bsearch(&key, sites, n, sizeof(*sites), cmp_site);
 }
 
 /* Hottest first: by the weight of each of the nstats statistics in
@@ -249,18 +279,20 @@ static int sort_unique_sites(struct site *sites, size_t *n)
  * same one (sites are sorted), else from the symbolizer. */
 static const struct sym_code *site_code(const struct profile *p,
 					struct symbolizer *sym,
-					const struct site *sites, size_t i)
+					const struct site *sites, size_t i,
+					int extent_only)
 {
 	struct sym_object so = sym_obj(p, sites[i].obj);
 	const struct sym_code *code = NULL;
+	int err;
 
 	if (i && sites[i - 1].code && sites[i].obj == sites[i - 1].obj &&
 	    sites[i].offset >= sites[i - 1].code->start &&
 	    sites[i].offset < sites[i - 1].code->end)
 		return sites[i - 1].code;
-	if (sym_code(sym, &so, sites[i].offset, &code) != SYM_OK)
-		return NULL;
-	return code;
+	err = extent_only ? sym_code_extent(sym, &so, sites[i].offset, &code)
+			  : sym_code(sym, &so, sites[i].offset, &code);
+	return err == SYM_OK ? code : NULL;
 }
 
 /*
@@ -269,7 +301,7 @@ static const struct sym_code *site_code(const struct profile *p,
  * procedures whose code could not be read.
  */
 static int find_codes(const struct profile *p, struct symbolizer *sym,
-		      struct site *sites, size_t n,
+		      struct site *sites, size_t n, int extent_only,
 		      const struct sym_code ***pcodes, uint32_t **code_obj,
 		      size_t *pncodes, size_t *undecoded)
 {
@@ -278,7 +310,8 @@ static int find_codes(const struct profile *p, struct symbolizer *sym,
 	uint64_t last_obj = UINT64_MAX, last_sym = 0;
 
 	for (i = 0; i < n; i++) {
-		const struct sym_code *code = site_code(p, sym, sites, i);
+		const struct sym_code *code = site_code(p, sym, sites, i,
+							extent_only);
 
 		sites[i].code = code;
 		if (!code) {
@@ -327,7 +360,7 @@ static void attach_code(const struct profile *p, struct symbolizer *sym,
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		const struct sym_code *code = site_code(p, sym, sites, i);
+		const struct sym_code *code = site_code(p, sym, sites, i, 0);
 		size_t lo, hi;
 
 		sites[i].code = NULL;
@@ -353,44 +386,477 @@ static void attach_code(const struct profile *p, struct symbolizer *sym,
 	}
 }
 
+/* A row's identity in the view (see site_key). */
+struct rowkey {
+	uint32_t obj;
+	const char *proc, *inl, *file;
+	unsigned line;
+	uint64_t a, b;		/* view-specific: block, bucket, address */
+};
+
+static void site_key(const struct report *r, const struct site *s,
+		     struct rowkey *k);
+static int cmp_key(const void *a, const void *b);
+
+/* Left out by -only or -exclude: a procedure's rows are named name. */
+static int name_filtered(const struct report_options *opt, const char *name)
+{
+	if (opt->nonly && !matches(opt->only, opt->nonly, name))
+		return 1;
+	return opt->nexclude && matches(opt->exclude, opt->nexclude, name);
+}
+
+/* The procedure a site without code is shown in: as outer_proc() will
+ * name it once resolve_sites() has. */
+static const char *site_own_name(const struct profile *p,
+				 struct symbolizer *sym, const struct site *s)
+{
+	struct sym_object so = sym_obj(p, s->obj);
+	struct sym_result res;
+	const struct sym_frame *in, *out_f;
+
+	memset(&res, 0, sizeof(res));
+	sym_resolve(sym, &so, s->offset, &res);
+	if (res.nframes == 0)
+		return "[unknown]";
+	in = &res.frames[0];
+	out_f = &res.frames[res.nframes - 1];
+	if (res.nframes > 1 && in->function && out_f->function &&
+	    strcmp(in->function, out_f->function))
+		return out_f->function;
+	return in->function ? in->function : "";
+}
+
+/*
+ * Leave out the sampled sites of procedures -only/-exclude leave out,
+ * before their code is decoded: a site in such a procedure stays only
+ * when, at no instruction start, it would be a row of its own name
+ * (decoding its procedure tells).  The sites left out go to b->dropped.
+ */
+static int drop_unselected(struct build *b)
+{
+	const struct profile *p = b->r->prof;
+	const struct report_options *opt = &b->r->opt;
+	size_t i, j = 0;
+
+	for (i = 0; i < b->nsites; i++) {
+		struct site *s = &b->sites[i];
+
+		if (!s->code || !name_filtered(opt, s->code->procedure) ||
+		    !name_filtered(opt, site_own_name(p, b->sym, s))) {
+			b->sites[j++] = *s;
+			continue;
+		}
+		if (ALLOC_GROW(b->dropped, b->ndropped + 1, b->alloc_dropped))
+			return -PROF_ENOMEM;
+		b->dropped[b->ndropped++] = *s;
+	}
+	b->nsites = j;
+	return 0;
+}
+
+/*
+ * The rows with data the blocks and buckets views would have before
+ * -only/-exclude: one per key of the sampled sites (their procedures
+ * decoded).
+ */
+static int count_sampled_rows(struct build *b)
+{
+	struct site *v = malloc((b->nsites ? b->nsites : 1) * sizeof(*v));
+	struct rowkey *keys;
+	size_t i, n = 0;
+
+	if (!v)
+		return -PROF_ENOMEM;
+	for (i = 0; i < b->nsites; i++)
+		if (b->sites[i].sampled)
+			v[n++] = b->sites[i];
+	attach_code(b->r->prof, b->sym, v, n);
+	keys = malloc((n ? n : 1) * sizeof(*keys));
+	if (!keys) {
+		free(v);
+		return -PROF_ENOMEM;
+	}
+	for (i = 0; i < n; i++)
+		site_key(b->r, &v[i], &keys[i]);
+	if (n > 1)
+		qsort(keys, n, sizeof(*keys), cmp_key);
+	b->nrows_all = 0;
+	for (i = 0; i < n; i++)
+		if (!i || cmp_key(&keys[i], &keys[i - 1]))
+			b->nrows_all++;
+	free(keys);
+	free(v);
+	return 0;
+}
+
+/* A procedure heading of the asm view, foreseen: (object, name). */
+struct heading {
+	const char *object, *name;
+	uint64_t address;		/* its lowest instruction's */
+	uint64_t *weight;		/* per statistic */
+	double percent;			/* of the first, as make_heading() */
+	size_t order;			/* in (object, name) order */
+	int keep;
+};
+
+static int cmp_heading_name(const void *a, const void *b)
+{
+	const struct heading *x = a, *y = b;
+	int c = cmp_str0(x->object, y->object);
+
+	if (c)
+		return c;
+	if ((c = cmp_str0(x->name, y->name)))
+		return c;
+	return x->address < y->address ? -1 : x->address > y->address;
+}
+
+/* hotter() on headings (no freq: select_first()), then stable. */
+static int cmp_heading_hot(const void *a, const void *b, void *ctx)
+{
+	const struct heading *x = *(struct heading *const *)a;
+	const struct heading *y = *(struct heading *const *)b;
+	size_t i, n = *(const size_t *)ctx;
+	int c;
+
+	for (i = 0; i < n; i++)
+		if (x->weight[i] != y->weight[i])
+			return x->weight[i] > y->weight[i] ? -1 : 1;
+	if ((c = strcmp(x->name, y->name)))
+		return c;
+	if (x->address != y->address)
+		return x->address < y->address ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* Where sym_resolve() puts offset of obj: a row's address. */
+static uint64_t site_vaddr(const struct profile *p, struct symbolizer *sym,
+			   uint32_t obj, uint64_t offset)
+{
+	struct sym_object so = sym_obj(p, obj);
+	struct sym_result res;
+
+	memset(&res, 0, sizeof(res));
+	sym_resolve(sym, &so, offset, &res);
+	return res.vaddr ? res.vaddr : offset;
+}
+
+/*
+ * The name a sampled site's row will have in the asm view: its
+ * procedure's when it starts one of its instructions, else its own.
+ * Decodes the procedure only when the two differ.
+ */
+static const char *asm_row_name(struct build *b, const struct site *s)
+{
+	const struct profile *p = b->r->prof;
+	const char *own = site_own_name(p, b->sym, s);
+	struct sym_object so = sym_obj(p, s->obj);
+	const struct sym_code *c;
+	size_t lo = 0, hi;
+
+	if (!s->code || !strcmp(own, s->code->procedure))
+		return s->code ? s->code->procedure : own;
+	if (sym_code(b->sym, &so, s->offset, &c) != SYM_OK)
+		return own;
+	hi = c->ninsns;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (c->insns[mid].offset < s->offset)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < c->ninsns && c->insns[lo].offset == s->offset ?
+	       c->procedure : own;
+}
+
+/* Index of the heading (object, name) in the sorted h[0 .. n). */
+static size_t find_heading(const struct heading *h, size_t n,
+			   const char *object, const char *name)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = cmp_str0(h[mid].object, object);
+
+		if (!c)
+			c = cmp_str0(h[mid].name, name);
+		if (!c)
+			return mid;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return SIZE_MAX;
+}
+
+/*
+ * -quit in the asm view, before decoding: the procedure headings the
+ * listing would have (those -only/-exclude keep), with their totals from
+ * the counts and their order (arrange_asm()), cut as cut_asm() cuts.
+ * Codes and sampled sites of the headings cut away are left out (keep[],
+ * b->dropped); b->nrows_all is the number of headings before the cut.
+ */
+static int select_hottest(struct build *b, const struct sym_code **codes,
+			  const uint32_t *code_obj, unsigned char *keep,
+			  size_t ncodes)
+{
+	struct report *r = b->r;
+	const struct profile *p = r->prof;
+	const struct report_options *opt = &r->opt;
+	size_t ns = r->nstats, nh = 0, i, j, k, kept;
+	struct heading *h = calloc(ncodes + b->nsites + 1, sizeof(*h));
+	struct heading **order = NULL;
+	size_t *site_head = calloc(b->nsites + 1, sizeof(*site_head));
+	const char **site_name = calloc(b->nsites + 1, sizeof(*site_name));
+	uint64_t *weights = NULL, *site_w0 = NULL;
+	int err = -PROF_ENOMEM;
+
+	if (!h || !site_head || !site_name)
+		goto out;
+	for (k = 0; k < ncodes; k++) {
+		if (!keep[k])
+			continue;
+		h[nh].object = p->objects[code_obj[k]].path;
+		h[nh].name = codes[k]->procedure;
+		h[nh++].address = site_vaddr(p, b->sym, code_obj[k],
+					     codes[k]->start);
+	}
+	for (i = 0; i < b->nsites; i++) {
+		const struct site *s = &b->sites[i];
+
+		site_name[i] = asm_row_name(b, s);
+		if (name_filtered(opt, site_name[i]))
+			continue;
+		h[nh].object = p->objects[s->obj].path;
+		h[nh].name = site_name[i];
+		h[nh++].address = site_vaddr(p, b->sym, s->obj, s->offset);
+	}
+	/* One heading per (object, name), at its lowest address. */
+	if (nh > 1)
+		qsort(h, nh, sizeof(*h), cmp_heading_name);
+	for (i = j = 0; i < nh; i++)
+		if (!j || cmp_str0(h[i].object, h[j - 1].object) ||
+		    cmp_str0(h[i].name, h[j - 1].name))
+			h[j++] = h[i];
+	nh = j;
+	weights = calloc(nh * ns + 1, sizeof(*weights));
+	site_w0 = calloc(b->nsites + 1, sizeof(*site_w0));
+	order = malloc((nh + 1) * sizeof(*order));
+	if (!weights || !site_w0 || !order)
+		goto out;
+	for (i = 0; i < nh; i++) {
+		h[i].weight = weights + i * ns;
+		h[i].order = i;
+		order[i] = &h[i];
+	}
+	for (i = 0; i < b->nsites; i++)
+		site_head[i] = find_heading(h, nh,
+					    p->objects[b->sites[i].obj].path,
+					    site_name[i]);
+	for (i = 0; i < p->ncounts; i++) {
+		const struct prof_count *c = &p->counts[i];
+		struct site *s = find_site(b->sites, b->nsites, c->obj,
+					   c->offset);
+
+		if (!s || site_head[s - b->sites] == SIZE_MAX)
+			continue;
+		h[site_head[s - b->sites]].weight[c->stat] += c->weight;
+		if (c->stat == 0)
+			site_w0[s - b->sites] += c->weight;
+	}
+	/* A heading's percentage sums its rows' (make_heading()). */
+	for (i = 0; ns && i < b->nsites; i++)
+		if (site_head[i] != SIZE_MAX)
+			h[site_head[i]].percent += r->total_weight[0] ?
+				100.0 * (double)site_w0[i] /
+				(double)r->total_weight[0] : 0;
+	if (nh > 1)
+		qsort_r(order, nh, sizeof(*order), cmp_heading_hot, &ns);
+	for (kept = 0; kept < nh; kept++) {
+		if ((opt->quit_rows && kept == opt->quit_rows) ||
+		    (opt->quit_percent > 0 && ns &&
+		     order[kept]->percent < opt->quit_percent))
+			break;
+		order[kept]->keep = 1;
+	}
+	b->nrows_all = nh;
+	for (k = 0; k < ncodes; k++) {
+		size_t at = find_heading(h, nh, p->objects[code_obj[k]].path,
+					 codes[k]->procedure);
+
+		if (keep[k] && (at == SIZE_MAX || !h[at].keep))
+			keep[k] = 0;
+	}
+	for (i = j = 0; i < b->nsites; i++) {
+		if (site_head[i] != SIZE_MAX && h[site_head[i]].keep) {
+			b->sites[j++] = b->sites[i];
+			continue;
+		}
+		if (ALLOC_GROW(b->dropped, b->ndropped + 1, b->alloc_dropped))
+			goto out;
+		b->dropped[b->ndropped++] = b->sites[i];
+	}
+	b->nsites = j;
+	err = 0;
+out:
+	free(h);
+	free(order);
+	free(site_head);
+	free(site_name);
+	free(weights);
+	free(site_w0);
+	return err;
+}
+
+/* Whether the instructions of codes[], in turn, are in site order. */
+static int codes_in_order(const struct sym_code **codes,
+			  const uint32_t *code_obj, size_t ncodes)
+{
+	size_t k;
+
+	for (k = 1; k < ncodes; k++)
+		if (code_obj[k] < code_obj[k - 1] ||
+		    (code_obj[k] == code_obj[k - 1] &&
+		     codes[k]->start < codes[k - 1]->end))
+			return 0;
+	for (k = 0; k < ncodes; k++)
+		for (size_t i = 1; i < codes[k]->ninsns; i++)
+			if (codes[k]->insns[i].offset <=
+			    codes[k]->insns[i - 1].offset)
+				return 0;
+	return 1;
+}
+
+/*
+ * The sites and every instruction of codes[] (in site order:
+ * codes_in_order()) merged, each (object, offset) once, the sampled
+ * site kept where both have it: what sorting them all would give, without
+ * a copy of them all to sort in.
+ */
+static int merge_code_sites(struct build *b, const struct sym_code **codes,
+			    const uint32_t *code_obj, size_t ncodes,
+			    size_t nadd)
+{
+	struct site *m = malloc((b->nsites + nadd + 1) * sizeof(*m));
+	size_t i = 0, k = 0, x = 0, n = 0;
+	struct site e;
+
+	if (!m)
+		return -PROF_ENOMEM;
+	while (k < ncodes && !codes[k]->ninsns)
+		k++;
+	while (k < ncodes || i < b->nsites) {
+		int c = -1;
+
+		if (k < ncodes) {
+			memset(&e, 0, sizeof(e));
+			e.obj = code_obj[k];
+			e.offset = codes[k]->insns[x].offset;
+			c = i < b->nsites ? cmp_site(&b->sites[i], &e) : 1;
+		}
+		if (c <= 0)
+			m[n++] = b->sites[i++];
+		else
+			m[n++] = e;
+		if (c >= 0 && ++x == codes[k]->ninsns) {
+			x = 0;
+			while (++k < ncodes && !codes[k]->ninsns)
+				;
+		}
+	}
+	free(b->sites);
+	b->alloc_sites = b->nsites + nadd + 1;
+	b->sites = m;
+	b->nsites = n;
+	return 0;
+}
+
 /*
  * Decode the procedures the sites fall in and add every instruction of
  * them as a site (with no counts), so that freq, blocks and the asm view
- * see whole blocks, not only the instructions that were sampled.
+ * see whole blocks, not only the instructions that were sampled.  With
+ * b->select, only the procedures -only/-exclude keep are decoded (all
+ * are in the views whose row count before filtering needs their blocks).
  */
-static int expand_code(const struct profile *p, struct symbolizer *sym,
-		       struct site **psites, size_t *pn, size_t *palloc,
-		       size_t *undecoded)
+static int expand_code(struct build *b)
 {
+	const struct profile *p = b->r->prof;
+	struct symbolizer *sym = b->sym;
+	const struct report_options *opt = &b->r->opt;
 	const struct sym_code **codes = NULL;
 	uint32_t *code_obj = NULL;
-	size_t n = *pn, ncodes, nadd = 0, i, k;
-	int err = find_codes(p, sym, *psites, n, &codes, &code_obj, &ncodes,
-			     undecoded);
+	size_t n = b->nsites, ncodes, nadd = 0, i, k;
+	int extent_only = b->select && opt->view == REPORT_ASM;
+	unsigned char *keep = NULL;
+	int err = find_codes(p, sym, b->sites, n, extent_only, &codes,
+			     &code_obj, &ncodes, &b->r->undecoded);
 
 	if (err)
 		return err;
+	if (b->select) {
+		keep = malloc(ncodes ? ncodes : 1);
+		if (!keep) {
+			err = -PROF_ENOMEM;
+			goto out;
+		}
+		for (i = 0; i < ncodes; i++)
+			keep[i] = !name_filtered(opt, codes[i]->procedure);
+		if (!extent_only)
+			err = count_sampled_rows(b);
+		if (!err)
+			err = drop_unselected(b);
+		if (!err && b->select_quit)
+			err = select_hottest(b, codes, code_obj, keep, ncodes);
+		for (i = k = 0; i < ncodes && !err; i++) {
+			struct sym_object so = sym_obj(p, code_obj[i]);
+			const struct sym_code *c;
+
+			if (!keep[i])
+				continue;
+			/* The same entry, decoded. */
+			if (sym_code(sym, &so, codes[i]->start, &c) != SYM_OK)
+				continue;
+			codes[k] = c;
+			code_obj[k++] = code_obj[i];
+		}
+		ncodes = k;
+		n = b->nsites;
+		if (err)
+			goto out;
+	}
 	for (k = 0; k < ncodes; k++)
 		nadd += codes[k]->ninsns;
-	if (ALLOC_GROW(*psites, n + nadd, *palloc)) {
+	if (codes_in_order(codes, code_obj, ncodes)) {
+		err = merge_code_sites(b, codes, code_obj, ncodes, nadd);
+		if (!err)
+			attach_code(p, sym, b->sites, b->nsites);
+		goto out;
+	}
+	if (ALLOC_GROW(b->sites, n + nadd, b->alloc_sites)) {
 		err = -PROF_ENOMEM;
 		goto out;
 	}
 	for (k = 0; k < ncodes; k++) {
 		for (i = 0; i < codes[k]->ninsns; i++) {
-			struct site *s = &(*psites)[n++];
+			struct site *s = &b->sites[n++];
 
 			memset(s, 0, sizeof(*s));
 			s->obj = code_obj[k];
 			s->offset = codes[k]->insns[i].offset;
 		}
 	}
-	sort_unique_sites(*psites, &n);
-	attach_code(p, sym, *psites, n);
-	*pn = n;
+	sort_unique_sites(b->sites, &n);
+	attach_code(p, sym, b->sites, n);
+	b->nsites = n;
 out:
 	free(codes);
 	free(code_obj);
+	free(keep);
 	return err;
 }
 
@@ -442,14 +908,6 @@ static int resolve_sites(const struct profile *p, struct symbolizer *sym,
 			return -PROF_ENOMEM;
 	}
 	return 0;
-}
-
-static struct site *find_site(struct site *sites, size_t n, uint32_t obj,
-			      uint64_t offset)
-{
-	struct site key = { .obj = obj, .offset = offset };
-
-	return bsearch(&key, sites, n, sizeof(*sites), cmp_site);
 }
 
 /* ---- statistics the derived figures use ---- */
@@ -713,13 +1171,6 @@ static const char *source_line(struct report *r, struct priv *pv,
 
 /* ---- grouping sites into rows ---- */
 
-struct rowkey {
-	uint32_t obj;
-	const char *proc, *inl, *file;
-	unsigned line;
-	uint64_t a, b;		/* view-specific: block, bucket, address */
-};
-
 static void site_key(const struct report *r, const struct site *s,
 		     struct rowkey *k)
 {
@@ -772,6 +1223,25 @@ static size_t key_hash(const struct rowkey *k)
 	return h * 1000003 + (size_t)k->b;
 }
 
+/* Keys in some total order, for counting distinct ones. */
+static int cmp_key(const void *a, const void *b)
+{
+	const struct rowkey *x = a, *y = b;
+	int c;
+
+	if (x->obj != y->obj)
+		return x->obj < y->obj ? -1 : 1;
+	if (x->a != y->a)
+		return x->a < y->a ? -1 : 1;
+	if (x->b != y->b)
+		return x->b < y->b ? -1 : 1;
+	if (x->line != y->line)
+		return x->line < y->line ? -1 : 1;
+	if ((c = cmp_str0(x->proc, y->proc)) || (c = cmp_str0(x->inl, y->inl)))
+		return c;
+	return cmp_str0(x->file, y->file);
+}
+
 static int key_eq(const struct rowkey *x, const struct rowkey *y)
 {
 	return x->obj == y->obj && same_str(x->proc, y->proc) &&
@@ -787,7 +1257,8 @@ static const char *outer_proc(const struct site *s)
 	return s->inl ? s->inl : s->proc;
 }
 
-static void init_row(const struct report *r, struct report_row *row,
+static void init_row(const struct report *r, struct symbolizer *sym,
+		     struct report_row *row,
 		     const struct site *s)
 {
 	enum report_view v = r->opt.view;
@@ -830,7 +1301,11 @@ static void init_row(const struct report *r, struct report_row *row,
 		if (s->code) {
 			const struct sym_insn *in = &s->code->insns[s->insn];
 
-			row->text = in->text;
+			/* An instruction's text comes in rows_from_code(),
+			 * named; a bucket shows its first plain. */
+			if (row->kind == ROW_BUCKET)
+				row->text = sym_insn_plain_text(sym, s->code,
+								s->insn);
 			row->block = in->block;
 			row->block_start = s->insn == 0 ||
 				s->code->insns[s->insn - 1].block != in->block;
@@ -871,6 +1346,18 @@ static int cmp_asm(const void *a, const void *b)
 	return x->address < y->address ? -1 : x->address > y->address;
 }
 
+/* cmp_asm() on rows[*a], rows[*b] (ctx is rows), stable. */
+static int cmp_asm_at(const void *a, const void *b, void *ctx)
+{
+	const struct report_row *rows = ctx;
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	int c = cmp_asm(&rows[x], &rows[y]);
+
+	if (c)
+		return c;
+	return x < y ? -1 : x > y;
+}
+
 static void row_derived(const struct report *r, struct report_row *row)
 {
 	size_t s, k;
@@ -908,34 +1395,37 @@ static int row_arrays(struct report *r, struct report_row *rows, size_t n)
 	return 0;
 }
 
-/* The heading of the procedure whose rows are rows[start, end): its
- * totals (h has its arrays). */
+/* The heading of the procedure whose rows are all[idx[start .. end)]:
+ * its totals (h has its arrays). */
 static void make_heading(const struct report *r, struct report_row *h,
-			 const struct report_row *rows, size_t start,
-			 size_t end)
+			 const struct report_row *all, const size_t *idx,
+			 size_t start, size_t end)
 {
+	const struct report_row *first = &all[idx[start]];
 	double freq = 0, execs = 0;
 	int any_freq = 0, any_execs = 0;
 	size_t j, s;
 
 	h->kind = ROW_PROCEDURE;
-	h->procedure = rows[start].procedure;
-	h->object = rows[start].object;
-	h->module = rows[start].module;
-	h->address = rows[start].address;
-	h->end = rows[end - 1].end;
+	h->procedure = first->procedure;
+	h->object = first->object;
+	h->module = first->module;
+	h->address = first->address;
+	h->end = all[idx[end - 1]].end;
 	for (j = start; j < end; j++) {
+		const struct report_row *row = &all[idx[j]];
+
 		for (s = 0; s < r->nstats; s++) {
-			h->samples[s] += rows[j].samples[s];
-			h->weight[s] += rows[j].weight[s];
-			h->percent[s] += rows[j].percent[s];
+			h->samples[s] += row->samples[s];
+			h->weight[s] += row->weight[s];
+			h->percent[s] += row->percent[s];
 		}
-		if (!isnan(rows[j].freq)) {
-			freq += rows[j].freq;
+		if (!isnan(row->freq)) {
+			freq += row->freq;
 			any_freq = 1;
 		}
-		if (!isnan(rows[j].execs)) {
-			execs += rows[j].execs;
+		if (!isnan(row->execs)) {
+			execs += row->execs;
 			any_execs = 1;
 		}
 	}
@@ -972,46 +1462,77 @@ static void order_headings(const struct report *r,
  */
 static int arrange_asm(struct report *r)
 {
-	struct report_row *rows = r->rows, *out = NULL, *heads = NULL;
-	size_t nprocs = 0, i, j, o = 0;
-	size_t *starts = NULL, *order = NULL;
+	struct report_row *rows = r->rows, *heads = NULL, *grown;
+	size_t n = r->nrows, nprocs = 0, i, k, o = 0, all;
+	size_t *idx = NULL, *starts = NULL, *order = NULL, *dest = NULL;
+	unsigned char *done = NULL;
 	int err = -PROF_ENOMEM;
 
-	if (r->nrows > 1)
-		qsort(rows, r->nrows, sizeof(*rows), cmp_asm);
-	starts = malloc((r->nrows + 1) * sizeof(*starts));
-	if (!starts)
-		return -PROF_ENOMEM;
-	for (i = 0; i < r->nrows; i++)
-		if (!i || cmp_str0(rows[i].object, rows[i - 1].object) ||
-		    cmp_str0(rows[i].procedure, rows[i - 1].procedure))
+	/* Rows are big and many (one per instruction): sort their
+	 * indices, and move each row once, in place. */
+	idx = malloc((n + 1) * sizeof(*idx));
+	starts = malloc((n + 1) * sizeof(*starts));
+	if (!idx || !starts)
+		goto out;
+	for (i = 0; i < n; i++)
+		idx[i] = i;
+	if (n > 1)
+		qsort_r(idx, n, sizeof(*idx), cmp_asm_at, rows);
+	for (i = 0; i < n; i++)
+		if (!i || cmp_str0(rows[idx[i]].object, rows[idx[i - 1]].object) ||
+		    cmp_str0(rows[idx[i]].procedure,
+			     rows[idx[i - 1]].procedure))
 			starts[nprocs++] = i;
-	starts[nprocs] = r->nrows;
+	starts[nprocs] = n;
+	all = n + nprocs;
 	heads = calloc(nprocs ? nprocs : 1, sizeof(*heads));
 	order = malloc((nprocs ? nprocs : 1) * sizeof(*order));
-	out = calloc(r->nrows + nprocs + 1, sizeof(*out));
-	if (!heads || !order || !out || row_arrays(r, heads, nprocs))
+	dest = malloc((all + 1) * sizeof(*dest));
+	done = calloc(all + 1, 1);
+	if (!heads || !order || !dest || !done ||
+	    row_arrays(r, heads, nprocs))
 		goto out;
 	for (i = 0; i < nprocs; i++)
-		make_heading(r, &heads[i], rows, starts[i], starts[i + 1]);
+		make_heading(r, &heads[i], rows, idx, starts[i], starts[i + 1]);
 	order_headings(r, heads, order, nprocs);
+	/* Where each row goes, and heading p (at n + p for now). */
 	for (i = 0; i < nprocs; i++) {
 		size_t p = order[i];
 
-		out[o++] = heads[p];
-		for (j = starts[p]; j < starts[p + 1]; j++)
-			out[o++] = rows[j];
+		dest[n + p] = o++;
+		for (k = starts[p]; k < starts[p + 1]; k++)
+			dest[idx[k]] = o++;
 	}
-	free(rows);
-	r->rows = out;
-	r->nrows = o;
-	out = NULL;
+	grown = realloc(rows, (all + 1) * sizeof(*rows));
+	if (!grown)
+		goto out;
+	rows = r->rows = grown;
+	if (nprocs)
+		memcpy(&rows[n], heads, nprocs * sizeof(*heads));
+	for (i = 0; i < all; i++) {
+		struct report_row carry, t;
+
+		if (done[i])
+			continue;
+		carry = rows[i];
+		done[i] = 1;
+		for (k = dest[i]; k != i; k = dest[k]) {
+			t = rows[k];
+			rows[k] = carry;
+			carry = t;
+			done[k] = 1;
+		}
+		rows[i] = carry;
+	}
+	r->nrows = all;
 	err = 0;
 out:
+	free(idx);
 	free(starts);
 	free(heads);
 	free(order);
-	free(out);
+	free(dest);
+	free(done);
 	return err;
 }
 
@@ -1056,15 +1577,6 @@ static int stat_multiplexed(const struct profile *p,
 	return st->time_running < st->time_enabled;
 }
 
-/* What the phases of report_build share. */
-struct build {
-	struct report *r;
-	struct symbolizer *sym;
-	struct site *sites;		/* unique (object, offset), sorted */
-	size_t nsites, alloc_sites;
-	long exact_stat;		/* the exact retired statistic, or -1 */
-};
-
 /* Per statistic: totals over the whole profile, the ratios' totals, and
  * whether the kernel multiplexed it. */
 static int count_totals(struct build *b)
@@ -1095,6 +1607,25 @@ static int count_totals(struct build *b)
 	return 0;
 }
 
+/*
+ * Whether -only/-exclude can choose procedures before their code is
+ * decoded and their rows are built, and the report stay the same: in the
+ * views whose rows are code (blocks, instructions, buckets), where a row
+ * is named after its procedure, and without freq, whose total and
+ * undecoded count are of every procedure.
+ */
+static int select_first(const struct report *r)
+{
+	enum report_view v = r->opt.view;
+
+	if (!r->opt.nonly && !r->opt.nexclude &&
+	    !(v == REPORT_ASM && (r->opt.quit_rows || r->opt.quit_percent > 0)))
+		return 0;
+	if (v != REPORT_BLOCKS && v != REPORT_ASM && v != REPORT_BUCKETS)
+		return 0;
+	return find_retired(r->prof, 0) < 0;
+}
+
 /* The sites: each sampled (object, offset) once, and every instruction
  * of their procedures when the report needs code. */
 static int find_sites(struct build *b)
@@ -1115,8 +1646,18 @@ static int find_sites(struct build *b)
 	sort_unique_sites(b->sites, &b->nsites);
 	if (!wants_code(b->r))
 		return 0;
-	return expand_code(p, b->sym, &b->sites, &b->nsites, &b->alloc_sites,
-			   &b->r->undecoded);
+	b->select = select_first(b->r);
+	b->select_quit = b->select && b->r->opt.view == REPORT_ASM &&
+			 (b->r->opt.quit_rows || b->r->opt.quit_percent > 0);
+	for (i = 0; b->select && i < p->ncounts; i++) {
+		struct site *s = find_site(b->sites, b->nsites,
+					   p->counts[i].obj,
+					   p->counts[i].offset);
+
+		if (p->counts[i].samples)
+			s->sampled = 1;
+	}
+	return expand_code(b);
 }
 
 /* Name each site; list the objects that could not be used as they are. */
@@ -1135,6 +1676,9 @@ static int name_sites(struct build *b)
 	if (!state || !r->stale || !r->nosyms || !r->baddwarf)
 		goto out;
 	err = resolve_sites(p, b->sym, &pv->pool, b->sites, b->nsites, state);
+	if (!err)
+		err = resolve_sites(p, b->sym, &pv->pool, b->dropped,
+				    b->ndropped, state);
 	if (err)
 		goto out;
 	for (i = 0; i < p->nobjects; i++) {
@@ -1152,6 +1696,21 @@ static int name_sites(struct build *b)
 out:
 	free(state);
 	return err;
+}
+
+/* With b->select, the sites whose rows -only/-exclude leave out (their
+ * procedures named now). */
+static int select_sites(struct build *b)
+{
+	size_t i, j = 0;
+
+	if (!b->select)
+		return 0;
+	for (i = 0; i < b->nsites; i++)
+		if (!name_filtered(&b->r->opt, outer_proc(&b->sites[i])))
+			b->sites[j++] = b->sites[i];
+	b->nsites = j;
+	return 0;
 }
 
 /* Executions of each site: exact counts if any, else the retired
@@ -1205,6 +1764,20 @@ static int group_rows(struct build *b)
 	size_t *bucket, nbuckets = 1, alloc_rows = 0, alloc_keys = 0, i;
 	int err = 0;
 
+	/* One row per instruction: sites are unique (object, offset), and
+	 * so are their keys. */
+	if (r->opt.view == REPORT_ASM && r->opt.stride < 0) {
+		r->rows = malloc((b->nsites ? b->nsites : 1) *
+				 sizeof(*r->rows));
+		if (!r->rows)
+			return -PROF_ENOMEM;
+		for (i = 0; i < b->nsites; i++) {
+			init_row(r, b->sym, &r->rows[i], &b->sites[i]);
+			b->sites[i].row = i;
+		}
+		r->nrows = b->nsites;
+		return 0;
+	}
 	while (nbuckets < b->nsites * 2 + 16)
 		nbuckets *= 2;
 	bucket = malloc(nbuckets * sizeof(*bucket));
@@ -1227,7 +1800,7 @@ static int group_rows(struct build *b)
 				err = -PROF_ENOMEM;
 				break;
 			}
-			init_row(r, &r->rows[r->nrows], s);
+			init_row(r, b->sym, &r->rows[r->nrows], s);
 			keys[r->nrows] = k;
 			bucket[h] = r->nrows++;
 		}
@@ -1377,7 +1950,7 @@ static int sort_rows(struct build *b)
 		qsort(r->rows, r->nrows, sizeof(*r->rows), cmp_lines);
 	else if (r->nrows > 1)
 		qsort_r(r->rows, r->nrows, sizeof(*r->rows), cmp_hot, r);
-	r->nrows_all = r->nrows;
+	r->nrows_all = b->select ? b->nrows_all : r->nrows;
 	return err;
 }
 
@@ -1409,8 +1982,10 @@ static int note_skipped_files(struct build *b)
 }
 
 /* The asm view's cut: cumulative percentages and -quit count procedures
- * (headings); instructions get the source line they start. */
-static void cut_asm(struct report *r)
+ * (headings); instructions get the source line they start.  nprocs_all:
+ * the headings before -quit when select_hottest() chose them, else
+ * SIZE_MAX (counted here). */
+static void cut_asm(struct report *r, size_t nprocs_all)
 {
 	const struct report_options *opt = &r->opt;
 	size_t procs = 0, i;
@@ -1421,6 +1996,8 @@ static void cut_asm(struct report *r)
 	r->nrows_all = 0;
 	for (i = 0; i < r->nrows; i++)
 		r->nrows_all += r->rows[i].kind == ROW_PROCEDURE;
+	if (nprocs_all != SIZE_MAX)
+		r->nrows_all = nprocs_all;
 	for (i = 0; i < r->nrows; i++) {
 		struct report_row *row = &r->rows[i];
 
@@ -1457,7 +2034,7 @@ static int cut_rows(struct build *b)
 	size_t i;
 
 	if (opt->view == REPORT_ASM) {
-		cut_asm(r);
+		cut_asm(r, b->select_quit ? b->nrows_all : SIZE_MAX);
 		return 0;
 	}
 	for (i = 0; i < r->nrows; i++) {
@@ -1483,6 +2060,7 @@ int report_build(const struct profile *p, struct symbolizer *sym,
 		count_totals,		/* per statistic, whole profile */
 		find_sites,		/* the addresses, whole procedures */
 		name_sites,		/* symbolize; note damaged objects */
+		select_sites,		/* -only, -exclude when they can */
 		count_executions,	/* freq, exact counts */
 		group_rows,		/* sites into the view's rows */
 		fill_rows,		/* code, executions, counts */
@@ -1508,6 +2086,7 @@ int report_build(const struct profile *p, struct symbolizer *sym,
 	for (i = 0; i < sizeof(phases) / sizeof(phases[0]) && !err; i++)
 		err = phases[i](&b);
 	free(b.sites);
+	free(b.dropped);
 	if (err) {
 		report_free(b.r);
 		return prof_fail(err, "cannot build report: %s",

@@ -646,7 +646,8 @@ static int dump(const char *path, const char *vaddr_s)
 			const struct sym_insn *in = &code->insns[i];
 
 			printf("  0x%" PRIx64 " %s %s", in->vaddr,
-			       insn_flag_letters(in->flags, fl), in->text);
+			       insn_flag_letters(in->flags, fl),
+			       sym_insn_plain_text(s, code, i));
 			if (in->target)
 				printf(" -> 0x%" PRIx64, in->target);
 			printf("\n");

@@ -71,7 +71,7 @@ static uint64_t walk(struct symbolizer *s, const struct sym_object *so,
 					continue;
 				printf("%" PRIx64 " %u %s %s\n", in->vaddr,
 				       in->len, insn_flag_letters(in->flags, fl),
-				       in->text);
+				       sym_insn_plain_text(s, code, i));
 				if (in->vaddr + in->len > end)
 					end = in->vaddr + in->len;
 			}
