@@ -684,7 +684,7 @@ static int neighbour_jumps(struct decoder *d, uint64_t lo, uint64_t hi)
 {
 	struct dec_insn *in = &d->in;
 	uint8_t *buf;
-	uint64_t va;
+	uint64_t va, reach;
 	int ret = SYM_OK;
 
 	if (hi <= lo)
@@ -694,7 +694,11 @@ static int neighbour_jumps(struct decoder *d, uint64_t lo, uint64_t hi)
 		return SYM_ENOMEM;
 	if (!read_vaddr(d->c, d->o, lo, buf, hi - lo))
 		goto out;
-	for (va = lo; va < hi && !ret;) {
+	/* Few neighbours' bytes can hold such a jump, and then near the
+	 * procedure: the decoding stops after the last that may. */
+	reach = lo + dec_branch_reach(d->c->dec, buf, hi - lo, lo, d->lo,
+				      d->hi);
+	for (va = lo; va < reach && !ret;) {
 		if (!dec_decode(d->c->dec, buf + (va - lo), hi - va, va, false,
 				in)) {
 			/* Only leaders come of this: resume anywhere. */

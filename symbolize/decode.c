@@ -59,3 +59,11 @@ bool dec_decode(const struct dec *d, const uint8_t *buf, size_t size,
 		return dec_x86_decode(d->x86, buf, size, va, want_text, in);
 	return dec_arm64_decode(d->arm64, buf, size, va, want_text, in);
 }
+
+size_t dec_branch_reach(const struct dec *d, const uint8_t *buf,
+			size_t size, uint64_t va, uint64_t lo, uint64_t hi)
+{
+	if (d->x86)
+		return dec_x86_branch_reach(buf, size, va, lo, hi);
+	return size;
+}

@@ -91,12 +91,24 @@ bool dec_machine_ok(uint16_t machine);
 bool dec_decode(const struct dec *d, const uint8_t *buf, size_t size,
 		uint64_t va, bool want_text, struct dec_insn *in);
 
+/*
+ * How far into buf[0 .. size), at address va, a direct branch or call
+ * whose target t has lo < t < hi may start: no instruction that
+ * dec_decode() finds at buf[n] or after, whatever the boundaries, is one.
+ * 0 when there is none; a cheap scan of the bytes, size where the
+ * machine has none.
+ */
+size_t dec_branch_reach(const struct dec *d, const uint8_t *buf,
+			size_t size, uint64_t va, uint64_t lo, uint64_t hi);
+
 /* The backends, behind dec_open() and dec_decode() (same contracts). */
 struct dec_x86;
 struct dec_x86 *dec_x86_open(void);
 void dec_x86_free(struct dec_x86 *x);
 bool dec_x86_decode(const struct dec_x86 *x, const uint8_t *buf, size_t size,
 		    uint64_t va, bool want_text, struct dec_insn *in);
+size_t dec_x86_branch_reach(const uint8_t *buf, size_t size, uint64_t va,
+			    uint64_t lo, uint64_t hi);
 struct dec_arm64;
 struct dec_arm64 *dec_arm64_open(void);
 void dec_arm64_free(struct dec_arm64 *a);

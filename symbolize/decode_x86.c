@@ -359,3 +359,68 @@ bool dec_x86_decode(const struct dec_x86 *x, const uint8_t *buf, size_t size,
 	}
 	return true;
 }
+
+/*
+ * A relative target as Zydis may compute it: the end of the instruction
+ * plus the displacement, cut to the operand or address width.
+ */
+static bool lands_in(uint64_t t, uint64_t lo, uint64_t hi)
+{
+	uint64_t t32 = t & 0xffffffffu, t16 = t & 0xffffu;
+
+	return (t > lo && t < hi) || (t32 > lo && t32 < hi) ||
+	       (t16 > lo && t16 < hi);
+}
+
+static int64_t rel(const uint8_t *p, unsigned size)
+{
+	if (size == 1)
+		return (int8_t)p[0];
+	if (size == 2)
+		return (int16_t)(uint16_t)(p[0] | p[1] << 8);
+	return (int32_t)((uint32_t)p[0] | (uint32_t)p[1] << 8 |
+			 (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24);
+}
+
+/* The opcode at buf[i] with its displacement (size bytes at buf[i + at])
+ * ending the instruction, if it fits. */
+static bool rel_into(const uint8_t *buf, size_t size, uint64_t va, size_t i,
+		     unsigned at, unsigned dsize, uint64_t lo, uint64_t hi)
+{
+	size_t end = i + at + dsize;
+
+	return end <= size &&
+	       lands_in(va + end + (uint64_t)rel(buf + i + at, dsize), lo, hi);
+}
+
+/*
+ * Every byte is taken for an opcode, so whatever instruction boundaries a
+ * sweep finds, each direct branch or call it can decode has its opcode at
+ * one of these: jcc, jmp, loop, jrcxz rel8; call, jmp rel32 (rel16 with
+ * an operand size prefix); jcc rel32 (rel16); xbegin rel32 (rel16).
+ */
+size_t dec_x86_branch_reach(const uint8_t *buf, size_t size, uint64_t va,
+			    uint64_t lo, uint64_t hi)
+{
+	size_t i = size;
+
+	while (i-- > 0) {
+		uint8_t b = buf[i], b1 = i + 1 < size ? buf[i + 1] : 0;
+
+		if ((b >= 0x70 && b <= 0x7f) || b == 0xeb ||
+		    (b >= 0xe0 && b <= 0xe3)) {
+			if (rel_into(buf, size, va, i, 1, 1, lo, hi))
+				return i + 1;
+		} else if (b == 0xe8 || b == 0xe9) {
+			if (rel_into(buf, size, va, i, 1, 4, lo, hi) ||
+			    rel_into(buf, size, va, i, 1, 2, lo, hi))
+				return i + 1;
+		} else if ((b == 0x0f && (b1 & 0xf0) == 0x80) ||
+			   (b == 0xc7 && b1 == 0xf8)) {
+			if (rel_into(buf, size, va, i, 2, 4, lo, hi) ||
+			    rel_into(buf, size, va, i, 2, 2, lo, hi))
+				return i + 1;
+		}
+	}
+	return 0;
+}
