@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* Making outside strings safe for the report formats (see escape.h). */
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
@@ -55,18 +56,25 @@ static void show_bytes(FILE *out, const unsigned char *s, size_t n)
 		fprintf(out, "\\x%02x", s[i]);
 }
 
+/* Whether the sequence of len bytes at s is written as it is: well
+ * formed, no control character (C0, DEL, C1) but newline and tab. */
+static bool as_is(const unsigned char *s, int len)
+{
+	if (len == 1)
+		return (s[0] >= 0x20 || s[0] == '\n' || s[0] == '\t') &&
+		       s[0] != 0x7f;
+	if (len == 2)
+		return s[0] != 0xc2 || s[1] >= 0xa0;
+	return len > 0;
+}
+
 /* Write the sequence of len bytes at s (len 0: s[0] is ill-formed). */
 static void put_seq(FILE *out, const unsigned char *s, int len)
 {
-	if (len == 0)
-		show_bytes(out, s, 1);
-	else if (len == 1 && ((s[0] < 0x20 && s[0] != '\n' && s[0] != '\t') ||
-			      s[0] == 0x7f))
-		show_bytes(out, s, 1);
-	else if (len == 2 && s[0] == 0xc2 && s[1] < 0xa0)
-		show_bytes(out, s, 2);
-	else
+	if (as_is(s, len))
 		fwrite(s, 1, (size_t)len, out);
+	else
+		show_bytes(out, s, len ? (size_t)len : 1);
 }
 
 /* Write out what pend holds, keeping a well-formed beginning. */
@@ -97,8 +105,27 @@ static ssize_t visible_write(void *cookie, const char *buf, size_t size)
 	while (i < size) {
 		/* The common case: whole sequences inside the buffer. */
 		if (!v->npend) {
-			int len = esc_utf8_seq_len(s + i, size - i);
+			size_t run = i;
+			int len;
 
+			/* What is written as it is goes in one write. */
+			while (run < size) {
+				if (s[run] < 0x80 && s[run] >= 0x20 &&
+				    s[run] != 0x7f) {
+					run++;
+					continue;
+				}
+				len = esc_utf8_seq_len(s + run, size - run);
+				if (!as_is(s + run, len))
+					break;
+				run += (size_t)len;
+			}
+			if (run > i) {
+				fwrite(s + i, 1, run - i, v->out);
+				i = run;
+				continue;
+			}
+			len = esc_utf8_seq_len(s + i, size - i);
 			if (len >= 0) {
 				put_seq(v->out, s + i, len);
 				i += len ? (size_t)len : 1;
