@@ -74,18 +74,22 @@ static const char *pool_dup(struct strpool *p, const char *s)
 	return d;
 }
 
-/* One unique (object, offset) with what the symbolizer said. */
+/*
+ * One unique (object, offset) with what the symbolizer said.  There is
+ * one per instruction of every decoded procedure: the fields are in the
+ * order that leaves no padding between them.
+ */
 struct site {
 	uint32_t obj;
+	uint32_t insn;			/* index into code->insns */
 	uint64_t offset;
 	uint64_t vaddr;
 	const char *proc, *inl, *file, *module;
-	unsigned line;
-	size_t row;
 	const struct sym_code *code;	/* its procedure's code, or NULL */
-	uint32_t insn;			/* index into code->insns */
+	size_t row;
 	double execs;			/* estimated executions */
 	uint64_t exact;			/* exact executions (sim, -pixie) */
+	unsigned line;
 	unsigned char sampled;		/* some count here has samples */
 };
 
@@ -108,6 +112,17 @@ struct build {
 	struct site *dropped;
 	size_t ndropped, alloc_dropped;
 	size_t nrows_all;
+	/*
+	 * The blocks view without freq shows only blocks with counts: the
+	 * instructions of the others are no sites (wanted_blocks()), but
+	 * are resolved all the same, for what name_sites() notes on
+	 * objects.  Per decoded procedure: its object, and which of its
+	 * blocks have sites.
+	 */
+	const struct sym_code **left_codes;
+	uint32_t *left_obj;
+	unsigned char **left_marks;
+	size_t nleft;
 };
 
 static size_t str_hash(size_t h, const char *s)
@@ -397,6 +412,7 @@ struct rowkey {
 static void site_key(const struct report *r, const struct site *s,
 		     struct rowkey *k);
 static int cmp_key(const void *a, const void *b);
+static long find_retired(const struct profile *p, uint32_t kind_flags);
 
 /* Left out by -only or -exclude: a procedure's rows are named name. */
 static int name_filtered(const struct report_options *opt, const char *name)
@@ -732,14 +748,40 @@ static int codes_in_order(const struct sym_code **codes,
 	return 1;
 }
 
+/* Whether instruction x of code is made a site (see wanted_blocks). */
+static int wanted(const struct sym_code *code, const unsigned char *mark,
+		  size_t x)
+{
+	return !mark || mark[code->insns[x].block];
+}
+
+/* From instruction x of codes[k] on, the first wanted one (k == ncodes:
+ * none is left). */
+static void next_wanted(const struct sym_code **codes,
+			unsigned char *const *marks, size_t ncodes, size_t *k,
+			size_t *x)
+{
+	while (*k < ncodes) {
+		if (*x < codes[*k]->ninsns) {
+			if (wanted(codes[*k], marks ? marks[*k] : NULL, *x))
+				return;
+			(*x)++;
+		} else {
+			(*k)++;
+			*x = 0;
+		}
+	}
+}
+
 /*
- * The sites and every instruction of codes[] (in site order:
+ * The sites and every wanted instruction of codes[] (in site order:
  * codes_in_order()) merged, each (object, offset) once, the sampled
  * site kept where both have it: what sorting them all would give, without
  * a copy of them all to sort in.
  */
 static int merge_code_sites(struct build *b, const struct sym_code **codes,
-			    const uint32_t *code_obj, size_t ncodes,
+			    const uint32_t *code_obj,
+			    unsigned char *const *marks, size_t ncodes,
 			    size_t nadd)
 {
 	struct site *m = malloc((b->nsites + nadd + 1) * sizeof(*m));
@@ -748,8 +790,7 @@ static int merge_code_sites(struct build *b, const struct sym_code **codes,
 
 	if (!m)
 		return -PROF_ENOMEM;
-	while (k < ncodes && !codes[k]->ninsns)
-		k++;
+	next_wanted(codes, marks, ncodes, &k, &x);
 	while (k < ncodes || i < b->nsites) {
 		int c = -1;
 
@@ -763,10 +804,9 @@ static int merge_code_sites(struct build *b, const struct sym_code **codes,
 			m[n++] = b->sites[i++];
 		else
 			m[n++] = e;
-		if (c >= 0 && ++x == codes[k]->ninsns) {
-			x = 0;
-			while (++k < ncodes && !codes[k]->ninsns)
-				;
+		if (c >= 0) {
+			x++;
+			next_wanted(codes, marks, ncodes, &k, &x);
 		}
 	}
 	free(b->sites);
@@ -774,6 +814,74 @@ static int merge_code_sites(struct build *b, const struct sym_code **codes,
 	b->sites = m;
 	b->nsites = n;
 	return 0;
+}
+
+/*
+ * The blocks view without freq: which blocks of each of codes[] have a
+ * site (a count) at one of their instructions, in marks[k][block]; the
+ * others cannot make a row with data.  NULL marks: every block is wanted.
+ */
+static int wanted_blocks(struct build *b, const struct sym_code **codes,
+			 const uint32_t *code_obj, size_t ncodes,
+			 unsigned char ***pmarks)
+{
+	unsigned char **marks;
+	size_t k, i;
+
+	*pmarks = NULL;
+	if (b->r->opt.view != REPORT_BLOCKS || find_retired(b->r->prof, 0) >= 0)
+		return 0;
+	marks = calloc(ncodes ? ncodes : 1, sizeof(*marks));
+	if (!marks)
+		return -PROF_ENOMEM;
+	*pmarks = marks;
+	for (k = 0; k < ncodes; k++) {
+		const struct sym_code *c = codes[k];
+		size_t lo = 0, hi = b->nsites;
+
+		marks[k] = calloc(c->nblocks ? c->nblocks : 1, 1);
+		if (!marks[k])
+			return -PROF_ENOMEM;
+		/* The first site at or after the procedure's start. */
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			const struct site *s = &b->sites[mid];
+
+			if (s->obj < code_obj[k] ||
+			    (s->obj == code_obj[k] && s->offset < c->start))
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (i = lo; i < b->nsites && b->sites[i].obj == code_obj[k] &&
+			     b->sites[i].offset < c->end; i++) {
+			size_t a = 0, z = c->ninsns;
+
+			while (a < z) {
+				size_t mid = a + (z - a) / 2;
+
+				if (c->insns[mid].offset < b->sites[i].offset)
+					a = mid + 1;
+				else
+					z = mid;
+			}
+			if (a < c->ninsns &&
+			    c->insns[a].offset == b->sites[i].offset)
+				marks[k][c->insns[a].block] = 1;
+		}
+	}
+	return 0;
+}
+
+static void free_marks(unsigned char **marks, size_t n)
+{
+	size_t k;
+
+	if (!marks)
+		return;
+	for (k = 0; k < n; k++)
+		free(marks[k]);
+	free(marks);
 }
 
 /*
@@ -792,7 +900,7 @@ static int expand_code(struct build *b)
 	uint32_t *code_obj = NULL;
 	size_t n = b->nsites, ncodes, nadd = 0, i, k;
 	int extent_only = b->select && opt->view == REPORT_ASM;
-	unsigned char *keep = NULL;
+	unsigned char *keep = NULL, **marks = NULL;
 	int err = find_codes(p, sym, b->sites, n, extent_only, &codes,
 			     &code_obj, &ncodes, &b->r->undecoded);
 
@@ -829,10 +937,14 @@ static int expand_code(struct build *b)
 		if (err)
 			goto out;
 	}
+	err = wanted_blocks(b, codes, code_obj, ncodes, &marks);
+	if (err)
+		goto out;
 	for (k = 0; k < ncodes; k++)
-		nadd += codes[k]->ninsns;
+		for (i = 0; i < codes[k]->ninsns; i++)
+			nadd += wanted(codes[k], marks ? marks[k] : NULL, i);
 	if (codes_in_order(codes, code_obj, ncodes)) {
-		err = merge_code_sites(b, codes, code_obj, ncodes, nadd);
+		err = merge_code_sites(b, codes, code_obj, marks, ncodes, nadd);
 		if (!err)
 			attach_code(p, sym, b->sites, b->nsites);
 		goto out;
@@ -843,7 +955,11 @@ static int expand_code(struct build *b)
 	}
 	for (k = 0; k < ncodes; k++) {
 		for (i = 0; i < codes[k]->ninsns; i++) {
-			struct site *s = &b->sites[n++];
+			struct site *s;
+
+			if (!wanted(codes[k], marks ? marks[k] : NULL, i))
+				continue;
+			s = &b->sites[n++];
 
 			memset(s, 0, sizeof(*s));
 			s->obj = code_obj[k];
@@ -854,10 +970,64 @@ static int expand_code(struct build *b)
 	attach_code(p, sym, b->sites, n);
 	b->nsites = n;
 out:
+	if (marks && !err) {
+		/* name_sites() resolves the instructions left out. */
+		b->left_codes = codes;
+		b->left_obj = code_obj;
+		b->left_marks = marks;
+		b->nleft = ncodes;
+		codes = NULL;
+		code_obj = NULL;
+		marks = NULL;
+	}
+	free_marks(marks, ncodes);
 	free(codes);
 	free(code_obj);
 	free(keep);
 	return err;
+}
+
+/* What resolving an address of an object says of the object. */
+static uint8_t obj_state(int err, const struct sym_result *res)
+{
+	uint8_t st = 0;
+
+	if (err == SYM_EDWARF)
+		st |= OBJ_BADDWARF;
+	else if (err)
+		st |= OBJ_UNREADABLE;
+	if (res->flags & SYM_F_STALE)
+		st |= OBJ_STALE;
+	/* A PLT stub's name comes from relocations, which a stripped
+	 * object keeps: it says nothing of symbols. */
+	if (!(res->flags & SYM_F_PLT))
+		st |= res->flags & (SYM_F_SYMBOL | SYM_F_DWARF) ?
+		      OBJ_NAMED : OBJ_ANONYMOUS;
+	return st;
+}
+
+/* The instructions that are no sites (wanted_blocks()) resolved for
+ * obj_state() alone: the notes stay those of every instruction. */
+static void resolve_left(struct build *b, uint8_t *bad)
+{
+	size_t k, i;
+
+	for (k = 0; k < b->nleft; k++) {
+		const struct sym_code *c = b->left_codes[k];
+		struct sym_object so = sym_obj(b->r->prof, b->left_obj[k]);
+
+		for (i = 0; i < c->ninsns; i++) {
+			struct sym_result res;
+			int err;
+
+			if (wanted(c, b->left_marks[k], i))
+				continue;
+			memset(&res, 0, sizeof(res));
+			err = sym_resolve(b->sym, &so, c->insns[i].offset,
+					  &res);
+			bad[b->left_obj[k]] |= obj_state(err, &res);
+		}
+	}
 }
 
 static int resolve_sites(const struct profile *p, struct symbolizer *sym,
@@ -874,18 +1044,7 @@ static int resolve_sites(const struct profile *p, struct symbolizer *sym,
 
 		memset(&res, 0, sizeof(res));
 		err = sym_resolve(sym, &so, sites[i].offset, &res);
-		if (err == SYM_EDWARF)
-			bad[sites[i].obj] |= OBJ_BADDWARF;
-		else if (err)
-			bad[sites[i].obj] |= OBJ_UNREADABLE;
-		if (res.flags & SYM_F_STALE)
-			bad[sites[i].obj] |= OBJ_STALE;
-		/* A PLT stub's name comes from relocations, which a
-		 * stripped object keeps: it says nothing of symbols. */
-		if (!(res.flags & SYM_F_PLT))
-			bad[sites[i].obj] |= res.flags & (SYM_F_SYMBOL |
-							  SYM_F_DWARF) ?
-					     OBJ_NAMED : OBJ_ANONYMOUS;
+		bad[sites[i].obj] |= obj_state(err, &res);
 		if (res.nframes == 0) {
 			res.nframes = 1;
 			res.frames[0].function = "[unknown]";
@@ -1217,10 +1376,18 @@ static size_t key_hash(const struct rowkey *k)
 {
 	size_t h = str_hash(str_hash(str_hash(k->obj, k->proc), k->inl),
 			    k->file);
+	uint64_t x;
 
 	h = h * 31 + k->line;
 	h = h * 1000003 + (size_t)k->a;
-	return h * 1000003 + (size_t)k->b;
+	h = h * 1000003 + (size_t)k->b;
+	/* The low bits pick the bucket: mix the high ones in, or the
+	 * blocks of a procedure (aligned start, block 0, 1, ...) fill
+	 * neighbouring buckets. */
+	x = (uint64_t)h;
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	return (size_t)(x ^ (x >> 33));
 }
 
 /* Keys in some total order, for counting distinct ones. */
@@ -1681,6 +1848,7 @@ static int name_sites(struct build *b)
 				    b->ndropped, state);
 	if (err)
 		goto out;
+	resolve_left(b, state);
 	for (i = 0; i < p->nobjects; i++) {
 		if (state[i] & OBJ_UNREADABLE)
 			r->unresolved_objects++;
@@ -1755,13 +1923,36 @@ static int count_executions(struct build *b)
 	return 0;
 }
 
+/* The table of keys[0 .. n), twice as big. */
+static int rehash(const struct rowkey *keys, size_t n, size_t **bucket,
+		  size_t *nbuckets)
+{
+	size_t nb = *nbuckets * 2, i, h;
+	size_t *b = malloc(nb * sizeof(*b));
+
+	if (!b)
+		return -PROF_ENOMEM;
+	for (i = 0; i < nb; i++)
+		b[i] = SIZE_MAX;
+	for (i = 0; i < n; i++) {
+		h = key_hash(&keys[i]) & (nb - 1);
+		while (b[h] != SIZE_MAX)
+			h = (h + 1) & (nb - 1);
+		b[h] = i;
+	}
+	free(*bucket);
+	*bucket = b;
+	*nbuckets = nb;
+	return 0;
+}
+
 /* One row per identity the view gives sites (procedure, line, block,
  * ...), found through a hash of it. */
 static int group_rows(struct build *b)
 {
 	struct report *r = b->r;
 	struct rowkey *keys = NULL;
-	size_t *bucket, nbuckets = 1, alloc_rows = 0, alloc_keys = 0, i;
+	size_t *bucket, nbuckets, alloc_rows = 0, alloc_keys = 0, i;
 	int err = 0;
 
 	/* One row per instruction: sites are unique (object, offset), and
@@ -1778,8 +1969,8 @@ static int group_rows(struct build *b)
 		r->nrows = b->nsites;
 		return 0;
 	}
-	while (nbuckets < b->nsites * 2 + 16)
-		nbuckets *= 2;
+	/* Grown with the rows: sites are many more (every instruction). */
+	nbuckets = 1024;
 	bucket = malloc(nbuckets * sizeof(*bucket));
 	if (!bucket)
 		return -PROF_ENOMEM;
@@ -1791,6 +1982,11 @@ static int group_rows(struct build *b)
 		size_t h;
 
 		site_key(r, s, &k);
+		/* The instructions of a block come in a run. */
+		if (i && key_eq(&k, &keys[s[-1].row])) {
+			s->row = s[-1].row;
+			continue;
+		}
 		h = key_hash(&k) & (nbuckets - 1);
 		while (bucket[h] != SIZE_MAX && !key_eq(&k, &keys[bucket[h]]))
 			h = (h + 1) & (nbuckets - 1);
@@ -1803,6 +1999,13 @@ static int group_rows(struct build *b)
 			init_row(r, b->sym, &r->rows[r->nrows], s);
 			keys[r->nrows] = k;
 			bucket[h] = r->nrows++;
+			if (r->nrows * 2 > nbuckets &&
+			    rehash(keys, r->nrows, &bucket, &nbuckets)) {
+				err = -PROF_ENOMEM;
+				break;
+			}
+			s->row = r->nrows - 1;
+			continue;
 		}
 		s->row = bucket[h];
 	}
@@ -2087,6 +2290,9 @@ int report_build(const struct profile *p, struct symbolizer *sym,
 		err = phases[i](&b);
 	free(b.sites);
 	free(b.dropped);
+	free(b.left_codes);
+	free(b.left_obj);
+	free_marks(b.left_marks, b.nleft);
 	if (err) {
 		report_free(b.r);
 		return prof_fail(err, "cannot build report: %s",
