@@ -2112,6 +2112,16 @@ static int fill_rows(struct build *b)
 	return err ? err : count_rows(b);
 }
 
+/* Sites are as many as instructions: their memory goes before the asm
+ * view's arrangement needs more. */
+static int free_sites(struct build *b)
+{
+	free(b->sites);
+	b->sites = NULL;
+	b->nsites = b->alloc_sites = 0;
+	return 0;
+}
+
 /*
  * Rows made only of instructions that were never sampled and never ran
  * (they were added to complete blocks) are not shown, except in the asm
@@ -2267,6 +2277,7 @@ int report_build(const struct profile *p, struct symbolizer *sym,
 		count_executions,	/* freq, exact counts */
 		group_rows,		/* sites into the view's rows */
 		fill_rows,		/* code, executions, counts */
+		free_sites,		/* the rows have all they need */
 		row_figures,		/* percentages, ratios, averages */
 		sort_rows,
 		filter_rows,		/* -only, -exclude */
