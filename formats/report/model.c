@@ -190,6 +190,8 @@ static int cmp_hot(const void *a, const void *b, void *ctx)
 
 static int cmp_str0(const char *a, const char *b)
 {
+	if (a == b)
+		return 0;
 	return strcmp(a ? a : "", b ? b : "");
 }
 
@@ -1623,6 +1625,58 @@ static void order_headings(const struct report *r,
 	}
 }
 
+static int same_proc(const struct report_row *x, const struct report_row *y)
+{
+	return !cmp_str0(x->object, y->object) &&
+	       !cmp_str0(x->procedure, y->procedure);
+}
+
+/*
+ * idx[] (0 .. n - 1) in cmp_asm_at() order.  Rows come in runs of a
+ * procedure already in that order (its instructions by address): the runs
+ * are sorted by their first rows; the rows of a procedure whose runs then
+ * overlap (two procedures of one name, a sampled address that is no
+ * instruction) are sorted again among themselves.  1 when out of memory
+ * (idx[] untouched).
+ */
+static int sort_runs(struct report_row *rows, size_t *idx, size_t n)
+{
+	/* first leads: cmp_asm_at() reads it as a row index. */
+	struct run { size_t first, len, at; } *run = malloc(n * sizeof(*run));
+	size_t nruns = 0, i, k, g, o = 0;
+
+	if (!run)
+		return 1;
+	for (i = 0; i < n; i++) {
+		if (!i || !same_proc(&rows[i - 1], &rows[i]) ||
+		    cmp_asm_at(&idx[i - 1], &idx[i], rows) > 0)
+			run[nruns++] = (struct run){ .first = i };
+		run[nruns - 1].len++;
+	}
+	/* Runs are few. */
+	qsort_r(run, nruns, sizeof(*run), cmp_asm_at, rows);
+	for (k = 0; k < nruns; k++) {
+		run[k].at = o;
+		for (i = 0; i < run[k].len; i++)
+			idx[o++] = run[k].first + i;
+	}
+	for (k = 0; k < nruns; k++) {
+		int sorted = 1;
+
+		for (g = k; k + 1 < nruns &&
+			    same_proc(&rows[run[k + 1].first],
+				      &rows[run[g].first]); k++)
+			if (cmp_asm_at(&idx[run[k + 1].at - 1],
+				       &idx[run[k + 1].at], rows) > 0)
+				sorted = 0;
+		if (!sorted)
+			qsort_r(idx + run[g].at, run[k].at + run[k].len -
+				run[g].at, sizeof(*idx), cmp_asm_at, rows);
+	}
+	free(run);
+	return 0;
+}
+
 /*
  * Insert a heading row (kind ROW_PROCEDURE, the procedure's totals)
  * before each procedure's instructions, procedures hottest first.
@@ -1643,7 +1697,7 @@ static int arrange_asm(struct report *r)
 		goto out;
 	for (i = 0; i < n; i++)
 		idx[i] = i;
-	if (n > 1)
+	if (n > 1 && sort_runs(rows, idx, n))
 		qsort_r(idx, n, sizeof(*idx), cmp_asm_at, rows);
 	for (i = 0; i < n; i++)
 		if (!i || cmp_str0(rows[idx[i]].object, rows[idx[i - 1]].object) ||
