@@ -92,12 +92,12 @@ struct report_row {
 	const char *module;		/* kernel module, or NULL */
 	const char *file;		/* source file, or NULL */
 	unsigned line;			/* 0 when unknown */
+	enum report_row_kind kind;	/* (next to line: no padding) */
 	uint64_t address;		/* hottest address (ELF vaddr for files) */
 	uint64_t *samples;		/* per statistic */
 	uint64_t *weight;		/* per statistic: sum of periods */
 	double *percent;		/* per statistic */
 	double cum_percent;		/* of the first statistic */
-	enum report_row_kind kind;
 	uint64_t end;			/* blocks, buckets: end address */
 	unsigned last_line;		/* blocks: last source line, or 0 */
 	const char *text;		/* instructions: disassembly */
