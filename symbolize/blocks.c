@@ -9,6 +9,7 @@
  */
 #include <elf.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -511,7 +512,9 @@ static int sweep(struct decoder *d)
 				slot_callee(d, in)))
 			di->flags |= SYM_INSN_NORETURN;
 		if (d->o->machine == EM_X86_64) {
-			d->ring[d->nring % RING] = *in;
+			/* Not the text (empty here, and most of it). */
+			memcpy(&d->ring[d->nring % RING], in,
+			       offsetof(struct dec_insn, text));
 			d->nring++;
 			if ((di->flags & SYM_INSN_BRANCH) &&
 			    (di->flags & SYM_INSN_INDIRECT))

@@ -309,6 +309,7 @@ static void operand(const ZydisDecodedInstruction *zi,
 bool dec_x86_decode(const struct dec_x86 *x, const uint8_t *buf, size_t size,
 		    uint64_t va, bool want_text, struct dec_insn *in)
 {
+	ZydisDecoderContext ctx;
 	ZydisDecodedInstruction zi;
 	ZydisDecodedOperand zo[ZYDIS_MAX_OPERAND_COUNT];
 	char raw[DEC_TEXT_MAX], name[32];
@@ -321,7 +322,11 @@ bool dec_x86_decode(const struct dec_x86 *x, const uint8_t *buf, size_t size,
 	in->id = DEC_OTHER;
 	in->nops = 0;
 	in->text[0] = '\0';
-	if (ZYAN_FAILED(ZydisDecoderDecodeFull(&x->decoder, buf, size, &zi, zo)))
+	/* The visible operands only: nothing here reads the others. */
+	if (ZYAN_FAILED(ZydisDecoderDecodeInstruction(&x->decoder, &ctx, buf,
+						      size, &zi)) ||
+	    ZYAN_FAILED(ZydisDecoderDecodeOperands(&x->decoder, &ctx, &zi, zo,
+						   zi.operand_count_visible)))
 		return false;
 	in->len = zi.length;
 	in->flags = classify(&zi);
