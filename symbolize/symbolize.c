@@ -22,6 +22,17 @@
 
 /* ---- objects ---- */
 
+/*
+ * A name demangled, by the address of the mangled one: every name a
+ * frame gets lives in the symbolizer (an object's symbols, the pool)
+ * until symbolizer_free(), so an address is never another name's.  Each
+ * instruction of a C++ procedure gives its name again.
+ */
+#define DEMANGLED 4096
+struct demangled {
+	const char *name, *d;
+};
+
 struct symbolizer {
 	char *debug_root;
 	char *vmlinux;
@@ -34,6 +45,7 @@ struct symbolizer {
 	int ks_err;
 	bool ks_loaded;
 	struct inputs inputs;		/* skipped paths kept in pool */
+	struct demangled *dm;		/* DEMANGLED slots, or NULL */
 };
 
 static char *dup_or_null(const char *s, bool *oom)
@@ -115,6 +127,7 @@ void symbolizer_free(struct symbolizer *s)
 	kallsyms_release(&s->ks);
 	inputs_release(&s->inputs);
 	strpool_release(&s->pool);
+	free(s->dm);
 	free(s->debug_root);
 	free(s->vmlinux);
 	free(s->kallsyms_path);
@@ -745,12 +758,29 @@ static void demangle_frames(struct symbolizer *s, struct sym_result *res)
 {
 	unsigned i;
 
+	if (!s->dm)
+		s->dm = calloc(DEMANGLED, sizeof(*s->dm));
 	for (i = 0; i < res->nframes; i++) {
-		const char *d = sym_demangle(&s->pool,
-					     res->frames[i].function);
+		const char *name = res->frames[i].function, *d;
+		struct demangled *slot = NULL;
 
-		if (d)
-			res->frames[i].function = d;
+		if (!name || name[0] != '_' || name[1] != 'Z')
+			continue;	/* not mangled: sym_demangle() says so */
+		if (s->dm) {
+			slot = &s->dm[(uintptr_t)name % DEMANGLED];
+			if (slot->name == name) {
+				res->frames[i].function = slot->d;
+				continue;
+			}
+		}
+		d = sym_demangle(&s->pool, name);
+		if (!d)
+			continue;
+		if (slot) {
+			slot->name = name;
+			slot->d = d;
+		}
+		res->frames[i].function = d;
 	}
 }
 
