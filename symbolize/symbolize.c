@@ -200,17 +200,22 @@ static size_t obj_hash(const struct sym_object *obj)
 	return h;
 }
 
-static bool obj_matches(const struct symobj *o, const struct sym_object *obj,
-			size_t hash)
+/* Whether o is obj (the hash of obj is o's then). */
+static bool obj_same(const struct symobj *o, const struct sym_object *obj)
 {
 	size_t blen = obj->build_id ? obj->build_id_len : 0;
 
-	if (o->hash != hash || o->kind != obj->kind ||
-	    o->build_id_len != blen)
+	if (o->kind != obj->kind || o->build_id_len != blen)
 		return false;
 	if (!o->path != !obj->path || (o->path && strcmp(o->path, obj->path)))
 		return false;
 	return !blen || !memcmp(o->build_id, obj->build_id, blen);
+}
+
+static bool obj_matches(const struct symobj *o, const struct sym_object *obj,
+			size_t hash)
+{
+	return o->hash == hash && obj_same(o, obj);
 }
 
 static int tab_grow(struct symbolizer *s)
@@ -442,11 +447,13 @@ static void load_vmlinux(struct symbolizer *s, struct symobj *o)
 struct symobj *symobj_get(struct symbolizer *s, const struct sym_object *obj,
 			  int *err)
 {
-	size_t hash = obj_hash(obj), blen;
+	size_t hash, blen;
 	struct symobj *o;
 
-	if (s->last && obj_matches(s->last, obj, hash))
+	/* Most queries are of the last object: no hash of its path. */
+	if (s->last && obj_same(s->last, obj))
 		return s->last;
+	hash = obj_hash(obj);
 	if (s->ntab) {
 		for (o = s->tab[hash & (s->ntab - 1)]; o; o = o->next)
 			if (obj_matches(o, obj, hash))
