@@ -77,6 +77,10 @@ void profile_free(struct profile *p)
 	free(p->stats);
 	free(p->counts);
 	free(p->modes);
+	free(p->frames);
+	free(p->stack_frames);
+	free(p->stacks);
+	free(p->stack_counts);
 	for (i = 0; i < p->nksyms; i++) {
 		free(p->ksyms[i].name);
 		free(p->ksyms[i].module);
@@ -130,6 +134,80 @@ int profile_add_count(struct profile *p, const struct prof_count *c)
 		return -PROF_ENOMEM;
 	p->counts[p->ncounts] = *c;
 	return (int)p->ncounts++;
+}
+
+int profile_add_frame(struct profile *p, const struct prof_frame *f)
+{
+	if (ALLOC_GROW(p->frames, p->nframes + 1, p->alloc_frames))
+		return -PROF_ENOMEM;
+	p->frames[p->nframes] = *f;
+	p->frames[p->nframes].reserved = 0;
+	return (int)p->nframes++;
+}
+
+int profile_add_stack(struct profile *p, const uint32_t *frames,
+		      uint32_t nframes, enum prof_stack_end end)
+{
+	struct prof_stack *st;
+
+	if (!nframes || nframes > UINT32_MAX - p->nstack_frames ||
+	    ALLOC_GROW(p->stack_frames, p->nstack_frames + nframes,
+		       p->alloc_stack_frames) ||
+	    ALLOC_GROW(p->stacks, p->nstacks + 1, p->alloc_stacks))
+		return -PROF_ENOMEM;
+	memcpy(p->stack_frames + p->nstack_frames, frames,
+	       nframes * sizeof(*frames));
+	st = &p->stacks[p->nstacks];
+	st->first = (uint32_t)p->nstack_frames;
+	st->nframes = nframes;
+	st->end = end;
+	st->reserved = 0;
+	p->nstack_frames += nframes;
+	return (int)p->nstacks++;
+}
+
+int profile_add_stack_count(struct profile *p,
+			    const struct prof_stack_count *c)
+{
+	if (ALLOC_GROW(p->stack_counts, p->nstack_counts + 1,
+		       p->alloc_stack_counts))
+		return -PROF_ENOMEM;
+	p->stack_counts[p->nstack_counts] = *c;
+	return (int)p->nstack_counts++;
+}
+
+static int cmp_stack_count(const void *a, const void *b)
+{
+	const struct prof_stack_count *x = a, *y = b;
+
+	if (x->stat != y->stat)
+		return x->stat < y->stat ? -1 : 1;
+	if (x->stack != y->stack)
+		return x->stack < y->stack ? -1 : 1;
+	return 0;
+}
+
+void profile_sort_stack_counts(struct profile *p)
+{
+	if (p->nstack_counts > 1)
+		qsort(p->stack_counts, p->nstack_counts,
+		      sizeof(*p->stack_counts), cmp_stack_count);
+}
+
+const char *profile_stack_end_name(enum prof_stack_end end)
+{
+	static const char *const names[PROF_STACK_NEND] = {
+		[PROF_STACK_COMPLETE] = "complete",
+		[PROF_STACK_FP] = "frame-pointer chain",
+		[PROF_STACK_TRUNC_DUMP] = "truncated: stack copy too small",
+		[PROF_STACK_TRUNC_NO_CFI] = "truncated: no unwind information",
+		[PROF_STACK_TRUNC_NO_MAP] = "truncated: address in no mapping",
+		[PROF_STACK_TRUNC_DEPTH] = "truncated: frame limit",
+		[PROF_STACK_TRUNC_BAD] = "truncated: bad unwind step",
+		[PROF_STACK_KERNEL] = "kernel thread",
+	};
+
+	return (unsigned)end < PROF_STACK_NEND ? names[end] : "unknown";
 }
 
 int profile_add_ksym(struct profile *p, const struct prof_ksym *k)
