@@ -42,7 +42,7 @@ quiet =
 endif
 
 # The library's layers, bottom to top (docs/layers.txt).
-LIB_DIRS := common/util common/stats common/profile symbolize \
+LIB_DIRS := common/util common/stats common/profile symbolize common/unwind \
 	common/collect common/engine formats/report formats common/run \
 	common/cli
 LIB_SRC := $(wildcard $(LIB_DIRS:%=%/*.c))

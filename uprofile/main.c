@@ -91,6 +91,10 @@ static void check_sim_options(const struct run_config *c,
 		if (c->add_modes & STAT_MODE_KERNEL)
 			argp_error(state, "--engine=sim sees user mode only; "
 				   "-kernel does not apply");
+		if (c->call_graph || c->call_graph_g)
+			argp_error(state, "--engine=sim counts events, it takes "
+				   "no stacks; -g and --call-graph do not "
+				   "apply");
 	}
 	if (c->triggered || c->control)
 		argp_error(state, "%s counts the whole run; -t and -control "

@@ -30,7 +30,7 @@ enum {
 	OPT_HEAVY, OPT_QUIT, OPT_ONLY, OPT_EXCLUDE, OPT_NUMBERS, OPT_FORMAT,
 	OPT_QUIET, OPT_COMPLETION, OPT_CONTROL, OPT_LIST, OPT_DRY_RUN,
 	OPT_REPORT_FILE, OPT_PMU, OPT_COUNT, OPT_START_AFTER,
-	OPT_BLOCKS, OPT_ASM, OPT_STRIDE, OPT_AVERAGE,
+	OPT_BLOCKS, OPT_ASM, OPT_STRIDE, OPT_AVERAGE, OPT_CALL_GRAPH,
 };
 
 const struct argp_option fe_stat_options[] = {
@@ -64,6 +64,14 @@ const struct argp_option fe_stat_options[] = {
 	  "start counting or sampling only after statistic STAT has occurred "
 	  "N times (the originals' cascaded counters); the hand-over takes "
 	  "about 0.1 ms, events of that time are missed", 1 },
+	{ NULL, 'g', NULL, 0,
+	  "record call stacks: --call-graph=auto (kprofile: the kernel's "
+	  "own call chains)", 1 },
+	{ "call-graph", OPT_CALL_GRAPH, "MODE", 0,
+	  "record call stacks: fp (frame pointers, walked by the kernel), "
+	  "dwarf[,SIZE] (copy SIZE bytes of user stack per sample, default "
+	  "16384, and unwind them with each object's CFI while collecting) "
+	  "or auto (CFI where an object has it, else frame pointers)", 1 },
 	{ "kernel", OPT_KERNEL, NULL, 0, "also sample kernel mode", 1 },
 	{ "user", OPT_USER, NULL, 0, "also sample user mode", 1 },
 	{ 0 }
@@ -218,6 +226,36 @@ static void parse_start_after(struct run_config *c, char *arg,
 	c->start_after = arg;
 }
 
+/* --call-graph=fp|dwarf[,SIZE]|auto */
+static void parse_call_graph(struct run_config *c, char *arg,
+			     struct argp_state *state)
+{
+	const char *comma = strchr(arg, ',');
+	size_t n = comma ? (size_t)(comma - arg) : strlen(arg);
+	uint64_t u;
+
+	if (n == 2 && !strncmp(arg, "fp", n))
+		c->call_graph = PROF_CG_FP;
+	else if (n == 5 && !strncmp(arg, "dwarf", n))
+		c->call_graph = PROF_CG_DWARF;
+	else if (n == 4 && !strncmp(arg, "auto", n))
+		c->call_graph = PROF_CG_AUTO;
+	else
+		argp_error(state, "bad --call-graph '%s': expected fp, "
+			   "dwarf[,SIZE] or auto", arg);
+	c->stack_dump = 0;
+	if (!comma)
+		return;
+	if (c->call_graph == PROF_CG_FP)
+		argp_error(state, "bad --call-graph '%s': fp copies no "
+			   "stack, SIZE is for dwarf and auto", arg);
+	if (parse_u64(comma + 1, 8, RUN_STACK_DUMP_MAX, &u))
+		argp_error(state, "bad --call-graph size '%s': expected 8 to "
+			   "%d bytes", comma + 1, RUN_STACK_DUMP_MAX);
+	/* The kernel copies whole words. */
+	c->stack_dump = (uint32_t)(u & ~7ULL);
+}
+
 /* "Statistics and sampling:" */
 static error_t parse_stat_opt(int key, char *arg, struct argp_state *state)
 {
@@ -255,6 +293,8 @@ static error_t parse_stat_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_COUNT: c->count = 1; break;
 	case OPT_START_AFTER: parse_start_after(c, arg, state); break;
+	case 'g': c->call_graph_g = 1; break;
+	case OPT_CALL_GRAPH: parse_call_graph(c, arg, state); break;
 	default:
 		return ARGP_ERR_UNKNOWN;
 	}
@@ -483,6 +523,12 @@ static void check_combinations(const struct fe_args *a,
 	if (c->count && c->nra)
 		argp_error(state, "--count does not sample: -ra "
 			   "does not apply");
+	if ((c->call_graph || c->call_graph_g) && (a->input || c->count))
+		argp_error(state, "-g and --call-graph record call stacks "
+			   "in a sampling run; they do not apply to %s",
+			   a->input ? "-i" : "--count");
+	if (c->call_graph && c->call_graph_g)
+		argp_error(state, "give -g or --call-graph, not both");
 	if (c->start_after && (c->triggered || c->control))
 		argp_error(state, "--start-after and -t/-control "
 			   "both decide when counting starts; give "
