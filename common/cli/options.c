@@ -70,7 +70,7 @@ const struct argp_option fe_stat_options[] = {
 	{ "call-graph", OPT_CALL_GRAPH, "MODE", 0,
 	  "record call stacks: fp (frame pointers, walked by the kernel), "
 	  "dwarf[,SIZE] (copy SIZE bytes of user stack per sample, default "
-	  "16384, and unwind them with each object's CFI while collecting) "
+	  "32768, and unwind them with each object's CFI while collecting) "
 	  "or auto (CFI where an object has it, else frame pointers)", 1 },
 	{ "kernel", OPT_KERNEL, NULL, 0, "also sample kernel mode", 1 },
 	{ "user", OPT_USER, NULL, 0, "also sample user mode", 1 },

@@ -627,6 +627,14 @@ static int map_ring(struct perf_session *s, struct ring *r, int fd,
 	void *m = mmap(NULL, (pages + 1) * pg, PROT_READ | PROT_WRITE,
 		       MAP_SHARED, fd, 0);
 
+	/* A large buffer (stack copies) may exceed what an unprivileged
+	 * user may lock (perf_event_mlock_kb): take what is allowed, down
+	 * to the default. */
+	while (m == MAP_FAILED && errno == EPERM && pages > 64) {
+		pages /= 2;
+		m = mmap(NULL, (pages + 1) * pg, PROT_READ | PROT_WRITE,
+			 MAP_SHARED, fd, 0);
+	}
 	if (m == MAP_FAILED)
 		return prof_fail(errno == EPERM ? PROF_EPERM : PROF_EPERF,
 				 "cannot map sample buffer: %s%s",

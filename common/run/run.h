@@ -52,7 +52,7 @@ enum run_engine {
 
 /* What a run needs to know of the tool it runs for. */
 /* Bytes of user stack copied per sample for --call-graph=dwarf|auto. */
-#define RUN_STACK_DUMP 16384
+#define RUN_STACK_DUMP 32768
 #define RUN_STACK_DUMP_MAX 65528
 
 struct run_tool {
