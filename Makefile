@@ -64,7 +64,7 @@ TPROG_BIN := $(TPROGS:%=$(BUILD)/tests/%) $(BUILD)/tests/libhot.so \
 TEST_TOOLS := $(BUILD)/tests/symtool $(BUILD)/tests/tablecheck \
 	$(BUILD)/tests/pmdecode $(BUILD)/tests/mkcount \
 	$(BUILD)/tests/blockcheck $(BUILD)/tests/jsonwcheck \
-	$(BUILD)/tests/decodecheck
+	$(BUILD)/tests/decodecheck $(BUILD)/tests/unwcheck
 
 all: $(TOOL_BIN) $(TPROG_BIN) $(TEST_TOOLS)
 
@@ -86,6 +86,9 @@ $(BUILD)/kprofile: $(BUILD)/obj/kprofile/main.o $(LIB)
 $(TEST_TOOLS): $(BUILD)/tests/%: $(BUILD)/obj/tests/tools/%.o $(LIB)
 	@mkdir -p $(dir $@)
 	$(call quiet,LINK,$@)$(CC) $(CFLAGS) $(SANFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
+
+# unwcheck names the frames it walks with dladdr().
+$(BUILD)/tests/unwcheck: LDFLAGS += -rdynamic
 
 # Test programs are never sanitized: they are workloads, not our code.
 $(BUILD)/tests/libhot.so: $(TPROG_DIR)/libhot.c
