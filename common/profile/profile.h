@@ -137,7 +137,8 @@ enum prof_stack_end {
 	/* Truncated: the unwind rules gave an impossible step (stack
 	 * pointer not moving up, unsupported expression). */
 	PROF_STACK_TRUNC_BAD = 6,
-	/* Kernel frames only: the sample was taken in a kernel thread. */
+	/* Kernel frames only: a kernel thread's sample, or the user part
+	 * was not asked for (kprofile -g). */
 	PROF_STACK_KERNEL = 7,
 	PROF_STACK_NEND
 };
