@@ -316,6 +316,8 @@ check_callers() {
 	assert_binomial "child: hot_a against hot_b" "$a" $((a + b)) 75 4
 	fq callers parent_spin
 	[[ $(sum) -eq 0 ]] || fail "the parent's parent_spin in the exec'd child: $output"
+	# (perf --call-graph dwarf reaches only ~97% here: its stacks of
+	# clock reads in the exec'd child stop in clock_gettime.)
 	fq complete
 	assert_complete "exec'd child" $output
 	folded_of "$parent"
@@ -343,6 +345,9 @@ skip_unless_perf_dwarf() {
 @test "caller shares agree with perf record --call-graph dwarf on the same run" {
 	skip_unless_perf_dwarf
 	# perf samples uprofile and its child: only the child's stacks count.
+	# perf 6.1 loses the outer frames of some stacks of a forked child
+	# (through libc's qsort, in clock_gettime: ~73% complete here), but
+	# not of leaf_work's, which is what is compared.
 	run -0 --separate-stderr perf record -q -e cpu-clock:u -F "$FREQ" \
 		--call-graph dwarf -o perf.data -- "$UPROFILE" -quiet \
 		-e cpu-clock -F "$FREQ" --call-graph=dwarf \
