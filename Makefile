@@ -59,8 +59,17 @@ TPROG_DIR := tests/programs
 TPROG_CFLAGS := -O1 -g -fno-omit-frame-pointer
 TPROGS := spin2 inline shlib forkexec threads kernelloop exitwith demo \
 	phases tripcount branchy evencost
+# Call-stack programs: each built with frame pointers (NAME) and without
+# (NAME-nofp), both -O2; the -nofp builds of spin2, threads and forkexec
+# are their twins for call stacks.
+TPROG_FP_CFLAGS := -O2 -g -fno-omit-frame-pointer
+TPROG_NOFP_CFLAGS := -O2 -g -fomit-frame-pointer
+STACK_TPROGS := callers plt
+NOFP_TPROGS := $(STACK_TPROGS) spin2 threads forkexec
 TPROG_BIN := $(TPROGS:%=$(BUILD)/tests/%) $(BUILD)/tests/libhot.so \
-	$(BUILD)/tests/spin2-stripped
+	$(BUILD)/tests/spin2-stripped $(STACK_TPROGS:%=$(BUILD)/tests/%) \
+	$(NOFP_TPROGS:%=$(BUILD)/tests/%-nofp) $(BUILD)/tests/libplt.so \
+	$(BUILD)/tests/libplt-nofp.so
 TEST_TOOLS := $(BUILD)/tests/symtool $(BUILD)/tests/tablecheck \
 	$(BUILD)/tests/pmdecode $(BUILD)/tests/mkcount \
 	$(BUILD)/tests/blockcheck $(BUILD)/tests/jsonwcheck \
@@ -103,6 +112,27 @@ $(BUILD)/tests/threads: $(TPROG_DIR)/threads.c
 $(BUILD)/tests/inline: $(TPROG_DIR)/inline.c
 	@mkdir -p $(dir $@)
 	$(call quiet,CC,$@)$(CC) -O2 -g -fno-omit-frame-pointer -o $@ $<
+$(BUILD)/tests/callers: $(TPROG_DIR)/callers.c
+	@mkdir -p $(dir $@)
+	$(call quiet,CC,$@)$(CC) $(TPROG_FP_CFLAGS) -o $@ $<
+$(BUILD)/tests/libplt.so: $(TPROG_DIR)/libplt.c
+	@mkdir -p $(dir $@)
+	$(call quiet,CC,$@)$(CC) $(TPROG_FP_CFLAGS) -fPIC -shared -o $@ $<
+$(BUILD)/tests/libplt-nofp.so: $(TPROG_DIR)/libplt.c
+	@mkdir -p $(dir $@)
+	$(call quiet,CC,$@)$(CC) $(TPROG_NOFP_CFLAGS) -fPIC -shared -o $@ $<
+$(BUILD)/tests/plt: $(TPROG_DIR)/plt.c $(BUILD)/tests/libplt.so
+	$(call quiet,CC,$@)$(CC) $(TPROG_FP_CFLAGS) -o $@ $< \
+		-L$(BUILD)/tests -l:libplt.so -Wl,-rpath,'$$ORIGIN'
+$(BUILD)/tests/plt-nofp: $(TPROG_DIR)/plt.c $(BUILD)/tests/libplt-nofp.so
+	$(call quiet,CC,$@)$(CC) $(TPROG_NOFP_CFLAGS) -o $@ $< \
+		-L$(BUILD)/tests -l:libplt-nofp.so -Wl,-rpath,'$$ORIGIN'
+$(BUILD)/tests/threads-nofp: $(TPROG_DIR)/threads.c
+	@mkdir -p $(dir $@)
+	$(call quiet,CC,$@)$(CC) $(TPROG_NOFP_CFLAGS) -pthread -o $@ $<
+$(BUILD)/tests/%-nofp: $(TPROG_DIR)/%.c
+	@mkdir -p $(dir $@)
+	$(call quiet,CC,$@)$(CC) $(TPROG_NOFP_CFLAGS) -o $@ $<
 $(BUILD)/tests/spin2-stripped: $(BUILD)/tests/spin2
 	$(call quiet,STRIP,$@)strip -o $@ $<
 $(BUILD)/tests/%: $(TPROG_DIR)/%.c
