@@ -734,6 +734,8 @@ static int copy_meta(struct profile *dst, const struct profile *src)
 		return -1;
 	dst->start_after_ns = src->start_after_ns;
 	dst->start_after_latency_ns = src->start_after_latency_ns;
+	dst->call_graph = src->call_graph;
+	dst->stack_dump = src->stack_dump;
 	return profile_set_argv(dst, src->argc, src->argv);
 }
 
