@@ -58,13 +58,13 @@ TOOL_BIN := $(TOOLS:%=$(BUILD)/%)
 TPROG_DIR := tests/programs
 TPROG_CFLAGS := -O1 -g -fno-omit-frame-pointer
 TPROGS := spin2 inline shlib forkexec threads kernelloop exitwith demo \
-	phases tripcount branchy evencost
+	phases tripcount branchy evencost callstack
 TPROG_BIN := $(TPROGS:%=$(BUILD)/tests/%) $(BUILD)/tests/libhot.so \
 	$(BUILD)/tests/spin2-stripped
 TEST_TOOLS := $(BUILD)/tests/symtool $(BUILD)/tests/tablecheck \
 	$(BUILD)/tests/pmdecode $(BUILD)/tests/mkcount \
 	$(BUILD)/tests/blockcheck $(BUILD)/tests/jsonwcheck \
-	$(BUILD)/tests/decodecheck
+	$(BUILD)/tests/decodecheck $(BUILD)/tests/mkstacks
 
 all: $(TOOL_BIN) $(TPROG_BIN) $(TEST_TOOLS)
 

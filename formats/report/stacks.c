@@ -48,6 +48,9 @@ struct report_sbuild {
 	/* The stack statistic's samples and weight per stack. */
 	uint64_t *samples, *weight;
 	uint32_t *canon;		/* per object: first one of its path */
+	/* Per stack: the frame its samples are counted at (the leaf, or
+	 * the caller report-time -ra charged them to). */
+	uint32_t *charged;
 };
 
 static const char *base_name(const char *path)
@@ -280,8 +283,11 @@ static int stack_figures(struct report *r, struct report_sbuild *sb,
 	sb->samples = calloc(p->nstacks + 1, sizeof(*sb->samples));
 	sb->weight = calloc(p->nstacks + 1, sizeof(*sb->weight));
 	sb->canon = calloc(p->nobjects + 1, sizeof(*sb->canon));
-	if (!sb->samples || !sb->weight || !sb->canon)
+	sb->charged = calloc(p->nstacks + 1, sizeof(*sb->charged));
+	if (!sb->samples || !sb->weight || !sb->canon || !sb->charged)
 		return -PROF_ENOMEM;
+	for (i = 0; i < p->nstacks; i++)
+		sb->charged[i] = p->stack_frames[p->stacks[i].first];
 	for (i = 0; i < p->nstack_counts; i++) {
 		const struct prof_stack_count *c = &p->stack_counts[i];
 
@@ -436,6 +442,7 @@ static int charge_callers(struct report *r, struct report_sbuild *sb)
 			continue;
 		leaf = &p->frames[p->stack_frames[st->first]];
 		to = &p->frames[p->stack_frames[st->first + j]];
+		sb->charged[c->stack] = p->stack_frames[st->first + j];
 		/* The first n stay sorted: additions go after them. */
 		from = find_count(v, n, leaf->obj, c->stat, leaf->offset);
 		if (!from)
@@ -527,11 +534,13 @@ static int completeness(struct report *r, struct report_sbuild *sb)
 	return 0;
 }
 
-/* A (object, name) pair's weight in stacks that contain it, once per
- * stack: an open-addressing table keyed by canonical object and name. */
+/* Per (object, name): the weight of the stacks that contain it, once
+ * per stack, and of those whose samples are counted in it (their leaf,
+ * or where -ra charged them).  An open-addressing table keyed by
+ * canonical object and name. */
 struct incl {
 	uint64_t *keys;		/* (obj << 32 | name) + 1; 0: empty */
-	uint64_t *weight;
+	uint64_t *weight, *leaf;
 	uint32_t *stamp;	/* last stack counted + 1 */
 	size_t cap;
 };
@@ -546,8 +555,45 @@ static size_t incl_slot(const struct incl *t, uint64_t key)
 	return i;
 }
 
-/* The rows' total (inclusive) percentages: a procedure's is the weight
- * of the stacks that contain it at least once. */
+static uint64_t incl_key(const struct report_sbuild *sb, uint32_t obj,
+			 uint32_t name)
+{
+	return ((uint64_t)sb->canon[obj] << 32 | name) + 1;
+}
+
+static void incl_count(struct incl *t, const struct report_sbuild *sb,
+		       size_t k)
+{
+	const struct xframe *e;
+	uint32_t fi = sb->charged[k];
+	size_t x, s;
+
+	for (x = 0; x < sb->sx_n[k]; x++) {
+		e = &sb->sx[sb->sx_first[k] + x];
+		if (e->obj == UINT32_MAX)
+			continue;
+		s = incl_slot(t, incl_key(sb, e->obj, e->name));
+		t->keys[s] = incl_key(sb, e->obj, e->name);
+		if (t->stamp[s] == k + 1)
+			continue;	/* recursion: once */
+		t->stamp[s] = (uint32_t)k + 1;
+		t->weight[s] += sb->weight[k];
+	}
+	if (!sb->xf_n[fi])
+		return;
+	/* The innermost procedure of the frame the samples are at. */
+	e = &sb->xf[sb->xf_first[fi] + sb->xf_n[fi] - 1];
+	s = incl_slot(t, incl_key(sb, e->obj, e->name));
+	t->keys[s] = incl_key(sb, e->obj, e->name);
+	t->leaf[s] += sb->weight[k];
+}
+
+/*
+ * The rows' total (inclusive) percentages: a procedure's is the weight of
+ * the stacks that contain it at least once, plus its own samples that
+ * came without a stack (its self weight less that of the stacks counted
+ * in it), so that total >= self.
+ */
 static int row_totals(struct report *r, struct report_sbuild *sb)
 {
 	const struct profile *p = r->prof;
@@ -561,34 +607,20 @@ static int row_totals(struct report *r, struct report_sbuild *sb)
 		;
 	t.keys = calloc(t.cap, sizeof(*t.keys));
 	t.weight = calloc(t.cap, sizeof(*t.weight));
+	t.leaf = calloc(t.cap, sizeof(*t.leaf));
 	t.stamp = calloc(t.cap, sizeof(*t.stamp));
-	if (!t.keys || !t.weight || !t.stamp)
+	if (!t.keys || !t.weight || !t.leaf || !t.stamp)
 		goto out;
-	for (k = 0; k < p->nstacks; k++) {
-		if (!sb->weight[k])
-			continue;
-		for (x = 0; x < sb->sx_n[k]; x++) {
-			const struct xframe *e = &sb->sx[sb->sx_first[k] + x];
-			uint64_t key;
-			size_t s;
-
-			if (e->obj == UINT32_MAX)
-				continue;
-			key = ((uint64_t)sb->canon[e->obj] << 32 | e->name) + 1;
-			s = incl_slot(&t, key);
-			t.keys[s] = key;
-			if (t.stamp[s] == k + 1)
-				continue;	/* recursion: once */
-			t.stamp[s] = (uint32_t)k + 1;
-			t.weight[s] += sb->weight[k];
-		}
-	}
+	for (k = 0; k < p->nstacks; k++)
+		if (sb->weight[k])
+			incl_count(&t, sb, k);
 	for (i = 0; i < r->nrows; i++) {
 		struct report_row *row = &r->rows[i];
 		long id = find_name(sb, row->procedure);
+		uint64_t w = row->weight[stat];
 		size_t o;
 
-		row->total_percent = 0;
+		row->total_percent = percent_of(w, r->total_weight[stat]);
 		if (id < 0)
 			continue;
 		for (o = 0; o < p->nobjects; o++)
@@ -596,16 +628,17 @@ static int row_totals(struct report *r, struct report_sbuild *sb)
 				break;
 		if (o == p->nobjects)
 			continue;
-		x = incl_slot(&t, ((uint64_t)sb->canon[o] << 32 |
-				   (uint64_t)id) + 1);
-		if (t.keys[x])
-			row->total_percent = percent_of(t.weight[x],
-							r->total_weight[stat]);
+		x = incl_slot(&t, incl_key(sb, (uint32_t)o, (uint32_t)id));
+		if (!t.keys[x])
+			continue;
+		w = t.weight[x] + (w > t.leaf[x] ? w - t.leaf[x] : 0);
+		row->total_percent = percent_of(w, r->total_weight[stat]);
 	}
 	err = 0;
 out:
 	free(t.keys);
 	free(t.weight);
+	free(t.leaf);
 	free(t.stamp);
 	return err;
 }
@@ -1061,5 +1094,6 @@ void report_stacks_release(struct report_sbuild *sb)
 	free(sb->samples);
 	free(sb->weight);
 	free(sb->canon);
+	free(sb->charged);
 	free(sb);
 }
