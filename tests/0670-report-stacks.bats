@@ -216,6 +216,9 @@ END
 	json_check <<<"$output"
 	assert_equal "$(jq -c .caller_attribution <<<"$output")" \
 		'{"routines":"leaf","moved_samples":900,"from":"stacks"}'
+	# kprofile's record-time options answer a report the same way.
+	run -0 "$KPROFILE" -i s.out -ra-routines leaf
+	assert_line "  -ra: 900 samples in utility routines were charged to their first caller outside them, from the call stacks (leaf; 1 pattern)"
 }
 
 @test "views of a profile without stacks: one line, status 125" {
