@@ -223,10 +223,16 @@ static int expand_stacks(struct report *r, struct report_sbuild *sb)
 		return -PROF_ENOMEM;
 	for (k = 0; k < p->nstacks; k++) {
 		const struct prof_stack *st = &p->stacks[k];
-		uint32_t outer = p->stack_frames[st->first + st->nframes - 1];
-		const struct prof_frame *of = &p->frames[outer];
-		uint32_t j;
+		uint32_t outer, j;
+		const struct prof_frame *of;
 
+		sb->sx_first[k] = (uint32_t)sb->nsx;
+		if (!st->nframes) {	/* never read from a file */
+			sb->complete[k] = 1;
+			continue;
+		}
+		outer = p->stack_frames[st->first + st->nframes - 1];
+		of = &p->frames[outer];
 		sb->last_obj[k] = base_name(p->objects[of->obj].path);
 		switch (st->end) {
 		case PROF_STACK_COMPLETE:
@@ -244,7 +250,6 @@ static int expand_stacks(struct report *r, struct report_sbuild *sb)
 			sb->reason[k] = end_reason(st->end);
 			break;
 		}
-		sb->sx_first[k] = (uint32_t)sb->nsx;
 		if (sb->reason[k]) {
 			long id;
 
@@ -287,7 +292,8 @@ static int stack_figures(struct report *r, struct report_sbuild *sb,
 	if (!sb->samples || !sb->weight || !sb->canon || !sb->charged)
 		return -PROF_ENOMEM;
 	for (i = 0; i < p->nstacks; i++)
-		sb->charged[i] = p->stack_frames[p->stacks[i].first];
+		sb->charged[i] = p->stacks[i].nframes ?
+			p->stack_frames[p->stacks[i].first] : UINT32_MAX;
 	for (i = 0; i < p->nstack_counts; i++) {
 		const struct prof_stack_count *c = &p->stack_counts[i];
 
@@ -432,7 +438,8 @@ static int charge_callers(struct report *r, struct report_sbuild *sb)
 		struct prof_count *from;
 		uint64_t ns, nw;
 
-		if (!frame_matches(r, sb, p->stack_frames[st->first]))
+		if (!st->nframes ||
+		    !frame_matches(r, sb, p->stack_frames[st->first]))
 			continue;
 		for (j = 1; j < st->nframes; j++)
 			if (!frame_matches(r, sb,
@@ -579,7 +586,7 @@ static void incl_count(struct incl *t, const struct report_sbuild *sb,
 		t->stamp[s] = (uint32_t)k + 1;
 		t->weight[s] += sb->weight[k];
 	}
-	if (!sb->xf_n[fi])
+	if (fi == UINT32_MAX || !sb->xf_n[fi])
 		return;
 	/* The innermost procedure of the frame the samples are at. */
 	e = &sb->xf[sb->xf_first[fi] + sb->xf_n[fi] - 1];
