@@ -64,7 +64,8 @@ TPROG_BIN := $(TPROGS:%=$(BUILD)/tests/%) $(BUILD)/tests/libhot.so \
 TEST_TOOLS := $(BUILD)/tests/symtool $(BUILD)/tests/tablecheck \
 	$(BUILD)/tests/pmdecode $(BUILD)/tests/mkcount \
 	$(BUILD)/tests/blockcheck $(BUILD)/tests/jsonwcheck \
-	$(BUILD)/tests/decodecheck $(BUILD)/tests/mkstacks
+	$(BUILD)/tests/decodecheck $(BUILD)/tests/mkstacks \
+	$(BUILD)/tests/mkcallstacks
 
 all: $(TOOL_BIN) $(TPROG_BIN) $(TEST_TOOLS)
 

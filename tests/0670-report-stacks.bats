@@ -1,14 +1,14 @@
 #!/usr/bin/env bats
 # The call-stack views of a report: total% in the procedures view,
 # -callers, -callees, -tree, --format folded, the completeness summary
-# and report-time -ra.  The profiles are written by tests/tools/mkstacks
+# and report-time -ra.  The profiles are written by tests/tools/mkcallstacks
 # with stacks known exactly, over the functions of the callstack test
 # program (tests/programs/callstack.c): no sampling, so every figure is
 # the construction's.
 
 load helpers
 
-MKSTACKS=$ROOT/$BUILD/tests/mkstacks
+MKCALLSTACKS=$ROOT/$BUILD/tests/mkcallstacks
 
 # The construction, leaf first (900 samples with a stack, 100 without):
 #   main -> a -> leaf            400 complete + 50 by frame pointers
@@ -19,12 +19,12 @@ MKSTACKS=$ROOT/$BUILD/tests/mkstacks
 #   a                            100 samples without a stack
 setup() {
 	common_setup
-	run -0 "$MKSTACKS" s.out "$TPROG/callstack" \
+	run -0 "$MKCALLSTACKS" s.out "$TPROG/callstack" \
 		400:complete:leaf,a,main 200:complete:leaf,b,main \
 		100:complete:leaf,c@inline,main \
 		100:complete:leaf,rec,rec,rec,main 50:fp:leaf,a,main \
 		50:nocfi:leaf,b 100:nostack:a
-	run -0 "$MKSTACKS" plain.out "$TPROG/callstack" 100:nostack:a \
+	run -0 "$MKCALLSTACKS" plain.out "$TPROG/callstack" 100:nostack:a \
 		50:nostack:leaf
 }
 

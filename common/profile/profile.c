@@ -1248,6 +1248,9 @@ int profile_decode(const void *data, size_t len, struct profile **out)
 		[SEC_STACKS] = decode_stacks,
 		[SEC_STACK_COUNTS] = decode_stack_counts,
 	};
+	static const char stack_secs_apart[] =
+		"the frames, stacks and stack counts sections must come "
+		"together";
 	const int stack_secs = 1 << SEC_FRAMES | 1 << SEC_STACKS |
 			       1 << SEC_STACK_COUNTS;
 	const uint8_t *d = data;
@@ -1295,6 +1298,12 @@ int profile_decode(const void *data, size_t len, struct profile **out)
 						 "%s section lies outside the file",
 						 names[id]);
 			}
+			/* Stacks index frames, stack counts stacks. */
+			if (id > SEC_FRAMES && !(seen & 1 << (id - 1))) {
+				profile_free(p);
+				return prof_fail(PROF_EFORMAT, "%s",
+						 stack_secs_apart);
+			}
 			c = (struct cursor){ .p = d + off, .len = slen,
 					     .version = version };
 			if (seen & (1 << id) || dec[id](p, &c) || c.bad ||
@@ -1313,8 +1322,7 @@ int profile_decode(const void *data, size_t len, struct profile **out)
 	}
 	if ((seen & stack_secs) && (seen & stack_secs) != stack_secs) {
 		profile_free(p);
-		return prof_fail(PROF_EFORMAT, "the frames, stacks and stack "
-				 "counts sections must come together");
+		return prof_fail(PROF_EFORMAT, "%s", stack_secs_apart);
 	}
 	if (!p->tool)
 		p->tool = strdup("");

@@ -1,7 +1,7 @@
 /*
  * callstack - a call graph known by construction, for the call-stack
  * views (tests/0670-report-stacks.bats).  The tests never profile it:
- * tests/tools/mkstacks writes profiles whose stacks are frames of this
+ * tests/tools/mkcallstacks writes profiles whose stacks are frames of this
  * binary, so every share is exact.  Guarantees, at -O1:
  *   - a, b, c, rec and leaf are separate (noinline) functions;
  *   - a and b call leaf; c calls leaf through mid, which is always

@@ -1,281 +1,164 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * mkstacks - write a profile with call stacks given on the command line,
- * over the functions of a real ELF file, for tests of the call-stack
- * views: the stacks are known exactly, no sampling involved.
+ * mkstacks - write a profile with call stacks known by construction, and
+ * print the stacks of any profile, for tests of the file format
+ * (docs/profile-format.md, sections 7-9) before any collector makes them.
  *
- *   mkstacks OUT ELF STACK...
+ *   mkstacks write FILE [fp|dwarf|auto]
+ *                         a profile of two objects and two statistics
+ *                         with frames, stacks and stack counts (below),
+ *                         taken with that call-graph mode (dwarf)
+ *   mkstacks flat FILE    the same profile without stacks
+ *   mkstacks print FILE   read FILE; print its call-graph metadata,
+ *                         frames, stacks and stack counts
  *
- * STACK is COUNT:END:FRAME[,FRAME...], leaf first.  END is complete, fp,
- * dump, nocfi, nomap, depth, bad or kernel (enum prof_stack_end), or
- * nostack: COUNT samples at the first FRAME without a stack.  FRAME is
- * SYMBOL (its first byte + 1: inside it), SYMBOL+N (bytes), or
- * SYMBOL@inline (the first address of SYMBOL whose DWARF inline chain
- * has more than one function).  Each sample is one cpu-clock sample of
- * period 1000000.  Exit status 0, or 1 with a message.
+ * The stack counts are added out of order: the file must have them
+ * sorted.  Exit status 0, or 1 with a message (the reader's, one line).
  */
-#include <fcntl.h>
-#include <gelf.h>
-#include <libelf.h>
+#include <inttypes.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "common/profile/profile.h"
 #include "common/util/error.h"
-#include "symbolize/symbolize.h"
+#include "common/profile/profile.h"
 
-#define PERIOD 1000000
+static const char *const call_graphs[] = { "none", "fp", "dwarf", "auto" };
 
-static const char *const ends[] = {
-	"complete", "fp", "dump", "nocfi", "nomap", "depth", "bad", "kernel",
-};
-
-struct elf_file {
-	Elf *elf;
-	int fd;
-	const char *path;
-};
-
-/* The file offset of vaddr (the space profile offsets are in). */
-static int vaddr_offset(Elf *elf, uint64_t vaddr, uint64_t *off)
+static int build(struct profile *p, int cg)
 {
-	size_t n, i;
+	static const struct prof_object objs[] = {
+		{ .path = "/nonexistent/prog", .kind = PROF_OBJ_FILE,
+		  .start = 0x400000, .end = 0x401000, .pgoff = 0x1000 },
+		{ .path = "/nonexistent/libc.so.6", .kind = PROF_OBJ_FILE,
+		  .start = 0x7f0000000000, .end = 0x7f0000100000 },
+	};
+	static const struct prof_stat stats[] = {
+		{ .name = "cpu-clock", .type = 1, .config = 0, .modes = 1,
+		  .period = 1000000, .samples = 10 },
+		{ .name = "task-clock", .type = 1, .config = 1, .modes = 1,
+		  .period = 1000000, .samples = 6 },
+	};
+	static const struct prof_count counts[] = {
+		{ .obj = 0, .stat = 0, .offset = 0x1010, .samples = 7,
+		  .weight = 7000000 },
+		{ .obj = 0, .stat = 1, .offset = 0x1010, .samples = 4,
+		  .weight = 4000000 },
+		{ .obj = 1, .stat = 0, .offset = 0x2200, .samples = 3,
+		  .weight = 3000000 },
+		{ .obj = 1, .stat = 1, .offset = 0x2200, .samples = 2,
+		  .weight = 2000000 },
+	};
+	/* leaf 0x1010 in prog, leaf 0x2200 in libc; callers 0x1100 (the
+	 * call in the middle) and 0x1200 (main's call) */
+	static const struct prof_frame frames[] = {
+		{ .obj = 0, .offset = 0x1010 }, { .obj = 0, .offset = 0x1100 },
+		{ .obj = 1, .offset = 0x2200 }, { .obj = 0, .offset = 0x1200 },
+	};
+	static const uint32_t s0[] = { 0, 1, 3 }, s1[] = { 2, 1, 3 },
+			      s2[] = { 0 };
+	static const struct prof_stack_count sc[] = {
+		{ .stack = 1, .stat = 1, .samples = 2, .weight = 2000000 },
+		{ .stack = 2, .stat = 0, .samples = 1, .weight = 1000000 },
+		{ .stack = 0, .stat = 0, .samples = 6, .weight = 6000000 },
+		{ .stack = 0, .stat = 1, .samples = 4, .weight = 4000000 },
+		{ .stack = 1, .stat = 0, .samples = 3, .weight = 3000000 },
+	};
+	size_t i;
 
-	if (elf_getphdrnum(elf, &n))
+	p->tool = strdup("uprofile");
+	if (!p->tool || profile_set_argv(p, 1, (char *const[]){ "prog" }))
 		return -1;
-	for (i = 0; i < n; i++) {
-		GElf_Phdr ph;
-
-		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD &&
-		    vaddr >= ph.p_vaddr && vaddr < ph.p_vaddr + ph.p_memsz) {
-			*off = vaddr - ph.p_vaddr + ph.p_offset;
-			return 0;
-		}
-	}
-	return -1;
-}
-
-/* SYMBOL's value and size from the symbol table. */
-static int find_symbol(Elf *elf, const char *name, uint64_t *value,
-		       uint64_t *size)
-{
-	Elf_Scn *scn = NULL;
-
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *d;
-		size_t i;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB)
-			continue;
-		d = elf_getdata(scn, NULL);
-		for (i = 0; d && i < sh.sh_size / sh.sh_entsize; i++) {
-			GElf_Sym s;
-			const char *sn;
-
-			if (!gelf_getsym(d, (int)i, &s))
-				continue;
-			sn = elf_strptr(elf, sh.sh_link, s.st_name);
-			if (sn && !strcmp(sn, name) &&
-			    GELF_ST_TYPE(s.st_info) == STT_FUNC) {
-				*value = s.st_value;
-				*size = s.st_size;
-				return 0;
-			}
-		}
-	}
-	return -1;
-}
-
-static int frame_offset(struct elf_file *ef, struct symbolizer *sym,
-			const char *spec, uint64_t *off)
-{
-	char name[256];
-	const char *plus = strchr(spec, '+'), *at = strchr(spec, '@');
-	size_t len = plus ? (size_t)(plus - spec) :
-		     at ? (size_t)(at - spec) : strlen(spec);
-	uint64_t value, size, start, o;
-
-	snprintf(name, sizeof(name), "%.*s", (int)len, spec);
-	if (find_symbol(ef->elf, name, &value, &size) ||
-	    vaddr_offset(ef->elf, value, &start)) {
-		fprintf(stderr, "mkstacks: no function '%s' in '%s'\n", name,
-			ef->path);
-		return -1;
-	}
-	if (!at) {
-		*off = start + (plus ? strtoull(plus + 1, NULL, 0) : 1);
+	p->exit_status = 0;
+	p->duration_ns = 10000000;
+	p->call_graph = (uint32_t)cg;
+	p->stack_dump = cg == PROF_CG_FP ? 0 : 8192;
+	for (i = 0; i < sizeof(objs) / sizeof(*objs); i++)
+		if (profile_add_object(p, &objs[i]) < 0)
+			return -1;
+	for (i = 0; i < sizeof(stats) / sizeof(*stats); i++)
+		if (profile_add_stat(p, &stats[i]) < 0)
+			return -1;
+	for (i = 0; i < sizeof(counts) / sizeof(*counts); i++)
+		if (profile_add_count(p, &counts[i]) < 0)
+			return -1;
+	if (cg == PROF_CG_NONE)
 		return 0;
-	}
-	for (o = start; o < start + size; o++) {
-		struct sym_object so = { .kind = SYM_OBJ_FILE,
-					 .path = ef->path };
-		struct sym_result res;
-
-		memset(&res, 0, sizeof(res));
-		if (sym_resolve(sym, &so, o, &res) == SYM_OK &&
-		    res.nframes > 1) {
-			*off = o;
-			return 0;
-		}
-	}
-	fprintf(stderr, "mkstacks: nothing is inlined into '%s'\n", name);
-	return -1;
+	for (i = 0; i < sizeof(frames) / sizeof(*frames); i++)
+		if (profile_add_frame(p, &frames[i]) < 0)
+			return -1;
+	if (profile_add_stack(p, s0, 3, PROF_STACK_COMPLETE) < 0 ||
+	    profile_add_stack(p, s1, 3, PROF_STACK_COMPLETE) < 0 ||
+	    profile_add_stack(p, s2, 1, PROF_STACK_TRUNC_NO_CFI) < 0)
+		return -1;
+	for (i = 0; i < sizeof(sc) / sizeof(*sc); i++)
+		if (profile_add_stack_count(p, &sc[i]) < 0)
+			return -1;
+	return 0;
 }
 
-static int add_stack(struct profile *p, struct elf_file *ef,
-		     struct symbolizer *sym, char *spec)
+static void print(const struct profile *p)
 {
-	char *c1 = strchr(spec, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
-	char *save = NULL, *tok;
-	uint32_t frames[64], n = 0, i;
-	unsigned long long count;
-	int end = -1, e;
+	size_t i, j;
 
-	if (!c2)
-		return -1;
-	*c1 = *c2 = '\0';
-	count = strtoull(spec, NULL, 10);
-	for (e = 0; e < (int)(sizeof(ends) / sizeof(ends[0])); e++)
-		if (!strcmp(c1 + 1, ends[e]))
-			end = e;
-	if (end < 0 && strcmp(c1 + 1, "nostack"))
-		return -1;
-	for (tok = strtok_r(c2 + 1, ",", &save); tok && n < 64;
-	     tok = strtok_r(NULL, ",", &save)) {
-		struct prof_frame f = { .obj = 0 };
-		int idx = -1;
+	printf("call_graph %s\n", p->call_graph < 4 ?
+	       call_graphs[p->call_graph] : "?");
+	printf("stack_dump %" PRIu32 "\n", p->stack_dump);
+	for (i = 0; i < p->nframes; i++)
+		printf("frame %zu: %s+0x%" PRIx64 "\n", i,
+		       p->objects[p->frames[i].obj].path, p->frames[i].offset);
+	for (i = 0; i < p->nstacks; i++) {
+		const struct prof_stack *st = &p->stacks[i];
 
-		if (frame_offset(ef, sym, tok, &f.offset))
-			return -1;
-		for (i = 0; i < p->nframes; i++)
-			if (p->frames[i].offset == f.offset)
-				idx = (int)i;
-		if (idx < 0)
-			idx = profile_add_frame(p, &f);
-		if (idx < 0)
-			return -1;
-		frames[n++] = (uint32_t)idx;
+		printf("stack %zu:", i);
+		for (j = 0; j < st->nframes; j++)
+			printf(" %" PRIu32, p->stack_frames[st->first + j]);
+		printf(" (%s)\n", profile_stack_end_name(st->end));
 	}
-	if (!n)
-		return -1;
-	{
-		struct prof_count pc = {
-			.obj = 0, .stat = 0,
-			.offset = p->frames[frames[0]].offset,
-			.samples = count, .weight = count * PERIOD,
-		};
+	for (i = 0; i < p->nstack_counts; i++) {
+		const struct prof_stack_count *c = &p->stack_counts[i];
 
-		if (profile_add_count(p, &pc) < 0)
-			return -1;
+		printf("count %s stack %" PRIu32 ": %" PRIu64 " samples, "
+		       "weight %" PRIu64 "\n", p->stats[c->stat].name,
+		       c->stack, c->samples, c->weight);
 	}
-	if (end < 0)
-		return 0;
-	{
-		struct prof_stack_count sc = {
-			.stat = 0, .samples = count,
-			.weight = count * PERIOD,
-		};
-		int k = -1;
-
-		/* Stacks are unique: the same frames and end is one. */
-		for (i = 0; i < p->nstacks && k < 0; i++) {
-			const struct prof_stack *st = &p->stacks[i];
-
-			if (st->nframes == n && st->end == (uint32_t)end &&
-			    !memcmp(&p->stack_frames[st->first], frames,
-				    n * sizeof(*frames)))
-				k = (int)i;
-		}
-		if (k < 0)
-			k = profile_add_stack(p, frames, n,
-					      (enum prof_stack_end)end);
-		if (k < 0)
-			return -1;
-		sc.stack = (uint32_t)k;
-		return profile_add_stack_count(p, &sc) < 0 ? -1 : 0;
-	}
-}
-
-/* Counts at one address from several STACKs are one count. */
-static void merge_counts(struct profile *p)
-{
-	size_t i, k = 0;
-
-	profile_sort_counts(p);
-	for (i = 0; i < p->ncounts; i++) {
-		if (k && p->counts[k - 1].offset == p->counts[i].offset) {
-			p->counts[k - 1].samples += p->counts[i].samples;
-			p->counts[k - 1].weight += p->counts[i].weight;
-		} else {
-			p->counts[k++] = p->counts[i];
-		}
-	}
-	p->ncounts = k;
 }
 
 int main(int argc, char **argv)
 {
-	struct prof_stat st = {
-		.name = "cpu-clock", .requested = "cpu-clock", .type = 1,
-		.modes = 1, .period = PERIOD,
-	};
-	struct prof_object o = { .kind = PROF_OBJ_FILE };
-	struct elf_file ef = { .fd = -1 };
-	struct symbolizer *sym;
-	struct profile *p;
-	char *argv0[] = { NULL, NULL };
-	int i, err;
+	struct profile *p = NULL;
+	int cg = PROF_CG_DWARF, err;
 
-	if (argc < 4) {
-		fprintf(stderr, "usage: mkstacks OUT ELF STACK...\n");
+	if (argc == 4 && !strcmp(argv[1], "write")) {
+		for (cg = 1; cg < 4; cg++)
+			if (!strcmp(argv[3], call_graphs[cg]))
+				break;
+	} else if (argc != 3 || (strcmp(argv[1], "write") &&
+				 strcmp(argv[1], "flat") &&
+				 strcmp(argv[1], "print"))) {
+		cg = 4;
+	}
+	if (cg == 4) {
+		fprintf(stderr, "usage: mkstacks write FILE [fp|dwarf|auto]\n"
+				"       mkstacks flat|print FILE\n");
 		return 1;
 	}
-	elf_version(EV_CURRENT);
-	ef.path = argv[2];
-	ef.fd = open(ef.path, O_RDONLY);
-	ef.elf = ef.fd >= 0 ? elf_begin(ef.fd, ELF_C_READ, NULL) : NULL;
-	p = profile_new();
-	sym = symbolizer_new(NULL);
-	if (!ef.elf || !p || !sym) {
-		fprintf(stderr, "mkstacks: cannot read '%s'\n", ef.path);
-		return 1;
-	}
-	p->tool = strdup("uprofile");
-	p->exit_status = 0;
-	p->duration_ns = 1000000000;
-	argv0[0] = argv[2];
-	profile_set_argv(p, 1, argv0);
-	o.path = argv[2];
-	o.start = 0x400000;
-	o.end = 0x500000;
-	if (profile_add_object(p, &o) < 0 || profile_add_stat(p, &st) < 0)
-		return 1;
-	for (i = 3; i < argc; i++) {
-		char *spec = strdup(argv[i]);
-
-		if (!spec || add_stack(p, &ef, sym, spec)) {
-			fprintf(stderr, "mkstacks: bad stack '%s'\n", argv[i]);
+	if (strcmp(argv[1], "print")) {
+		p = profile_new();
+		if (!p || build(p, strcmp(argv[1], "flat") ? cg : PROF_CG_NONE)) {
+			fprintf(stderr, "mkstacks: out of memory\n");
+			profile_free(p);
 			return 1;
 		}
-		free(spec);
+		err = profile_write(p, argv[2]);
+	} else {
+		err = profile_read(argv[2], &p);
+		if (!err)
+			print(p);
 	}
-	merge_counts(p);
-	profile_sort_stack_counts(p);
-	for (i = 0; i < (int)p->ncounts; i++)
-		p->stats[0].samples += p->counts[i].samples;
-	if (p->nstacks)
-		p->call_graph = PROF_CG_FP;
-	err = profile_write(p, argv[1]);
+	profile_free(p);
 	if (err) {
 		fprintf(stderr, "mkstacks: %s\n", prof_error(err));
 		return 1;
 	}
-	profile_free(p);
-	symbolizer_free(sym);
-	elf_end(ef.elf);
-	close(ef.fd);
 	return 0;
 }
