@@ -82,6 +82,7 @@ static int show_rows(FILE *out, const struct profile *p,
 			.numbers = s->opt.numbers,
 			.file = s->opt.file,
 			.stride = -1,
+			.no_stacks = 1,
 		};
 	}
 	if (s->format == REPORT_SHOW_FOLDED)

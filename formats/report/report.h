@@ -85,6 +85,8 @@ struct report_options {
 					 * caller outside them, from the
 					 * stacks; NULL: none */
 	size_t nra;
+	int no_stacks;			/* leave the stacks alone (the summary
+					 * after a run shows nothing of them) */
 };
 
 enum report_row_kind {

@@ -1036,6 +1036,8 @@ int report_stacks_prepare(struct report *r, struct symbolizer *sym,
 	int err;
 
 	*out = NULL;
+	if (r->opt.no_stacks)
+		return 0;
 	if (!p->nstacks) {
 		if (!need)
 			return 0;
