@@ -58,7 +58,7 @@ TOOL_BIN := $(TOOLS:%=$(BUILD)/%)
 TPROG_DIR := tests/programs
 TPROG_CFLAGS := -O1 -g -fno-omit-frame-pointer
 TPROGS := spin2 inline shlib forkexec threads kernelloop exitwith demo \
-	phases tripcount branchy evencost
+	phases tripcount branchy evencost callstack
 # Call-stack programs: each built with frame pointers (NAME) and without
 # (NAME-nofp), both -O2; the -nofp builds of spin2, threads and forkexec
 # are their twins for call stacks.
@@ -73,7 +73,8 @@ TPROG_BIN := $(TPROGS:%=$(BUILD)/tests/%) $(BUILD)/tests/libhot.so \
 TEST_TOOLS := $(BUILD)/tests/symtool $(BUILD)/tests/tablecheck \
 	$(BUILD)/tests/pmdecode $(BUILD)/tests/mkcount \
 	$(BUILD)/tests/blockcheck $(BUILD)/tests/jsonwcheck \
-	$(BUILD)/tests/decodecheck $(BUILD)/tests/unwcheck
+	$(BUILD)/tests/decodecheck $(BUILD)/tests/unwcheck \
+	$(BUILD)/tests/mkstacks $(BUILD)/tests/mkcallstacks
 
 all: $(TOOL_BIN) $(TPROG_BIN) $(TEST_TOOLS)
 

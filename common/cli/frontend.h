@@ -26,6 +26,8 @@ enum {
 	FE_OPT_PID = 'p',		/* -p PID (its doc is the tool's) */
 	FE_OPT_ENGINE = 1900,		/* --engine=perf|sim */
 	FE_OPT_PIXIE,			/* -pixie */
+	FE_OPT_RA_LIST,			/* -ra GLOB[,GLOB...]: report-time,
+					 * from the stacks (uprofile) */
 	FE_OPT_TOOL = 2000,		/* the tool's own keys start here */
 };
 

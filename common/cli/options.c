@@ -30,7 +30,8 @@ enum {
 	OPT_HEAVY, OPT_QUIT, OPT_ONLY, OPT_EXCLUDE, OPT_NUMBERS, OPT_FORMAT,
 	OPT_QUIET, OPT_COMPLETION, OPT_CONTROL, OPT_LIST, OPT_DRY_RUN,
 	OPT_REPORT_FILE, OPT_PMU, OPT_COUNT, OPT_START_AFTER,
-	OPT_BLOCKS, OPT_ASM, OPT_STRIDE, OPT_AVERAGE, OPT_CALL_GRAPH,
+	OPT_BLOCKS, OPT_ASM, OPT_STRIDE, OPT_AVERAGE, OPT_CALLERS,
+	OPT_CALLEES, OPT_TREE, OPT_CALL_GRAPH,
 };
 
 const struct argp_option fe_stat_options[] = {
@@ -130,6 +131,16 @@ const struct argp_option fe_display_options[] = {
 	{ "average", OPT_AVERAGE, NULL, 0,
 	  "also show each statistic per execution (divided by exact "
 	  "counts from -pixie or the sim engine, else by freq)", 4 },
+	{ "callers", OPT_CALLERS, "PROC", 0,
+	  "call stacks: the callers of procedures matching PROC (a glob), "
+	  "each with its share of their total", 4 },
+	{ "callees", OPT_CALLEES, "PROC", 0,
+	  "call stacks: what procedures matching PROC call, with shares",
+	  4 },
+	{ "tree", OPT_TREE, NULL, 0,
+	  "call stacks: the top-down call tree with total and self "
+	  "percentages; nodes below 0.5% (or -quit N%) pruned, -quit N "
+	  "keeps N children per node", 4 },
 	{ "quit", OPT_QUIT, "N|N%", 0,
 	  "stop after N rows, or at the first row below N percent", 4 },
 	{ "only", OPT_ONLY, "PROC", 0,
@@ -137,7 +148,9 @@ const struct argp_option fe_display_options[] = {
 	{ "exclude", OPT_EXCLUDE, "PROC", 0,
 	  "leave out procedures matching PROC (repeatable)", 4 },
 	{ "numbers", OPT_NUMBERS, NULL, 0, "show addresses", 4 },
-	{ "format", OPT_FORMAT, "text|json", 0, "report format", 4 },
+	{ "format", OPT_FORMAT, "text|json|folded", 0,
+	  "report format; folded: one line per distinct call stack, "
+	  "'root;...;leaf count', for flame-graph tools (needs stacks)", 4 },
 	{ "report-file", OPT_REPORT_FILE, "FILE", 0,
 	  "after a run, write the report to FILE (default: stderr, since "
 	  "stdout is the program's); with -i it goes to stdout", 4 },
@@ -379,12 +392,14 @@ static error_t parse_display_opt(int key, char *arg, struct argp_state *state)
 	case OPT_COMPLETION: a->completion = 1; return 0;
 	case OPT_FORMAT:
 		if (!strcmp(arg, "json"))
-			c->json = 1;
+			c->format = RUN_FORMAT_JSON;
 		else if (!strcmp(arg, "text"))
-			c->json = 0;
+			c->format = RUN_FORMAT_TEXT;
+		else if (!strcmp(arg, "folded"))
+			c->format = RUN_FORMAT_FOLDED;
 		else
-			argp_error(state, "bad format '%s': use text or json",
-				   arg);
+			argp_error(state, "bad format '%s': use text, json or "
+				   "folded", arg);
 		return 0;
 	}
 	/* The others choose or filter rows: each implies -display. */
@@ -395,6 +410,13 @@ static error_t parse_display_opt(int key, char *arg, struct argp_state *state)
 	case OPT_BLOCKS: ro->view = REPORT_BLOCKS; break;
 	case OPT_ASM: ro->view = REPORT_ASM; break;
 	case OPT_AVERAGE: ro->average = 1; break;
+	case OPT_CALLERS:
+	case OPT_CALLEES:
+		ro->stack_view = key == OPT_CALLERS ? REPORT_CALLERS :
+			REPORT_CALLEES;
+		ro->focus = arg;
+		break;
+	case OPT_TREE: ro->stack_view = REPORT_TREE; break;
 	case OPT_NUMBERS: ro->numbers = 1; break;
 	case OPT_STRIDE:
 		if (parse_u64(arg, 0, 1u << 20, &u) || (u & (u - 1)))
@@ -453,6 +475,30 @@ static error_t parse_tool_opt(int key, char *arg, struct argp_state *state)
 				   arg);
 		break;
 	case FE_OPT_PIXIE: c->pixie = 1; break;
+	case FE_OPT_RA_LIST: {
+		/* Patterns point into argv: only the array is ours. */
+		char *save = NULL, *tok;
+		const char **v = NULL;
+		size_t n = 0, alloc = 0;
+
+		for (tok = strtok_r(arg, ",", &save); tok;
+		     tok = strtok_r(NULL, ",", &save)) {
+			if (ALLOC_GROW(v, n + 1, alloc)) {
+				free(v);
+				argp_failure(state, RUN_EXIT_FAIL, ENOMEM,
+					     "-ra");
+				return ENOMEM;
+			}
+			v[n++] = tok;
+		}
+		if (!n)
+			argp_error(state, "-ra: empty list of procedures");
+		free((void *)c->ra);
+		c->ra = v;
+		c->nra = n;
+		a->ra_list = 1;
+		break;
+	}
 	default:
 		return ARGP_ERR_UNKNOWN;
 	}
@@ -520,6 +566,9 @@ static void check_combinations(const struct fe_args *a,
 		argp_error(state, "--count has no rows: -procedures, "
 			   "-lines, -heavy, -quit, -only, -exclude and "
 			   "-numbers do not apply (use -display)");
+	if (a->ra_list && !a->input)
+		argp_error(state, "-ra PROCS is answered from the call stacks "
+			   "of a profile: give it with -i FILE");
 	if (c->count && c->nra)
 		argp_error(state, "--count does not sample: -ra "
 			   "does not apply");
@@ -529,6 +578,14 @@ static void check_combinations(const struct fe_args *a,
 			   a->input ? "-i" : "--count");
 	if (c->call_graph && c->call_graph_g)
 		argp_error(state, "give -g or --call-graph, not both");
+	if (c->report.stack_view && (c->report.view != REPORT_PROCEDURES ||
+				     c->report.stride >= 0))
+		argp_error(state, "-callers, -callees and -tree show "
+			   "procedures: -lines, -heavy, -blocks, -asm and "
+			   "-stride do not apply");
+	if (c->report.stack_view && c->format == RUN_FORMAT_FOLDED)
+		argp_error(state, "--format folded writes every stack: "
+			   "-callers, -callees and -tree do not apply");
 	if (c->start_after && (c->triggered || c->control))
 		argp_error(state, "--start-after and -t/-control "
 			   "both decide when counting starts; give "

@@ -234,7 +234,10 @@ void profile_identify_host(struct profile *p);
  * Append src's statistics and their counts to dst (-pixie: a simulated
  * run's exact counts join the sampled profile).  Objects are matched by
  * kind, path and build-id, and added when dst has none; counts stay
- * sorted.  Returns 0 or -PROF_ENOMEM (dst may then hold part of src).
+ * sorted.  dst's call stacks (frames, stacks, stack counts, call_graph,
+ * stack_dump) are left untouched and src's are not copied: the new
+ * statistics have no stacks.  Returns 0 or -PROF_ENOMEM (dst may then
+ * hold part of src).
  */
 int profile_append(struct profile *dst, const struct profile *src);
 

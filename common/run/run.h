@@ -50,6 +50,13 @@ enum run_engine {
 	RUN_ENGINE_SIM,		/* exact counts under valgrind (sim.h) */
 };
 
+/* --format: how the report is written. */
+enum run_format {
+	RUN_FORMAT_TEXT,
+	RUN_FORMAT_JSON,
+	RUN_FORMAT_FOLDED,	/* call stacks as "a;b;c count" lines */
+};
+
 /* What a run needs to know of the tool it runs for. */
 /* Bytes of user stack copied per sample for --call-graph=dwarf|auto. */
 #define RUN_STACK_DUMP 32768
@@ -103,7 +110,7 @@ struct run_config {
 	/* The report: after a run, or of -i's file. */
 	struct report_options report;	/* view, -quit, -only, ... */
 	int display;			/* print the full report */
-	int json;
+	enum run_format format;		/* --format */
 	const char *report_file;	/* report after a run goes here */
 	int row_options;		/* a per-row display option given */
 };
