@@ -496,8 +496,10 @@ static void say_stacks(const struct run *r)
 	for (i = 0; (e = collector_unwind_info(r->col, i, &path, &source,
 					       &steps)) != 1; i++)
 		if (e == 0)
-			run_notice(c, "unwound %" PRIu64 " frames in %s: %s",
-				   steps, path, source);
+			run_notice(c, "unwound %" PRIu64 " frames in %s: %s%s",
+				   steps, path,
+				   *source == '.' ? "DWARF CFI from " : "",
+				   source);
 	for (e = 0; e < PROF_STACK_NEND; e++)
 		total += collector_stack_ends(r->col, e);
 	for (e = 0; total && e < PROF_STACK_NEND; e++) {
