@@ -571,7 +571,7 @@ $STACKS_PRINTED"
 	done
 	craft stack-end s.out d.out 7
 	run -0 "$MKSTACKS" print d.out
-	assert_line 'stack 0: 0 1 3 (kernel thread)'
+	assert_line 'stack 0: 0 1 3 (kernel frames only)'
 	for n in stack-count-stack stack-count-stat stack-count-swap \
 		stack-count-dup; do
 		craft "$n" s.out d.out
