@@ -37,8 +37,10 @@
 #               __libc_start_call_main, main, start_thread, clone3, ...;
 #               tests/tools/folded), from perf script for perf and from
 #               --format folded for uprofile
-# then the ratios uprofile/perf.  Until uprofile has --call-graph, its
-# rows say "uprofile: not available".
+# then the ratios uprofile/perf, and the CPU seconds of reading the stacks
+# back: `perf report --children` on perf's file against `uprofile -tree`
+# and `-callers HOTTEST` on uprofile's.  Without --call-graph in the
+# build, uprofile's rows say "uprofile: not available".
 #
 # -k DIR keeps the profiles and outputs in DIR (default: a temporary
 # directory, removed).  Environment: FREQ (4000), PYFIB (37), BUILD
@@ -218,4 +220,19 @@ for w in "${workloads[@]}"; do
 			u / ((pc - pz) / ps), u / ((pc - pz + pu) / ps),
 			(ub / us) / (pb / ps), ub / pb
 	}'
+	# Reading the stacks back: perf's caller/callee report of its file
+	# against uprofile's call tree and -callers of the hottest procedure
+	# of its file (CPU seconds, children included: perf report runs
+	# addr2line and objdump).
+	hot=$(jq -r '.rows[0].procedure // empty' "$d/uprofile.json")
+	selfcpu "$d/report.time" perf report -i "$d/perf.data" --children \
+		--stdio --comms "$comm" >"$d/perf.report" 2>/dev/null || true
+	selfcpu "$d/tree.time" "$uprofile" -i "$d/umon.out" -tree \
+		>"$d/uprofile.tree" 2>/dev/null || true
+	selfcpu "$d/callers.time" "$uprofile" -i "$d/umon.out" -callers "$hot" \
+		>"$d/uprofile.callers" 2>/dev/null || true
+	sum_cpu() { awk '{ printf "%.2f", $1 + $2 }' "$1"; }
+	printf '  report: perf report --children %s s; uprofile -tree %s s, -callers %s %s s\n' \
+		"$(sum_cpu "$d/report.time")" "$(sum_cpu "$d/tree.time")" \
+		"$hot" "$(sum_cpu "$d/callers.time")"
 done

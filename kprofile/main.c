@@ -107,20 +107,13 @@ static error_t parse(int key, char *arg, struct argp_state *state,
 		}
 		return 0;
 	case OPT_RA_ROUTINES: {
-		/* Patterns point into argv: only the array is ours. */
-		char *save = NULL, *tok;
 		const char **v = NULL;
-		size_t n = 0, alloc = 0;
+		size_t n = 0;
 
-		for (tok = strtok_r(arg, ",", &save); tok;
-		     tok = strtok_r(NULL, ",", &save)) {
-			if (ALLOC_GROW(v, n + 1, alloc)) {
-				free(v);
-				argp_failure(state, RUN_EXIT_FAIL, ENOMEM,
-					     "-ra-routines");
-				return ENOMEM;
-			}
-			v[n++] = tok;
+		if (fe_split_list(arg, &v, &n)) {
+			argp_failure(state, RUN_EXIT_FAIL, ENOMEM,
+				     "-ra-routines");
+			return ENOMEM;
 		}
 		if (!n)
 			argp_error(state, "-ra-routines: empty list");

@@ -46,4 +46,9 @@ struct fe_tool {
 
 int fe_main(const struct fe_tool *tool, int argc, char **argv);
 
+/* Split a comma-separated option value in place into *v (the strings
+ * point into arg; only the array is the caller's to free) and *n.
+ * 0, or ENOMEM. */
+int fe_split_list(char *arg, const char ***v, size_t *n);
+
 #endif

@@ -239,6 +239,26 @@ static void parse_start_after(struct run_config *c, char *arg,
 	c->start_after = arg;
 }
 
+int fe_split_list(char *arg, const char ***v, size_t *n)
+{
+	char *save = NULL, *tok;
+	size_t alloc = 0;
+
+	*v = NULL;
+	*n = 0;
+	for (tok = strtok_r(arg, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (ALLOC_GROW(*v, *n + 1, alloc)) {
+			free(*v);
+			*v = NULL;
+			*n = 0;
+			return ENOMEM;
+		}
+		(*v)[(*n)++] = tok;
+	}
+	return 0;
+}
+
 /* --call-graph=fp|dwarf[,SIZE]|auto */
 static void parse_call_graph(struct run_config *c, char *arg,
 			     struct argp_state *state)
@@ -476,20 +496,12 @@ static error_t parse_tool_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case FE_OPT_PIXIE: c->pixie = 1; break;
 	case FE_OPT_RA_LIST: {
-		/* Patterns point into argv: only the array is ours. */
-		char *save = NULL, *tok;
 		const char **v = NULL;
-		size_t n = 0, alloc = 0;
+		size_t n = 0;
 
-		for (tok = strtok_r(arg, ",", &save); tok;
-		     tok = strtok_r(NULL, ",", &save)) {
-			if (ALLOC_GROW(v, n + 1, alloc)) {
-				free(v);
-				argp_failure(state, RUN_EXIT_FAIL, ENOMEM,
-					     "-ra");
-				return ENOMEM;
-			}
-			v[n++] = tok;
+		if (fe_split_list(arg, &v, &n)) {
+			argp_failure(state, RUN_EXIT_FAIL, ENOMEM, "-ra");
+			return ENOMEM;
 		}
 		if (!n)
 			argp_error(state, "-ra: empty list of procedures");

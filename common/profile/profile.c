@@ -287,7 +287,7 @@ void profile_identify_host(struct profile *p)
 	p->ncpus = (uint32_t)sysconf(_SC_NPROCESSORS_CONF);
 }
 
-static int cmp_count(const void *a, const void *b)
+int profile_count_cmp(const void *a, const void *b)
 {
 	const struct prof_count *x = a, *y = b;
 
@@ -301,7 +301,8 @@ static int cmp_count(const void *a, const void *b)
 void profile_sort_counts(struct profile *p)
 {
 	if (p->ncounts > 1)
-		qsort(p->counts, p->ncounts, sizeof(*p->counts), cmp_count);
+		qsort(p->counts, p->ncounts, sizeof(*p->counts),
+		      profile_count_cmp);
 }
 
 static int same_object(const struct prof_object *a,

@@ -241,7 +241,9 @@ void profile_identify_host(struct profile *p);
  */
 int profile_append(struct profile *dst, const struct profile *src);
 
-/* Sort counts by (object, statistic, offset), the order the file has. */
+/* Sort counts by (object, statistic, offset), the order the file has;
+ * profile_count_cmp() is that order, for qsort() and bsearch(). */
+int profile_count_cmp(const void *a, const void *b);
 void profile_sort_counts(struct profile *p);
 
 /* Sum of samples / weights of one statistic over all counts. */

@@ -341,24 +341,13 @@ static int frame_matches(const struct report *r,
 	return 0;
 }
 
-static int cmp_count(const void *a, const void *b)
-{
-	const struct prof_count *x = a, *y = b;
-
-	if (x->obj != y->obj)
-		return x->obj < y->obj ? -1 : 1;
-	if (x->stat != y->stat)
-		return x->stat < y->stat ? -1 : 1;
-	return x->offset < y->offset ? -1 : x->offset > y->offset;
-}
-
 static struct prof_count *find_count(struct prof_count *v, size_t n,
 				     uint32_t obj, uint32_t stat,
 				     uint64_t offset)
 {
 	struct prof_count key = { .obj = obj, .stat = stat, .offset = offset };
 
-	return bsearch(&key, v, n, sizeof(*v), cmp_count);
+	return bsearch(&key, v, n, sizeof(*v), profile_count_cmp);
 }
 
 /* The patterns as one string, for the heading. */
@@ -387,9 +376,9 @@ static size_t merge_counts(struct prof_count *v, size_t n)
 	size_t i, k = 0;
 
 	if (n > 1)
-		qsort(v, n, sizeof(*v), cmp_count);
+		qsort(v, n, sizeof(*v), profile_count_cmp);
 	for (i = 0; i < n; i++) {
-		if (k && !cmp_count(&v[k - 1], &v[i])) {
+		if (k && !profile_count_cmp(&v[k - 1], &v[i])) {
 			v[k - 1].samples += v[i].samples;
 			v[k - 1].weight += v[i].weight;
 		} else {
@@ -424,7 +413,7 @@ static int charge_callers(struct report *r, struct report_sbuild *sb)
 	if (n)
 		memcpy(v, p->counts, n * sizeof(*v));
 	if (n > 1)
-		qsort(v, n, sizeof(*v), cmp_count);
+		qsort(v, n, sizeof(*v), profile_count_cmp);
 	q->counts = v;
 	q->ncounts = n;
 	q->ra_routines = join_patterns(r->opt.ra, r->opt.nra);
