@@ -443,7 +443,9 @@ void collect_stacks_charge(struct collector *c, const struct collect_sample *s,
 	int user_part;
 
 	end = walk_chain(c, s, st->buf, &n, &user_part);
-	if (st->mode != PROF_CG_FP) {
+	if (st->mode != PROF_CG_FP && !user_part) {
+		/* (An instruction-sampling event has no stack copy: its
+		 * chain has the user part, walked like fp.) */
 		if (s->uregs && s->ustack && end == PROF_STACK_FP)
 			end = walk_user(c, s, st->buf, &n,
 					MAX_KERNEL_FRAMES + UNW_MAX_FRAMES);

@@ -305,8 +305,12 @@ static void build_attr(const struct perf_event_spec *sp,
 	} else {
 		if (sp->callchain) {
 			a->sample_type |= PERF_SAMPLE_CALLCHAIN;
+			/* An instruction-sampling event's records are
+			 * walked field by field and carry no stack copy:
+			 * its user frames come from the frame pointers. */
 			a->exclude_callchain_user =
-				sp->callchain != PERF_CHAIN_ALL;
+				sp->callchain != PERF_CHAIN_ALL &&
+				!(pm && sp->stack_user);
 		}
 		if (sp->stack_user && !pm) {
 			a->sample_type |= PERF_SAMPLE_REGS_USER |
