@@ -427,5 +427,5 @@ fake_sysfs() {
 	ibs=$(sed -n '/^event 1$/,$p' <<<"$output")
 	[[ $ibs == *"sample_type 0x105a7"* ]] || fail "IBS event: $ibs"
 	[[ $ibs == *"exclude_callchain_user 0"* ]] || fail "IBS event: $ibs"
-	[[ $ibs != *sample_regs_user* ]] || fail "IBS event: $ibs
+	[[ $ibs != *sample_regs_user* ]] || fail "IBS event: $ibs"
 }
