@@ -260,11 +260,14 @@ static void build_attr(const struct perf_event_spec *sp,
 	a->inherit = t->kind == PERF_TARGET_TASKS;
 	a->sample_id_all = 1;
 	a->watermark = 1;
-	/* Wake the drainer at 32 KiB so bursts never fill the buffer;
-	 * with stack copies (tens of KiB each), at a quarter of it. */
+	/* Wake the drainer at 32 KiB so bursts never fill the buffer.
+	 * Larger rings hold stack copies (tens of KiB a sample): a quarter
+	 * of the ring, whichever event owns it (the tracking event does,
+	 * the others write into its ring), else every sample wakes us. */
 	a->wakeup_watermark = 32 * 1024;
-	if (sp && sp->stack_user && t->ring_pages)
-		a->wakeup_watermark = (uint32_t)(t->ring_pages * 4096 / 4);
+	if (t->ring_pages > 64)
+		a->wakeup_watermark = (uint32_t)(t->ring_pages / 4 *
+				      (size_t)sysconf(_SC_PAGESIZE));
 	if (!sp) {
 		a->type = PERF_TYPE_SOFTWARE;
 		a->config = PERF_COUNT_SW_DUMMY;
