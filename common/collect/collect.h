@@ -102,12 +102,13 @@ uint64_t collector_moved(const struct collector *c);
 int collector_set_call_graph(struct collector *c, enum prof_call_graph mode);
 
 /* How the frames of the i-th object were unwound, for -v: 0 and its path,
- * source (".eh_frame", ".debug_frame", "frame pointers", "no CFI...") and
- * unwind steps taken in it; 1 when i is past the last object; -1 when
- * object i was never unwound through. */
+ * source (".eh_frame", ".debug_frame", "frame pointers", "no CFI..."),
+ * unwind steps taken in it and rows of its CFI read (each read once);
+ * 1 when i is past the last object; -1 when object i was never unwound
+ * through. */
 int collector_unwind_info(const struct collector *c, size_t i,
 			  const char **path, const char **source,
-			  uint64_t *steps);
+			  uint64_t *steps, uint64_t *rows);
 
 /* Stacks so far, by how they ended (enum prof_stack_end). */
 uint64_t collector_stack_ends(const struct collector *c,

@@ -511,8 +511,10 @@ void *collect_stacks_copy(struct collect_sample *s)
 
 int collector_unwind_info(const struct collector *c, size_t i,
 			  const char **path, const char **source,
-			  uint64_t *steps)
+			  uint64_t *steps, uint64_t *rows)
 {
+	uint64_t hits;
+
 	const struct collect_stacks *st = c->stacks;
 	const struct objunw *u;
 
@@ -523,6 +525,9 @@ int collector_unwind_info(const struct collector *c, size_t i,
 	u = &st->objs[i];
 	*path = c->objects[i].path;
 	*steps = u->steps;
+	*rows = 0;
+	if (u->unw)
+		unw_object_stats(u->unw, &hits, rows);
 	if (u->unw && unw_object_has_cfi(u->unw))
 		*source = unw_object_source(u->unw);
 	else if (st->mode == PROF_CG_AUTO)

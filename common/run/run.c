@@ -489,17 +489,17 @@ static void say_stacks(const struct run *r)
 {
 	const struct run_config *c = r->cfg;
 	const char *path, *source;
-	uint64_t steps, total = 0;
+	uint64_t steps, rows, total = 0;
 	size_t i;
 	int e;
 
 	for (i = 0; (e = collector_unwind_info(r->col, i, &path, &source,
-					       &steps)) != 1; i++)
+					       &steps, &rows)) != 1; i++)
 		if (e == 0)
-			run_notice(c, "unwound %" PRIu64 " frames in %s: %s%s",
-				   steps, path,
+			run_notice(c, "unwound %" PRIu64 " frames in %s: %s%s "
+				   "(%" PRIu64 " CFI rows read)", steps, path,
 				   *source == '.' ? "DWARF CFI from " : "",
-				   source);
+				   source, rows);
 	for (e = 0; e < PROF_STACK_NEND; e++)
 		total += collector_stack_ends(r->col, e);
 	for (e = 0; total && e < PROF_STACK_NEND; e++) {
