@@ -73,7 +73,7 @@ TPROG_BIN := $(TPROGS:%=$(BUILD)/tests/%) $(BUILD)/tests/libhot.so \
 TEST_TOOLS := $(BUILD)/tests/symtool $(BUILD)/tests/tablecheck \
 	$(BUILD)/tests/pmdecode $(BUILD)/tests/mkcount \
 	$(BUILD)/tests/blockcheck $(BUILD)/tests/jsonwcheck \
-	$(BUILD)/tests/decodecheck $(BUILD)/tests/unwcheck \
+	$(BUILD)/tests/decodecheck $(BUILD)/tests/unwcheck $(BUILD)/tests/cficheck \
 	$(BUILD)/tests/mkstacks $(BUILD)/tests/mkcallstacks
 
 all: $(TOOL_BIN) $(TPROG_BIN) $(TEST_TOOLS)

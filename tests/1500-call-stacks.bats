@@ -147,13 +147,15 @@ check_callers() {
 	local n
 	n=$(sum)
 	assert_binomial "rec_leaf under 8 recurse frames" "$(count 8)" "$n" 100
-	# recurse's own samples are spread evenly over depths 1 to 8.
+	# recurse's own samples are spread evenly over depths 1 to 8 (an
+	# eighth of ~1000 samples: the bound is ~5 points, more when the
+	# kernel lowers the rate under load).
 	fq self-depth recurse
 	n=$(sum)
 	local d
 	for d in 1 2 3 4 5 6 7 8; do
 		assert_binomial "recurse's own samples at depth $d" \
-			"$(count "$d")" "$n" 12.5 5
+			"$(count "$d")" "$n" 12.5 7
 	done
 }
 

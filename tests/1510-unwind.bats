@@ -70,3 +70,35 @@ frames() {
 	run -0 "$UNWCHECK" dwarf plain 0
 	assert_line "= truncated: stack copy"
 }
+
+# Link-time addresses to check in object $1: every $2-th byte of each
+# FDE's range, as readelf lists them (it exits 1 on libc: no
+# .debug_info; the count of addresses is checked by the caller).
+fde_addresses() {
+	{ readelf -wF "$1" 2>/dev/null || true; } |
+		sed -n 's/.*pc=\([0-9a-f]*\)\.\.\([0-9a-f]*\)$/\1 \2/p' |
+		python3 -c '
+import sys
+step = int(sys.argv[1])
+for l in sys.stdin:
+    a, b = (int(x, 16) for x in l.split())
+    for v in range(a, b, step):
+        print("%x" % v)' "$2"
+}
+
+@test "unwind: .eh_frame read in place gives libdwarf's rules at every address checked" {
+	local obj libc
+	libc=$(ldd "$UNWCHECK" | awk '$1 ~ /^libc\.so/ { print $3 }')
+	[[ -f $libc ]] || fail "no libc found for $UNWCHECK"
+	for obj in "$libc" "$UNWCHECK" "$TPROG/callers-nofp" /usr/bin/python3; do
+		[[ -f $obj ]] || continue
+		fde_addresses "$obj" 3 >"$BATS_TEST_TMPDIR/addrs"
+		run "$ROOT/$BUILD/tests/cficheck" "$obj" <"$BATS_TEST_TMPDIR/addrs"
+		[[ $status -eq 0 ]] || fail "$obj: $(tail -n 20 <<<"$output")"
+		# Every address was in an FDE, and read in place.
+		[[ ${lines[-1]} =~ ^([0-9]+)\ addresses,\ ([0-9]+)\ with\ CFI,\ 0\ differ,\ \.eh_frame$ ]] ||
+			fail "$obj: ${lines[-1]}"
+		((BASH_REMATCH[1] > 100 && BASH_REMATCH[1] == BASH_REMATCH[2])) ||
+			fail "$obj: ${lines[-1]}"
+	done
+}

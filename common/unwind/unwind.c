@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <gelf.h>
 #include <libdwarf/dwarf.h>
 #include <libdwarf/libdwarf.h>
@@ -8,42 +10,12 @@
 #include <unistd.h>
 
 #include "common/util/array.h"
-#include "unwind.h"
+#include "unwind_int.h"
 
 /* Bytes from an object's entry point counted as its entry code. */
 #define ENTRY_STUB 64
 
 /* ---- rules and rows ----------------------------------------------------- */
-
-enum rule_kind {
-	R_SAME,		/* the caller's value is this frame's */
-	R_UNDEF,	/* no value (for the return address: no caller) */
-	R_OFFSET,	/* saved at CFA + off */
-	R_VAL_OFFSET,	/* value CFA + off */
-	R_REG,		/* in register reg */
-	R_EXPR,		/* saved at the address expr computes (CFA pushed) */
-	R_VAL_EXPR,	/* value expr computes (CFA pushed) */
-	R_CFA_REG,	/* CFA: reg + off */
-	R_CFA_EXPR,	/* CFA: value of expr */
-};
-
-struct rule {
-	uint8_t kind;
-	uint8_t reg;
-	uint16_t len;		/* expression bytes */
-	int64_t off;
-	const uint8_t *expr;	/* in libdwarf's copy of the section */
-};
-
-/* One row of the CFI table, valid over [lo, hi).  A row without CFI
- * (has_cfi 0) remembers that libdwarf had no FDE for lo. */
-struct row {
-	uint64_t lo, hi;
-	uint8_t has_cfi;
-	uint8_t signal;		/* the CIE says signal frame ('S') */
-	struct rule cfa;
-	struct rule reg[UNW_NREGS];
-};
 
 struct unw_object {
 	char *path;
@@ -57,10 +29,12 @@ struct unw_object {
 	int eh;			/* fdes from .eh_frame */
 	uint64_t entry;		/* e_entry, 0 none */
 
-	struct seg {
-		uint64_t offset, vaddr, filesz;
-	} *segs;
+	struct unw_seg *segs;
 	size_t nsegs, alloc_segs;
+	struct ehframe ehf;	/* .eh_frame read in place, if ehf_ok */
+	int ehf_ok;
+	int dwarf_tried;	/* libdwarf opened (the fallback) */
+	uint64_t fallbacks;	/* rows the own reader left to libdwarf */
 
 	struct row *rows;	/* sorted by lo, disjoint */
 	size_t nrows, alloc_rows;
@@ -90,16 +64,24 @@ uint64_t unw_perf_regs_mask(void)
 
 /* ---- objects ------------------------------------------------------------ */
 
+/* The PT_LOAD segments, and .eh_frame_hdr's (PT_GNU_EH_FRAME) if the
+ * file has one this reader handles. */
 static int read_segments(struct unw_object *o)
 {
-	size_t n, i;
+	size_t n, i, size;
+	const uint8_t *image;
+	GElf_Phdr hdr = { .p_type = PT_NULL };
 
 	if (elf_getphdrnum(o->elf, &n))
 		return -1;
 	for (i = 0; i < n; i++) {
 		GElf_Phdr ph;
 
-		if (!gelf_getphdr(o->elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+		if (!gelf_getphdr(o->elf, (int)i, &ph))
+			continue;
+		if (ph.p_type == PT_GNU_EH_FRAME)
+			hdr = ph;
+		if (ph.p_type != PT_LOAD)
 			continue;
 		if (ALLOC_GROW(o->segs, o->nsegs + 1, o->alloc_segs))
 			return -1;
@@ -108,13 +90,26 @@ static int read_segments(struct unw_object *o)
 		o->segs[o->nsegs].filesz = ph.p_filesz;
 		o->nsegs++;
 	}
+	image = (const uint8_t *)elf_rawfile(o->elf, &size);
+	if (hdr.p_type == PT_GNU_EH_FRAME && image &&
+	    !unw_ehf_init(&o->ehf, image, size, o->segs, o->nsegs,
+			  hdr.p_offset, hdr.p_vaddr)) {
+		o->ehf_ok = 1;
+		o->source = ".eh_frame";
+	}
 	return 0;
 }
 
+/* libdwarf: the fallback when .eh_frame_hdr is missing or a row is
+ * one the own reader does not follow; it lists every FDE first. */
 static void open_cfi(struct unw_object *o)
 {
 	Dwarf_Error err = NULL;
 	int res;
+
+	if (o->dwarf_tried)
+		return;
+	o->dwarf_tried = 1;
 
 	res = dwarf_init_b(o->fd, DW_DLC_READ, DW_GROUPNUMBER_ANY, NULL, NULL,
 			   &o->dbg, &err);
@@ -122,7 +117,8 @@ static void open_cfi(struct unw_object *o)
 		if (res == DW_DLV_ERROR && err)
 			dwarf_dealloc_error(o->dbg, err);
 		o->dbg = NULL;
-		o->source = "no CFI";
+		if (!o->ehf_ok)
+			o->source = "no CFI";
 		return;
 	}
 	/* Registers no rule mentions keep their value (callee-saved). */
@@ -131,7 +127,8 @@ static void open_cfi(struct unw_object *o)
 				    &o->nfdes, &err);
 	if (res == DW_DLV_OK && o->nfdes > 0) {
 		o->eh = 1;
-		o->source = ".eh_frame";
+		if (!o->ehf_ok)
+			o->source = ".eh_frame";
 		return;
 	}
 	if (res == DW_DLV_ERROR && err) {
@@ -143,7 +140,8 @@ static void open_cfi(struct unw_object *o)
 	res = dwarf_get_fde_list(o->dbg, &o->cies, &o->ncies, &o->fdes,
 				 &o->nfdes, &err);
 	if (res == DW_DLV_OK && o->nfdes > 0) {
-		o->source = ".debug_frame";
+		if (!o->ehf_ok)
+			o->source = ".debug_frame";
 		return;
 	}
 	if (res == DW_DLV_ERROR && err)
@@ -151,7 +149,8 @@ static void open_cfi(struct unw_object *o)
 	o->fdes = NULL;
 	o->cies = NULL;
 	o->nfdes = 0;
-	o->source = "no CFI";
+	if (!o->ehf_ok)
+		o->source = "no CFI";
 }
 
 struct unw_object *unw_object_open(const char *path, int fd)
@@ -182,7 +181,8 @@ struct unw_object *unw_object_open(const char *path, int fd)
 		if (gelf_getehdr(o->elf, &eh))
 			o->entry = eh.e_entry;
 	}
-	open_cfi(o);
+	if (!o->ehf_ok)
+		open_cfi(o);
 	return o;
 }
 
@@ -213,7 +213,7 @@ const char *unw_object_source(const struct unw_object *o)
 
 int unw_object_has_cfi(const struct unw_object *o)
 {
-	return o->nfdes > 0;
+	return o->ehf_ok || o->nfdes > 0;
 }
 
 int unw_object_vaddr(const struct unw_object *o, uint64_t file_offset,
@@ -222,7 +222,7 @@ int unw_object_vaddr(const struct unw_object *o, uint64_t file_offset,
 	size_t i;
 
 	for (i = 0; i < o->nsegs; i++) {
-		const struct seg *s = &o->segs[i];
+		const struct unw_seg *s = &o->segs[i];
 
 		if (file_offset >= s->offset &&
 		    file_offset - s->offset < s->filesz) {
@@ -292,9 +292,9 @@ static int make_rule(struct rule *r, Dwarf_Small type, Dwarf_Signed offrel,
 	}
 }
 
-/* Ask libdwarf for the row at vaddr.  0 with row filled (has_cfi 0 when
- * no FDE covers vaddr). */
-static void query_row(struct unw_object *o, uint64_t vaddr, struct row *row)
+/* Ask libdwarf for the row at vaddr (has_cfi 0 when no FDE covers it). */
+static void query_row_dwarf(struct unw_object *o, uint64_t vaddr,
+			    struct row *row)
 {
 	Dwarf_Error err = NULL;
 	Dwarf_Fde fde;
@@ -360,6 +360,33 @@ none:
 	memset(row, 0, sizeof(*row));
 	row->lo = vaddr;
 	row->hi = vaddr + 1;
+}
+
+/* The row at vaddr: from .eh_frame in place, else from libdwarf. */
+static void query_row(struct unw_object *o, uint64_t vaddr, struct row *row)
+{
+	if (o->ehf_ok) {
+		int r = unw_ehf_row(&o->ehf, vaddr, row);
+
+		if (r == 1)
+			return;
+		if (r == 0) {
+			memset(row, 0, sizeof(*row));
+			row->lo = vaddr;
+			row->hi = vaddr + 1;
+			return;
+		}
+		o->fallbacks++;
+		open_cfi(o);
+	}
+	query_row_dwarf(o, vaddr, row);
+}
+
+void unw_object_use_libdwarf(struct unw_object *o)
+{
+	o->ehf_ok = 0;
+	o->nrows = 0;
+	open_cfi(o);
 }
 
 /* The row for vaddr: kept, or asked for and kept. */
@@ -801,4 +828,69 @@ enum unw_result unw_step(struct unw_state *st, struct unw_object *o,
 	st->first = 0;
 	st->exact = row->signal;
 	return UNW_STEPPED;
+}
+
+static int rule_text(char *buf, size_t len, const char *name,
+		     const struct rule *r)
+{
+	static const char *const kinds[] = {
+		[R_SAME] = "same", [R_UNDEF] = "undef", [R_OFFSET] = "cfa",
+		[R_VAL_OFFSET] = "val(cfa", [R_REG] = "r", [R_EXPR] = "expr",
+		[R_VAL_EXPR] = "valexpr", [R_CFA_REG] = "r",
+		[R_CFA_EXPR] = "expr",
+	};
+	int n = snprintf(buf, len, " %s=%s", name, kinds[r->kind]);
+	uint16_t i;
+
+	switch (r->kind) {
+	case R_OFFSET:
+		n += snprintf(buf + n, len > (size_t)n ? len - n : 0,
+			      "%+" PRId64, r->off);
+		break;
+	case R_VAL_OFFSET:
+		n += snprintf(buf + n, len > (size_t)n ? len - n : 0,
+			      "%+" PRId64 ")", r->off);
+		break;
+	case R_REG:
+		n += snprintf(buf + n, len > (size_t)n ? len - n : 0, "%u",
+			      r->reg);
+		break;
+	case R_CFA_REG:
+		n += snprintf(buf + n, len > (size_t)n ? len - n : 0,
+			      "%u%+" PRId64, r->reg, r->off);
+		break;
+	case R_EXPR:
+	case R_VAL_EXPR:
+	case R_CFA_EXPR:
+		for (i = 0; i < r->len; i++)
+			n += snprintf(buf + n, len > (size_t)n ? len - n : 0,
+				      "%c%02x", i ? ' ' : '(', r->expr[i]);
+		n += snprintf(buf + n, len > (size_t)n ? len - n : 0, ")");
+		break;
+	}
+	return n;
+}
+
+int unw_object_row_text(struct unw_object *o, uint64_t vaddr, char *buf,
+			size_t len)
+{
+	const struct row *row = find_row(o, vaddr);
+	char name[8];
+	unsigned col;
+	int n;
+
+	if (!row || !row->has_cfi)
+		return -1;
+	n = rule_text(buf, len, "cfa", &row->cfa);
+	for (col = 0; col < UNW_NREGS; col++) {
+		if (row->reg[col].kind == R_SAME)
+			continue;
+		snprintf(name, sizeof(name), "r%u", col);
+		n += rule_text(buf + n, len > (size_t)n ? len - n : 0, name,
+			       &row->reg[col]);
+	}
+	if (row->signal)
+		n += snprintf(buf + n, len > (size_t)n ? len - n : 0,
+			      " signal");
+	return n;
 }

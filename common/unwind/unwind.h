@@ -6,11 +6,14 @@
  * PERF_SAMPLE_STACK_USER) and the call-frame information (CFI) of each
  * object.
  *
- * - CFI comes from the object's .eh_frame, else .debug_frame, through
- *   libdwarf.  Asking libdwarf runs the CFA program of the FDE, which is
- *   slow; each answer (one row of the CFI table: the rules over an address
- *   range) is kept in the object, sorted by address, so a PC seen before
- *   costs one binary search.  A PC without an FDE is remembered as such.
+ * - CFI comes from the object's .eh_frame, found through .eh_frame_hdr's
+ *   sorted table and read in place (ehframe.c: only the FDE covering a
+ *   PC is parsed); without that table, or for what that reader does not
+ *   follow, from .eh_frame or .debug_frame through libdwarf, which lists
+ *   every FDE first.  Each answer (one row of the CFI table: the rules
+ *   over an address range) is kept in the object, sorted by address, so
+ *   a PC seen before costs one binary search.  A PC without an FDE is
+ *   remembered as such.
  * - A rule is one of: same value, undefined, saved at CFA+N, value
  *   CFA+N, in register R, or a DWARF expression (the PLT's CFA, a signal
  *   frame's saved registers); expressions are evaluated by a small stack
@@ -62,7 +65,16 @@ int unw_object_has_cfi(const struct unw_object *o);
 int unw_object_vaddr(const struct unw_object *o, uint64_t file_offset,
 		     uint64_t *vaddr);
 
-/* Lookups so far: answered from the rows kept, and asked of libdwarf. */
+/* Read every row through libdwarf, not .eh_frame in place (tests
+ * compare the two readers). */
+void unw_object_use_libdwarf(struct unw_object *o);
+
+/* The rules at vaddr as text ("cfa=r7+16 r16=cfa-8 r6=cfa-16 ..."), for
+ * tests; the number of bytes written (snprintf), or -1 without CFI. */
+int unw_object_row_text(struct unw_object *o, uint64_t vaddr, char *buf,
+			size_t len);
+
+/* Lookups so far: answered from the rows kept, and rows read. */
 void unw_object_stats(const struct unw_object *o, uint64_t *hits,
 		      uint64_t *misses);
 
