@@ -42,7 +42,7 @@ quiet =
 endif
 
 # The library's layers, bottom to top (docs/layers.txt).
-LIB_DIRS := common/util common/stats common/profile symbolize \
+LIB_DIRS := common/util common/stats common/profile symbolize common/unwind \
 	common/collect common/engine formats/report formats common/run \
 	common/cli
 LIB_SRC := $(wildcard $(LIB_DIRS:%=%/*.c))
@@ -58,13 +58,23 @@ TOOL_BIN := $(TOOLS:%=$(BUILD)/%)
 TPROG_DIR := tests/programs
 TPROG_CFLAGS := -O1 -g -fno-omit-frame-pointer
 TPROGS := spin2 inline shlib forkexec threads kernelloop exitwith demo \
-	phases tripcount branchy evencost
+	phases tripcount branchy evencost callstack
+# Call-stack programs: each built with frame pointers (NAME) and without
+# (NAME-nofp), both -O2; the -nofp builds of spin2, threads and forkexec
+# are their twins for call stacks.
+TPROG_FP_CFLAGS := -O2 -g -fno-omit-frame-pointer
+TPROG_NOFP_CFLAGS := -O2 -g -fomit-frame-pointer
+STACK_TPROGS := callers plt
+NOFP_TPROGS := $(STACK_TPROGS) spin2 threads forkexec
 TPROG_BIN := $(TPROGS:%=$(BUILD)/tests/%) $(BUILD)/tests/libhot.so \
-	$(BUILD)/tests/spin2-stripped
+	$(BUILD)/tests/spin2-stripped $(STACK_TPROGS:%=$(BUILD)/tests/%) \
+	$(NOFP_TPROGS:%=$(BUILD)/tests/%-nofp) $(BUILD)/tests/libplt.so \
+	$(BUILD)/tests/libplt-nofp.so
 TEST_TOOLS := $(BUILD)/tests/symtool $(BUILD)/tests/tablecheck \
 	$(BUILD)/tests/pmdecode $(BUILD)/tests/mkcount \
 	$(BUILD)/tests/blockcheck $(BUILD)/tests/jsonwcheck \
-	$(BUILD)/tests/decodecheck
+	$(BUILD)/tests/decodecheck $(BUILD)/tests/unwcheck $(BUILD)/tests/cficheck \
+	$(BUILD)/tests/mkstacks $(BUILD)/tests/mkcallstacks
 
 all: $(TOOL_BIN) $(TPROG_BIN) $(TEST_TOOLS)
 
@@ -87,6 +97,9 @@ $(TEST_TOOLS): $(BUILD)/tests/%: $(BUILD)/obj/tests/tools/%.o $(LIB)
 	@mkdir -p $(dir $@)
 	$(call quiet,LINK,$@)$(CC) $(CFLAGS) $(SANFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
 
+# unwcheck names the frames it walks with dladdr().
+$(BUILD)/tests/unwcheck: LDFLAGS += -rdynamic
+
 # Test programs are never sanitized: they are workloads, not our code.
 $(BUILD)/tests/libhot.so: $(TPROG_DIR)/libhot.c
 	@mkdir -p $(dir $@)
@@ -100,6 +113,27 @@ $(BUILD)/tests/threads: $(TPROG_DIR)/threads.c
 $(BUILD)/tests/inline: $(TPROG_DIR)/inline.c
 	@mkdir -p $(dir $@)
 	$(call quiet,CC,$@)$(CC) -O2 -g -fno-omit-frame-pointer -o $@ $<
+$(BUILD)/tests/callers: $(TPROG_DIR)/callers.c
+	@mkdir -p $(dir $@)
+	$(call quiet,CC,$@)$(CC) $(TPROG_FP_CFLAGS) -o $@ $<
+$(BUILD)/tests/libplt.so: $(TPROG_DIR)/libplt.c
+	@mkdir -p $(dir $@)
+	$(call quiet,CC,$@)$(CC) $(TPROG_FP_CFLAGS) -fPIC -shared -o $@ $<
+$(BUILD)/tests/libplt-nofp.so: $(TPROG_DIR)/libplt.c
+	@mkdir -p $(dir $@)
+	$(call quiet,CC,$@)$(CC) $(TPROG_NOFP_CFLAGS) -fPIC -shared -o $@ $<
+$(BUILD)/tests/plt: $(TPROG_DIR)/plt.c $(BUILD)/tests/libplt.so
+	$(call quiet,CC,$@)$(CC) $(TPROG_FP_CFLAGS) -o $@ $< \
+		-L$(BUILD)/tests -l:libplt.so -Wl,-rpath,'$$ORIGIN'
+$(BUILD)/tests/plt-nofp: $(TPROG_DIR)/plt.c $(BUILD)/tests/libplt-nofp.so
+	$(call quiet,CC,$@)$(CC) $(TPROG_NOFP_CFLAGS) -o $@ $< \
+		-L$(BUILD)/tests -l:libplt-nofp.so -Wl,-rpath,'$$ORIGIN'
+$(BUILD)/tests/threads-nofp: $(TPROG_DIR)/threads.c
+	@mkdir -p $(dir $@)
+	$(call quiet,CC,$@)$(CC) $(TPROG_NOFP_CFLAGS) -pthread -o $@ $<
+$(BUILD)/tests/%-nofp: $(TPROG_DIR)/%.c
+	@mkdir -p $(dir $@)
+	$(call quiet,CC,$@)$(CC) $(TPROG_NOFP_CFLAGS) -o $@ $<
 $(BUILD)/tests/spin2-stripped: $(BUILD)/tests/spin2
 	$(call quiet,STRIP,$@)strip -o $@ $<
 $(BUILD)/tests/%: $(TPROG_DIR)/%.c

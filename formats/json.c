@@ -5,6 +5,7 @@
  * through the JSON writer (jsonw.h), which owns the syntax.
  */
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -29,6 +30,17 @@ static const char *view_key(enum report_view v)
 	case REPORT_BUCKETS: return "buckets";
 	default: return "procedures";
 	}
+}
+
+static const char *stack_view_key(enum report_stack_view v)
+{
+	switch (v) {
+	case REPORT_CALLERS: return "callers";
+	case REPORT_CALLEES: return "callees";
+	case REPORT_TREE: return "tree";
+	case REPORT_STACKS_NONE: break;
+	}
+	return "procedures";
 }
 
 static const char *kind_key(enum report_row_kind k)
@@ -164,6 +176,9 @@ static void json_row(struct json_writer *jw, const struct report *r,
 		per_stat(jw, "average", r, NULL, row->average);
 	jw_object_double(jw, "cumulative_percent", FIGURE_DECIMALS,
 			 row->cum_percent);
+	if (!isnan(row->total_percent))
+		jw_object_double(jw, "total_percent", FIGURE_DECIMALS,
+				 row->total_percent);
 }
 
 static void host(struct json_writer *jw, const struct profile *p)
@@ -293,7 +308,7 @@ static void ratios(struct json_writer *jw, const struct report *r)
 }
 
 static void caller_attribution(struct json_writer *jw,
-			       const struct profile *p)
+			       const struct profile *p, int from_stacks)
 {
 	if (!p->ra_routines) {
 		jw_object_null(jw, "caller_attribution");
@@ -302,6 +317,7 @@ static void caller_attribution(struct json_writer *jw,
 	jw_object_begin_object(jw, "caller_attribution", JW_INLINE);
 	jw_object_string(jw, "routines", p->ra_routines);
 	jw_object_uint(jw, "moved_samples", p->ra_moved);
+	jw_object_string(jw, "from", from_stacks ? "stacks" : "collection");
 	jw_end(jw);
 }
 
@@ -385,6 +401,134 @@ static void rows(struct json_writer *jw, const struct report *r)
 	jw_end(jw);
 }
 
+/* ---- call stacks ---- */
+
+static void call_stacks(struct json_writer *jw, const struct report *r)
+{
+	const struct report_stacks *rs = r->stacks;
+	size_t t;
+
+	if (!rs) {
+		jw_object_null(jw, "call_stacks");
+		return;
+	}
+	jw_object_begin_object(jw, "call_stacks", JW_LINES);
+	jw_object_string(jw, "statistic", r->prof->stats[rs->stat].name);
+	jw_object_uint(jw, "samples", rs->samples);
+	jw_object_uint(jw, "samples_without_stack",
+		       r->total_samples[rs->stat] > rs->samples ?
+		       r->total_samples[rs->stat] - rs->samples : 0);
+	jw_object_uint(jw, "complete_samples", rs->complete);
+	jw_object_double(jw, "complete_percent", FIGURE_DECIMALS,
+			 rs->complete_percent);
+	jw_object_begin_array(jw, "truncated", JW_LINES_HUG);
+	for (t = 0; t < rs->ntrunc; t++) {
+		jw_object_begin(jw, JW_INLINE);
+		jw_object_string(jw, "reason", rs->trunc[t].reason);
+		jw_object_string(jw, "object", rs->trunc[t].object);
+		jw_object_uint(jw, "samples", rs->trunc[t].samples);
+		jw_object_double(jw, "percent", FIGURE_DECIMALS,
+				 rs->trunc[t].percent);
+		jw_end(jw);
+	}
+	jw_end(jw);
+	jw_end(jw);
+}
+
+static void call_members(struct json_writer *jw, const struct report_call *c)
+{
+	jw_object_string(jw, "procedure", c->f.name);
+	jw_object_bool(jw, "inlined", c->f.inlined);
+	jw_object_uint(jw, "samples", c->samples);
+	jw_object_uint(jw, "weight", c->weight);
+	jw_object_double(jw, "percent", FIGURE_DECIMALS, c->percent);
+}
+
+static void focus_json(struct json_writer *jw, const struct report *r,
+		       const char *key)
+{
+	const struct report_stacks *rs = r->stacks;
+	size_t i, k;
+
+	jw_object_begin_array(jw, key, JW_LINES);
+	for (i = 0; i < rs->nfocus; i++) {
+		const struct report_focus *fo = &rs->focus[i];
+
+		jw_object_begin(jw, JW_LINES);
+		jw_object_string(jw, "procedure", fo->name);
+		jw_object_uint(jw, "samples", fo->samples);
+		jw_object_uint(jw, "weight", fo->weight);
+		jw_object_double(jw, "percent", FIGURE_DECIMALS, fo->percent);
+		jw_object_uint(jw, "self_samples", fo->self_samples);
+		jw_object_double(jw, "self_percent", FIGURE_DECIMALS,
+				 fo->self_percent);
+		jw_object_begin_array(jw, "calls", JW_LINES_HUG);
+		for (k = 0; k < fo->ncalls; k++) {
+			jw_object_begin(jw, JW_INLINE);
+			call_members(jw, &fo->calls[k]);
+			jw_object_double(jw, "share", FIGURE_DECIMALS,
+					 fo->calls[k].share);
+			jw_object_bool(jw, "recursive", fo->calls[k].recursive);
+			jw_end(jw);
+		}
+		jw_end(jw);
+		jw_end(jw);
+	}
+	jw_end(jw);
+}
+
+static void tree_json(struct json_writer *jw, const struct report_call *c)
+{
+	size_t i;
+
+	call_members(jw, c);
+	jw_object_uint(jw, "self_samples", c->self_samples);
+	jw_object_double(jw, "self_percent", FIGURE_DECIMALS,
+			 c->self_percent);
+	jw_object_uint(jw, "pruned_children",
+		       c->nchildren_all - c->nchildren);
+	jw_object_begin_array(jw, "children", JW_LINES_HUG);
+	for (i = 0; i < c->nchildren; i++) {
+		jw_object_begin(jw, JW_INLINE);
+		tree_json(jw, &c->children[i]);
+		jw_end(jw);
+	}
+	jw_end(jw);
+}
+
+/* The call-stack view asked for, if any. */
+static void stack_view(struct json_writer *jw, const struct report *r)
+{
+	const struct report_stacks *rs = r->stacks;
+	size_t i;
+
+	switch (r->opt.stack_view) {
+	case REPORT_CALLERS:
+		focus_json(jw, r, "callers");
+		break;
+	case REPORT_CALLEES:
+		focus_json(jw, r, "callees");
+		break;
+	case REPORT_TREE:
+		jw_object_begin_object(jw, "tree", JW_LINES);
+		jw_object_double(jw, "threshold_percent", FIGURE_DECIMALS,
+				 rs->tree_min);
+		jw_object_uint(jw, "pruned_roots",
+			       rs->tree.nchildren_all - rs->tree.nchildren);
+		jw_object_begin_array(jw, "roots", JW_LINES);
+		for (i = 0; i < rs->tree.nchildren; i++) {
+			jw_object_begin(jw, JW_INLINE);
+			tree_json(jw, &rs->tree.children[i]);
+			jw_end(jw);
+		}
+		jw_end(jw);
+		jw_end(jw);
+		break;
+	case REPORT_STACKS_NONE:
+		break;
+	}
+}
+
 static void cpu_modes(struct json_writer *jw, const struct profile *p)
 {
 	static const char *const mode_names[PROF_NMODES] = {
@@ -410,15 +554,19 @@ int report_json(FILE *f, const struct report *r)
 
 	jw_init(&jw, f);
 	header(&jw, r->prof, r->opt.file, "sample");
-	caller_attribution(&jw, r->prof);
+	caller_attribution(&jw, r->prof, r->ra_from_stacks);
 	statistics(&jw, r);
 	ratios(&jw, r);
 	freq(&jw, r);
 	put_known(&jw, "stride", r->opt.stride);
 	jw_object_bool(&jw, "average", r->opt.average);
-	jw_object_string(&jw, "view", view_key(r->opt.view));
+	jw_object_string(&jw, "view", r->opt.stack_view ?
+			 stack_view_key(r->opt.stack_view) :
+			 view_key(r->opt.view));
 	jw_object_uint(&jw, "rows_total", r->nrows_all);
 	damage(&jw, r);
+	call_stacks(&jw, r);
+	stack_view(&jw, r);
 	rows(&jw, r);
 	cpu_modes(&jw, r->prof);
 	return finish(&jw);

@@ -53,7 +53,11 @@ static int show_counts(FILE *out, const struct profile *p,
 
 	if (err)
 		return err;
-	if (s->format == REPORT_SHOW_JSON)
+	if (s->format == REPORT_SHOW_FOLDED)
+		err = prof_fail(PROF_EINVAL, "'%s' is a counting profile: "
+				"it has no call stacks to fold",
+				s->opt.file ? s->opt.file : "profile");
+	else if (s->format == REPORT_SHOW_JSON)
 		err = report_counts_json(out, rc);
 	else
 		err = report_counts_text(out, rc);
@@ -78,8 +82,11 @@ static int show_rows(FILE *out, const struct profile *p,
 			.numbers = s->opt.numbers,
 			.file = s->opt.file,
 			.stride = -1,
+			.no_stacks = 1,
 		};
 	}
+	if (s->format == REPORT_SHOW_FOLDED)
+		ro.folded = 1;
 	err = report_build(p, sym, &ro, &r);
 	if (err) {
 		symbolizer_free(sym);
@@ -94,6 +101,9 @@ static int show_rows(FILE *out, const struct profile *p,
 		break;
 	case REPORT_SHOW_TEXT:
 		err = report_text(out, r);
+		break;
+	case REPORT_SHOW_FOLDED:
+		err = report_folded(out, r);
 		break;
 	}
 	report_free(r);

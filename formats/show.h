@@ -20,6 +20,7 @@ enum report_show_format {
 	REPORT_SHOW_TEXT,
 	REPORT_SHOW_JSON,
 	REPORT_SHOW_SUMMARY,	/* the few lines after a run (text) */
+	REPORT_SHOW_FOLDED,	/* the call stacks, folded (needs them) */
 };
 
 struct report_show {

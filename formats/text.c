@@ -234,6 +234,37 @@ static void print_rate(FILE *f, const struct prof_stat *s)
 
 static void start_after_line(FILE *f, const struct profile *p);
 
+/* Truncation reasons shown in the heading; the rest are counted. */
+#define TRUNC_SHOWN 3
+
+/* How many stacks reached the entry, and where the others stopped. */
+static void completeness_line(FILE *f, const struct report *r)
+{
+	const struct report_stacks *rs = r->stacks;
+	uint64_t all = r->total_samples[rs->stat];
+	size_t t;
+
+	fprintf(f, "  call stacks (%s): %" PRIu64 " samples, %.2f%% "
+		"complete (reached _start/clone/thread entry)",
+		r->prof->stats[rs->stat].name, rs->samples,
+		rs->complete_percent);
+	if (rs->ntrunc)
+		fprintf(f, ", truncated: %.2f%% (",
+			100.0 - rs->complete_percent);
+	for (t = 0; t < rs->ntrunc && t < TRUNC_SHOWN; t++)
+		fprintf(f, "%s%s in %s %.2f%%", t ? ", " : "",
+			rs->trunc[t].reason, rs->trunc[t].object,
+			rs->trunc[t].percent);
+	if (rs->ntrunc > TRUNC_SHOWN)
+		fprintf(f, ", %zu more", rs->ntrunc - TRUNC_SHOWN);
+	if (rs->ntrunc)
+		fputc(')', f);
+	if (all > rs->samples)
+		fprintf(f, "; %" PRIu64 " samples without a stack",
+			all - rs->samples);
+	fputc('\n', f);
+}
+
 static void heading(FILE *f, const struct report *r)
 {
 	const struct profile *p = r->prof;
@@ -328,11 +359,23 @@ static void heading(FILE *f, const struct report *r)
 			for (shown = 48; shown && list[shown] != ','; shown--)
 				;
 		}
-		fprintf(f, "  -ra: %" PRIu64 " samples in kernel utility "
-			"routines were charged to their callers (%.*s%s; %zu "
-			"pattern%s)\n", p->ra_moved, (int)shown, list,
-			list[shown] ? ",..." : "", n, n == 1 ? "" : "s");
+		if (r->ra_from_stacks)
+			fprintf(f, "  -ra: %" PRIu64 " samples in utility "
+				"routines were charged to their first caller "
+				"outside them, from the call stacks (%.*s%s; "
+				"%zu pattern%s)\n", p->ra_moved, (int)shown,
+				list, list[shown] ? ",..." : "", n,
+				n == 1 ? "" : "s");
+		else
+			fprintf(f, "  -ra: %" PRIu64 " samples in kernel "
+				"utility routines were charged to their "
+				"callers (%.*s%s; %zu pattern%s)\n",
+				p->ra_moved, (int)shown, list,
+				list[shown] ? ",..." : "", n,
+				n == 1 ? "" : "s");
 	}
+	if (r->stacks)
+		completeness_line(f, r);
 	for (size_t k = 0; k < r->nstale; k++)
 		fprintf(f, "  note: %s was rebuilt since the profile was taken "
 			"(its build-id differs): its rows are addresses\n",
@@ -451,6 +494,94 @@ static void asm_listing(FILE *f, const struct report *r, size_t shown)
 	}
 }
 
+/* ---- call-stack views ------------------------------------------------ */
+
+static const char *stack_view_name(const struct report *r)
+{
+	switch (r->opt.stack_view) {
+	case REPORT_CALLERS: return "callers";
+	case REPORT_CALLEES: return "callees";
+	case REPORT_TREE: return "call tree from the roots";
+	case REPORT_STACKS_NONE: break;
+	}
+	return "procedures";
+}
+
+static void frame_text(char *buf, size_t len, const struct report_call *c)
+{
+	snprintf(buf, len, "%s%s%s", c->f.name,
+		 c->f.inlined ? " [inlined]" : "",
+		 c->recursive ? " [recursive]" : "");
+}
+
+/* -callers/-callees: each procedure, then its callers or callees with
+ * their share of its total. */
+static void focus_text(FILE *f, const struct report *r)
+{
+	const struct report_stacks *rs = r->stacks;
+	int callers = r->opt.stack_view == REPORT_CALLERS;
+	size_t i, k;
+	char name[600];
+
+	for (i = 0; i < rs->nfocus; i++) {
+		const struct report_focus *fo = &rs->focus[i];
+
+		fprintf(f, "%s%s: total %.2f%% (%" PRIu64 " samples), self "
+			"%.2f%% (%" PRIu64 " samples)\n", i ? "\n" : "",
+			fo->name, fo->percent, fo->samples, fo->self_percent,
+			fo->self_samples);
+		fprintf(f, "  %8s %8s %10s  %s\n", "share%", "total%",
+			"samples", callers ? "caller" : "callee");
+		for (k = 0; k < fo->ncalls; k++) {
+			const struct report_call *c = &fo->calls[k];
+
+			frame_text(name, sizeof(name), c);
+			fprintf(f, "  %8.2f %8.2f %10" PRIu64 "  %s\n",
+				c->share, c->percent, c->samples, name);
+		}
+		if (!fo->ncalls)
+			fprintf(f, "  (no %s)\n", callers ? "callers" :
+				"callees");
+	}
+}
+
+static void tree_node(FILE *f, const struct report_call *c, int depth)
+{
+	char name[600];
+	size_t i;
+
+	frame_text(name, sizeof(name), c);
+	fprintf(f, "  %8.2f %8.2f %10" PRIu64 "  %*s%s", c->percent,
+		c->self_percent, c->samples, 2 * depth, "", name);
+	if (c->nchildren < c->nchildren_all)
+		fprintf(f, "  (%zu more below the threshold)",
+			c->nchildren_all - c->nchildren);
+	fputc('\n', f);
+	for (i = 0; i < c->nchildren; i++)
+		tree_node(f, &c->children[i], depth + 1);
+}
+
+static void stack_view(FILE *f, const struct report *r)
+{
+	const struct report_stacks *rs = r->stacks;
+	size_t i;
+
+	if (r->opt.stack_view != REPORT_TREE) {
+		focus_text(f, r);
+		return;
+	}
+	fprintf(f, "  (nodes below %.2f%% pruned)\n", rs->tree_min);
+	fprintf(f, "  %8s %8s %10s  %s\n", "total%", "self%", "samples",
+		"procedure");
+	for (i = 0; i < rs->tree.nchildren; i++)
+		tree_node(f, &rs->tree.children[i], 0);
+	if (rs->tree.nchildren < rs->tree.nchildren_all)
+		fprintf(f, "  (%zu more roots below the threshold)\n",
+			rs->tree.nchildren_all - rs->tree.nchildren);
+	if (!rs->tree.nchildren_all)
+		fputs("  (no samples)\n", f);
+}
+
 static int report_text_body(FILE *f, const struct report *r)
 {
 	enum report_view v = r->opt.view;
@@ -459,6 +590,7 @@ static int report_text_body(FILE *f, const struct report *r)
 	size_t i, s, pw = 32, shown = 0;
 	char proc[512], where[512], obj[128], range[64];
 	const struct prof_stat *first = NULL;
+	int totals = r->stacks && v == REPORT_PROCEDURES;
 
 	heading(f, r);
 	for (s = 0; s < r->nstats; s++)
@@ -467,10 +599,13 @@ static int report_text_body(FILE *f, const struct report *r)
 			if (!first)
 				first = &r->prof->stats[s];
 		}
-	fprintf(f, "\n%s", view_name(v));
+	fprintf(f, "\n%s", r->opt.stack_view ? stack_view_name(r) :
+			   view_name(v));
+	if (r->stacks && r->opt.stack_view)
+		first = &r->prof->stats[r->stacks->stat];
 	if (first)
 		fprintf(f, ", by %s", first->name);
-	if (r->nrows < r->nrows_all && v != REPORT_ASM)
+	if (r->nrows < r->nrows_all && v != REPORT_ASM && !r->opt.stack_view)
 		fprintf(f, " (%zu of %zu rows)", r->nrows, r->nrows_all);
 	fputs(":\n", f);
 	if (v == REPORT_ASM) {
@@ -480,8 +615,15 @@ static int report_text_body(FILE *f, const struct report *r)
 		mode_histogram(f, r->prof);
 		return ferror(f) ? -PROF_EIO : 0;
 	}
+	if (r->opt.stack_view != REPORT_STACKS_NONE) {
+		stack_view(f, r);
+		mode_histogram(f, r->prof);
+		return ferror(f) ? -PROF_EIO : 0;
+	}
 	stat_names(f, r, shown);
 	figure_header(f, r);
+	if (totals)
+		fprintf(f, "%7s ", "total%");
 	fprintf(f, "%7s ", "cum%");
 	if (r->opt.numbers && !ranges)
 		fprintf(f, "%-18s ", "address");
@@ -503,6 +645,8 @@ static int report_text_body(FILE *f, const struct report *r)
 		const struct report_row *row = &r->rows[i];
 
 		figure_cells(f, r, row);
+		if (totals)
+			fprintf(f, "%7.2f ", row->total_percent);
 		fprintf(f, "%7.2f ", row->cum_percent);
 		if (r->opt.numbers && !ranges)
 			fprintf(f, "0x%-16" PRIx64 " ", row->address);

@@ -21,6 +21,9 @@ build/uprofile --quiet -e cpu-clock,task-clock -o "$c/profile/two-stats.umon" \
 build/uprofile --quiet --count -e cpu-clock,task-clock \
 	-o "$c/profile/counting.umon" "$obj" 20
 build/kprofile --quiet -o "$c/profile/kernel.kmon" -d 0.3
+# Call stacks (sections 7-9): a small profile built by the test tool, the
+# same bytes every time.
+build/tests/mkstacks write "$c/profile/stacks.umon"
 
 # elf: the same program from both compilers (gcc's and clang's DWARF 5:
 # rnglists, loclists, different line programs), a shared library, and a

@@ -42,6 +42,7 @@ static const char doc[] =
 "  kprofile -display dd if=/dev/zero of=/dev/null bs=1M count=20000\n"
 "  kprofile -d 10                system-wide for ten seconds\n"
 "  kprofile -i kmon.out -quit 20 report an existing profile\n"
+"  kprofile -i kmon.out -tree    its call tree (a profile taken with -g)\n"
 "  kprofile --count -e context-switches,cpu-migrations -d 5\n"
 "                                system-wide totals for five seconds\n"
 "  kprofile -ra -display dd if=/dev/zero of=/dev/null bs=64k count=100000\n"
@@ -56,7 +57,8 @@ static const char doc[] =
 "  125    kprofile itself failed (bad usage, statistic unavailable,\n"
 "         not permitted, -p PID not running, unreadable profile file,\n"
 "         an output file that cannot be written: found before the\n"
-"         program starts)\n"
+"         program starts; a call-stack view or -ra of a profile\n"
+"         without stacks)\n"
 "  126    the program was found but could not be run\n"
 "  127    the program was not found\n";
 
@@ -70,7 +72,8 @@ static const struct argp_option options[] = {
 	{ "ra", OPT_RA, NULL, 0,
 	  "charge samples in kernel utility routines (memcpy, copy_user, "
 	  "clear_page, spinlocks, ...; see -ra-routines) to their callers, "
-	  "using kernel call chains", 0 },
+	  "using kernel call chains; with -i, from the profile's call "
+	  "stacks (taken with -g)", 0 },
 	{ "ra-routines", OPT_RA_ROUTINES, "GLOB[,GLOB...]", 0,
 	  "the utility routines for -ra instead of the default list "
 	  "(implies -ra)", 0 },
@@ -104,20 +107,13 @@ static error_t parse(int key, char *arg, struct argp_state *state,
 		}
 		return 0;
 	case OPT_RA_ROUTINES: {
-		/* Patterns point into argv: only the array is ours. */
-		char *save = NULL, *tok;
 		const char **v = NULL;
-		size_t n = 0, alloc = 0;
+		size_t n = 0;
 
-		for (tok = strtok_r(arg, ",", &save); tok;
-		     tok = strtok_r(NULL, ",", &save)) {
-			if (ALLOC_GROW(v, n + 1, alloc)) {
-				free(v);
-				argp_failure(state, RUN_EXIT_FAIL, ENOMEM,
-					     "-ra-routines");
-				return ENOMEM;
-			}
-			v[n++] = tok;
+		if (fe_split_list(arg, &v, &n)) {
+			argp_failure(state, RUN_EXIT_FAIL, ENOMEM,
+				     "-ra-routines");
+			return ENOMEM;
 		}
 		if (!n)
 			argp_error(state, "-ra-routines: empty list");

@@ -32,7 +32,8 @@ rejects() {
 
 # The damage tool: craft.py MODE SRC DST [ARG] writes a damaged copy of
 # profile SRC to DST.  Except for truncate and flip, the CRC-32 is
-# recomputed, so the damage is found by validating the contents.
+# recomputed, so the damage is found by validating the contents.  The
+# modes on sections 7-9 need a profile with stacks (mkstacks write).
 write_craft() {
 	cat >craft.py <<'EOF'
 import struct, sys, zlib
@@ -45,12 +46,13 @@ def put64(b, o, v): struct.pack_into('<Q', b, o, v & 0xffffffffffffffff)
 mode, src, dst = sys.argv[1:4]
 arg = sys.argv[4] if len(sys.argv) > 4 else None
 b = bytearray(open(src, 'rb').read())
-assert b[:8] == b'UMONPROF' and u32(b, 8) == 1, 'not a version 1 profile'
+assert b[:8] == b'UMONPROF' and u32(b, 8) == 2, 'not a version 2 profile'
 # section id -> (table entry offset, section offset, section size)
 sec = {u32(b, 32 + 24 * i): (32 + 24 * i, u64(b, 40 + 24 * i),
                              u64(b, 48 + 24 * i))
        for i in range(u32(b, 12))}
-assert sorted(sec) == [1, 2, 3, 4, 5], 'unexpected sections %r' % sec
+assert set(sec) in ({1, 2, 3, 4, 5}, {1, 2, 3, 4, 5, 7, 8, 9}), \
+    'unexpected sections %r' % sec
 fix_crc = True
 if mode == 'truncate':
     b = b[:int(arg)]
@@ -82,6 +84,9 @@ elif mode == 'string-length':           # first key of the metadata
 elif mode == 'count':                   # element count of section ARG
     # (modes: u32 ncpus, u32 nmodes, u32 count)
     put32(b, sec[int(arg)][1] + (8 if arg == '5' else 0), 0xffffffff)
+elif mode == 'count-plus':              # one element more than there is
+    o = sec[int(arg)][1]
+    put32(b, o, u32(b, o) + 1)
 elif mode == 'nmodes':
     put32(b, sec[5][1] + 4, int(arg, 0))
 elif mode == 'object-index':            # first count entry's object
@@ -92,6 +97,33 @@ elif mode == 'build-id-length':         # first object's, above 20
     o = sec[3][1] + 4 + 4
     o += 4 + u32(b, o)
     put32(b, o, 21)
+elif mode == 'frame-object':            # first frame's object
+    put32(b, sec[7][1] + 4, u32(b, sec[3][1]))
+elif mode == 'stack-end':               # first stack's end
+    put32(b, sec[8][1] + 4, int(arg, 0))
+elif mode == 'stack-nframes':           # first stack's number of frames
+    put32(b, sec[8][1] + 8, int(arg, 0))
+elif mode == 'stack-frame':             # first stack's leaf frame
+    put32(b, sec[8][1] + 12, u32(b, sec[7][1]))
+elif mode == 'stack-count-stack':       # first stack count's stack
+    put32(b, sec[9][1] + 4, u32(b, sec[8][1]))
+elif mode == 'stack-count-stat':        # first stack count's statistic
+    put32(b, sec[9][1] + 8, u32(b, sec[2][1]))
+elif mode == 'stack-count-swap':        # first two stack counts swapped
+    o = sec[9][1] + 4
+    b[o:o + 48] = b[o + 24:o + 48] + b[o:o + 24]
+elif mode == 'stack-count-dup':         # first stack count twice
+    o = sec[9][1] + 4
+    b[o + 24:o + 48] = b[o:o + 24]
+elif mode == 'meta-replace':            # OLD:NEW, the same length
+    old, new = (x.encode() for x in arg.split(':'))
+    o, n = sec[1][1], sec[1][2]
+    assert len(old) == len(new) and b[o:o + n].count(old) == 1
+    b[o:o + n] = b[o:o + n].replace(old, new)
+elif mode == 'table-reverse':           # sections listed last to first
+    n = u32(b, 12)
+    t = [b[32 + 24 * i:56 + 24 * i] for i in range(n)]
+    b[32:32 + 24 * n] = b''.join(reversed(t))
 else:
     sys.exit('craft.py: unknown mode ' + mode)
 if fix_crc:
@@ -391,17 +423,186 @@ craft() {
 	rejects d.out
 }
 
-@test "version 2 is unsupported, a wrong magic is not a profile" {
+@test "version 3 is unsupported, a wrong magic is not a profile" {
 	make_profile good.out
 	write_craft
-	craft version good.out d.out 2
-	rejects d.out 'version 2' 'not supported'
+	craft version good.out d.out 3
+	rejects d.out 'version 3' 'not supported'
 	craft version good.out d.out 0
 	rejects d.out 'version 0' 'not supported'
 	craft magic good.out d.out UMONPROX
 	rejects d.out 'not a profile'
 	craft magic good.out d.out KMONPROF
 	rejects d.out 'not a profile'
+}
+
+# Call stacks (sections 7-9), written by tests/tools/mkstacks.c: no
+# sampling needed.
+MKSTACKS=$ROOT/$BUILD/tests/mkstacks
+
+# The stacks mkstacks writes, as "mkstacks print" shows them.
+STACKS_PRINTED="frame 0: /nonexistent/prog+0x1010
+frame 1: /nonexistent/prog+0x1100
+frame 2: /nonexistent/libc.so.6+0x2200
+frame 3: /nonexistent/prog+0x1200
+stack 0: 0 1 3 (complete)
+stack 1: 2 1 3 (complete)
+stack 2: 0 (truncated: no unwind information)
+count cpu-clock stack 0: 6 samples, weight 6000000
+count cpu-clock stack 1: 3 samples, weight 3000000
+count cpu-clock stack 2: 1 samples, weight 1000000
+count task-clock stack 0: 4 samples, weight 4000000
+count task-clock stack 1: 2 samples, weight 2000000"
+
+# sections FILE: the section ids of profile FILE, in table order.
+sections() {
+	python3 -c '
+import struct, sys
+b = open(sys.argv[1], "rb").read()
+print(" ".join(str(struct.unpack_from("<I", b, 32 + 24 * i)[0])
+               for i in range(struct.unpack_from("<I", b, 12)[0])))' "$1"
+}
+
+# rows FILE: the report of FILE as JSON, without the file's name.
+rows() {
+	"$UPROFILE" -i "$1" -format json | jq -c 'del(.file)'
+}
+
+@test "call stacks: written as version 2, read back as written" {
+	run -0 "$MKSTACKS" write s.out
+	assert_equal "$(od -An -tu4 -j8 -N4 s.out | tr -d ' ')" 2
+	assert_equal "$(sections s.out)" "1 2 3 4 5 7 8 9"
+	# the stack counts were added out of order: read back sorted
+	run -0 "$MKSTACKS" print s.out
+	assert_output "call_graph dwarf
+stack_dump 8192
+$STACKS_PRINTED"
+	local cg
+	for cg in fp auto; do
+		run -0 "$MKSTACKS" write s.out "$cg"
+		run -0 "$MKSTACKS" print s.out
+		assert_line --index 0 "call_graph $cg"
+	done
+	run -0 "$MKSTACKS" print s.out
+	assert_line --index 1 "stack_dump 8192"
+	# without stacks: no sections 7-9, no call-graph keys
+	run -0 "$MKSTACKS" flat n.out
+	assert_equal "$(sections n.out)" "1 2 3 4 5"
+	run -0 "$MKSTACKS" print n.out
+	assert_output $'call_graph none\nstack_dump 0'
+	run -1 grep -c call_graph n.out
+	# stacks change the flat report only by what the report says of
+	# them: the call-stack summary and each row's total%
+	assert_equal "$(rows s.out | jq -c 'del(.call_stacks) |
+		del(.rows[].total_percent)')" \
+		"$(rows n.out | jq -c 'del(.call_stacks)')"
+	assert_equal "$(rows n.out | jq -c .call_stacks)" null
+	rows s.out | json_check
+}
+
+@test "call stacks: the section table in any order reads the same" {
+	run -0 "$MKSTACKS" write s.out
+	write_craft
+	craft table-reverse s.out r.out
+	assert_equal "$(sections r.out)" "9 8 7 5 4 3 2 1"
+	run -0 "$MKSTACKS" print r.out
+	assert_output "call_graph dwarf
+stack_dump 8192
+$STACKS_PRINTED"
+}
+
+@test "version 1 is read as a profile without stacks" {
+	write_craft
+	# A version-1 writer wrote sections 1-5 exactly as version 2 does
+	# without stacks: only the version field differs.
+	run -0 "$MKSTACKS" flat n.out
+	craft version n.out v1.out 1
+	run -0 "$MKSTACKS" print v1.out
+	assert_output $'call_graph none\nstack_dump 0'
+	assert_equal "$(rows v1.out)" "$(rows n.out)"
+	# Sections 7-9 and the call-graph keys are unknown to version 1:
+	# ignored, even when damaged.
+	run -0 "$MKSTACKS" write s.out
+	craft version s.out v1.out 1
+	run -0 "$MKSTACKS" print v1.out
+	assert_output $'call_graph none\nstack_dump 0'
+	assert_equal "$(rows v1.out)" "$(rows n.out)"
+	craft frame-object s.out d.out
+	craft version d.out v1.out 1
+	run -0 "$MKSTACKS" print v1.out
+	craft meta-replace s.out d.out dwarf:dwarx
+	craft version d.out v1.out 1
+	run -0 "$MKSTACKS" print v1.out
+	assert_output $'call_graph none\nstack_dump 0'
+}
+
+@test "damaged stack sections are rejected with one line, status 125" {
+	run -0 "$MKSTACKS" write s.out
+	write_craft
+	local s n
+	for s in 7 8 9; do
+		craft section-offset s.out d.out "$s"
+		rejects d.out 'outside the file'
+		craft section-end s.out d.out "$s"
+		rejects d.out 'outside the file'
+		craft section-wrap s.out d.out "$s"
+		rejects d.out 'outside the file'
+		craft section-short s.out d.out "$s"
+		rejects d.out 'section is malformed'
+		craft count s.out d.out "$s"
+		rejects d.out 'section is malformed'
+		craft count-plus s.out d.out "$s"
+		rejects d.out 'section is malformed'
+		# one without the others
+		craft section-id s.out d.out "$s:99"
+		rejects d.out 'frames, stacks and stack counts' 'together'
+	done
+	craft frame-object s.out d.out
+	rejects d.out 'frames section is malformed'
+	craft stack-frame s.out d.out
+	rejects d.out 'stacks section is malformed'
+	for n in 0 0xffffffff; do
+		craft stack-nframes s.out d.out "$n"
+		rejects d.out 'stacks section is malformed'
+	done
+	for n in 8 0xffffffff; do
+		craft stack-end s.out d.out "$n"
+		rejects d.out 'stacks section is malformed'
+	done
+	craft stack-end s.out d.out 7
+	run -0 "$MKSTACKS" print d.out
+	assert_line 'stack 0: 0 1 3 (kernel frames only)'
+	for n in stack-count-stack stack-count-stat stack-count-swap \
+		stack-count-dup; do
+		craft "$n" s.out d.out
+		rejects d.out 'stack counts section is malformed'
+	done
+	for n in dwarf:dwarx dwarf:fpfpf 8192:81x2 8192:-192; do
+		craft meta-replace s.out d.out "$n"
+		rejects d.out 'metadata section is malformed'
+	done
+	# the reader's error, as the test tool prints it: one line, status 1
+	craft frame-object s.out d.out
+	run -1 --separate-stderr "$MKSTACKS" print d.out
+	assert_equal "$stderr" "mkstacks: cannot read 'd.out': frames section is malformed"
+}
+
+@test "truncated profiles with stacks are rejected, never crash" {
+	run -0 "$MKSTACKS" write s.out
+	write_craft
+	local size n
+	size=$(stat -c %s s.out)
+	for n in 32 100 $((size / 2)) $((size - 100)) $((size - 60)) \
+		$((size - 25)) $((size - 1)); do
+		craft truncate s.out t.out "$n"
+		rejects t.out
+	done
+}
+
+@test "never a crash: random damage to a profile with stacks gives 0 or 125" {
+	run -0 "$MKSTACKS" write s.out
+	write_fuzz
+	run -0 python3 fuzz.py "$UPROFILE" s.out 400
 }
 
 # in_little_memory COMMAND...: run COMMAND with 300 MB of address space,
@@ -441,8 +642,11 @@ in_little_memory() {
 	json_check <<<"$output"
 }
 
-@test "never a crash: random damage with valid checksums gives 0 or 125" {
-	make_profile good.out
+# The mutation tool: fuzz.py UPROFILE SRC COUNT damages profile SRC COUNT
+# times at random, with a valid checksum, and checks that "uprofile -i"
+# gives status 0, or 125 with one line; each failing input is kept as
+# failed.N.out.
+write_fuzz() {
 	cat >fuzz.py <<'EOF'
 import random, struct, subprocess, sys, zlib
 
@@ -491,5 +695,10 @@ if outcomes[0] < count // 20 or outcomes[125] < count // 2:
     failures += 1
 sys.exit(1 if failures else 0)
 EOF
+}
+
+@test "never a crash: random damage with valid checksums gives 0 or 125" {
+	make_profile good.out
+	write_fuzz
 	run -0 python3 fuzz.py "$UPROFILE" good.out 600
 }

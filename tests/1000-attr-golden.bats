@@ -100,3 +100,33 @@ load helpers
 		assert_line --regexp '^retinst +no '
 	fi
 }
+
+@test "uprofile --call-graph=dwarf: user registers and a 32 KiB stack copy, kernel chains only" {
+	golden uprofile-callgraph-dwarf "$UPROFILE" --dry-run --call-graph=dwarf -e cpu-clock true
+	run -0 "$UPROFILE" --dry-run --call-graph=dwarf,4096 -e cpu-clock true
+	assert_line '  sample_regs_user 0xff01ff sample_stack_user 4096'
+	# -g is auto on uprofile: the same user registers and stack.
+	run -0 "$UPROFILE" --dry-run -g -e cpu-clock true
+	assert_line '  sample_regs_user 0xff01ff sample_stack_user 32768'
+}
+
+@test "call graphs: fp asks the kernel for user chains; kprofile -g for kernel chains only" {
+	run -0 "$UPROFILE" --dry-run --call-graph=fp -e cpu-clock true
+	assert_line '  sample_type 0x101a7'
+	assert_line --partial 'exclude_callchain_user 0'
+	refute_line --partial 'sample_regs_user'
+	run -0 "$KPROFILE" --dry-run -g -e cpu-clock
+	assert_line '  sample_type 0x101a7'
+	assert_line --partial 'exclude_callchain_user 1'
+	refute_line --partial 'sample_regs_user'
+}
+
+@test "call graphs: a bad mode or size is a usage error" {
+	run -125 "$UPROFILE" --call-graph=lbr true
+	assert_output --partial "bad --call-graph 'lbr'"
+	run -125 "$UPROFILE" --call-graph=dwarf,70000 true
+	assert_output --partial "bad --call-graph size"
+	run -125 "$UPROFILE" --call-graph=fp,8192 true
+	run -125 "$UPROFILE" -g --count true
+	assert_output --partial "do not apply to --count"
+}

@@ -416,3 +416,16 @@ fake_sysfs() {
 	assert_line '  exclude_user 0 exclude_kernel 0 exclude_hv 0 exclude_callchain_user 0'
 	assert_line '  profile-me amd-ibs ibs_op: retire'
 }
+
+@test "IBS with --call-graph=dwarf: user frames from the kernel's chain, no stack copy" {
+	fake_sysfs ibs_op 11 format/cnt_ctl=config:19
+	run -0 "$UPROFILE" --dry-run --pmu=amd-ibs --call-graph=dwarf \
+		-e retire -c 65536 true
+	# The IBS event (event 1): CALLCHAIN (0x20) with the user part, no
+	# REGS_USER/STACK_USER.
+	local ibs
+	ibs=$(sed -n '/^event 1$/,$p' <<<"$output")
+	[[ $ibs == *"sample_type 0x105a7"* ]] || fail "IBS event: $ibs"
+	[[ $ibs == *"exclude_callchain_user 0"* ]] || fail "IBS event: $ibs"
+	[[ $ibs != *sample_regs_user* ]] || fail "IBS event: $ibs"
+}

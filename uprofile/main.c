@@ -34,6 +34,14 @@ static const char doc[] =
 "  uprofile -pixie -average freq ./prog\n"
 "                                time per execution of each row\n"
 "  uprofile -i umon.out --format json\n"
+"  uprofile -i umon.out -callers memcpy\n"
+"                                who calls memcpy (profile taken with -g)\n"
+"  uprofile -i umon.out -tree -quit 2%\n"
+"                                the call tree, nodes of 2% or more\n"
+"  uprofile -i umon.out --format folded >out.folded\n"
+"                                stacks for flamegraph.pl, inferno, ...\n"
+"  uprofile -i umon.out -ra 'memcpy*,strlen'\n"
+"                                those routines' samples to their callers\n"
 "  uprofile -quiet --format json -report-file r.json ./test-suite\n"
 "                                for scripts: stdout stays the program's\n"
 "\n"
@@ -49,7 +57,8 @@ static const char doc[] =
 "  128+N  the program was killed by signal N\n"
 "  125    uprofile itself failed (bad usage, statistic unavailable,\n"
 "         cannot collect or attach, unreadable profile file, an output\n"
-"         file that cannot be written: found before the program starts)\n"
+"         file that cannot be written: found before the program starts;\n"
+"         a call-stack view or -ra of a profile without stacks)\n"
 "  126    the program was found but could not be run\n"
 "  127    the program was not found\n";
 
@@ -68,6 +77,10 @@ static const struct argp_option options[] = {
 	  "and add exact instruction counts (retinst, simulated) to the "
 	  "profile; the program must behave the same in both runs (same "
 	  "input, same work): a warning says when they clearly differ", 1 },
+	{ "ra", FE_OPT_RA_LIST, "PROC[,PROC...]", 0,
+	  "with -i: charge samples whose leaf procedure matches a PROC "
+	  "(globs, e.g. memcpy*,strlen) to the first caller outside them, "
+	  "from the profile's call stacks", 4 },
 	{ 0 }
 };
 
@@ -91,6 +104,10 @@ static void check_sim_options(const struct run_config *c,
 		if (c->add_modes & STAT_MODE_KERNEL)
 			argp_error(state, "--engine=sim sees user mode only; "
 				   "-kernel does not apply");
+		if (c->call_graph || c->call_graph_g)
+			argp_error(state, "--engine=sim counts events, it takes "
+				   "no stacks; -g and --call-graph do not "
+				   "apply");
 	}
 	if (c->triggered || c->control)
 		argp_error(state, "%s counts the whole run; -t and -control "

@@ -25,6 +25,7 @@ struct fe_args {
 	struct run_config cfg;
 	const char *input;		/* -i */
 	int list, completion;		/* -l, --completion-helper */
+	int ra_list;			/* -ra PROCS (FE_OPT_RA_LIST) */
 	size_t alloc_stats, alloc_only, alloc_exclude;
 	size_t ngroups;			/* shared option groups: argp
 					 * children whose input this is */

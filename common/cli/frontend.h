@@ -26,6 +26,8 @@ enum {
 	FE_OPT_PID = 'p',		/* -p PID (its doc is the tool's) */
 	FE_OPT_ENGINE = 1900,		/* --engine=perf|sim */
 	FE_OPT_PIXIE,			/* -pixie */
+	FE_OPT_RA_LIST,			/* -ra GLOB[,GLOB...]: report-time,
+					 * from the stacks (uprofile) */
 	FE_OPT_TOOL = 2000,		/* the tool's own keys start here */
 };
 
@@ -43,5 +45,10 @@ struct fe_tool {
 };
 
 int fe_main(const struct fe_tool *tool, int argc, char **argv);
+
+/* Split a comma-separated option value in place into *v (the strings
+ * point into arg; only the array is the caller's to free) and *n.
+ * 0, or ENOMEM. */
+int fe_split_list(char *arg, const char ***v, size_t *n);
 
 #endif

@@ -28,7 +28,7 @@ static void raise_fd_limit(void)
 static int is_shared_key(int key)
 {
 	return key == FE_OPT_PID || key == FE_OPT_ENGINE ||
-	       key == FE_OPT_PIXIE;
+	       key == FE_OPT_PIXIE || key == FE_OPT_RA_LIST;
 }
 
 static size_t table_len(const struct argp_option *o)

@@ -30,7 +30,8 @@ enum {
 	OPT_HEAVY, OPT_QUIT, OPT_ONLY, OPT_EXCLUDE, OPT_NUMBERS, OPT_FORMAT,
 	OPT_QUIET, OPT_COMPLETION, OPT_CONTROL, OPT_LIST, OPT_DRY_RUN,
 	OPT_REPORT_FILE, OPT_PMU, OPT_COUNT, OPT_START_AFTER,
-	OPT_BLOCKS, OPT_ASM, OPT_STRIDE, OPT_AVERAGE,
+	OPT_BLOCKS, OPT_ASM, OPT_STRIDE, OPT_AVERAGE, OPT_CALLERS,
+	OPT_CALLEES, OPT_TREE, OPT_CALL_GRAPH,
 };
 
 const struct argp_option fe_stat_options[] = {
@@ -64,6 +65,14 @@ const struct argp_option fe_stat_options[] = {
 	  "start counting or sampling only after statistic STAT has occurred "
 	  "N times (the originals' cascaded counters); the hand-over takes "
 	  "about 0.1 ms, events of that time are missed", 1 },
+	{ NULL, 'g', NULL, 0,
+	  "record call stacks: --call-graph=auto (kprofile: the kernel's "
+	  "own call chains)", 1 },
+	{ "call-graph", OPT_CALL_GRAPH, "MODE", 0,
+	  "record call stacks: fp (frame pointers, walked by the kernel), "
+	  "dwarf[,SIZE] (copy SIZE bytes of user stack per sample, default "
+	  "32768, and unwind them with each object's CFI while collecting) "
+	  "or auto (CFI where an object has it, else frame pointers)", 1 },
 	{ "kernel", OPT_KERNEL, NULL, 0, "also sample kernel mode", 1 },
 	{ "user", OPT_USER, NULL, 0, "also sample user mode", 1 },
 	{ 0 }
@@ -122,6 +131,16 @@ const struct argp_option fe_display_options[] = {
 	{ "average", OPT_AVERAGE, NULL, 0,
 	  "also show each statistic per execution (divided by exact "
 	  "counts from -pixie or the sim engine, else by freq)", 4 },
+	{ "callers", OPT_CALLERS, "PROC", 0,
+	  "call stacks: the callers of procedures matching PROC (a glob), "
+	  "each with its share of their total", 4 },
+	{ "callees", OPT_CALLEES, "PROC", 0,
+	  "call stacks: what procedures matching PROC call, with shares",
+	  4 },
+	{ "tree", OPT_TREE, NULL, 0,
+	  "call stacks: the top-down call tree with total and self "
+	  "percentages; nodes below 0.5% (or -quit N%) pruned, -quit N "
+	  "keeps N children per node", 4 },
 	{ "quit", OPT_QUIT, "N|N%", 0,
 	  "stop after N rows, or at the first row below N percent", 4 },
 	{ "only", OPT_ONLY, "PROC", 0,
@@ -129,7 +148,9 @@ const struct argp_option fe_display_options[] = {
 	{ "exclude", OPT_EXCLUDE, "PROC", 0,
 	  "leave out procedures matching PROC (repeatable)", 4 },
 	{ "numbers", OPT_NUMBERS, NULL, 0, "show addresses", 4 },
-	{ "format", OPT_FORMAT, "text|json", 0, "report format", 4 },
+	{ "format", OPT_FORMAT, "text|json|folded", 0,
+	  "report format; folded: one line per distinct call stack, "
+	  "'root;...;leaf count', for flame-graph tools (needs stacks)", 4 },
 	{ "report-file", OPT_REPORT_FILE, "FILE", 0,
 	  "after a run, write the report to FILE (default: stderr, since "
 	  "stdout is the program's); with -i it goes to stdout", 4 },
@@ -218,6 +239,56 @@ static void parse_start_after(struct run_config *c, char *arg,
 	c->start_after = arg;
 }
 
+int fe_split_list(char *arg, const char ***v, size_t *n)
+{
+	char *save = NULL, *tok;
+	size_t alloc = 0;
+
+	*v = NULL;
+	*n = 0;
+	for (tok = strtok_r(arg, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (ALLOC_GROW(*v, *n + 1, alloc)) {
+			free(*v);
+			*v = NULL;
+			*n = 0;
+			return ENOMEM;
+		}
+		(*v)[(*n)++] = tok;
+	}
+	return 0;
+}
+
+/* --call-graph=fp|dwarf[,SIZE]|auto */
+static void parse_call_graph(struct run_config *c, char *arg,
+			     struct argp_state *state)
+{
+	const char *comma = strchr(arg, ',');
+	size_t n = comma ? (size_t)(comma - arg) : strlen(arg);
+	uint64_t u;
+
+	if (n == 2 && !strncmp(arg, "fp", n))
+		c->call_graph = PROF_CG_FP;
+	else if (n == 5 && !strncmp(arg, "dwarf", n))
+		c->call_graph = PROF_CG_DWARF;
+	else if (n == 4 && !strncmp(arg, "auto", n))
+		c->call_graph = PROF_CG_AUTO;
+	else
+		argp_error(state, "bad --call-graph '%s': expected fp, "
+			   "dwarf[,SIZE] or auto", arg);
+	c->stack_dump = 0;
+	if (!comma)
+		return;
+	if (c->call_graph == PROF_CG_FP)
+		argp_error(state, "bad --call-graph '%s': fp copies no "
+			   "stack, SIZE is for dwarf and auto", arg);
+	if (parse_u64(comma + 1, 8, RUN_STACK_DUMP_MAX, &u))
+		argp_error(state, "bad --call-graph size '%s': expected 8 to "
+			   "%d bytes", comma + 1, RUN_STACK_DUMP_MAX);
+	/* The kernel copies whole words. */
+	c->stack_dump = (uint32_t)(u & ~7ULL);
+}
+
 /* "Statistics and sampling:" */
 static error_t parse_stat_opt(int key, char *arg, struct argp_state *state)
 {
@@ -255,6 +326,8 @@ static error_t parse_stat_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_COUNT: c->count = 1; break;
 	case OPT_START_AFTER: parse_start_after(c, arg, state); break;
+	case 'g': c->call_graph_g = 1; break;
+	case OPT_CALL_GRAPH: parse_call_graph(c, arg, state); break;
 	default:
 		return ARGP_ERR_UNKNOWN;
 	}
@@ -339,12 +412,14 @@ static error_t parse_display_opt(int key, char *arg, struct argp_state *state)
 	case OPT_COMPLETION: a->completion = 1; return 0;
 	case OPT_FORMAT:
 		if (!strcmp(arg, "json"))
-			c->json = 1;
+			c->format = RUN_FORMAT_JSON;
 		else if (!strcmp(arg, "text"))
-			c->json = 0;
+			c->format = RUN_FORMAT_TEXT;
+		else if (!strcmp(arg, "folded"))
+			c->format = RUN_FORMAT_FOLDED;
 		else
-			argp_error(state, "bad format '%s': use text or json",
-				   arg);
+			argp_error(state, "bad format '%s': use text, json or "
+				   "folded", arg);
 		return 0;
 	}
 	/* The others choose or filter rows: each implies -display. */
@@ -355,6 +430,13 @@ static error_t parse_display_opt(int key, char *arg, struct argp_state *state)
 	case OPT_BLOCKS: ro->view = REPORT_BLOCKS; break;
 	case OPT_ASM: ro->view = REPORT_ASM; break;
 	case OPT_AVERAGE: ro->average = 1; break;
+	case OPT_CALLERS:
+	case OPT_CALLEES:
+		ro->stack_view = key == OPT_CALLERS ? REPORT_CALLERS :
+			REPORT_CALLEES;
+		ro->focus = arg;
+		break;
+	case OPT_TREE: ro->stack_view = REPORT_TREE; break;
 	case OPT_NUMBERS: ro->numbers = 1; break;
 	case OPT_STRIDE:
 		if (parse_u64(arg, 0, 1u << 20, &u) || (u & (u - 1)))
@@ -413,6 +495,22 @@ static error_t parse_tool_opt(int key, char *arg, struct argp_state *state)
 				   arg);
 		break;
 	case FE_OPT_PIXIE: c->pixie = 1; break;
+	case FE_OPT_RA_LIST: {
+		const char **v = NULL;
+		size_t n = 0;
+
+		if (fe_split_list(arg, &v, &n)) {
+			argp_failure(state, RUN_EXIT_FAIL, ENOMEM, "-ra");
+			return ENOMEM;
+		}
+		if (!n)
+			argp_error(state, "-ra: empty list of procedures");
+		free((void *)c->ra);
+		c->ra = v;
+		c->nra = n;
+		a->ra_list = 1;
+		break;
+	}
 	default:
 		return ARGP_ERR_UNKNOWN;
 	}
@@ -480,9 +578,26 @@ static void check_combinations(const struct fe_args *a,
 		argp_error(state, "--count has no rows: -procedures, "
 			   "-lines, -heavy, -quit, -only, -exclude and "
 			   "-numbers do not apply (use -display)");
+	if (a->ra_list && !a->input)
+		argp_error(state, "-ra PROCS is answered from the call stacks "
+			   "of a profile: give it with -i FILE");
 	if (c->count && c->nra)
 		argp_error(state, "--count does not sample: -ra "
 			   "does not apply");
+	if ((c->call_graph || c->call_graph_g) && (a->input || c->count))
+		argp_error(state, "-g and --call-graph record call stacks "
+			   "in a sampling run; they do not apply to %s",
+			   a->input ? "-i" : "--count");
+	if (c->call_graph && c->call_graph_g)
+		argp_error(state, "give -g or --call-graph, not both");
+	if (c->report.stack_view && (c->report.view != REPORT_PROCEDURES ||
+				     c->report.stride >= 0))
+		argp_error(state, "-callers, -callees and -tree show "
+			   "procedures: -lines, -heavy, -blocks, -asm and "
+			   "-stride do not apply");
+	if (c->report.stack_view && c->format == RUN_FORMAT_FOLDED)
+		argp_error(state, "--format folded writes every stack: "
+			   "-callers, -callees and -tree do not apply");
 	if (c->start_after && (c->triggered || c->control))
 		argp_error(state, "--start-after and -t/-control "
 			   "both decide when counting starts; give "

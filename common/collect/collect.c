@@ -5,90 +5,9 @@
 
 #include "common/util/array.h"
 #include "common/util/buildid.h"
-#include "collect.h"
+#include "collect_int.h"
 #include "common/util/error.h"
 #include "common/stats/stats.h"
-
-#define T_INF UINT64_MAX
-#define NO_PROC UINT32_MAX
-/* A parked sample is retried this many rounds before it is given up. */
-#define PENDING_ROUNDS 3
-
-struct object {
-	char *path;
-	uint32_t kind;
-	uint8_t build_id[20];
-	uint32_t build_id_len;
-	uint64_t start, end, pgoff;
-};
-
-struct mapping {
-	uint64_t start, end, pgoff;
-	uint64_t t_from, t_to;
-	uint32_t obj;
-};
-
-struct process {
-	uint32_t pid;		/* NO_PROC: empty slot */
-	struct mapping *maps;
-	size_t nmaps, alloc_maps;
-};
-
-struct agg_entry {
-	uint64_t offset;
-	uint32_t obj, stat, split;
-	uint32_t used;
-	uint64_t samples, weight;
-};
-
-struct parked {
-	struct collect_sample s;
-	unsigned rounds;
-};
-
-struct collector {
-	enum collect_split split;
-	size_t nstats;
-	uint64_t *samples, *lost;
-
-	struct object *objects;
-	size_t nobjects, alloc_objects;
-	uint32_t obj_kernel, obj_unknown, obj_guest, obj_hv;
-
-	struct process *procs;	/* open addressing by pid */
-	size_t nprocs, cap_procs;
-
-	struct agg_entry *agg;	/* open addressing */
-	size_t nagg, cap_agg;
-
-	struct parked *parked;
-	size_t nparked, alloc_parked;
-
-	struct prof_modes *modes;	/* indexed by cpu */
-	size_t nmodes, alloc_modes;
-
-	unsigned *row_modes;		/* per stat: STAT_MODE_* that become rows */
-	unsigned char *exact;		/* per stat: samples count events */
-	uint32_t *expected;		/* splits that always get a profile */
-	size_t nexpected, alloc_expected;
-	uint32_t *cpus;			/* CPUs profiled: histogram rows */
-	size_t ncpus, alloc_cpus;
-	struct collect_range *ranges;	/* -ra: sorted, merged */
-	size_t nranges;
-	uint64_t moved;
-
-	int oom;
-};
-
-static uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ULL;
-	x ^= x >> 33;
-	return x;
-}
 
 static uint32_t add_object(struct collector *c, uint32_t kind,
 			   const char *path, const uint8_t *bid, size_t bidlen,
@@ -189,7 +108,10 @@ void collector_free(struct collector *c)
 			free(c->procs[i].maps);
 	free(c->procs);
 	free(c->agg);
+	for (i = 0; i < c->nparked; i++)
+		free(c->parked[i].copy);
 	free(c->parked);
+	collect_stacks_free(c->stacks);
 	free(c->modes);
 	free(c->expected);
 	free(c->cpus);
@@ -585,33 +507,45 @@ static uint32_t split_of(const struct collector *c,
 	}
 }
 
+const struct mapping *collect_find_mapping(struct collector *c, uint32_t pid,
+					   uint64_t ip, uint64_t time)
+{
+	struct process *p = proc_find(c, pid);
+	size_t i;
+
+	if (!p)
+		return NULL;
+	/* Newest first: a later mapping shadows an older one. */
+	for (i = p->nmaps; i-- > 0;) {
+		const struct mapping *m = &p->maps[i];
+
+		if (ip >= m->start && ip < m->end &&
+		    time >= m->t_from && time < m->t_to)
+			return m;
+	}
+	return NULL;
+}
+
 /* Returns 0 when the sample was charged, -1 when its map is unknown. */
 static int charge_user(struct collector *c, const struct collect_sample *s,
 		       int final)
 {
-	struct process *p = proc_find(c, s->pid);
-	size_t i;
+	const struct mapping *m = collect_find_mapping(c, s->pid, s->ip,
+						       s->time);
 
-	if (p) {
-		/* Newest first: a later mapping shadows an older one. */
-		for (i = p->nmaps; i-- > 0;) {
-			const struct mapping *m = &p->maps[i];
-			uint64_t off;
+	if (m) {
+		uint64_t off = c->objects[m->obj].kind == PROF_OBJ_ANON ?
+			       s->ip : s->ip - m->start + m->pgoff;
 
-			if (s->ip < m->start || s->ip >= m->end ||
-			    s->time < m->t_from || s->time >= m->t_to)
-				continue;
-			off = c->objects[m->obj].kind == PROF_OBJ_ANON ?
-			      s->ip : s->ip - m->start + m->pgoff;
-			aggregate(c, m->obj, off, s->stat, split_of(c, s),
-				  s->period);
-			return 0;
-		}
-	}
-	if (!final)
+		aggregate(c, m->obj, off, s->stat, split_of(c, s), s->period);
+	} else if (final) {
+		aggregate(c, c->obj_unknown, s->ip, s->stat, split_of(c, s),
+			  s->period);
+	} else {
 		return -1;
-	aggregate(c, c->obj_unknown, s->ip, s->stat, split_of(c, s),
-		  s->period);
+	}
+	if (c->stacks)
+		collect_stacks_charge(c, s, split_of(c, s));
 	return 0;
 }
 
@@ -632,6 +566,8 @@ void collector_sample(struct collector *c, const struct collect_sample *s)
 			  c->nranges && in_ranges(c, s->ip) ?
 			  caller_of(c, s) : s->ip,
 			  s->stat, split, s->period);
+		if (c->stacks)
+			collect_stacks_charge(c, s, split);
 		return;
 	case PERF_RECORD_MISC_USER:
 		count_mode(c, s->cpu, PROF_MODE_USER);
@@ -662,7 +598,17 @@ void collector_sample(struct collector *c, const struct collect_sample *s)
 		return;
 	}
 	c->parked[c->nparked].s = *s;
+	c->parked[c->nparked].copy = NULL;
 	c->parked[c->nparked].rounds = 0;
+	/* The sample points into the ring buffer, which moves on. */
+	if (c->stacks) {
+		c->parked[c->nparked].copy =
+			collect_stacks_copy(&c->parked[c->nparked].s);
+		if (!c->parked[c->nparked].copy) {
+			c->oom = 1;
+			return;
+		}
+	}
 	c->nparked++;
 }
 
@@ -674,8 +620,10 @@ static void retry_parked(struct collector *c, int final)
 		struct parked *p = &c->parked[i];
 		int last = final || ++p->rounds >= PENDING_ROUNDS;
 
-		if (charge_user(c, &p->s, last) == 0)
+		if (charge_user(c, &p->s, last) == 0) {
+			free(p->copy);
 			continue;
+		}
 		c->parked[kept++] = *p;
 	}
 	c->nparked = kept;
@@ -734,7 +682,34 @@ static int copy_meta(struct profile *dst, const struct profile *src)
 		return -1;
 	dst->start_after_ns = src->start_after_ns;
 	dst->start_after_latency_ns = src->start_after_latency_ns;
+	dst->call_graph = src->call_graph;
+	dst->stack_dump = src->stack_dump;
 	return profile_set_argv(dst, src->argc, src->argv);
+}
+
+/* Add collector object obj to p and note its index in remap[obj]. */
+static int add_profile_object(struct collector *c, struct profile *p,
+			      uint32_t *remap, uint32_t obj)
+{
+	const struct object *o = &c->objects[obj];
+	struct prof_object po = {
+		.path = o->path, .kind = o->kind,
+		.build_id_len = o->build_id_len,
+		.start = o->start, .end = o->end, .pgoff = o->pgoff,
+	};
+	int idx;
+
+	memcpy(po.build_id, o->build_id, sizeof(po.build_id));
+	if (!po.build_id_len && o->kind == PROF_OBJ_FILE) {
+		int n = buildid_read(o->path, po.build_id, sizeof(po.build_id));
+
+		po.build_id_len = n > 0 ? (uint32_t)n : 0;
+	}
+	idx = profile_add_object(p, &po);
+	if (idx < 0)
+		return idx;
+	remap[obj] = (uint32_t)idx;
+	return idx;
 }
 
 static int build_one(struct collector *c, const struct profile *tpl,
@@ -743,6 +718,7 @@ static int build_one(struct collector *c, const struct profile *tpl,
 	struct profile *p = profile_new();
 	uint32_t *remap = NULL;
 	size_t i, last;
+	int r;
 
 	*out = p;
 	if (!p || copy_meta(p, tpl))
@@ -771,29 +747,10 @@ static int build_one(struct collector *c, const struct profile *tpl,
 
 		if (!e->used || e->split != split || e->stat >= p->nstats)
 			continue;
-		if (remap[e->obj] == UINT32_MAX) {
-			const struct object *o = &c->objects[e->obj];
-			struct prof_object po = {
-				.path = o->path, .kind = o->kind,
-				.build_id_len = o->build_id_len,
-				.start = o->start, .end = o->end,
-				.pgoff = o->pgoff,
-			};
-			int idx;
-
-			memcpy(po.build_id, o->build_id, sizeof(po.build_id));
-			if (!po.build_id_len && o->kind == PROF_OBJ_FILE) {
-				int n = buildid_read(o->path, po.build_id,
-						     sizeof(po.build_id));
-
-				po.build_id_len = n > 0 ? (uint32_t)n : 0;
-			}
-			idx = profile_add_object(p, &po);
-			if (idx < 0) {
-				free(remap);
-				return idx;
-			}
-			remap[e->obj] = (uint32_t)idx;
+		if (remap[e->obj] == UINT32_MAX &&
+		    (r = add_profile_object(c, p, remap, e->obj)) < 0) {
+			free(remap);
+			return r;
 		}
 		k.obj = remap[e->obj];
 		k.stat = e->stat;
@@ -805,6 +762,12 @@ static int build_one(struct collector *c, const struct profile *tpl,
 			return -PROF_ENOMEM;
 		}
 		p->stats[e->stat].samples += e->samples;
+	}
+	if (c->stacks &&
+	    (r = collect_stacks_build(c, split, p, remap,
+				      add_profile_object)) < 0) {
+		free(remap);
+		return r;
 	}
 	free(remap);
 	if (p->ncounts > 1)

@@ -38,11 +38,23 @@ struct collect_sample {
 	uint64_t period;
 	uint64_t time;
 	unsigned cpumode;	/* PERF_RECORD_MISC_CPUMODE_* */
-	const uint64_t *chain;	/* kernel call chain (8-byte aligned), or NULL */
+	/* The call chain the kernel walked (PERF_SAMPLE_CALLCHAIN, 8-byte
+	 * aligned, context markers included), or NULL: kernel frames, and
+	 * with --call-graph=fp the user frames too. */
+	const uint64_t *chain;
 	uint64_t nchain;
+	/* --call-graph=dwarf|auto: the user registers at the sample (in
+	 * perf's order, the bits of uregs_mask) and the copy of the user
+	 * stack from its stack pointer up; NULL when the sample has none
+	 * (a kernel thread). */
+	const uint64_t *uregs;
+	uint64_t uregs_mask;
+	const uint8_t *ustack;
+	uint64_t ustack_len;
 };
 
 struct collector;
+struct unw_object;
 
 struct collector *collector_new(enum collect_split split, size_t nstats);
 void collector_free(struct collector *c);
@@ -79,6 +91,28 @@ int collector_set_caller_ranges(struct collector *c,
 				const struct collect_range *r, size_t n);
 /* Samples moved to a caller so far. */
 uint64_t collector_moved(const struct collector *c);
+
+/*
+ * Collect call stacks (-g): mode PROF_CG_FP takes them from the samples'
+ * call chains, PROF_CG_DWARF unwinds the user stack copies with the CFI
+ * of each object, PROF_CG_AUTO too, through frame pointers where an
+ * object has no CFI.  Each distinct stack is kept once with a count per
+ * statistic; collector_build() puts them in the profiles.
+ */
+int collector_set_call_graph(struct collector *c, enum prof_call_graph mode);
+
+/* How the frames of the i-th object were unwound, for -v: 0 and its path,
+ * source (".eh_frame", ".debug_frame", "frame pointers", "no CFI..."),
+ * unwind steps taken in it and rows of its CFI read (each read once);
+ * 1 when i is past the last object; -1 when object i was never unwound
+ * through. */
+int collector_unwind_info(const struct collector *c, size_t i,
+			  const char **path, const char **source,
+			  uint64_t *steps, uint64_t *rows);
+
+/* Stacks so far, by how they ended (enum prof_stack_end). */
+uint64_t collector_stack_ends(const struct collector *c,
+			      enum prof_stack_end end);
 
 void collector_mmap(struct collector *c, uint32_t pid, uint64_t start,
 		    uint64_t len, uint64_t pgoff, const char *path,

@@ -12,6 +12,7 @@
 
 #include "common/util/array.h"
 #include "common/collect/collect.h"
+#include "common/unwind/unwind.h"
 #include "common/util/error.h"
 #include "perf.h"
 #include "common/stats/stats.h"
@@ -29,6 +30,8 @@ struct ring {
 	int hup;			/* the owning task exited: poll would
 					 * return at once forever, so the ring
 					 * is only drained on the timeout */
+	uint64_t read_to;		/* records up to here are listed in
+					 * this round: freed after delivery */
 };
 
 struct event_fd {
@@ -65,11 +68,13 @@ struct opener {
 	enum ev_role role;
 };
 
-/* A record copied out of a ring, delivered in time order. */
+/* A record of a ring, delivered in time order: in place, or copied to
+ * the round's arena when it wraps around the ring's end. */
 struct rec {
 	uint64_t time;
 	uint64_t seq;
-	size_t off;		/* into the round's arena */
+	const uint8_t *in_ring;	/* the record in the ring, or NULL */
+	size_t off;		/* else its copy in the round's arena */
 };
 
 struct perf_session {
@@ -79,6 +84,8 @@ struct perf_session {
 	size_t nrings;
 	size_t nspecs;
 	int callchain;
+	uint32_t stack_user;
+	uint64_t regs_mask;
 	int cascade_fired;
 	struct collector *col;
 
@@ -253,8 +260,14 @@ static void build_attr(const struct perf_event_spec *sp,
 	a->inherit = t->kind == PERF_TARGET_TASKS;
 	a->sample_id_all = 1;
 	a->watermark = 1;
-	/* Wake the drainer at 32 KiB so bursts never fill the buffer. */
+	/* Wake the drainer at 32 KiB so bursts never fill the buffer.
+	 * Larger rings hold stack copies (tens of KiB a sample): a quarter
+	 * of the ring, whichever event owns it (the tracking event does,
+	 * the others write into its ring), else every sample wakes us. */
 	a->wakeup_watermark = 32 * 1024;
+	if (t->ring_pages > 64)
+		a->wakeup_watermark = (uint32_t)(t->ring_pages / 4 *
+				      (size_t)sysconf(_SC_PAGESIZE));
 	if (!sp) {
 		a->type = PERF_TYPE_SOFTWARE;
 		a->config = PERF_COUNT_SW_DUMMY;
@@ -295,7 +308,18 @@ static void build_attr(const struct perf_event_spec *sp,
 	} else {
 		if (sp->callchain) {
 			a->sample_type |= PERF_SAMPLE_CALLCHAIN;
-			a->exclude_callchain_user = 1;
+			/* An instruction-sampling event's records are
+			 * walked field by field and carry no stack copy:
+			 * its user frames come from the frame pointers. */
+			a->exclude_callchain_user =
+				sp->callchain != PERF_CHAIN_ALL &&
+				!(pm && sp->stack_user);
+		}
+		if (sp->stack_user && !pm) {
+			a->sample_type |= PERF_SAMPLE_REGS_USER |
+					  PERF_SAMPLE_STACK_USER;
+			a->sample_regs_user = unw_perf_regs_mask();
+			a->sample_stack_user = sp->stack_user;
 		}
 		if (sp->period) {
 			a->sample_period = sp->period;
@@ -467,6 +491,10 @@ static void describe_attr(FILE *f, const struct perf_event_attr *a)
 		a->sample_id_all);
 	fprintf(f, "  watermark %u wakeup_watermark %u\n",
 		a->watermark, a->wakeup_watermark);
+	if (a->sample_type & (PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER))
+		fprintf(f, "  sample_regs_user %#llx sample_stack_user %u\n",
+			(unsigned long long)a->sample_regs_user,
+			a->sample_stack_user);
 }
 
 int perf_describe(FILE *f, const struct perf_event_spec *specs,
@@ -606,6 +634,14 @@ static int map_ring(struct perf_session *s, struct ring *r, int fd,
 	void *m = mmap(NULL, (pages + 1) * pg, PROT_READ | PROT_WRITE,
 		       MAP_SHARED, fd, 0);
 
+	/* A large buffer (stack copies) may exceed what an unprivileged
+	 * user may lock (perf_event_mlock_kb): take what is allowed, down
+	 * to the default. */
+	while (m == MAP_FAILED && errno == EPERM && pages > 64) {
+		pages /= 2;
+		m = mmap(NULL, (pages + 1) * pg, PROT_READ | PROT_WRITE,
+			 MAP_SHARED, fd, 0);
+	}
 	if (m == MAP_FAILED)
 		return prof_fail(errno == EPERM ? PROF_EPERM : PROF_EPERF,
 				 "cannot map sample buffer: %s%s",
@@ -773,8 +809,12 @@ int perf_session_open(struct perf_session **out,
 	}
 	if (s->nfds > 1)
 		qsort(s->fds, s->nfds, sizeof(*s->fds), cmp_fd_id);
-	for (i = 0; i < nspecs; i++)
+	for (i = 0; i < nspecs; i++) {
 		s->callchain |= specs[i].callchain;
+		if (specs[i].stack_user)
+			s->stack_user = specs[i].stack_user;
+	}
+	s->regs_mask = unw_perf_regs_mask();
 	free(cpus);
 	free(op);
 	*out = s;
@@ -883,7 +923,11 @@ static inline uint32_t rd32(const uint8_t *p)
 	return v;
 }
 
-/* Copy every complete record of one ring into the arena. */
+/*
+ * List every complete record of one ring.  A record stays where it is
+ * (stack copies make samples tens of KiB) unless it wraps around the
+ * ring's end; the ring's tail moves past them only after delivery.
+ */
 static void read_ring(struct perf_session *s, struct ring *r)
 {
 	uint64_t head = __atomic_load_n(&r->meta->data_head, __ATOMIC_ACQUIRE);
@@ -893,7 +937,7 @@ static void read_ring(struct perf_session *s, struct ring *r)
 	while (tail < head) {
 		struct perf_event_header h;
 		size_t at = tail & mask, first;
-		uint8_t *dst;
+		const uint8_t *rec;
 		struct rec *rc;
 
 		first = r->size - at < sizeof(h) ? r->size - at : sizeof(h);
@@ -901,27 +945,38 @@ static void read_ring(struct perf_session *s, struct ring *r)
 		memcpy((uint8_t *)&h + first, r->data, sizeof(h) - first);
 		if (h.size < sizeof(h) || tail + h.size > head)
 			break;
-		if (ALLOC_GROW(s->arena, s->arena_len + h.size,
-			       s->arena_alloc) ||
-		    ALLOC_GROW(s->recs, s->nrecs + 1, s->alloc_recs))
+		if (ALLOC_GROW(s->recs, s->nrecs + 1, s->alloc_recs))
 			break;
-		dst = s->arena + s->arena_len;
-		first = r->size - at < h.size ? r->size - at : h.size;
-		memcpy(dst, r->data + at, first);
-		memcpy(dst + first, r->data, h.size - first);
-		rc = &s->recs[s->nrecs++];
-		rc->off = s->arena_len;
+		rc = &s->recs[s->nrecs];
+		if (r->size - at >= h.size) {
+			rec = r->data + at;
+			rc->in_ring = rec;
+		} else {
+			uint8_t *dst;
+
+			if (ALLOC_GROW(s->arena, s->arena_len + h.size,
+				       s->arena_alloc))
+				break;
+			dst = s->arena + s->arena_len;
+			first = r->size - at;
+			memcpy(dst, r->data + at, first);
+			memcpy(dst + first, r->data, h.size - first);
+			rec = dst;
+			rc->in_ring = NULL;
+			rc->off = s->arena_len;
+			s->arena_len += h.size;
+		}
+		s->nrecs++;
 		rc->seq = s->seq++;
 		if (h.type == PERF_RECORD_SAMPLE && h.size >= 40)
-			rc->time = rd64(dst + 32);
+			rc->time = rd64(rec + 32);
 		else if (h.size >= sizeof(h) + 24)
-			rc->time = rd64(dst + h.size - 24);
+			rc->time = rd64(rec + h.size - 24);
 		else
 			rc->time = 0;
-		s->arena_len += h.size;
 		tail += h.size;
 	}
-	__atomic_store_n(&r->meta->data_tail, tail, __ATOMIC_RELEASE);
+	r->read_to = tail;
 }
 
 static int cmp_rec(const void *a, const void *b)
@@ -1036,6 +1091,66 @@ bad:
 	s->pm_dropped++;
 }
 
+/*
+ * The fields after PERIOD of an ordinary sample: the call chain, the user
+ * registers and the user stack copy, as the session asked for them.
+ * -1 when they do not fit the record.
+ */
+static int parse_tail(const struct perf_session *s, const uint8_t *b,
+		      const uint8_t *end, struct collect_sample *cs)
+{
+	cs->chain = NULL;
+	cs->nchain = 0;
+	cs->uregs = NULL;
+	cs->uregs_mask = 0;
+	cs->ustack = NULL;
+	cs->ustack_len = 0;
+	if (s->callchain) {
+		uint64_t nr;
+
+		if (end - b < 8)
+			return -1;
+		nr = rd64(b);
+		b += 8;
+		if (nr > (uint64_t)(end - b) / 8)
+			return -1;
+		cs->chain = (const uint64_t *)b;
+		cs->nchain = nr;
+		b += nr * 8;
+	}
+	if (s->stack_user) {
+		uint64_t abi, size, dyn;
+		size_t nregs = (size_t)__builtin_popcountll(s->regs_mask);
+
+		if (end - b < 8)
+			return -1;
+		abi = rd64(b);
+		b += 8;
+		if (abi) {
+			if ((size_t)(end - b) / 8 < nregs)
+				return -1;
+			cs->uregs = (const uint64_t *)b;
+			cs->uregs_mask = s->regs_mask;
+			b += nregs * 8;
+		}
+		if (end - b < 8)
+			return -1;
+		size = rd64(b);
+		b += 8;
+		if (size) {
+			if (size > (uint64_t)(end - b) ||
+			    (uint64_t)(end - b) - size < 8)
+				return -1;
+			dyn = rd64(b + size);
+			if (abi) {
+				cs->ustack = b;
+				cs->ustack_len = dyn < size ? dyn : size;
+			}
+		}
+	}
+	return 0;
+}
+
 static void deliver(struct perf_session *s, const uint8_t *p)
 {
 	const struct perf_event_header *h = (const void *)p;
@@ -1062,16 +1177,8 @@ static void deliver(struct perf_session *s, const uint8_t *p)
 		cs.cpu = rd32(b + 32);
 		cs.period = rd64(b + 40);
 		cs.cpumode = h->misc & PERF_RECORD_MISC_CPUMODE_MASK;
-		cs.chain = NULL;
-		cs.nchain = 0;
-		if (s->callchain && h->size >= 64) {
-			uint64_t nr = rd64(b + 48);
-
-			if (nr <= (uint64_t)(h->size - 64) / 8) {
-				cs.chain = (const uint64_t *)(b + 56);
-				cs.nchain = nr;
-			}
-		}
+		if (parse_tail(s, b + 48, end, &cs))
+			return;
 		collector_sample(s->col, &cs);
 		return;
 	}
@@ -1145,12 +1252,18 @@ void perf_session_drain(struct perf_session *s)
 	s->nrecs = 0;
 	for (i = 0; i < s->nrings; i++)
 		read_ring(s, &s->rings[i]);
-	if (!s->nrecs)
-		return;
-	qsort(s->recs, s->nrecs, sizeof(*s->recs), cmp_rec);
-	for (i = 0; i < s->nrecs; i++)
-		deliver(s, s->arena + s->recs[i].off);
-	collector_round_end(s->col);
+	if (s->nrecs) {
+		qsort(s->recs, s->nrecs, sizeof(*s->recs), cmp_rec);
+		for (i = 0; i < s->nrecs; i++)
+			deliver(s, s->recs[i].in_ring ? s->recs[i].in_ring :
+				   s->arena + s->recs[i].off);
+	}
+	/* The kernel may write over what was delivered. */
+	for (i = 0; i < s->nrings; i++)
+		__atomic_store_n(&s->rings[i].meta->data_tail,
+				 s->rings[i].read_to, __ATOMIC_RELEASE);
+	if (s->nrecs)
+		collector_round_end(s->col);
 }
 
 int perf_session_poll(struct perf_session *s, int timeout_ms,

@@ -60,13 +60,22 @@ struct perf_pm_spec {
 	enum pm_stat stat;
 };
 
+/* Call chains the kernel walks for a sample (perf_event_spec.callchain). */
+enum perf_chain {
+	PERF_CHAIN_NONE = 0,
+	PERF_CHAIN_KERNEL = 1,	/* kernel frames only */
+	PERF_CHAIN_ALL = 2,	/* kernel and user (frame pointers) */
+};
+
 struct perf_event_spec {
 	uint32_t type;		/* PERF_TYPE_* */
 	uint64_t config;
 	unsigned modes;		/* STAT_MODE_* */
 	uint64_t period;	/* events per sample, or 0 to use freq */
 	uint64_t freq;		/* samples per second */
-	int callchain;		/* record kernel call chains */
+	int callchain;		/* PERF_CHAIN_*: call chains to record */
+	uint32_t stack_user;	/* bytes of user stack (and the user
+				 * registers) per sample, 0 none */
 	struct perf_pm_spec pm;	/* type and config come from pm_plan */
 	int counting;		/* count only: no samples, read at the end */
 	unsigned group;		/* 0 alone; same number: one group */

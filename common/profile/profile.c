@@ -30,6 +30,10 @@ enum section_id {
 	SEC_COUNTS = 4,
 	SEC_MODES = 5,
 	SEC_KSYMS = 6,		/* optional */
+	SEC_FRAMES = 7,		/* optional, version 2: 7-9 together */
+	SEC_STACKS = 8,
+	SEC_STACK_COUNTS = 9,
+	SEC_LAST = SEC_STACK_COUNTS
 };
 
 #define HEADER_SIZE 32
@@ -77,6 +81,10 @@ void profile_free(struct profile *p)
 	free(p->stats);
 	free(p->counts);
 	free(p->modes);
+	free(p->frames);
+	free(p->stack_frames);
+	free(p->stacks);
+	free(p->stack_counts);
 	for (i = 0; i < p->nksyms; i++) {
 		free(p->ksyms[i].name);
 		free(p->ksyms[i].module);
@@ -130,6 +138,80 @@ int profile_add_count(struct profile *p, const struct prof_count *c)
 		return -PROF_ENOMEM;
 	p->counts[p->ncounts] = *c;
 	return (int)p->ncounts++;
+}
+
+int profile_add_frame(struct profile *p, const struct prof_frame *f)
+{
+	if (ALLOC_GROW(p->frames, p->nframes + 1, p->alloc_frames))
+		return -PROF_ENOMEM;
+	p->frames[p->nframes] = *f;
+	p->frames[p->nframes].reserved = 0;
+	return (int)p->nframes++;
+}
+
+int profile_add_stack(struct profile *p, const uint32_t *frames,
+		      uint32_t nframes, enum prof_stack_end end)
+{
+	struct prof_stack *st;
+
+	if (!nframes || nframes > UINT32_MAX - p->nstack_frames ||
+	    ALLOC_GROW(p->stack_frames, p->nstack_frames + nframes,
+		       p->alloc_stack_frames) ||
+	    ALLOC_GROW(p->stacks, p->nstacks + 1, p->alloc_stacks))
+		return -PROF_ENOMEM;
+	memcpy(p->stack_frames + p->nstack_frames, frames,
+	       nframes * sizeof(*frames));
+	st = &p->stacks[p->nstacks];
+	st->first = (uint32_t)p->nstack_frames;
+	st->nframes = nframes;
+	st->end = end;
+	st->reserved = 0;
+	p->nstack_frames += nframes;
+	return (int)p->nstacks++;
+}
+
+int profile_add_stack_count(struct profile *p,
+			    const struct prof_stack_count *c)
+{
+	if (ALLOC_GROW(p->stack_counts, p->nstack_counts + 1,
+		       p->alloc_stack_counts))
+		return -PROF_ENOMEM;
+	p->stack_counts[p->nstack_counts] = *c;
+	return (int)p->nstack_counts++;
+}
+
+static int cmp_stack_count(const void *a, const void *b)
+{
+	const struct prof_stack_count *x = a, *y = b;
+
+	if (x->stat != y->stat)
+		return x->stat < y->stat ? -1 : 1;
+	if (x->stack != y->stack)
+		return x->stack < y->stack ? -1 : 1;
+	return 0;
+}
+
+void profile_sort_stack_counts(struct profile *p)
+{
+	if (p->nstack_counts > 1)
+		qsort(p->stack_counts, p->nstack_counts,
+		      sizeof(*p->stack_counts), cmp_stack_count);
+}
+
+const char *profile_stack_end_name(enum prof_stack_end end)
+{
+	static const char *const names[PROF_STACK_NEND] = {
+		[PROF_STACK_COMPLETE] = "complete",
+		[PROF_STACK_FP] = "frame-pointer chain",
+		[PROF_STACK_TRUNC_DUMP] = "truncated: stack copy too small",
+		[PROF_STACK_TRUNC_NO_CFI] = "truncated: no unwind information",
+		[PROF_STACK_TRUNC_NO_MAP] = "truncated: address in no mapping",
+		[PROF_STACK_TRUNC_DEPTH] = "truncated: frame limit",
+		[PROF_STACK_TRUNC_BAD] = "truncated: bad unwind step",
+		[PROF_STACK_KERNEL] = "kernel frames only",
+	};
+
+	return (unsigned)end < PROF_STACK_NEND ? names[end] : "unknown";
 }
 
 int profile_add_ksym(struct profile *p, const struct prof_ksym *k)
@@ -205,7 +287,7 @@ void profile_identify_host(struct profile *p)
 	p->ncpus = (uint32_t)sysconf(_SC_NPROCESSORS_CONF);
 }
 
-static int cmp_count(const void *a, const void *b)
+int profile_count_cmp(const void *a, const void *b)
 {
 	const struct prof_count *x = a, *y = b;
 
@@ -219,7 +301,8 @@ static int cmp_count(const void *a, const void *b)
 void profile_sort_counts(struct profile *p)
 {
 	if (p->ncounts > 1)
-		qsort(p->counts, p->ncounts, sizeof(*p->counts), cmp_count);
+		qsort(p->counts, p->ncounts, sizeof(*p->counts),
+		      profile_count_cmp);
 }
 
 static int same_object(const struct prof_object *a,
@@ -365,14 +448,39 @@ static void put_kv_num(struct buf *b, const char *k, int64_t v)
 	put_kv(b, k, num);
 }
 
+/* Names of enum prof_call_graph in the metadata; NONE is not written. */
+static const char *const call_graph_names[] = {
+	[PROF_CG_FP] = "fp", [PROF_CG_DWARF] = "dwarf", [PROF_CG_AUTO] = "auto",
+};
+
+#define NCALL_GRAPH (sizeof(call_graph_names) / sizeof(*call_graph_names))
+
+static const char *call_graph_name(uint32_t cg)
+{
+	return cg < NCALL_GRAPH ? call_graph_names[cg] : NULL;
+}
+
+/* The enum prof_call_graph named s, or -1 (none is never named). */
+static int call_graph_parse(const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < NCALL_GRAPH; i++)
+		if (call_graph_names[i] && !strcmp(s, call_graph_names[i]))
+			return (int)i;
+	return -1;
+}
+
 static void encode_meta(struct buf *b, const struct profile *p)
 {
 	struct buf argv = { 0 };
+	const char *cg = call_graph_name(p->call_graph);
 	int i;
 
 	for (i = 0; i < p->argc; i++)
 		put(&argv, p->argv[i], strlen(p->argv[i]) + 1);
-	put_u32(b, 12 + (p->ra_routines ? 2 : 0) + (p->start_after ? 3 : 0));
+	put_u32(b, 12 + (p->ra_routines ? 2 : 0) + (p->start_after ? 3 : 0) +
+		       (cg ? 2 : 0));
 	put_kv(b, "tool", p->tool);
 	put_str(b, "argv");
 	put_u32(b, (uint32_t)argv.len);
@@ -398,6 +506,10 @@ static void encode_meta(struct buf *b, const struct profile *p)
 		put_kv_num(b, "start_after_ns", p->start_after_ns);
 		put_kv_num(b, "start_after_latency_ns",
 			   (int64_t)p->start_after_latency_ns);
+	}
+	if (cg) {
+		put_kv(b, "call_graph", cg);
+		put_kv_num(b, "stack_dump", p->stack_dump);
 	}
 	/* ncpus travels in the MODES section header to keep META at 12. */
 }
@@ -488,6 +600,58 @@ static void encode_ksyms(struct buf *b, const struct profile *p)
 	}
 }
 
+static void encode_frames(struct buf *b, const struct profile *p)
+{
+	size_t i;
+
+	put_u32(b, (uint32_t)p->nframes);
+	for (i = 0; i < p->nframes; i++) {
+		put_u32(b, p->frames[i].obj);
+		put_u32(b, 0);
+		put_u64(b, p->frames[i].offset);
+	}
+}
+
+static void encode_stacks(struct buf *b, const struct profile *p)
+{
+	size_t i, j;
+
+	put_u32(b, (uint32_t)p->nstacks);
+	for (i = 0; i < p->nstacks; i++) {
+		const struct prof_stack *st = &p->stacks[i];
+
+		put_u32(b, st->end);
+		put_u32(b, st->nframes);
+		for (j = 0; j < st->nframes; j++)
+			put_u32(b, p->stack_frames[st->first + j]);
+	}
+}
+
+/* The file has them sorted whatever the order in memory. */
+static void encode_stack_counts(struct buf *b, const struct profile *p)
+{
+	struct prof_stack_count *sc;
+	size_t i, n = p->nstack_counts;
+
+	sc = malloc((n ? n : 1) * sizeof(*sc));
+	if (!sc) {
+		b->failed = 1;
+		return;
+	}
+	if (n)
+		memcpy(sc, p->stack_counts, n * sizeof(*sc));
+	if (n > 1)
+		qsort(sc, n, sizeof(*sc), cmp_stack_count);
+	put_u32(b, (uint32_t)n);
+	for (i = 0; i < n; i++) {
+		put_u32(b, sc[i].stack);
+		put_u32(b, sc[i].stat);
+		put_u64(b, sc[i].samples);
+		put_u64(b, sc[i].weight);
+	}
+	free(sc);
+}
+
 static int encode(const struct profile *p, struct buf *b)
 {
 	static void (*const enc[])(struct buf *, const struct profile *) = {
@@ -497,11 +661,23 @@ static int encode(const struct profile *p, struct buf *b)
 		[SEC_COUNTS] = encode_counts,
 		[SEC_MODES] = encode_modes,
 		[SEC_KSYMS] = encode_ksyms,
+		[SEC_FRAMES] = encode_frames,
+		[SEC_STACKS] = encode_stacks,
+		[SEC_STACK_COUNTS] = encode_stack_counts,
 	};
-	const uint32_t nsec = p->nksyms ? 6 : 5;
-	uint32_t id;
+	uint32_t ids[SEC_LAST], nsec = 0, id, i;
 	size_t table, start;
 	uint8_t zero[SECTION_ENTRY_SIZE] = { 0 };
+
+	/* Optional sections only when there is something to put in them. */
+	for (id = SEC_META; id <= SEC_LAST; id++) {
+		if (id == SEC_KSYMS && !p->nksyms)
+			continue;
+		if (id >= SEC_FRAMES && !p->nframes && !p->nstacks &&
+		    !p->nstack_counts)
+			continue;
+		ids[nsec++] = id;
+	}
 
 	put(b, magic, sizeof(magic));
 	put_u32(b, PROF_FILE_VERSION);
@@ -510,16 +686,16 @@ static int encode(const struct profile *p, struct buf *b)
 	put_u32(b, 0);		/* crc32, set below */
 	put_u32(b, 0);
 	table = b->len;
-	for (id = 0; id < nsec; id++)
+	for (i = 0; i < nsec; i++)
 		put(b, zero, sizeof(zero));
-	for (id = 1; id <= nsec; id++) {
-		size_t e = table + (id - 1) * SECTION_ENTRY_SIZE;
+	for (i = 0; i < nsec; i++) {
+		size_t e = table + i * SECTION_ENTRY_SIZE;
 
 		start = b->len;
-		enc[id](b, p);
+		enc[ids[i]](b, p);
 		if (b->failed)
 			return -PROF_ENOMEM;
-		set_u32(b, e, id);
+		set_u32(b, e, ids[i]);
 		set_u32(b, e + 4, 0);
 		set_u64(b, e + 8, start);
 		set_u64(b, e + 16, b->len - start);
@@ -582,6 +758,7 @@ struct cursor {
 	const uint8_t *p;
 	size_t len, pos;
 	int bad;
+	uint32_t version;	/* of the file */
 };
 
 static int need(struct cursor *c, size_t n)
@@ -750,6 +927,22 @@ static int decode_meta(struct profile *p, struct cursor *c)
 			else
 				p->start_after_latency_ns =
 					num < 0 ? 0 : (uint64_t)num;
+		} else if (c->version >= 2 && !strcmp(k, "call_graph")) {
+			int cg = call_graph_parse(v);
+
+			if (cg < 0) {
+				free(k);
+				free(v);
+				return -1;
+			}
+			p->call_graph = (uint32_t)cg;
+		} else if (c->version >= 2 && !strcmp(k, "stack_dump")) {
+			if (parse_num(v, &num) || num < 0 || num > UINT32_MAX) {
+				free(k);
+				free(v);
+				return -1;
+			}
+			p->stack_dump = (uint32_t)num;
 		} else if (!strcmp(k, "start_time_ns") ||
 			   !strcmp(k, "duration_ns") ||
 			   !strcmp(k, "exit_status") || !strcmp(k, "pid") ||
@@ -917,6 +1110,89 @@ static int decode_ksyms(struct profile *p, struct cursor *c)
 	return 0;
 }
 
+static int decode_frames(struct profile *p, struct cursor *c)
+{
+	uint32_t n = get_u32(c), i;
+
+	if (n > (c->len - c->pos) / 16 || n > INT_MAX)
+		return -1;
+	p->frames = calloc(n ? n : 1, sizeof(*p->frames));
+	if (!p->frames)
+		return -1;
+	p->alloc_frames = n;
+	for (i = 0; i < n; i++) {
+		struct prof_frame *f = &p->frames[i];
+
+		f->obj = get_u32(c);
+		get_u32(c);	/* reserved */
+		f->offset = get_u64(c);
+		if (c->bad || f->obj >= p->nobjects)
+			return -1;
+		p->nframes++;
+	}
+	return 0;
+}
+
+/* first and nframes in memory are the reader's, never the file's. */
+static int decode_stacks(struct profile *p, struct cursor *c)
+{
+	uint32_t n = get_u32(c), i, j, *frames = NULL;
+	size_t alloc = 0;
+	int err = -1;
+
+	/* Each stack is at least 12 bytes: end, nframes, one frame. */
+	if (n > (c->len - c->pos) / 12 || n > INT_MAX)
+		return -1;
+	for (i = 0; i < n; i++) {
+		uint32_t end = get_u32(c), nframes = get_u32(c);
+
+		if (c->bad || end >= PROF_STACK_NEND || !nframes ||
+		    nframes > (c->len - c->pos) / 4)
+			goto out;
+		if (ALLOC_GROW(frames, nframes, alloc))
+			goto out;
+		for (j = 0; j < nframes; j++) {
+			frames[j] = get_u32(c);
+			if (frames[j] >= p->nframes)
+				goto out;
+		}
+		if (c->bad || profile_add_stack(p, frames, nframes,
+						(enum prof_stack_end)end) < 0)
+			goto out;
+	}
+	err = 0;
+out:
+	free(frames);
+	return err;
+}
+
+/* Sorted by (statistic, stack), one entry per pair: checked, so that
+ * reports may merge and look them up without sorting again. */
+static int decode_stack_counts(struct profile *p, struct cursor *c)
+{
+	uint32_t n = get_u32(c), i;
+
+	if (n > (c->len - c->pos) / 24)
+		return -1;
+	p->stack_counts = calloc(n ? n : 1, sizeof(*p->stack_counts));
+	if (!p->stack_counts)
+		return -1;
+	p->alloc_stack_counts = n;
+	for (i = 0; i < n; i++) {
+		struct prof_stack_count *k = &p->stack_counts[i];
+
+		k->stack = get_u32(c);
+		k->stat = get_u32(c);
+		k->samples = get_u64(c);
+		k->weight = get_u64(c);
+		if (c->bad || k->stack >= p->nstacks || k->stat >= p->nstats ||
+		    (i && cmp_stack_count(k - 1, k) >= 0))
+			return -1;
+		p->nstack_counts++;
+	}
+	return 0;
+}
+
 /*
  * Check what the header alone can tell: the magic, the version, that the
  * declared size is len (the whole file's size) and that the section table
@@ -937,10 +1213,10 @@ static int check_header(const uint8_t *head, size_t avail, uint64_t len)
 	version = get_u32(&h);
 	nsec = get_u32(&h);
 	size = get_u64(&h);
-	if (version != PROF_FILE_VERSION)
+	if (version < 1 || version > PROF_FILE_VERSION)
 		return prof_fail(PROF_EVERSION,
 				 "profile file version %u is not supported "
-				 "(this build reads version %u)",
+				 "(this build reads versions 1 to %u)",
 				 version, PROF_FILE_VERSION);
 	if (size != len)
 		return prof_fail(PROF_EFORMAT,
@@ -959,6 +1235,8 @@ int profile_decode(const void *data, size_t len, struct profile **out)
 		[SEC_META] = "metadata", [SEC_STATS] = "statistics",
 		[SEC_OBJECTS] = "objects", [SEC_COUNTS] = "counts",
 		[SEC_MODES] = "modes", [SEC_KSYMS] = "kernel symbols",
+		[SEC_FRAMES] = "frames", [SEC_STACKS] = "stacks",
+		[SEC_STACK_COUNTS] = "stack counts",
 	};
 	static int (*const dec[])(struct profile *, struct cursor *) = {
 		[SEC_META] = decode_meta,
@@ -967,18 +1245,27 @@ int profile_decode(const void *data, size_t len, struct profile **out)
 		[SEC_COUNTS] = decode_counts,
 		[SEC_MODES] = decode_modes,
 		[SEC_KSYMS] = decode_ksyms,
+		[SEC_FRAMES] = decode_frames,
+		[SEC_STACKS] = decode_stacks,
+		[SEC_STACK_COUNTS] = decode_stack_counts,
 	};
+	static const char stack_secs_apart[] =
+		"the frames, stacks and stack counts sections must come "
+		"together";
+	const int stack_secs = 1 << SEC_FRAMES | 1 << SEC_STACKS |
+			       1 << SEC_STACK_COUNTS;
 	const uint8_t *d = data;
 	struct cursor h = { .p = d, .len = len };
 	struct profile *p;
-	uint32_t nsec, crc, i, order;
+	uint32_t version, nsec, crc, i, order, last;
 	int seen = 0, err;
 
 	*out = NULL;
 	err = check_header(d, len, len);
 	if (err)
 		return err;
-	h.pos = 12;
+	h.pos = 8;
+	version = get_u32(&h);
 	nsec = get_u32(&h);
 	h.pos = 24;
 	crc = get_u32(&h);
@@ -988,9 +1275,13 @@ int profile_decode(const void *data, size_t len, struct profile **out)
 	p = profile_new();
 	if (!p)
 		return prof_fail(PROF_ENOMEM, "out of memory");
-	/* Sections are decoded in dependency order: stats and objects
-	 * before the counts that index them. */
-	for (order = SEC_META; order <= SEC_KSYMS; order++) {
+	/* Sections are decoded in dependency order, which is the order of
+	 * their ids whatever the order of the table: stats and objects
+	 * before the counts that index them, frames before stacks before
+	 * stack counts.  Version 1 had no stacks: ids above its last are
+	 * unknown there, hence skipped. */
+	last = version >= 2 ? SEC_STACK_COUNTS : SEC_KSYMS;
+	for (order = SEC_META; order <= last; order++) {
 		h.pos = HEADER_SIZE;
 		for (i = 0; i < nsec; i++) {
 			uint32_t id = get_u32(&h);
@@ -1008,7 +1299,14 @@ int profile_decode(const void *data, size_t len, struct profile **out)
 						 "%s section lies outside the file",
 						 names[id]);
 			}
-			c = (struct cursor){ .p = d + off, .len = slen };
+			/* Stacks index frames, stack counts stacks. */
+			if (id > SEC_FRAMES && !(seen & 1 << (id - 1))) {
+				profile_free(p);
+				return prof_fail(PROF_EFORMAT, "%s",
+						 stack_secs_apart);
+			}
+			c = (struct cursor){ .p = d + off, .len = slen,
+					     .version = version };
 			if (seen & (1 << id) || dec[id](p, &c) || c.bad ||
 			    c.pos != c.len) {
 				profile_free(p);
@@ -1022,6 +1320,10 @@ int profile_decode(const void *data, size_t len, struct profile **out)
 	if ((seen & 0x3e) != 0x3e) {
 		profile_free(p);
 		return prof_fail(PROF_EFORMAT, "a required section is missing");
+	}
+	if ((seen & stack_secs) && (seen & stack_secs) != stack_secs) {
+		profile_free(p);
+		return prof_fail(PROF_EFORMAT, "%s", stack_secs_apart);
 	}
 	if (!p->tool)
 		p->tool = strdup("");

@@ -26,7 +26,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define PROF_FILE_VERSION 1
+/* Version 2 added call stacks (sections 7-9); version-1 files are read
+ * as profiles without stacks. */
+#define PROF_FILE_VERSION 2
 
 enum prof_obj_kind {	/* same values as enum sym_obj_kind */
 	PROF_OBJ_FILE = 0,
@@ -100,6 +102,66 @@ struct prof_ksym {
 	char *module;		/* NULL for the kernel proper */
 };
 
+/*
+ * Call stacks (-g / --call-graph).  A frame is an address in an object in
+ * the same terms as prof_count.offset.  The leaf frame is the sampled PC;
+ * a caller frame is its return address minus one (an address inside the
+ * call instruction), so it symbolizes to the calling line and inline
+ * chain; a frame interrupted by a signal keeps its exact PC.  Frames are
+ * unique in the profile (one entry per (object, offset)); a stack is a
+ * run of frame indices in stack_frames, leaf first, and is unique too.
+ */
+struct prof_frame {
+	uint32_t obj;		/* index into objects */
+	uint32_t reserved;	/* 0 */
+	uint64_t offset;
+};
+
+/* How a stack ends, i.e. why the walk stopped beyond its last frame. */
+enum prof_stack_end {
+	/* Complete: reached the process's or thread's entry (the unwind
+	 * rules say the return address is undefined: _start, clone). */
+	PROF_STACK_COMPLETE = 0,
+	/* A frame-pointer chain the kernel walked: where it ends says
+	 * nothing about completeness; reports judge by the last frame. */
+	PROF_STACK_FP = 1,
+	/* Truncated: the next read fell outside the copied user stack. */
+	PROF_STACK_TRUNC_DUMP = 2,
+	/* Truncated: no unwind information (CFI) for the last frame's PC. */
+	PROF_STACK_TRUNC_NO_CFI = 3,
+	/* Truncated: the next PC is in no known mapping (a bad return
+	 * address, or JIT code). */
+	PROF_STACK_TRUNC_NO_MAP = 4,
+	/* Truncated: the frame limit was reached. */
+	PROF_STACK_TRUNC_DEPTH = 5,
+	/* Truncated: the unwind rules gave an impossible step (stack
+	 * pointer not moving up, unsupported expression). */
+	PROF_STACK_TRUNC_BAD = 6,
+	/* Kernel frames only: a kernel thread's sample, or the user part
+	 * was not asked for (kprofile -g). */
+	PROF_STACK_KERNEL = 7,
+	PROF_STACK_NEND
+};
+
+struct prof_stack {
+	uint32_t first;		/* index into stack_frames of the leaf */
+	uint32_t nframes;	/* >= 1 */
+	uint32_t end;		/* enum prof_stack_end */
+	uint32_t reserved;	/* 0 */
+};
+
+struct prof_stack_count {
+	uint32_t stack;		/* index into stacks */
+	uint32_t stat;		/* index into stats */
+	uint64_t samples;
+	uint64_t weight;	/* sum of sample periods */
+};
+
+/* Call-graph modes (profile.call_graph). */
+enum prof_call_graph {
+	PROF_CG_NONE = 0, PROF_CG_FP = 1, PROF_CG_DWARF = 2, PROF_CG_AUTO = 3,
+};
+
 struct profile {
 	char *tool;		/* "uprofile" or "kprofile" */
 	char **argv;		/* profiled command line, NULL-terminated */
@@ -128,6 +190,20 @@ struct profile {
 	size_t nmodes, alloc_modes;
 	struct prof_ksym *ksyms;
 	size_t nksyms, alloc_ksyms;
+
+	/* Call stacks; all empty without -g.  Each stack's counts sum, per
+	 * statistic, to at most that statistic's samples (a sample whose
+	 * stack could not be taken has counts but no stack). */
+	uint32_t call_graph;		/* enum prof_call_graph */
+	uint32_t stack_dump;		/* user stack bytes copied per sample */
+	struct prof_frame *frames;
+	size_t nframes, alloc_frames;
+	uint32_t *stack_frames;
+	size_t nstack_frames, alloc_stack_frames;
+	struct prof_stack *stacks;
+	size_t nstacks, alloc_stacks;
+	struct prof_stack_count *stack_counts;
+	size_t nstack_counts, alloc_stack_counts;
 };
 
 struct profile *profile_new(void);
@@ -139,6 +215,17 @@ int profile_add_object(struct profile *p, const struct prof_object *o);
 int profile_add_stat(struct profile *p, const struct prof_stat *s);
 int profile_add_count(struct profile *p, const struct prof_count *c);
 int profile_add_ksym(struct profile *p, const struct prof_ksym *k);
+/* Call stacks: the caller keeps frames and stacks unique (the collector
+ * interns them); frames[] are indices returned by profile_add_frame(). */
+int profile_add_frame(struct profile *p, const struct prof_frame *f);
+int profile_add_stack(struct profile *p, const uint32_t *frames,
+		      uint32_t nframes, enum prof_stack_end end);
+int profile_add_stack_count(struct profile *p,
+			    const struct prof_stack_count *c);
+/* Sort stack counts by (statistic, stack). */
+void profile_sort_stack_counts(struct profile *p);
+/* Name of a stack end ("complete", "truncated: no CFI", ...). */
+const char *profile_stack_end_name(enum prof_stack_end end);
 int profile_set_argv(struct profile *p, int argc, char *const *argv);
 /* Fill host, kernel and CPU identification from this machine. */
 void profile_identify_host(struct profile *p);
@@ -147,11 +234,16 @@ void profile_identify_host(struct profile *p);
  * Append src's statistics and their counts to dst (-pixie: a simulated
  * run's exact counts join the sampled profile).  Objects are matched by
  * kind, path and build-id, and added when dst has none; counts stay
- * sorted.  Returns 0 or -PROF_ENOMEM (dst may then hold part of src).
+ * sorted.  dst's call stacks (frames, stacks, stack counts, call_graph,
+ * stack_dump) are left untouched and src's are not copied: the new
+ * statistics have no stacks.  Returns 0 or -PROF_ENOMEM (dst may then
+ * hold part of src).
  */
 int profile_append(struct profile *dst, const struct profile *src);
 
-/* Sort counts by (object, statistic, offset), the order the file has. */
+/* Sort counts by (object, statistic, offset), the order the file has;
+ * profile_count_cmp() is that order, for qsort() and bsearch(). */
+int profile_count_cmp(const void *a, const void *b);
 void profile_sort_counts(struct profile *p);
 
 /* Sum of samples / weights of one statistic over all counts. */

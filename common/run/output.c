@@ -124,10 +124,15 @@ out:
 int run_show_profile(const struct run_config *c, const struct profile *p,
 		     const char *file, int summary_only, FILE *out)
 {
+	static const enum report_show_format formats[] = {
+		[RUN_FORMAT_TEXT] = REPORT_SHOW_TEXT,
+		[RUN_FORMAT_JSON] = REPORT_SHOW_JSON,
+		[RUN_FORMAT_FOLDED] = REPORT_SHOW_FOLDED,
+	};
 	struct report_show s = {
 		.opt = c->report,
 		.format = summary_only ? REPORT_SHOW_SUMMARY :
-			  c->json ? REPORT_SHOW_JSON : REPORT_SHOW_TEXT,
+			  formats[c->format],
 		.vmlinux = c->vmlinux,
 	};
 
@@ -141,12 +146,16 @@ int run_show_profile(const struct run_config *c, const struct profile *p,
 
 int run_report_file(const struct run_config *c, const char *file)
 {
+	struct run_config rc = *c;
 	struct profile *p;
 	int err = profile_read(file, &p);
 
 	if (err)
 		return run_fail(c, err);
-	err = run_show_profile(c, p, file, 0, stdout);
+	/* -ra of a report is answered from the profile's stacks. */
+	rc.report.ra = c->ra;
+	rc.report.nra = c->nra;
+	err = run_show_profile(&rc, p, file, 0, stdout);
 	profile_free(p);
 	return err ? run_fail(c, err) : 0;
 }

@@ -21,6 +21,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "common/profile/profile.h"
 #include "formats/report/report.h"
 
 struct profile;
@@ -49,7 +50,18 @@ enum run_engine {
 	RUN_ENGINE_SIM,		/* exact counts under valgrind (sim.h) */
 };
 
+/* --format: how the report is written. */
+enum run_format {
+	RUN_FORMAT_TEXT,
+	RUN_FORMAT_JSON,
+	RUN_FORMAT_FOLDED,	/* call stacks as "a;b;c count" lines */
+};
+
 /* What a run needs to know of the tool it runs for. */
+/* Bytes of user stack copied per sample for --call-graph=dwarf|auto. */
+#define RUN_STACK_DUMP 32768
+#define RUN_STACK_DUMP_MAX 65528
+
 struct run_tool {
 	const char *name;		/* "uprofile": messages, profiles */
 	const char *default_file;	/* "umon.out" */
@@ -87,12 +99,18 @@ struct run_config {
 	enum run_engine engine;		/* --engine */
 	int pixie;			/* -pixie: add a simulated run */
 	const char *vmlinux;		/* kernel image, -k */
+	/* -g / --call-graph: call stacks.  -g alone (call_graph_g) is
+	 * auto for uprofile and kernel stacks only for kprofile. */
+	enum prof_call_graph call_graph;
+	int call_graph_g;
+	uint32_t stack_dump;		/* dwarf/auto: user stack bytes per
+					 * sample, 0: RUN_STACK_DUMP */
 	const char **ra;		/* -ra routine patterns, or NULL */
 	size_t nra;
 	/* The report: after a run, or of -i's file. */
 	struct report_options report;	/* view, -quit, -only, ... */
 	int display;			/* print the full report */
-	int json;
+	enum run_format format;		/* --format */
 	const char *report_file;	/* report after a run goes here */
 	int row_options;		/* a per-row display option given */
 };

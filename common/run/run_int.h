@@ -80,6 +80,9 @@ struct run {
 						 * from */
 	struct stat_def *pm_defs;		/* --pmu: made-up definitions
 						 * of profile-me names */
+	enum prof_call_graph call_graph;	/* -g: how stacks are taken */
+	int user_stacks;			/* ... and their user part */
+	uint32_t stack_dump;			/* bytes copied per sample */
 };
 
 /* A ratio the user asked for, and the statistics it divides. */

@@ -16,6 +16,7 @@
 #include "common/util/error.h"
 #include "common/util/regfile.h"
 #include "report.h"
+#include "report_int.h"
 #include "symbolize/symbolize.h"
 
 /* Strings owned by the report (row keys are built from symbolizer strings,
@@ -40,6 +41,7 @@ struct priv {
 	struct source *sources;
 	size_t nsources, alloc_sources;
 	size_t alloc_skipped;
+	struct profile *own_prof;	/* report-time -ra's copy, or NULL */
 };
 
 /* Zeroed memory that lives as long as the report. */
@@ -72,6 +74,22 @@ static const char *pool_dup(struct strpool *p, const char *s)
 		return NULL;
 	p->s[p->n++] = d;
 	return d;
+}
+
+void *report_alloc(struct report *r, size_t n, size_t size)
+{
+	return pmalloc(r->priv, n, size);
+}
+
+const char *report_pool_dup(struct report *r, const char *s)
+{
+	return pool_dup(&((struct priv *)r->priv)->pool, s);
+}
+
+void report_own_profile(struct report *r, struct profile *copy)
+{
+	((struct priv *)r->priv)->own_prof = copy;
+	r->prof = copy;
 }
 
 /*
@@ -123,6 +141,7 @@ struct build {
 	uint32_t *left_obj;
 	unsigned char **left_marks;
 	size_t nleft;
+	struct report_sbuild *sb;	/* the call stacks' working state */
 };
 
 static size_t str_hash(size_t h, const char *s)
@@ -241,6 +260,11 @@ void report_free(struct report *r)
 			free(pv->sources[i].lines);
 		}
 		free(pv->sources);
+		if (pv->own_prof) {
+			free(pv->own_prof->counts);
+			free(pv->own_prof->ra_routines);
+			free(pv->own_prof);
+		}
 		free(pv);
 	}
 	free(r->rows);
@@ -255,13 +279,6 @@ void report_free(struct report *r)
 	free(r->running_percent);
 	free(r);
 }
-
-/* What we learnt about each object while resolving its addresses. */
-#define OBJ_UNREADABLE	0x1
-#define OBJ_STALE	0x2
-#define OBJ_NAMED	0x4	/* some address had a symbol or a line */
-#define OBJ_ANONYMOUS	0x8	/* some address had neither */
-#define OBJ_BADDWARF	0x10	/* malformed DWARF, not used: ELF names */
 
 static struct sym_object sym_obj(const struct profile *p, uint32_t obj)
 {
@@ -1008,6 +1025,23 @@ static uint8_t obj_state(int err, const struct sym_result *res)
 	return st;
 }
 
+void report_resolve(const struct profile *p, struct symbolizer *sym,
+		    uint32_t obj, uint64_t offset, struct sym_result *res,
+		    uint8_t *state)
+{
+	struct sym_object so = sym_obj(p, obj);
+	int err;
+
+	memset(res, 0, sizeof(*res));
+	err = sym_resolve(sym, &so, offset, res);
+	if (state)
+		state[obj] |= obj_state(err, res);
+	if (res->nframes == 0) {
+		res->nframes = 1;
+		res->frames[0].function = "[unknown]";
+	}
+}
+
 /* The instructions that are no sites (wanted_blocks()) resolved for
  * obj_state() alone: the notes stay those of every instruction. */
 static void resolve_left(struct build *b, uint8_t *bad)
@@ -1016,18 +1050,14 @@ static void resolve_left(struct build *b, uint8_t *bad)
 
 	for (k = 0; k < b->nleft; k++) {
 		const struct sym_code *c = b->left_codes[k];
-		struct sym_object so = sym_obj(b->r->prof, b->left_obj[k]);
 
 		for (i = 0; i < c->ninsns; i++) {
 			struct sym_result res;
-			int err;
 
 			if (wanted(c, b->left_marks[k], i))
 				continue;
-			memset(&res, 0, sizeof(res));
-			err = sym_resolve(b->sym, &so, c->insns[i].offset,
-					  &res);
-			bad[b->left_obj[k]] |= obj_state(err, &res);
+			report_resolve(b->r->prof, b->sym, b->left_obj[k],
+				       c->insns[i].offset, &res, bad);
 		}
 	}
 }
@@ -1039,18 +1069,11 @@ static int resolve_sites(const struct profile *p, struct symbolizer *sym,
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		struct sym_object so = sym_obj(p, sites[i].obj);
 		struct sym_result res;
 		const struct sym_frame *in, *out_f;
-		int err;
 
-		memset(&res, 0, sizeof(res));
-		err = sym_resolve(sym, &so, sites[i].offset, &res);
-		bad[sites[i].obj] |= obj_state(err, &res);
-		if (res.nframes == 0) {
-			res.nframes = 1;
-			res.frames[0].function = "[unknown]";
-		}
+		report_resolve(p, sym, sites[i].obj, sites[i].offset, &res,
+			       bad);
 		in = &res.frames[0];
 		out_f = &res.frames[res.nframes - 1];
 		sites[i].proc = pool_dup(pool, in->function);
@@ -1439,6 +1462,7 @@ static void init_row(const struct report *r, struct symbolizer *sym,
 	row->end = s->vaddr;
 	row->freq = NAN;
 	row->execs = NAN;
+	row->total_percent = NAN;
 	switch (v) {
 	case REPORT_PROCEDURES:
 		row->kind = ROW_PROCEDURE;
@@ -2318,8 +2342,27 @@ static int cut_rows(struct build *b)
 	return 0;
 }
 
+/* The rows' inclusive percentages and the call-stack views. */
+static int finish_stacks(struct build *b)
+{
+	return report_stacks_finish(b->r, b->sb);
+}
+
+size_t report_stack_stat(const struct profile *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->nstats; i++)
+		if (!(p->stats[i].flags & (PROF_STAT_DERIVED |
+					   PROF_STAT_COUNTING)))
+			return i;
+	return 0;
+}
+
 /* The phases run in this order, each on what the ones before it left in
- * struct build; the first to fail ends the build. */
+ * struct build; the first to fail ends the build.  The call stacks are
+ * prepared first: a view that needs stacks of a profile that has none
+ * fails there, with its own message. */
 int report_build(const struct profile *p, struct symbolizer *sym,
 		 const struct report_options *opt, struct report **out)
 {
@@ -2337,6 +2380,7 @@ int report_build(const struct profile *p, struct symbolizer *sym,
 		filter_rows,		/* -only, -exclude */
 		note_skipped_files,
 		cut_rows,		/* cumulative percentages, -quit */
+		finish_stacks,		/* totals, call-stack views */
 	};
 	struct build b = { .sym = sym, .exact_stat = -1 };
 	size_t i;
@@ -2351,6 +2395,11 @@ int report_build(const struct profile *p, struct symbolizer *sym,
 	b.r->prof = p;
 	b.r->opt = *opt;
 	b.r->nstats = p->nstats;
+	err = report_stacks_prepare(b.r, sym, &b.sb);
+	if (err) {
+		report_free(b.r);
+		return err;
+	}
 	for (i = 0; i < sizeof(phases) / sizeof(phases[0]) && !err; i++)
 		err = phases[i](&b);
 	free(b.sites);
@@ -2358,6 +2407,12 @@ int report_build(const struct profile *p, struct symbolizer *sym,
 	free(b.left_codes);
 	free(b.left_obj);
 	free_marks(b.left_marks, b.nleft);
+	report_stacks_release(b.sb);
+	if (err == -PROF_EINVAL) {
+		/* A view's own complaint (-callers NAME matches none). */
+		report_free(b.r);
+		return err;
+	}
 	if (err) {
 		report_free(b.r);
 		return prof_fail(err, "cannot build report: %s",

@@ -48,6 +48,18 @@ enum report_view {
 	REPORT_BUCKETS,		/* per stride bucket, hottest first */
 };
 
+/* The call-stack views (-callers, -callees, -tree): shown instead of the
+ * rows, from the profile's stacks (stacks.c). */
+enum report_stack_view {
+	REPORT_STACKS_NONE,
+	REPORT_CALLERS,		/* who calls the procedures named focus */
+	REPORT_CALLEES,		/* what they call */
+	REPORT_TREE,		/* top-down call tree from the roots */
+};
+
+/* -tree's default threshold: nodes below this percent are pruned. */
+#define REPORT_TREE_MIN_PERCENT 0.5
+
 /* Fewer samples than this in a ratio's input makes the ratio "low". */
 #define REPORT_RATIO_MIN_SAMPLES 10
 
@@ -65,6 +77,16 @@ struct report_options {
 					 * power of two), 0: one bucket per
 					 * procedure, -1: none */
 	int average;			/* -average: per execution */
+	enum report_stack_view stack_view;
+	const char *focus;		/* -callers/-callees NAME (a glob) */
+	int folded;			/* the folded stacks are wanted */
+	const char *const *ra;		/* report-time -ra: procedure globs
+					 * whose samples go to their first
+					 * caller outside them, from the
+					 * stacks; NULL: none */
+	size_t nra;
+	int no_stacks;			/* leave the stacks alone (the summary
+					 * after a run shows nothing of them) */
 };
 
 enum report_row_kind {
@@ -118,6 +140,11 @@ struct report_row {
 	unsigned char *ratio_low;	/* per ratio: too few samples */
 	double *average;		/* per statistic, with -average: weight
 					 * per execution, NaN if unknown */
+	double total_percent;		/* procedures view with stacks: the
+					 * stack statistic's weight in stacks
+					 * that contain the procedure (once,
+					 * however deep the recursion), in
+					 * percent of its total; NaN without */
 };
 
 /*
@@ -168,7 +195,77 @@ struct report {
 	size_t undecoded;		/* procedures whose code could not be
 					 * read: no blocks, freq is their own
 					 * samples */
+	struct report_stacks *stacks;	/* NULL: the profile has no stacks */
+	int ra_from_stacks;		/* prof's -ra figures are this
+					 * report's, from the stacks */
 	void *priv;
+};
+
+/*
+ * What the call-stack views show (stacks.c).  Frames are symbolized with
+ * the rows' symbolizer; a frame's DWARF inline chain becomes several
+ * frames, the inlined ones marked.  A truncated stack gets a synthetic
+ * outermost frame "[truncated: REASON in OBJECT]".  Figures are of one
+ * statistic, the stack statistic: the first with counts of its own (the
+ * one the rows sort by).  Percentages are of its total weight in the
+ * whole profile, like the rows'; counts are samples.
+ */
+struct report_frame_ref {
+	const char *name;		/* procedure, or the truncation marker */
+	int inlined;			/* inlined into the next frame out */
+};
+
+/* A node of the call tree, or an entry of a caller/callee list. */
+struct report_call {
+	struct report_frame_ref f;
+	uint64_t self_samples, self_weight;	/* stacks ending here */
+	uint64_t samples, weight;	/* stacks through here (total) */
+	double self_percent, percent;	/* of the statistic's total */
+	double share;			/* callers/callees: percent of the
+					 * focus procedure's total */
+	int recursive;			/* callers/callees: the procedure
+					 * calls itself */
+	struct report_call *children;	/* tree: hottest first */
+	size_t nchildren;
+	size_t nchildren_all;		/* before pruning */
+};
+
+/* -callers/-callees: one procedure matching the focus glob. */
+struct report_focus {
+	const char *name;
+	uint64_t self_samples, self_weight, samples, weight;
+	double self_percent, percent;
+	struct report_call *calls;	/* callers or callees, hottest first */
+	size_t ncalls;
+};
+
+/* Where truncated stacks stopped: one reason in one object. */
+struct report_truncation {
+	const char *reason;		/* "no unwind information", ... */
+	const char *object;		/* base name of the last frame's */
+	uint64_t samples;
+	double percent;			/* of the samples with stacks */
+};
+
+struct report_folded {
+	const char *line;		/* frames root first, ';' between */
+	uint64_t samples;
+};
+
+struct report_stacks {
+	size_t stat;			/* the stack statistic */
+	uint64_t samples, weight;	/* its samples with a stack */
+	uint64_t complete;		/* samples whose stack is complete */
+	double complete_percent;	/* of samples with a stack */
+	struct report_truncation *trunc;	/* most samples first */
+	size_t ntrunc;
+	struct report_focus *focus;	/* -callers/-callees */
+	size_t nfocus;
+	struct report_call tree;	/* -tree: the root's children are the
+					 * outermost frames */
+	double tree_min;		/* pruning threshold, percent */
+	struct report_folded *folded;	/* sorted by line */
+	size_t nfolded;
 };
 
 int report_build(const struct profile *p, struct symbolizer *sym,
@@ -178,6 +275,8 @@ void report_free(struct report *r);
 /* Renderers: write the report to f.  Return 0 or -PROF_EIO. */
 int report_text(FILE *f, const struct report *r);
 int report_json(FILE *f, const struct report *r);
+/* Folded stacks, "frame;frame;frame count" lines (formats/folded.c). */
+int report_folded(FILE *f, const struct report *r);
 /* The short summary printed after a run: top n procedures. */
 int report_summary(FILE *f, const struct report *r, size_t n);
 

@@ -5,7 +5,9 @@
  *
  * Default mode: fork; the child execs "spin2 MILLISECONDS" from the same
  * directory as this program (argv[0]'s directory, or /proc/self/exe's
- * when argv[0] has no slash).  Meanwhile the parent spins for
+ * when argv[0] has no slash); a build of this program named with a
+ * suffix, forkexec-nofp, execs spin2 with the same suffix, spin2-nofp.
+ * Meanwhile the parent spins for
  * MILLISECONDS/2 of its own CPU time in parent_spin, then waits.
  *   Expected CPU split over the whole tree (2 cores run both at once):
  *   hot_a 50%, hot_b 16.7% (in the child, program spin2),
@@ -16,7 +18,7 @@
  *   child_spin 66.7%, parent_spin 33.3%, both in program forkexec.
  *
  * Guarantees: parent_spin and child_spin are distinct noinline, noclone
- * functions whose busy loops are lines 52 and 64.  The parent reaps the
+ * functions whose busy loops are lines 54 and 66.  The parent reaps the
  * child and exits 0 if the child exited 0, else 1 with a message on
  * stderr.  Nothing is printed on success.
  */
@@ -66,12 +68,13 @@ __attribute__((noinline, noclone)) void child_spin(long ms)
 	forkexec_sink = x;
 }
 
-/* Path of "spin2" next to this program. */
+/* Path of "spin2" next to this program, with this program's suffix. */
 static void spin2_path(const char *argv0, char *buf, size_t size)
 {
 	char self[4096];
 	const char *dir = argv0;
 	const char *slash = strrchr(argv0, '/');
+	const char *suffix = "";
 	ssize_t n;
 
 	if (!slash) {
@@ -82,10 +85,13 @@ static void spin2_path(const char *argv0, char *buf, size_t size)
 		dir = self;
 		slash = strrchr(self, '/');
 	}
+	if (strncmp(slash ? slash + 1 : dir, "forkexec", 8) == 0)
+		suffix = (slash ? slash + 1 : dir) + 8;
 	if (!slash)
-		snprintf(buf, size, "spin2");
+		snprintf(buf, size, "spin2%s", suffix);
 	else
-		snprintf(buf, size, "%.*s/spin2", (int)(slash - dir), dir);
+		snprintf(buf, size, "%.*s/spin2%s", (int)(slash - dir), dir,
+			 suffix);
 }
 
 int main(int argc, char **argv)

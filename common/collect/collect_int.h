@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The collector's state, shared by its files: collect.c (processes,
+ * mappings, aggregation, building profiles) and stacks.c (call stacks:
+ * walking, interning, counting).
+ */
+#ifndef COMMON_COLLECT_INT_H
+#define COMMON_COLLECT_INT_H
+
+#include <stdint.h>
+
+#include "collect.h"
+
+struct collect_stacks;
+
+#define T_INF UINT64_MAX
+#define NO_PROC UINT32_MAX
+/* A parked sample is retried this many rounds before it is given up. */
+#define PENDING_ROUNDS 3
+
+struct object {
+	char *path;
+	uint32_t kind;
+	uint8_t build_id[20];
+	uint32_t build_id_len;
+	uint64_t start, end, pgoff;
+};
+
+struct mapping {
+	uint64_t start, end, pgoff;
+	uint64_t t_from, t_to;
+	uint32_t obj;
+};
+
+struct process {
+	uint32_t pid;		/* NO_PROC: empty slot */
+	struct mapping *maps;
+	size_t nmaps, alloc_maps;
+};
+
+struct agg_entry {
+	uint64_t offset;
+	uint32_t obj, stat, split;
+	uint32_t used;
+	uint64_t samples, weight;
+};
+
+struct parked {
+	struct collect_sample s;
+	void *copy;		/* the sample's chain, registers, stack */
+	unsigned rounds;
+};
+
+struct collector {
+	enum collect_split split;
+	size_t nstats;
+	uint64_t *samples, *lost;
+
+	struct object *objects;
+	size_t nobjects, alloc_objects;
+	uint32_t obj_kernel, obj_unknown, obj_guest, obj_hv;
+
+	struct process *procs;	/* open addressing by pid */
+	size_t nprocs, cap_procs;
+
+	struct agg_entry *agg;	/* open addressing */
+	size_t nagg, cap_agg;
+
+	struct parked *parked;
+	size_t nparked, alloc_parked;
+
+	struct prof_modes *modes;	/* indexed by cpu */
+	size_t nmodes, alloc_modes;
+
+	unsigned *row_modes;		/* per stat: STAT_MODE_* that become rows */
+	unsigned char *exact;		/* per stat: samples count events */
+	uint32_t *expected;		/* splits that always get a profile */
+	size_t nexpected, alloc_expected;
+	uint32_t *cpus;			/* CPUs profiled: histogram rows */
+	size_t ncpus, alloc_cpus;
+	struct collect_range *ranges;	/* -ra: sorted, merged */
+	size_t nranges;
+	uint64_t moved;
+
+	struct collect_stacks *stacks;	/* -g: call stacks, or NULL */
+
+	int oom;
+};
+
+static inline uint64_t mix64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ULL;
+	x ^= x >> 33;
+	return x;
+}
+
+/* The mapping of pid that held ip at time, or NULL. */
+const struct mapping *collect_find_mapping(struct collector *c, uint32_t pid,
+					   uint64_t ip, uint64_t time);
+
+/* stacks.c */
+struct collect_stacks *collect_stacks_new(enum prof_call_graph mode);
+void collect_stacks_free(struct collect_stacks *st);
+/* Walk and count the stack of a sample whose leaf was charged. */
+void collect_stacks_charge(struct collector *c, const struct collect_sample *s,
+			   uint32_t split);
+/* A copy of what a parked sample points to; *s is redirected to it. */
+void *collect_stacks_copy(struct collect_sample *s);
+/* Add the stacks of split to p; remap gives profile objects for the
+ * collector's (UINT32_MAX: not added yet, add_obj adds it). */
+int collect_stacks_build(struct collector *c, uint32_t split,
+			 struct profile *p, uint32_t *remap,
+			 int (*add_obj)(struct collector *, struct profile *,
+					uint32_t *, uint32_t));
+
+#endif

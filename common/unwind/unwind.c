@@ -1,0 +1,896 @@
+/* SPDX-License-Identifier: MIT */
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <gelf.h>
+#include <libdwarf/dwarf.h>
+#include <libdwarf/libdwarf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/util/array.h"
+#include "unwind_int.h"
+
+/* Bytes from an object's entry point counted as its entry code. */
+#define ENTRY_STUB 64
+
+/* ---- rules and rows ----------------------------------------------------- */
+
+struct unw_object {
+	char *path;
+	const char *source;
+	int fd;
+	Elf *elf;
+	Dwarf_Debug dbg;
+	Dwarf_Cie *cies;
+	Dwarf_Fde *fdes;
+	Dwarf_Signed ncies, nfdes;
+	int eh;			/* fdes from .eh_frame */
+	uint64_t entry;		/* e_entry, 0 none */
+
+	struct unw_seg *segs;
+	size_t nsegs, alloc_segs;
+	struct ehframe ehf;	/* .eh_frame read in place, if ehf_ok */
+	int ehf_ok;
+	int dwarf_tried;	/* libdwarf opened (the fallback) */
+	uint64_t fallbacks;	/* rows the own reader left to libdwarf */
+
+	struct row *rows;	/* sorted by lo, disjoint */
+	size_t nrows, alloc_rows;
+	uint64_t hits, misses;
+};
+
+int unw_supported(void)
+{
+#if defined(__x86_64__)
+	return 1;
+#else
+	return 0;
+#endif
+}
+
+/* perf's x86-64 registers: AX BX CX DX SI DI BP SP IP (0-8), R8-R15
+ * (16-23); their DWARF numbers, in the same order. */
+static const uint8_t perf_to_dwarf[24] = {
+	0, 3, 2, 1, 4, 5, 6, 7, 16, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+	8, 9, 10, 11, 12, 13, 14, 15,
+};
+
+uint64_t unw_perf_regs_mask(void)
+{
+	return 0xff01ffULL;
+}
+
+/* ---- objects ------------------------------------------------------------ */
+
+/* The PT_LOAD segments, and .eh_frame_hdr's (PT_GNU_EH_FRAME) if the
+ * file has one this reader handles. */
+static int read_segments(struct unw_object *o)
+{
+	size_t n, i, size;
+	const uint8_t *image;
+	GElf_Phdr hdr = { .p_type = PT_NULL };
+
+	if (elf_getphdrnum(o->elf, &n))
+		return -1;
+	for (i = 0; i < n; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(o->elf, (int)i, &ph))
+			continue;
+		if (ph.p_type == PT_GNU_EH_FRAME)
+			hdr = ph;
+		if (ph.p_type != PT_LOAD)
+			continue;
+		if (ALLOC_GROW(o->segs, o->nsegs + 1, o->alloc_segs))
+			return -1;
+		o->segs[o->nsegs].offset = ph.p_offset;
+		o->segs[o->nsegs].vaddr = ph.p_vaddr;
+		o->segs[o->nsegs].filesz = ph.p_filesz;
+		o->nsegs++;
+	}
+	image = (const uint8_t *)elf_rawfile(o->elf, &size);
+	if (hdr.p_type == PT_GNU_EH_FRAME && image &&
+	    !unw_ehf_init(&o->ehf, image, size, o->segs, o->nsegs,
+			  hdr.p_offset, hdr.p_vaddr)) {
+		o->ehf_ok = 1;
+		o->source = ".eh_frame";
+	}
+	return 0;
+}
+
+/* libdwarf: the fallback when .eh_frame_hdr is missing or a row is
+ * one the own reader does not follow; it lists every FDE first. */
+static void open_cfi(struct unw_object *o)
+{
+	Dwarf_Error err = NULL;
+	int res;
+
+	if (o->dwarf_tried)
+		return;
+	o->dwarf_tried = 1;
+
+	res = dwarf_init_b(o->fd, DW_DLC_READ, DW_GROUPNUMBER_ANY, NULL, NULL,
+			   &o->dbg, &err);
+	if (res != DW_DLV_OK) {
+		if (res == DW_DLV_ERROR && err)
+			dwarf_dealloc_error(o->dbg, err);
+		o->dbg = NULL;
+		if (!o->ehf_ok)
+			o->source = "no CFI";
+		return;
+	}
+	/* Registers no rule mentions keep their value (callee-saved). */
+	dwarf_set_frame_rule_initial_value(o->dbg, DW_FRAME_SAME_VAL);
+	res = dwarf_get_fde_list_eh(o->dbg, &o->cies, &o->ncies, &o->fdes,
+				    &o->nfdes, &err);
+	if (res == DW_DLV_OK && o->nfdes > 0) {
+		o->eh = 1;
+		if (!o->ehf_ok)
+			o->source = ".eh_frame";
+		return;
+	}
+	if (res == DW_DLV_ERROR && err) {
+		dwarf_dealloc_error(o->dbg, err);
+		err = NULL;
+	}
+	o->fdes = NULL;
+	o->cies = NULL;
+	res = dwarf_get_fde_list(o->dbg, &o->cies, &o->ncies, &o->fdes,
+				 &o->nfdes, &err);
+	if (res == DW_DLV_OK && o->nfdes > 0) {
+		if (!o->ehf_ok)
+			o->source = ".debug_frame";
+		return;
+	}
+	if (res == DW_DLV_ERROR && err)
+		dwarf_dealloc_error(o->dbg, err);
+	o->fdes = NULL;
+	o->cies = NULL;
+	o->nfdes = 0;
+	if (!o->ehf_ok)
+		o->source = "no CFI";
+}
+
+struct unw_object *unw_object_open(const char *path, int fd)
+{
+	struct unw_object *o = calloc(1, sizeof(*o));
+
+	if (!o)
+		return NULL;
+	o->path = strdup(path ? path : "");
+	if (!o->path) {
+		free(o);
+		return NULL;
+	}
+	o->fd = fd >= 0 ? dup(fd) : open(path, O_RDONLY | O_CLOEXEC);
+	if (o->fd < 0) {
+		o->source = "no CFI: cannot open";
+		return o;
+	}
+	elf_version(EV_CURRENT);
+	o->elf = elf_begin(o->fd, ELF_C_READ_MMAP, NULL);
+	if (!o->elf || elf_kind(o->elf) != ELF_K_ELF || read_segments(o)) {
+		o->source = "no CFI: not an ELF file";
+		return o;
+	}
+	{
+		GElf_Ehdr eh;
+
+		if (gelf_getehdr(o->elf, &eh))
+			o->entry = eh.e_entry;
+	}
+	if (!o->ehf_ok)
+		open_cfi(o);
+	return o;
+}
+
+void unw_object_free(struct unw_object *o)
+{
+	if (!o)
+		return;
+	if (o->dbg) {
+		if (o->fdes)
+			dwarf_fde_cie_list_dealloc(o->dbg, o->cies, o->ncies,
+						   o->fdes, o->nfdes);
+		dwarf_finish(o->dbg, NULL);
+	}
+	if (o->elf)
+		elf_end(o->elf);
+	if (o->fd >= 0)
+		close(o->fd);
+	free(o->segs);
+	free(o->rows);
+	free(o->path);
+	free(o);
+}
+
+const char *unw_object_source(const struct unw_object *o)
+{
+	return o->source;
+}
+
+int unw_object_has_cfi(const struct unw_object *o)
+{
+	return o->ehf_ok || o->nfdes > 0;
+}
+
+int unw_object_vaddr(const struct unw_object *o, uint64_t file_offset,
+		     uint64_t *vaddr)
+{
+	size_t i;
+
+	for (i = 0; i < o->nsegs; i++) {
+		const struct unw_seg *s = &o->segs[i];
+
+		if (file_offset >= s->offset &&
+		    file_offset - s->offset < s->filesz) {
+			*vaddr = file_offset - s->offset + s->vaddr;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+void unw_object_stats(const struct unw_object *o, uint64_t *hits,
+		      uint64_t *misses)
+{
+	*hits = o->hits;
+	*misses = o->misses;
+}
+
+/* ---- reading the CFI ---------------------------------------------------- */
+
+/* A libdwarf answer for one column as a rule; -1 for what we cannot use. */
+static int make_rule(struct rule *r, Dwarf_Small type, Dwarf_Signed offrel,
+		     Dwarf_Signed reg, Dwarf_Signed off, Dwarf_Ptr block,
+		     int cfa)
+{
+	memset(r, 0, sizeof(*r));
+	switch (type) {
+	case DW_EXPR_OFFSET:
+		if (cfa) {
+			if (!offrel || reg < 0 || reg >= UNW_NREGS)
+				return -1;
+			r->kind = R_CFA_REG;
+			r->reg = (uint8_t)reg;
+			r->off = off;
+			return 0;
+		}
+		if (reg == DW_FRAME_UNDEFINED_VAL) {
+			r->kind = R_UNDEF;
+		} else if (reg == DW_FRAME_SAME_VAL) {
+			r->kind = R_SAME;
+		} else if (offrel && reg == DW_FRAME_CFA_COL3) {
+			r->kind = R_OFFSET;
+			r->off = off;
+		} else if (!offrel && reg >= 0 && reg < UNW_NREGS) {
+			r->kind = R_REG;
+			r->reg = (uint8_t)reg;
+		} else {
+			return -1;
+		}
+		return 0;
+	case DW_EXPR_VAL_OFFSET:
+		if (cfa)
+			return -1;
+		r->kind = R_VAL_OFFSET;
+		r->off = off;
+		return 0;
+	case DW_EXPR_EXPRESSION:
+	case DW_EXPR_VAL_EXPRESSION:
+		if (!block || off <= 0 || off > UINT16_MAX)
+			return -1;
+		r->kind = cfa ? R_CFA_EXPR :
+			  type == DW_EXPR_EXPRESSION ? R_EXPR : R_VAL_EXPR;
+		r->len = (uint16_t)off;
+		r->expr = block;
+		return 0;
+	default:
+		return -1;
+	}
+}
+
+/* Ask libdwarf for the row at vaddr (has_cfi 0 when no FDE covers it). */
+static void query_row_dwarf(struct unw_object *o, uint64_t vaddr,
+			    struct row *row)
+{
+	Dwarf_Error err = NULL;
+	Dwarf_Fde fde;
+	Dwarf_Cie cie;
+	Dwarf_Addr lo, hi, row_pc, next_pc;
+	Dwarf_Small type;
+	Dwarf_Signed offrel, reg, off;
+	Dwarf_Ptr block;
+	Dwarf_Bool more;
+	char *aug = NULL;
+	Dwarf_Unsigned bytes, ilen, caf;
+	Dwarf_Signed daf;
+	Dwarf_Small version;
+	Dwarf_Half ra, offsize;
+	Dwarf_Ptr init;
+	unsigned col;
+
+	memset(row, 0, sizeof(*row));
+	row->lo = vaddr;
+	row->hi = vaddr + 1;
+	if (!o->nfdes)
+		return;
+	if (dwarf_get_fde_at_pc(o->fdes, vaddr, &fde, &lo, &hi, &err) !=
+	    DW_DLV_OK)
+		goto none;
+	if (dwarf_get_fde_info_for_cfa_reg3_b(fde, vaddr, &type, &offrel, &reg,
+					      &off, &block, &row_pc, &more,
+					      &next_pc, &err) != DW_DLV_OK ||
+	    make_rule(&row->cfa, type, offrel, reg, off, block, 1))
+		goto none;
+	row->lo = row_pc;
+	row->hi = more && next_pc > vaddr ? next_pc : hi;
+	for (col = 0; col < UNW_NREGS; col++) {
+		Dwarf_Addr rpc, npc;
+
+		if (dwarf_get_fde_info_for_reg3_b(fde, (Dwarf_Half)col, vaddr,
+						  &type, &offrel, &reg, &off,
+						  &block, &rpc, &more, &npc,
+						  &err) != DW_DLV_OK ||
+		    make_rule(&row->reg[col], type, offrel, reg, off, block, 0))
+			goto none;
+		/* Every column of the row shares its range; narrow to the
+		 * smallest so the cached row is exact. */
+		if (rpc > row->lo && rpc <= vaddr)
+			row->lo = rpc;
+		if (more && npc > vaddr && npc < row->hi)
+			row->hi = npc;
+	}
+	if (dwarf_get_cie_of_fde(fde, &cie, &err) == DW_DLV_OK &&
+	    dwarf_get_cie_info_b(cie, &bytes, &version, &aug, &caf, &daf, &ra,
+				 &init, &ilen, &offsize, &err) == DW_DLV_OK &&
+	    aug && strchr(aug, 'S'))
+		row->signal = 1;
+	if (row->lo > vaddr || row->hi <= vaddr) {
+		row->lo = vaddr;
+		row->hi = vaddr + 1;
+	}
+	row->has_cfi = 1;
+	return;
+none:
+	if (err)
+		dwarf_dealloc_error(o->dbg, err);
+	memset(row, 0, sizeof(*row));
+	row->lo = vaddr;
+	row->hi = vaddr + 1;
+}
+
+/* The row at vaddr: from .eh_frame in place, else from libdwarf. */
+static void query_row(struct unw_object *o, uint64_t vaddr, struct row *row)
+{
+	if (o->ehf_ok) {
+		int r = unw_ehf_row(&o->ehf, vaddr, row);
+
+		if (r == 1)
+			return;
+		if (r == 0) {
+			memset(row, 0, sizeof(*row));
+			row->lo = vaddr;
+			row->hi = vaddr + 1;
+			return;
+		}
+		o->fallbacks++;
+		open_cfi(o);
+	}
+	query_row_dwarf(o, vaddr, row);
+}
+
+void unw_object_use_libdwarf(struct unw_object *o)
+{
+	o->ehf_ok = 0;
+	o->nrows = 0;
+	open_cfi(o);
+}
+
+/* The row for vaddr: kept, or asked for and kept. */
+static const struct row *find_row(struct unw_object *o, uint64_t vaddr)
+{
+	size_t lo = 0, hi = o->nrows;
+	struct row row;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (o->rows[mid].hi <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < o->nrows && o->rows[lo].lo <= vaddr) {
+		o->hits++;
+		return &o->rows[lo];
+	}
+	o->misses++;
+	query_row(o, vaddr, &row);
+	/* Keep the rows disjoint: clip to the neighbours. */
+	if (lo > 0 && o->rows[lo - 1].hi > row.lo)
+		row.lo = o->rows[lo - 1].hi;
+	if (lo < o->nrows && o->rows[lo].lo < row.hi)
+		row.hi = o->rows[lo].lo;
+	if (row.lo > vaddr || row.hi <= vaddr)
+		return NULL;	/* cannot happen: vaddr is in no row */
+	if (ALLOC_GROW(o->rows, o->nrows + 1, o->alloc_rows))
+		return NULL;
+	memmove(&o->rows[lo + 1], &o->rows[lo],
+		(o->nrows - lo) * sizeof(*o->rows));
+	o->rows[lo] = row;
+	o->nrows++;
+	return &o->rows[lo];
+}
+
+/* ---- walking ------------------------------------------------------------ */
+
+int unw_init(struct unw_state *st, const uint64_t *regs, uint64_t mask,
+	     const uint8_t *stack, size_t len)
+{
+	unsigned bit, k = 0;
+
+	memset(st, 0, sizeof(*st));
+	for (bit = 0; bit < 64; bit++) {
+		if (!(mask & (1ULL << bit)))
+			continue;
+		if (bit < sizeof(perf_to_dwarf) && perf_to_dwarf[bit] != 0xff) {
+			st->r[perf_to_dwarf[bit]] = regs[k];
+			st->valid |= 1u << perf_to_dwarf[bit];
+		}
+		k++;
+	}
+	if (!(st->valid & (1u << UNW_REG_IP)) ||
+	    !(st->valid & (1u << UNW_REG_SP)))
+		return -1;
+	st->sp0 = st->r[UNW_REG_SP];
+	st->stack = stack;
+	st->len = len;
+	st->first = 1;
+	st->exact = 1;
+	return 0;
+}
+
+static int read_stack(const struct unw_state *st, uint64_t addr,
+		      uint64_t *v)
+{
+	if (addr < st->sp0 || addr - st->sp0 > st->len ||
+	    st->len - (addr - st->sp0) < 8)
+		return -1;
+	memcpy(v, st->stack + (addr - st->sp0), 8);
+	return 0;
+}
+
+static int uleb(const uint8_t **p, const uint8_t *end, uint64_t *v)
+{
+	unsigned shift = 0;
+
+	*v = 0;
+	while (*p < end) {
+		uint8_t b = *(*p)++;
+
+		if (shift < 64)
+			*v |= (uint64_t)(b & 0x7f) << shift;
+		shift += 7;
+		if (!(b & 0x80))
+			return 0;
+	}
+	return -1;
+}
+
+static int sleb(const uint8_t **p, const uint8_t *end, int64_t *v)
+{
+	unsigned shift = 0;
+	uint64_t r = 0;
+	uint8_t b = 0;
+
+	while (*p < end) {
+		b = *(*p)++;
+		if (shift < 64)
+			r |= (uint64_t)(b & 0x7f) << shift;
+		shift += 7;
+		if (!(b & 0x80)) {
+			if (shift < 64 && (b & 0x40))
+				r |= ~0ULL << shift;
+			*v = (int64_t)r;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static int fixed(const uint8_t **p, const uint8_t *end, unsigned n, int sgn,
+		 uint64_t *v)
+{
+	uint64_t r = 0;
+	unsigned i;
+
+	if ((size_t)(end - *p) < n)
+		return -1;
+	for (i = 0; i < n; i++)
+		r |= (uint64_t)(*p)[i] << (8 * i);
+	*p += n;
+	if (sgn && n < 8 && (r & (1ULL << (8 * n - 1))))
+		r |= ~0ULL << (8 * n);
+	*v = r;
+	return 0;
+}
+
+enum { EVAL_OK, EVAL_DUMP, EVAL_BAD };
+
+/*
+ * Evaluate a DWARF expression of a CFI rule: the operators a compiler or
+ * an assembler writes there (registers, constants, arithmetic, compare,
+ * branch, deref).  With push, start with the CFA on the stack.
+ */
+static int eval(const struct unw_state *st, const struct rule *r, int push,
+		uint64_t cfa, uint64_t *out)
+{
+	const uint8_t *p = r->expr, *end = r->expr + r->len;
+	uint64_t s[16], a, b;
+	int n = 0, steps = 0;
+
+#define NEED(k) do { if (n < (k)) return EVAL_BAD; } while (0)
+#define PUSH(v) do { \
+	uint64_t v_ = (v); \
+	if (n >= 16) \
+		return EVAL_BAD; \
+	s[n++] = v_; \
+} while (0)
+	if (push)
+		PUSH(cfa);
+	while (p < end) {
+		uint8_t op = *p++;
+		int64_t sv;
+		uint64_t uv;
+
+		if (++steps > 256)
+			return EVAL_BAD;
+		if (op >= DW_OP_lit0 && op <= DW_OP_lit31) {
+			PUSH((uint64_t)(op - DW_OP_lit0));
+			continue;
+		}
+		if (op >= DW_OP_breg0 && op <= DW_OP_breg31) {
+			unsigned reg = op - DW_OP_breg0;
+
+			if (sleb(&p, end, &sv) || reg >= UNW_NREGS ||
+			    !(st->valid & (1u << reg)))
+				return EVAL_BAD;
+			PUSH(st->r[reg] + (uint64_t)sv);
+			continue;
+		}
+		switch (op) {
+		case DW_OP_bregx:
+			if (uleb(&p, end, &uv) || sleb(&p, end, &sv) ||
+			    uv >= UNW_NREGS || !(st->valid & (1u << uv)))
+				return EVAL_BAD;
+			PUSH(st->r[uv] + (uint64_t)sv);
+			break;
+		case DW_OP_const1u: case DW_OP_const1s:
+		case DW_OP_const2u: case DW_OP_const2s:
+		case DW_OP_const4u: case DW_OP_const4s:
+		case DW_OP_const8u: case DW_OP_const8s: {
+			static const unsigned size[] = { 1, 1, 2, 2, 4, 4,
+							 8, 8 };
+			unsigned k = op - DW_OP_const1u;
+
+			if (fixed(&p, end, size[k], k & 1, &uv))
+				return EVAL_BAD;
+			PUSH(uv);
+			break;
+		}
+		case DW_OP_constu:
+			if (uleb(&p, end, &uv))
+				return EVAL_BAD;
+			PUSH(uv);
+			break;
+		case DW_OP_consts:
+			if (sleb(&p, end, &sv))
+				return EVAL_BAD;
+			PUSH((uint64_t)sv);
+			break;
+		case DW_OP_dup: NEED(1); PUSH(s[n - 1]); break;
+		case DW_OP_drop: NEED(1); n--; break;
+		case DW_OP_over: NEED(2); PUSH(s[n - 2]); break;
+		case DW_OP_pick:
+			if (fixed(&p, end, 1, 0, &uv) || uv >= (uint64_t)n)
+				return EVAL_BAD;
+			PUSH(s[n - 1 - uv]);
+			break;
+		case DW_OP_swap:
+			NEED(2);
+			a = s[n - 1]; s[n - 1] = s[n - 2]; s[n - 2] = a;
+			break;
+		case DW_OP_rot:
+			NEED(3);
+			a = s[n - 1]; s[n - 1] = s[n - 2]; s[n - 2] = s[n - 3];
+			s[n - 3] = a;
+			break;
+		case DW_OP_deref:
+			NEED(1);
+			if (read_stack(st, s[n - 1], &s[n - 1]))
+				return EVAL_DUMP;
+			break;
+		case DW_OP_abs:
+			NEED(1);
+			if ((int64_t)s[n - 1] < 0)
+				s[n - 1] = -s[n - 1];
+			break;
+		case DW_OP_neg: NEED(1); s[n - 1] = -s[n - 1]; break;
+		case DW_OP_not: NEED(1); s[n - 1] = ~s[n - 1]; break;
+		case DW_OP_plus_uconst:
+			NEED(1);
+			if (uleb(&p, end, &uv))
+				return EVAL_BAD;
+			s[n - 1] += uv;
+			break;
+		case DW_OP_and: case DW_OP_div: case DW_OP_minus:
+		case DW_OP_mod: case DW_OP_mul: case DW_OP_or:
+		case DW_OP_plus: case DW_OP_shl: case DW_OP_shr:
+		case DW_OP_shra: case DW_OP_xor: case DW_OP_eq:
+		case DW_OP_ge: case DW_OP_gt: case DW_OP_le: case DW_OP_lt:
+		case DW_OP_ne:
+			NEED(2);
+			b = s[--n];
+			a = s[n - 1];
+			switch (op) {
+			case DW_OP_and: a &= b; break;
+			case DW_OP_div:
+				if (!b)
+					return EVAL_BAD;
+				a = (uint64_t)((int64_t)a / (int64_t)b);
+				break;
+			case DW_OP_minus: a -= b; break;
+			case DW_OP_mod:
+				if (!b)
+					return EVAL_BAD;
+				a %= b;
+				break;
+			case DW_OP_mul: a *= b; break;
+			case DW_OP_or: a |= b; break;
+			case DW_OP_plus: a += b; break;
+			case DW_OP_shl: a = b < 64 ? a << b : 0; break;
+			case DW_OP_shr: a = b < 64 ? a >> b : 0; break;
+			case DW_OP_shra:
+				a = (uint64_t)((int64_t)a >> (b < 63 ? b : 63));
+				break;
+			case DW_OP_xor: a ^= b; break;
+			case DW_OP_eq: a = (int64_t)a == (int64_t)b; break;
+			case DW_OP_ge: a = (int64_t)a >= (int64_t)b; break;
+			case DW_OP_gt: a = (int64_t)a > (int64_t)b; break;
+			case DW_OP_le: a = (int64_t)a <= (int64_t)b; break;
+			case DW_OP_lt: a = (int64_t)a < (int64_t)b; break;
+			default: a = (int64_t)a != (int64_t)b; break;
+			}
+			s[n - 1] = a;
+			break;
+		case DW_OP_skip:
+		case DW_OP_bra:
+			if (fixed(&p, end, 2, 1, &uv))
+				return EVAL_BAD;
+			if (op == DW_OP_bra) {
+				NEED(1);
+				if (!s[--n])
+					break;
+			}
+			sv = (int64_t)uv;
+			if ((sv < 0 && -sv > p - r->expr) || sv > end - p)
+				return EVAL_BAD;
+			p += sv;
+			break;
+		case DW_OP_nop:
+			break;
+		default:
+			return EVAL_BAD;
+		}
+	}
+	NEED(1);
+	*out = s[n - 1];
+	return EVAL_OK;
+#undef NEED
+#undef PUSH
+}
+
+static enum unw_result eval_result(int e)
+{
+	return e == EVAL_DUMP ? UNW_TRUNC_DUMP : UNW_TRUNC_BAD;
+}
+
+/* The frame-pointer step: the caller's frame is [rbp] = its rbp,
+ * [rbp + 8] = the return address. */
+static enum unw_result fp_step(struct unw_state *st)
+{
+	uint64_t bp = st->r[UNW_REG_BP], nbp, ra;
+
+	if (!(st->valid & (1u << UNW_REG_BP)))
+		return UNW_TRUNC_NO_CFI;
+	if (!bp)
+		return UNW_END;
+	if (bp < st->r[UNW_REG_SP])
+		return UNW_TRUNC_BAD;
+	if (read_stack(st, bp, &nbp) || read_stack(st, bp + 8, &ra))
+		return UNW_TRUNC_DUMP;
+	if (!ra)
+		return UNW_END;
+	st->r[UNW_REG_BP] = nbp;
+	st->r[UNW_REG_SP] = bp + 16;
+	st->r[UNW_REG_IP] = ra;
+	/* Only the callee-saved survive a call, and FP says nothing of
+	 * them but rbp. */
+	st->valid = (1u << UNW_REG_BP) | (1u << UNW_REG_SP) |
+		    (1u << UNW_REG_IP);
+	st->first = 0;
+	st->exact = 0;
+	return UNW_STEPPED;
+}
+
+enum unw_result unw_step(struct unw_state *st, struct unw_object *o,
+			 uint64_t vaddr, int fp_fallback)
+{
+	const struct row *row = o ? find_row(o, vaddr) : NULL;
+	uint64_t cfa, nr[UNW_NREGS];
+	uint32_t nvalid = 0;
+	unsigned col;
+	int e;
+
+	if (!row || !row->has_cfi) {
+		/* The entry point's few instructions (the dynamic loader's
+		 * _start has no CFI) are where a process begins. */
+		if (o && o->entry && vaddr >= o->entry &&
+		    vaddr - o->entry < ENTRY_STUB)
+			return UNW_END;
+		return fp_fallback ? fp_step(st) : UNW_TRUNC_NO_CFI;
+	}
+	if (row->cfa.kind == R_CFA_REG) {
+		if (!(st->valid & (1u << row->cfa.reg)))
+			return UNW_TRUNC_BAD;
+		cfa = st->r[row->cfa.reg] + (uint64_t)row->cfa.off;
+	} else {
+		e = eval(st, &row->cfa, 0, 0, &cfa);
+		if (e != EVAL_OK)
+			return eval_result(e);
+	}
+	if (row->reg[UNW_REG_IP].kind == R_UNDEF)
+		return UNW_END;
+	for (col = 0; col < UNW_NREGS; col++) {
+		const struct rule *r = &row->reg[col];
+		uint64_t addr, v = 0;
+
+		switch (r->kind) {
+		case R_SAME:
+			/* The return address column has no "same": its
+			 * value would be this frame's PC. */
+			if (col == UNW_REG_IP || !(st->valid & (1u << col)))
+				continue;
+			v = st->r[col];
+			break;
+		case R_UNDEF:
+			continue;
+		case R_OFFSET:
+			addr = cfa + (uint64_t)r->off;
+			if (read_stack(st, addr, &v)) {
+				/* In the sampled frame, a register saved
+				 * below the stack pointer (an epilogue that
+				 * popped it) still holds its value. */
+				if (st->first && addr < st->sp0 &&
+				    col != UNW_REG_IP &&
+				    (st->valid & (1u << col))) {
+					v = st->r[col];
+					break;
+				}
+				return UNW_TRUNC_DUMP;
+			}
+			break;
+		case R_VAL_OFFSET:
+			v = cfa + (uint64_t)r->off;
+			break;
+		case R_REG:
+			if (!(st->valid & (1u << r->reg)))
+				continue;
+			v = st->r[r->reg];
+			break;
+		case R_EXPR:
+		case R_VAL_EXPR:
+			e = eval(st, r, 1, cfa, &addr);
+			if (e != EVAL_OK)
+				return eval_result(e);
+			if (r->kind == R_EXPR && read_stack(st, addr, &addr))
+				return UNW_TRUNC_DUMP;
+			v = addr;
+			break;
+		default:
+			return UNW_TRUNC_BAD;
+		}
+		nr[col] = v;
+		nvalid |= 1u << col;
+	}
+	if (!(nvalid & (1u << UNW_REG_IP)))
+		return UNW_TRUNC_BAD;
+	/* The stack grows down: a caller's frame lies above.  A signal
+	 * frame's registers come from the interrupted context, which may
+	 * lie anywhere. */
+	if (cfa <= st->r[UNW_REG_SP] && !row->signal)
+		return UNW_TRUNC_BAD;
+	if (!nr[UNW_REG_IP])
+		return UNW_END;
+	/* The caller's stack pointer is the CFA unless a rule says
+	 * otherwise (a signal frame restores it from the context). */
+	if (row->reg[UNW_REG_SP].kind == R_SAME ||
+	    row->reg[UNW_REG_SP].kind == R_UNDEF)
+		nr[UNW_REG_SP] = cfa;
+	nvalid |= 1u << UNW_REG_SP;
+	for (col = 0; col < UNW_NREGS; col++)
+		if (nvalid & (1u << col))
+			st->r[col] = nr[col];
+	st->valid = nvalid;
+	st->first = 0;
+	st->exact = row->signal;
+	return UNW_STEPPED;
+}
+
+static int rule_text(char *buf, size_t len, const char *name,
+		     const struct rule *r)
+{
+	static const char *const kinds[] = {
+		[R_SAME] = "same", [R_UNDEF] = "undef", [R_OFFSET] = "cfa",
+		[R_VAL_OFFSET] = "val(cfa", [R_REG] = "r", [R_EXPR] = "expr",
+		[R_VAL_EXPR] = "valexpr", [R_CFA_REG] = "r",
+		[R_CFA_EXPR] = "expr",
+	};
+	int n = snprintf(buf, len, " %s=%s", name, kinds[r->kind]);
+	uint16_t i;
+
+	switch (r->kind) {
+	case R_OFFSET:
+		n += snprintf(buf + n, len > (size_t)n ? len - n : 0,
+			      "%+" PRId64, r->off);
+		break;
+	case R_VAL_OFFSET:
+		n += snprintf(buf + n, len > (size_t)n ? len - n : 0,
+			      "%+" PRId64 ")", r->off);
+		break;
+	case R_REG:
+		n += snprintf(buf + n, len > (size_t)n ? len - n : 0, "%u",
+			      r->reg);
+		break;
+	case R_CFA_REG:
+		n += snprintf(buf + n, len > (size_t)n ? len - n : 0,
+			      "%u%+" PRId64, r->reg, r->off);
+		break;
+	case R_EXPR:
+	case R_VAL_EXPR:
+	case R_CFA_EXPR:
+		for (i = 0; i < r->len; i++)
+			n += snprintf(buf + n, len > (size_t)n ? len - n : 0,
+				      "%c%02x", i ? ' ' : '(', r->expr[i]);
+		n += snprintf(buf + n, len > (size_t)n ? len - n : 0, ")");
+		break;
+	}
+	return n;
+}
+
+int unw_object_row_text(struct unw_object *o, uint64_t vaddr, char *buf,
+			size_t len)
+{
+	const struct row *row = find_row(o, vaddr);
+	char name[8];
+	unsigned col;
+	int n;
+
+	if (!row || !row->has_cfi)
+		return -1;
+	n = rule_text(buf, len, "cfa", &row->cfa);
+	for (col = 0; col < UNW_NREGS; col++) {
+		if (row->reg[col].kind == R_SAME)
+			continue;
+		snprintf(name, sizeof(name), "r%u", col);
+		n += rule_text(buf + n, len > (size_t)n ? len - n : 0, name,
+			       &row->reg[col]);
+	}
+	if (row->signal)
+		n += snprintf(buf + n, len > (size_t)n ? len - n : 0,
+			      " signal");
+	return n;
+}

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Private to formats/report/: what the rows (model.c) and the call-stack
+ * views (stacks.c) share.  One symbolization path: every address, a
+ * sampled one or a stack frame, is named by report_resolve().
+ */
+#ifndef FORMATS_REPORT_INT_H
+#define FORMATS_REPORT_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "report.h"
+
+struct symbolizer;
+struct sym_result;
+
+/* What report_resolve() learnt about each object (a byte per object). */
+#define OBJ_UNREADABLE	0x1
+#define OBJ_STALE	0x2
+#define OBJ_NAMED	0x4	/* some address had a symbol or a line */
+#define OBJ_ANONYMOUS	0x8	/* some address had neither */
+#define OBJ_BADDWARF	0x10	/* malformed DWARF, not used: ELF names */
+
+/*
+ * Symbolize (obj, offset) of p into res: at least one frame, innermost
+ * first ("[unknown]" when nothing is known).  state[obj] (state may be
+ * NULL) gets the OBJ_* flags.  Strings are the symbolizer's.
+ */
+void report_resolve(const struct profile *p, struct symbolizer *sym,
+		    uint32_t obj, uint64_t offset, struct sym_result *res,
+		    uint8_t *state);
+
+/* Memory and strings that live as long as the report r. */
+void *report_alloc(struct report *r, size_t n, size_t size);
+const char *report_pool_dup(struct report *r, const char *s);
+/* A profile the report owns (report-time -ra): freed with the report.
+ * Only its counts and ra_routines are its own; the rest is borrowed. */
+void report_own_profile(struct report *r, struct profile *copy);
+
+/* The statistic the rows sort by and the stack views count: the first
+ * with counts of its own; 0 when none. */
+size_t report_stack_stat(const struct profile *p);
+
+/*
+ * The call-stack phases of report_build (stacks.c), around the rows':
+ * report_stacks_prepare() symbolizes the frames, checks that the views
+ * asked for have stacks, and applies report-time -ra (r->prof becomes a
+ * copy with the counts moved); report_stacks_finish() computes the
+ * rows' totals and the views, once the rows exist.  *sb is freed by
+ * report_stacks_release() (NULL is a no-op).
+ */
+struct report_sbuild;
+int report_stacks_prepare(struct report *r, struct symbolizer *sym,
+			  struct report_sbuild **sb);
+int report_stacks_finish(struct report *r, struct report_sbuild *sb);
+void report_stacks_release(struct report_sbuild *sb);
+
+#endif

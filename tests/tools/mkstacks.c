@@ -1,0 +1,164 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * mkstacks - write a profile with call stacks known by construction, and
+ * print the stacks of any profile, for tests of the file format
+ * (docs/profile-format.md, sections 7-9) before any collector makes them.
+ *
+ *   mkstacks write FILE [fp|dwarf|auto]
+ *                         a profile of two objects and two statistics
+ *                         with frames, stacks and stack counts (below),
+ *                         taken with that call-graph mode (dwarf)
+ *   mkstacks flat FILE    the same profile without stacks
+ *   mkstacks print FILE   read FILE; print its call-graph metadata,
+ *                         frames, stacks and stack counts
+ *
+ * The stack counts are added out of order: the file must have them
+ * sorted.  Exit status 0, or 1 with a message (the reader's, one line).
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "common/util/error.h"
+#include "common/profile/profile.h"
+
+static const char *const call_graphs[] = { "none", "fp", "dwarf", "auto" };
+
+static int build(struct profile *p, int cg)
+{
+	static const struct prof_object objs[] = {
+		{ .path = "/nonexistent/prog", .kind = PROF_OBJ_FILE,
+		  .start = 0x400000, .end = 0x401000, .pgoff = 0x1000 },
+		{ .path = "/nonexistent/libc.so.6", .kind = PROF_OBJ_FILE,
+		  .start = 0x7f0000000000, .end = 0x7f0000100000 },
+	};
+	static const struct prof_stat stats[] = {
+		{ .name = "cpu-clock", .type = 1, .config = 0, .modes = 1,
+		  .period = 1000000, .samples = 10 },
+		{ .name = "task-clock", .type = 1, .config = 1, .modes = 1,
+		  .period = 1000000, .samples = 6 },
+	};
+	static const struct prof_count counts[] = {
+		{ .obj = 0, .stat = 0, .offset = 0x1010, .samples = 7,
+		  .weight = 7000000 },
+		{ .obj = 0, .stat = 1, .offset = 0x1010, .samples = 4,
+		  .weight = 4000000 },
+		{ .obj = 1, .stat = 0, .offset = 0x2200, .samples = 3,
+		  .weight = 3000000 },
+		{ .obj = 1, .stat = 1, .offset = 0x2200, .samples = 2,
+		  .weight = 2000000 },
+	};
+	/* leaf 0x1010 in prog, leaf 0x2200 in libc; callers 0x1100 (the
+	 * call in the middle) and 0x1200 (main's call) */
+	static const struct prof_frame frames[] = {
+		{ .obj = 0, .offset = 0x1010 }, { .obj = 0, .offset = 0x1100 },
+		{ .obj = 1, .offset = 0x2200 }, { .obj = 0, .offset = 0x1200 },
+	};
+	static const uint32_t s0[] = { 0, 1, 3 }, s1[] = { 2, 1, 3 },
+			      s2[] = { 0 };
+	static const struct prof_stack_count sc[] = {
+		{ .stack = 1, .stat = 1, .samples = 2, .weight = 2000000 },
+		{ .stack = 2, .stat = 0, .samples = 1, .weight = 1000000 },
+		{ .stack = 0, .stat = 0, .samples = 6, .weight = 6000000 },
+		{ .stack = 0, .stat = 1, .samples = 4, .weight = 4000000 },
+		{ .stack = 1, .stat = 0, .samples = 3, .weight = 3000000 },
+	};
+	size_t i;
+
+	p->tool = strdup("uprofile");
+	if (!p->tool || profile_set_argv(p, 1, (char *const[]){ "prog" }))
+		return -1;
+	p->exit_status = 0;
+	p->duration_ns = 10000000;
+	p->call_graph = (uint32_t)cg;
+	p->stack_dump = cg == PROF_CG_FP ? 0 : 8192;
+	for (i = 0; i < sizeof(objs) / sizeof(*objs); i++)
+		if (profile_add_object(p, &objs[i]) < 0)
+			return -1;
+	for (i = 0; i < sizeof(stats) / sizeof(*stats); i++)
+		if (profile_add_stat(p, &stats[i]) < 0)
+			return -1;
+	for (i = 0; i < sizeof(counts) / sizeof(*counts); i++)
+		if (profile_add_count(p, &counts[i]) < 0)
+			return -1;
+	if (cg == PROF_CG_NONE)
+		return 0;
+	for (i = 0; i < sizeof(frames) / sizeof(*frames); i++)
+		if (profile_add_frame(p, &frames[i]) < 0)
+			return -1;
+	if (profile_add_stack(p, s0, 3, PROF_STACK_COMPLETE) < 0 ||
+	    profile_add_stack(p, s1, 3, PROF_STACK_COMPLETE) < 0 ||
+	    profile_add_stack(p, s2, 1, PROF_STACK_TRUNC_NO_CFI) < 0)
+		return -1;
+	for (i = 0; i < sizeof(sc) / sizeof(*sc); i++)
+		if (profile_add_stack_count(p, &sc[i]) < 0)
+			return -1;
+	return 0;
+}
+
+static void print(const struct profile *p)
+{
+	size_t i, j;
+
+	printf("call_graph %s\n", p->call_graph < 4 ?
+	       call_graphs[p->call_graph] : "?");
+	printf("stack_dump %" PRIu32 "\n", p->stack_dump);
+	for (i = 0; i < p->nframes; i++)
+		printf("frame %zu: %s+0x%" PRIx64 "\n", i,
+		       p->objects[p->frames[i].obj].path, p->frames[i].offset);
+	for (i = 0; i < p->nstacks; i++) {
+		const struct prof_stack *st = &p->stacks[i];
+
+		printf("stack %zu:", i);
+		for (j = 0; j < st->nframes; j++)
+			printf(" %" PRIu32, p->stack_frames[st->first + j]);
+		printf(" (%s)\n", profile_stack_end_name(st->end));
+	}
+	for (i = 0; i < p->nstack_counts; i++) {
+		const struct prof_stack_count *c = &p->stack_counts[i];
+
+		printf("count %s stack %" PRIu32 ": %" PRIu64 " samples, "
+		       "weight %" PRIu64 "\n", p->stats[c->stat].name,
+		       c->stack, c->samples, c->weight);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	struct profile *p = NULL;
+	int cg = PROF_CG_DWARF, err;
+
+	if (argc == 4 && !strcmp(argv[1], "write")) {
+		for (cg = 1; cg < 4; cg++)
+			if (!strcmp(argv[3], call_graphs[cg]))
+				break;
+	} else if (argc != 3 || (strcmp(argv[1], "write") &&
+				 strcmp(argv[1], "flat") &&
+				 strcmp(argv[1], "print"))) {
+		cg = 4;
+	}
+	if (cg == 4) {
+		fprintf(stderr, "usage: mkstacks write FILE [fp|dwarf|auto]\n"
+				"       mkstacks flat|print FILE\n");
+		return 1;
+	}
+	if (strcmp(argv[1], "print")) {
+		p = profile_new();
+		if (!p || build(p, strcmp(argv[1], "flat") ? cg : PROF_CG_NONE)) {
+			fprintf(stderr, "mkstacks: out of memory\n");
+			profile_free(p);
+			return 1;
+		}
+		err = profile_write(p, argv[2]);
+	} else {
+		err = profile_read(argv[2], &p);
+		if (!err)
+			print(p);
+	}
+	profile_free(p);
+	if (err) {
+		fprintf(stderr, "mkstacks: %s\n", prof_error(err));
+		return 1;
+	}
+	return 0;
+}
