@@ -12,6 +12,11 @@
 #include "common/util/array.h"
 #include "unwind_int.h"
 
+/* PCs remembered with their row, by address (return addresses repeat:
+ * most lookups end here, before the binary search). */
+#define RECENT_BITS 10
+#define RECENT_SLOTS (1u << RECENT_BITS)
+
 /* Bytes from an object's entry point counted as its entry code. */
 #define ENTRY_STUB 64
 
@@ -36,8 +41,17 @@ struct unw_object {
 	int dwarf_tried;	/* libdwarf opened (the fallback) */
 	uint64_t fallbacks;	/* rows the own reader left to libdwarf */
 
-	struct row *rows;	/* sorted by lo, disjoint */
+	struct row *rows;	/* in the order read */
 	size_t nrows, alloc_rows;
+	struct span {		/* the rows' ranges: sorted, disjoint */
+		uint64_t lo, hi;
+		uint32_t row;
+	} *spans;
+	size_t nspans, alloc_spans;
+	struct recent {		/* PCs seen lately: vaddr + 1 (0: none) */
+		uint64_t key;
+		uint32_t row;
+	} recent[RECENT_SLOTS];
 	uint64_t hits, misses;
 };
 
@@ -202,6 +216,7 @@ void unw_object_free(struct unw_object *o)
 		close(o->fd);
 	free(o->segs);
 	free(o->rows);
+	free(o->spans);
 	free(o->path);
 	free(o);
 }
@@ -386,43 +401,60 @@ void unw_object_use_libdwarf(struct unw_object *o)
 {
 	o->ehf_ok = 0;
 	o->nrows = 0;
+	o->nspans = 0;
+	memset(o->recent, 0, sizeof(o->recent));
 	open_cfi(o);
 }
 
-/* The row for vaddr: kept, or asked for and kept. */
+/* The row for vaddr: kept, or read and kept.  The pointer is valid
+ * until the next call. */
 static const struct row *find_row(struct unw_object *o, uint64_t vaddr)
 {
-	size_t lo = 0, hi = o->nrows;
+	struct recent *rc = &o->recent[(vaddr * 0x9e3779b97f4a7c15ULL) >>
+				       (64 - RECENT_BITS)];
+	size_t lo = 0, hi = o->nspans;
 	struct row row;
 
+	if (rc->key == vaddr + 1) {
+		o->hits++;
+		return &o->rows[rc->row];
+	}
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (o->rows[mid].hi <= vaddr)
+		if (o->spans[mid].hi <= vaddr)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (lo < o->nrows && o->rows[lo].lo <= vaddr) {
+	if (lo < o->nspans && o->spans[lo].lo <= vaddr) {
 		o->hits++;
-		return &o->rows[lo];
+		rc->key = vaddr + 1;
+		rc->row = o->spans[lo].row;
+		return &o->rows[rc->row];
 	}
 	o->misses++;
 	query_row(o, vaddr, &row);
-	/* Keep the rows disjoint: clip to the neighbours. */
-	if (lo > 0 && o->rows[lo - 1].hi > row.lo)
-		row.lo = o->rows[lo - 1].hi;
-	if (lo < o->nrows && o->rows[lo].lo < row.hi)
-		row.hi = o->rows[lo].lo;
-	if (row.lo > vaddr || row.hi <= vaddr)
+	/* Keep the ranges disjoint: clip to the neighbours. */
+	if (lo > 0 && o->spans[lo - 1].hi > row.lo)
+		row.lo = o->spans[lo - 1].hi;
+	if (lo < o->nspans && o->spans[lo].lo < row.hi)
+		row.hi = o->spans[lo].lo;
+	if (row.lo > vaddr || row.hi <= vaddr || o->nrows >= UINT32_MAX)
 		return NULL;	/* cannot happen: vaddr is in no row */
-	if (ALLOC_GROW(o->rows, o->nrows + 1, o->alloc_rows))
+	if (ALLOC_GROW(o->rows, o->nrows + 1, o->alloc_rows) ||
+	    ALLOC_GROW(o->spans, o->nspans + 1, o->alloc_spans))
 		return NULL;
-	memmove(&o->rows[lo + 1], &o->rows[lo],
-		(o->nrows - lo) * sizeof(*o->rows));
-	o->rows[lo] = row;
-	o->nrows++;
-	return &o->rows[lo];
+	o->rows[o->nrows] = row;
+	memmove(&o->spans[lo + 1], &o->spans[lo],
+		(o->nspans - lo) * sizeof(*o->spans));
+	o->spans[lo].lo = row.lo;
+	o->spans[lo].hi = row.hi;
+	o->spans[lo].row = (uint32_t)o->nrows;
+	o->nspans++;
+	rc->key = vaddr + 1;
+	rc->row = (uint32_t)o->nrows;
+	return &o->rows[o->nrows++];
 }
 
 /* ---- walking ------------------------------------------------------------ */
