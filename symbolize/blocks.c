@@ -735,8 +735,11 @@ static int decode(struct symbolizer *s, struct symobj *o, struct code_cache *c,
 		ret = neighbour_jumps(&d, p->nlo, p->lo);
 	if (!ret && p->nhi > p->hi)
 		ret = neighbour_jumps(&d, p->hi, p->nhi);
-	for (pass = 0, ret = SYM_OK; again && !ret && pass < MAX_SWEEPS;
-	     pass++) {
+	/* A neighbour that cannot be read costs only its jumps; running
+	 * out of memory ends the decoding. */
+	if (ret != SYM_ENOMEM)
+		ret = SYM_OK;
+	for (pass = 0; again && !ret && pass < MAX_SWEEPS; pass++) {
 		ret = sweep(&d);
 		if (!ret)
 			ret = resync(&d, &again);
