@@ -602,8 +602,10 @@ int collect_stacks_build(struct collector *c, uint32_t split,
 		pc.stat = e->stat;
 		pc.samples = e->samples;
 		pc.weight = e->weight;
-		if (profile_add_stack_count(p, &pc) < 0)
+		if (profile_add_stack_count(p, &pc) < 0) {
+			r = -PROF_ENOMEM;
 			goto out;
+		}
 	}
 	profile_sort_stack_counts(p);
 	r = 0;

@@ -1129,8 +1129,12 @@ static int parse_tail(const struct perf_session *s, const uint8_t *b,
 		if (abi) {
 			if ((size_t)(end - b) / 8 < nregs)
 				return -1;
-			cs->uregs = (const uint64_t *)b;
-			cs->uregs_mask = s->regs_mask;
+			/* A 32-bit task's registers and stack are not
+			 * what the x86-64 unwinder reads. */
+			if (abi == PERF_SAMPLE_REGS_ABI_64) {
+				cs->uregs = (const uint64_t *)b;
+				cs->uregs_mask = s->regs_mask;
+			}
 			b += nregs * 8;
 		}
 		if (end - b < 8)
@@ -1142,7 +1146,7 @@ static int parse_tail(const struct perf_session *s, const uint8_t *b,
 			    (uint64_t)(end - b) - size < 8)
 				return -1;
 			dyn = rd64(b + size);
-			if (abi) {
+			if (cs->uregs) {
 				cs->ustack = b;
 				cs->ustack_len = dyn < size ? dyn : size;
 			}

@@ -24,6 +24,13 @@ enum {
 /* Nesting of DW_CFA_remember_state this reader follows. */
 #define MAX_REMEMBER 8
 
+/* n * factor without signed overflow (hostile operands wrap, they do
+ * not trap). */
+static int64_t scaled(uint64_t n, int64_t factor)
+{
+	return (int64_t)(n * (uint64_t)factor);
+}
+
 struct cur {
 	const uint8_t *p, *end;
 	int bad;
@@ -104,7 +111,8 @@ static const uint8_t *at_vaddr(const struct ehframe *e, uint64_t v)
 	for (i = 0; i < e->nsegs; i++)
 		if (v >= e->segs[i].vaddr &&
 		    v - e->segs[i].vaddr < e->segs[i].filesz &&
-		    e->segs[i].offset + (v - e->segs[i].vaddr) < e->size)
+		    e->segs[i].offset < e->size &&
+		    v - e->segs[i].vaddr < e->size - e->segs[i].offset)
 			return e->image + e->segs[i].offset +
 			       (v - e->segs[i].vaddr);
 	return NULL;
@@ -205,8 +213,9 @@ static const uint8_t *entry_end(struct cur *c)
 {
 	uint64_t len = get_u(c, 4);
 
+	/* The 64-bit format (its ids are 8 bytes): left to libdwarf. */
 	if (len == 0xffffffffu)
-		len = get_u(c, 8);
+		return NULL;
 	if (c->bad || len > (uint64_t)(c->end - c->p))
 		return NULL;
 	return c->p + len;
@@ -310,6 +319,7 @@ struct run {
 	struct state stack[MAX_REMEMBER];
 	int depth;
 	int done;		/* loc passed the target: row complete */
+	int bad;		/* an impossible location */
 };
 
 static void set_reg(struct run *r, uint64_t reg, struct rule ru)
@@ -322,8 +332,14 @@ static void set_reg(struct run *r, uint64_t reg, struct rule ru)
 /* Advance the location; stop once it passes the target. */
 static void advance(struct run *r, uint64_t delta)
 {
-	uint64_t next = r->loc + delta * r->cie->caf;
+	uint64_t next;
 
+	if (delta > (UINT64_MAX - r->loc) / r->cie->caf) {
+		r->bad = 1;		/* wraps: a hostile factor */
+		r->done = 1;
+		return;
+	}
+	next = r->loc + delta * r->cie->caf;
 	if (next > r->target) {
 		r->hi = next < r->hi ? next : r->hi;
 		r->done = 1;
@@ -367,7 +383,7 @@ static int execute(struct run *r, const uint8_t *p, const uint8_t *end,
 			continue;
 		case DW_CFA_offset:
 			ru.kind = R_OFFSET;
-			ru.off = (int64_t)get_uleb(&c) * r->cie->daf;
+			ru.off = scaled(get_uleb(&c), r->cie->daf);
 			set_reg(r, lo6, ru);
 			continue;
 		case DW_CFA_restore:
@@ -397,19 +413,20 @@ static int execute(struct run *r, const uint8_t *p, const uint8_t *end,
 		case DW_CFA_offset_extended:
 			reg = get_uleb(&c);
 			ru.kind = R_OFFSET;
-			ru.off = (int64_t)get_uleb(&c) * r->cie->daf;
+			ru.off = scaled(get_uleb(&c), r->cie->daf);
 			set_reg(r, reg, ru);
 			break;
 		case DW_CFA_offset_extended_sf:
 			reg = get_uleb(&c);
 			ru.kind = R_OFFSET;
-			ru.off = get_sleb(&c) * r->cie->daf;
+			ru.off = scaled((uint64_t)get_sleb(&c), r->cie->daf);
 			set_reg(r, reg, ru);
 			break;
 		case DW_CFA_GNU_negative_offset_extended:
 			reg = get_uleb(&c);
 			ru.kind = R_OFFSET;
-			ru.off = -(int64_t)get_uleb(&c) * r->cie->daf;
+			ru.off = (int64_t)(0 - (uint64_t)scaled(get_uleb(&c),
+							 r->cie->daf));
 			set_reg(r, reg, ru);
 			break;
 		case DW_CFA_restore_extended:
@@ -454,7 +471,8 @@ static int execute(struct run *r, const uint8_t *p, const uint8_t *end,
 			r->s.cfa.reg = (uint8_t)reg;
 			r->s.cfa.off = op == DW_CFA_def_cfa ?
 				       (int64_t)get_uleb(&c) :
-				       get_sleb(&c) * r->cie->daf;
+				       scaled((uint64_t)get_sleb(&c),
+					      r->cie->daf);
 			r->s.cfa.expr = NULL;
 			r->s.cfa.len = 0;
 			break;
@@ -470,7 +488,8 @@ static int execute(struct run *r, const uint8_t *p, const uint8_t *end,
 				return -1;
 			r->s.cfa.off = op == DW_CFA_def_cfa_offset ?
 				       (int64_t)get_uleb(&c) :
-				       get_sleb(&c) * r->cie->daf;
+				       scaled((uint64_t)get_sleb(&c),
+					      r->cie->daf);
 			break;
 		case DW_CFA_def_cfa_expression:
 			if (expr_rule(&c, &r->s.cfa, R_CFA_EXPR))
@@ -489,8 +508,8 @@ static int execute(struct run *r, const uint8_t *p, const uint8_t *end,
 			reg = get_uleb(&c);
 			ru.kind = R_VAL_OFFSET;
 			ru.off = op == DW_CFA_val_offset ?
-				 (int64_t)get_uleb(&c) * r->cie->daf :
-				 get_sleb(&c) * r->cie->daf;
+				 scaled(get_uleb(&c), r->cie->daf) :
+				 scaled((uint64_t)get_sleb(&c), r->cie->daf);
 			set_reg(r, reg, ru);
 			break;
 		case DW_CFA_GNU_args_size:
@@ -500,7 +519,7 @@ static int execute(struct run *r, const uint8_t *p, const uint8_t *end,
 			return -1;
 		}
 	}
-	return c.bad ? -1 : 0;
+	return c.bad || r->bad ? -1 : 0;
 }
 
 /* The FDE whose initial location is the greatest at or below vaddr. */

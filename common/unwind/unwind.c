@@ -2,7 +2,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
-#include <gelf.h>
+#include <elf.h>
 #include <libdwarf/dwarf.h>
 #include <libdwarf/libdwarf.h>
 #include <stdlib.h>
@@ -26,7 +26,8 @@ struct unw_object {
 	char *path;
 	const char *source;
 	int fd;
-	Elf *elf;
+	uint8_t *ehimage;	/* the load segment of .eh_frame(_hdr) */
+	struct unw_seg ehseg;	/* where it lies: offset 0 of ehimage */
 	Dwarf_Debug dbg;
 	Dwarf_Cie *cies;
 	Dwarf_Fde *fdes;
@@ -78,40 +79,82 @@ uint64_t unw_perf_regs_mask(void)
 
 /* ---- objects ------------------------------------------------------------ */
 
-/* The PT_LOAD segments, and .eh_frame_hdr's (PT_GNU_EH_FRAME) if the
- * file has one this reader handles. */
+static int read_full(int fd, void *buf, size_t len, uint64_t off)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t n = pread(fd, (char *)buf + done, len - done,
+				  (off_t)(off + done));
+
+		if (n <= 0)
+			return -1;
+		done += (size_t)n;
+	}
+	return 0;
+}
+
+/*
+ * The PT_LOAD segments, the entry point, and .eh_frame_hdr's segment
+ * (PT_GNU_EH_FRAME) if the file has one this reader handles.  The
+ * load segment holding .eh_frame_hdr and .eh_frame is copied, not
+ * mapped: a file the profiled program truncates must not be a SIGBUS
+ * here.  A 64-bit little-endian ELF only (x86-64).
+ */
 static int read_segments(struct unw_object *o)
 {
-	size_t n, i, size;
-	const uint8_t *image;
-	GElf_Phdr hdr = { .p_type = PT_NULL };
+	Elf64_Ehdr eh;
+	Elf64_Phdr *ph = NULL, hdr = { .p_type = PT_NULL };
+	const Elf64_Phdr *ld = NULL;
+	size_t i;
+	int ret = -1;
 
-	if (elf_getphdrnum(o->elf, &n))
+	if (read_full(o->fd, &eh, sizeof(eh), 0) ||
+	    memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
+	    eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh.e_ident[EI_DATA] != ELFDATA2LSB ||
+	    eh.e_phentsize != sizeof(Elf64_Phdr) || !eh.e_phnum)
 		return -1;
-	for (i = 0; i < n; i++) {
-		GElf_Phdr ph;
-
-		if (!gelf_getphdr(o->elf, (int)i, &ph))
-			continue;
-		if (ph.p_type == PT_GNU_EH_FRAME)
-			hdr = ph;
-		if (ph.p_type != PT_LOAD)
+	o->entry = eh.e_entry;
+	ph = calloc(eh.e_phnum, sizeof(*ph));
+	if (!ph || read_full(o->fd, ph, eh.e_phnum * sizeof(*ph), eh.e_phoff))
+		goto out;
+	for (i = 0; i < eh.e_phnum; i++) {
+		if (ph[i].p_type == PT_GNU_EH_FRAME)
+			hdr = ph[i];
+		if (ph[i].p_type != PT_LOAD)
 			continue;
 		if (ALLOC_GROW(o->segs, o->nsegs + 1, o->alloc_segs))
-			return -1;
-		o->segs[o->nsegs].offset = ph.p_offset;
-		o->segs[o->nsegs].vaddr = ph.p_vaddr;
-		o->segs[o->nsegs].filesz = ph.p_filesz;
+			goto out;
+		o->segs[o->nsegs].offset = ph[i].p_offset;
+		o->segs[o->nsegs].vaddr = ph[i].p_vaddr;
+		o->segs[o->nsegs].filesz = ph[i].p_filesz;
 		o->nsegs++;
 	}
-	image = (const uint8_t *)elf_rawfile(o->elf, &size);
-	if (hdr.p_type == PT_GNU_EH_FRAME && image &&
-	    !unw_ehf_init(&o->ehf, image, size, o->segs, o->nsegs,
-			  hdr.p_offset, hdr.p_vaddr)) {
+	ret = 0;
+	for (i = 0; hdr.p_type == PT_GNU_EH_FRAME && i < eh.e_phnum; i++)
+		if (ph[i].p_type == PT_LOAD &&
+		    hdr.p_vaddr >= ph[i].p_vaddr &&
+		    hdr.p_vaddr - ph[i].p_vaddr < ph[i].p_filesz)
+			ld = &ph[i];
+	/* At most 256 MiB: .eh_frame of the largest programs is tens. */
+	if (!ld || ld->p_filesz > (256u << 20))
+		goto out;
+	o->ehimage = malloc(ld->p_filesz ? ld->p_filesz : 1);
+	if (!o->ehimage ||
+	    read_full(o->fd, o->ehimage, ld->p_filesz, ld->p_offset))
+		goto out;
+	o->ehseg.offset = 0;
+	o->ehseg.vaddr = ld->p_vaddr;
+	o->ehseg.filesz = ld->p_filesz;
+	if (!unw_ehf_init(&o->ehf, o->ehimage, ld->p_filesz, &o->ehseg, 1,
+			  hdr.p_vaddr - ld->p_vaddr, hdr.p_vaddr)) {
 		o->ehf_ok = 1;
 		o->source = ".eh_frame";
 	}
-	return 0;
+out:
+	free(ph);
+	return ret;
 }
 
 /* libdwarf: the fallback when .eh_frame_hdr is missing or a row is
@@ -178,22 +221,15 @@ struct unw_object *unw_object_open(const char *path, int fd)
 		free(o);
 		return NULL;
 	}
-	o->fd = fd >= 0 ? dup(fd) : open(path, O_RDONLY | O_CLOEXEC);
+	o->fd = fd >= 0 ? dup(fd) :
+		fd == -1 ? open(path, O_RDONLY | O_CLOEXEC) : -1;
 	if (o->fd < 0) {
 		o->source = "no CFI: cannot open";
 		return o;
 	}
-	elf_version(EV_CURRENT);
-	o->elf = elf_begin(o->fd, ELF_C_READ_MMAP, NULL);
-	if (!o->elf || elf_kind(o->elf) != ELF_K_ELF || read_segments(o)) {
+	if (read_segments(o)) {
 		o->source = "no CFI: not an ELF file";
 		return o;
-	}
-	{
-		GElf_Ehdr eh;
-
-		if (gelf_getehdr(o->elf, &eh))
-			o->entry = eh.e_entry;
 	}
 	if (!o->ehf_ok)
 		open_cfi(o);
@@ -210,8 +246,7 @@ void unw_object_free(struct unw_object *o)
 						   o->fdes, o->nfdes);
 		dwarf_finish(o->dbg, NULL);
 	}
-	if (o->elf)
-		elf_end(o->elf);
+	free(o->ehimage);
 	if (o->fd >= 0)
 		close(o->fd);
 	free(o->segs);
@@ -415,7 +450,7 @@ static const struct row *find_row(struct unw_object *o, uint64_t vaddr)
 	size_t lo = 0, hi = o->nspans;
 	struct row row;
 
-	if (rc->key == vaddr + 1) {
+	if (rc->key == vaddr + 1 && vaddr != UINT64_MAX) {
 		o->hits++;
 		return &o->rows[rc->row];
 	}
@@ -672,7 +707,9 @@ static int eval(const struct unw_state *st, const struct rule *r, int push,
 			case DW_OP_div:
 				if (!b)
 					return EVAL_BAD;
-				a = (uint64_t)((int64_t)a / (int64_t)b);
+				/* INT64_MIN / -1 would trap. */
+				a = b == UINT64_MAX ? -a :
+				    (uint64_t)((int64_t)a / (int64_t)b);
 				break;
 			case DW_OP_minus: a -= b; break;
 			case DW_OP_mod:
@@ -849,8 +886,8 @@ enum unw_result unw_step(struct unw_state *st, struct unw_object *o,
 		return UNW_END;
 	/* The caller's stack pointer is the CFA unless a rule says
 	 * otherwise (a signal frame restores it from the context). */
-	if (row->reg[UNW_REG_SP].kind == R_SAME ||
-	    row->reg[UNW_REG_SP].kind == R_UNDEF)
+	if (!(nvalid & (1u << UNW_REG_SP)) ||
+	    row->reg[UNW_REG_SP].kind == R_SAME)
 		nr[UNW_REG_SP] = cfa;
 	nvalid |= 1u << UNW_REG_SP;
 	for (col = 0; col < UNW_NREGS; col++)

@@ -50,7 +50,8 @@ uint64_t unw_perf_regs_mask(void);
 
 struct unw_object;
 
-/* The CFI of the ELF file at path (fd: an open file, or -1 to open path).
+/* The CFI of the ELF file at path (fd: an open file, -1 to open path,
+ * -2 for none: an object without CFI, path only naming it).
  * NULL only when out of memory; an unreadable file or one without CFI
  * gives an object whose every lookup says "no CFI".  path is only kept
  * for unw_object_source(). */
