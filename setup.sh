@@ -93,6 +93,8 @@ demo)
 	echo "  $bin/uprofile -i $PWD/umon.out -asm -quit 1  # instructions"
 	echo "exact counts, freq and time per execution (runs it twice):"
 	echo "  $bin/uprofile -pixie -average -quit 8 freq $bin/tests/demo 0.1"
+	echo "call stacks (who called what), then the call tree:"
+	echo "  $bin/uprofile -g -o g.out $bin/tests/demo && $bin/uprofile -i g.out -tree"
 	;;
 test)
 	deps
