@@ -60,7 +60,11 @@ _profile_tool_complete()
 		return
 		;;
 	-format | format)
-		COMPREPLY=($(compgen -W "text json" -- "$cur"))
+		COMPREPLY=($(compgen -W "text json folded" -- "$cur"))
+		return
+		;;
+	-call-graph | call-graph)
+		COMPREPLY=($(compgen -W "fp dwarf auto" -- "$cur"))
 		return
 		;;
 	-engine | engine)

@@ -359,19 +359,13 @@ static void heading(FILE *f, const struct report *r)
 			for (shown = 48; shown && list[shown] != ','; shown--)
 				;
 		}
-		if (r->ra_from_stacks)
-			fprintf(f, "  -ra: %" PRIu64 " samples in utility "
-				"routines were charged to their first caller "
-				"outside them, from the call stacks (%.*s%s; "
-				"%zu pattern%s)\n", p->ra_moved, (int)shown,
-				list, list[shown] ? ",..." : "", n,
-				n == 1 ? "" : "s");
-		else
-			fprintf(f, "  -ra: %" PRIu64 " samples in kernel "
-				"utility routines were charged to their "
-				"callers (%.*s%s; %zu pattern%s)\n",
-				p->ra_moved, (int)shown, list,
-				list[shown] ? ",..." : "", n,
+		fprintf(f, "  -ra: %" PRIu64 " samples in %s were charged "
+			"to their %s (%.*s%s; %zu pattern%s)\n", p->ra_moved,
+			r->ra_from_stacks ? "utility routines" :
+			"kernel utility routines",
+			r->ra_from_stacks ? "first caller outside them, from "
+			"the call stacks" : "callers", (int)shown, list,
+			list[shown] ? ",..." : "", n,
 				n == 1 ? "" : "s");
 	}
 	if (r->stacks)
@@ -554,7 +548,7 @@ static void tree_node(FILE *f, const struct report_call *c, int depth)
 	fprintf(f, "  %8.2f %8.2f %10" PRIu64 "  %*s%s", c->percent,
 		c->self_percent, c->samples, 2 * depth, "", name);
 	if (c->nchildren < c->nchildren_all)
-		fprintf(f, "  (%zu more below the threshold)",
+		fprintf(f, "  (%zu more not shown)",
 			c->nchildren_all - c->nchildren);
 	fputc('\n', f);
 	for (i = 0; i < c->nchildren; i++)
@@ -576,7 +570,7 @@ static void stack_view(FILE *f, const struct report *r)
 	for (i = 0; i < rs->tree.nchildren; i++)
 		tree_node(f, &rs->tree.children[i], 0);
 	if (rs->tree.nchildren < rs->tree.nchildren_all)
-		fprintf(f, "  (%zu more roots below the threshold)\n",
+		fprintf(f, "  (%zu more roots not shown)\n",
 			rs->tree.nchildren_all - rs->tree.nchildren);
 	if (!rs->tree.nchildren_all)
 		fputs("  (no samples)\n", f);

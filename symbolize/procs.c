@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/util/bytes.h"
 #include "decode.h"
 #include "symbolize_int.h"
 
@@ -43,67 +44,8 @@ void procs_release(struct procs *p)
 #define DW_EH_PE_pcrel 0x10
 #define DW_EH_PE_datarel 0x30
 
-struct rd {
-	const unsigned char *p, *end;
-	bool bad;
-};
-
-static uint64_t rd_uleb(struct rd *r)
-{
-	uint64_t v = 0;
-	unsigned shift = 0;
-
-	while (r->p < r->end) {
-		unsigned char b = *r->p++;
-
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-		if (!(b & 0x80))
-			return v;
-	}
-	r->bad = true;
-	return 0;
-}
-
-static int64_t rd_sleb(struct rd *r)
-{
-	int64_t v = 0;
-	unsigned shift = 0;
-	unsigned char b = 0;
-
-	while (r->p < r->end) {
-		b = *r->p++;
-		if (shift < 64)
-			v |= (int64_t)((uint64_t)(b & 0x7f) << shift);
-		shift += 7;
-		if (!(b & 0x80)) {
-			if (shift < 64 && (b & 0x40))
-				v |= -((int64_t)1 << shift);
-			return v;
-		}
-	}
-	r->bad = true;
-	return 0;
-}
-
-static uint64_t rd_fixed(struct rd *r, size_t n)
-{
-	uint64_t v = 0;
-	size_t i;
-
-	if ((size_t)(r->end - r->p) < n) {
-		r->bad = true;
-		return 0;
-	}
-	for (i = 0; i < n; i++)	/* little-endian targets only */
-		v |= (uint64_t)r->p[i] << (8 * i);
-	r->p += n;
-	return v;
-}
-
 /* A pointer in encoding enc; base is the vaddr of r->p's section start. */
-static uint64_t rd_encoded(struct rd *r, unsigned enc, uint64_t secaddr,
+static uint64_t rd_encoded(struct bytes *r, unsigned enc, uint64_t secaddr,
 			   const unsigned char *secstart, bool apply)
 {
 	uint64_t here = secaddr + (uint64_t)(r->p - secstart), v;
@@ -112,45 +54,45 @@ static uint64_t rd_encoded(struct rd *r, unsigned enc, uint64_t secaddr,
 	case DW_EH_PE_absptr:
 	case DW_EH_PE_udata8:
 	case DW_EH_PE_sdata8:
-		v = rd_fixed(r, 8);
+		v = bytes_u(r, 8);
 		break;
 	case DW_EH_PE_uleb128:
-		v = rd_uleb(r);
+		v = bytes_uleb(r);
 		break;
 	case DW_EH_PE_udata2:
-		v = rd_fixed(r, 2);
+		v = bytes_u(r, 2);
 		break;
 	case DW_EH_PE_sdata2:
-		v = (uint64_t)(int64_t)(int16_t)rd_fixed(r, 2);
+		v = (uint64_t)(int64_t)(int16_t)bytes_u(r, 2);
 		break;
 	case DW_EH_PE_udata4:
-		v = rd_fixed(r, 4);
+		v = bytes_u(r, 4);
 		break;
 	case DW_EH_PE_sdata4:
-		v = (uint64_t)(int64_t)(int32_t)rd_fixed(r, 4);
+		v = (uint64_t)(int64_t)(int32_t)bytes_u(r, 4);
 		break;
 	case DW_EH_PE_sleb128:
-		v = (uint64_t)rd_sleb(r);
+		v = (uint64_t)bytes_sleb(r);
 		break;
 	default:
-		r->bad = true;
+		r->bad = 1;
 		return 0;
 	}
 	if (apply && (enc & 0x70) == DW_EH_PE_pcrel)
 		v += here;
 	else if (apply && (enc & 0x70) != 0)
-		r->bad = true;	/* datarel etc.: not used in .eh_frame */
+		r->bad = 1;	/* datarel etc.: not used in .eh_frame */
 	return v;
 }
 
 /* The FDE pointer encoding a CIE announces ("zR" augmentation). */
-static unsigned cie_fde_encoding(struct rd r, uint64_t secaddr,
+static unsigned cie_fde_encoding(struct bytes r, uint64_t secaddr,
 				 const unsigned char *secstart)
 {
 	const char *aug;
 	unsigned version, enc = DW_EH_PE_absptr;
 
-	version = (unsigned)rd_fixed(&r, 1);
+	version = (unsigned)bytes_u(&r, 1);
 	aug = (const char *)r.p;
 	while (r.p < r.end && *r.p)
 		r.p++;
@@ -159,25 +101,25 @@ static unsigned cie_fde_encoding(struct rd r, uint64_t secaddr,
 	r.p++;
 	if (aug[0] != 'z')
 		return DW_EH_PE_absptr;
-	rd_uleb(&r);			/* code alignment */
-	rd_sleb(&r);			/* data alignment */
+	bytes_uleb(&r);			/* code alignment */
+	bytes_sleb(&r);			/* data alignment */
 	if (version == 1)
-		rd_fixed(&r, 1);	/* return address register */
+		bytes_u(&r, 1);	/* return address register */
 	else
-		rd_uleb(&r);
-	rd_uleb(&r);			/* augmentation length */
+		bytes_uleb(&r);
+	bytes_uleb(&r);			/* augmentation length */
 	for (aug++; *aug && !r.bad; aug++) {
 		switch (*aug) {
 		case 'R':
-			return (unsigned)rd_fixed(&r, 1);
+			return (unsigned)bytes_u(&r, 1);
 		case 'P': {
-			unsigned penc = (unsigned)rd_fixed(&r, 1);
+			unsigned penc = (unsigned)bytes_u(&r, 1);
 
 			rd_encoded(&r, penc, secaddr, secstart, false);
 			break;
 		}
 		case 'L':
-			rd_fixed(&r, 1);
+			bytes_u(&r, 1);
 			break;
 		case 'S':
 		case 'B':
@@ -202,24 +144,24 @@ static int read_eh_frame(struct procs *pr, const unsigned char *d,
 	const unsigned char *p = d, *end = d + size;
 
 	while ((size_t)(end - p) >= 8) {
-		struct rd r = { p, end, false };
-		uint64_t len = rd_fixed(&r, 4), id;
+		struct bytes r = { p, end, 0 };
+		uint64_t len = bytes_u(&r, 4), id;
 		const unsigned char *rec, *next;
 
 		if (len == 0)
 			break;		/* terminator */
 		if (len == 0xffffffff)
-			len = rd_fixed(&r, 8);
+			len = bytes_u(&r, 8);
 		if (len > (uint64_t)(end - r.p))
 			break;
 		next = r.p + len;
 		rec = r.p;
-		id = rd_fixed(&r, 4);
+		id = bytes_u(&r, 4);
 		if (id != 0 && id <= (uint64_t)(rec - d)) {
 			/* An FDE: id is the distance back to its CIE. */
 			const unsigned char *cie = rec - id;
-			struct rd cr = { cie, end, false };
-			uint64_t clen = rd_fixed(&cr, 4), lo, range;
+			struct bytes cr = { cie, end, 0 };
+			uint64_t clen = bytes_u(&cr, 4), lo, range;
 			unsigned enc;
 
 			if (clen == 0xffffffff || clen < 4 ||

@@ -146,12 +146,12 @@ END
 		"$(cat <<'END'
   (nodes below 15.00% pruned)
     total%    self%    samples  procedure
-     85.00     0.00        850  main  (2 more below the threshold)
+     85.00     0.00        850  main  (2 more not shown)
      45.00     0.00        450    a
      45.00    45.00        450      leaf
      20.00     0.00        200    b
      20.00    20.00        200      leaf
-  (1 more roots below the threshold)
+  (1 more roots not shown)
 END
 )"
 	run -0 "$UPROFILE" -i s.out -tree -quit 1
@@ -159,10 +159,10 @@ END
 		"$(cat <<'END'
   (nodes below 0.50% pruned)
     total%    self%    samples  procedure
-     85.00     0.00        850  main  (3 more below the threshold)
+     85.00     0.00        850  main  (3 more not shown)
      45.00     0.00        450    a
      45.00    45.00        450      leaf
-  (1 more roots below the threshold)
+  (1 more roots not shown)
 END
 )"
 	run -0 "$UPROFILE" -i s.out -tree --format json

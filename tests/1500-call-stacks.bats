@@ -64,8 +64,12 @@ folded_of() {
 
 # fq COMMAND [ARG...]: tests/tools/folded on $stacks; its answer in
 # $output (a malformed folded line fails here).
+# An unwinder's stack is complete only through libc to _start (--strict);
+# a frame-pointer walk (FQ_FP set) may stop at main: libc has none.
 fq() {
-	run -0 python3 "$FOLDED" "$@" <<<"$stacks"
+	local strict=--strict
+	[[ -z ${FQ_FP-} ]] || strict=
+	run -0 python3 "$FOLDED" $strict "$@" <<<"$stacks"
 }
 
 # count KEY: the count of KEY in the last fq "KEY COUNT" answer, 0 if none.
@@ -180,6 +184,7 @@ check_callers() {
 }
 
 @test "--call-graph=fp on the frame-pointer build: callers shares and recursion right, stacks reach main" {
+	local FQ_FP=1
 	profile --call-graph=fp "$TPROG/callers" "$MS"
 	check_callers leaf_work caller_a=12.5 caller_b=25 caller_c=62.5
 	# The frame-pointer chain is complete in the program's own code
@@ -255,14 +260,15 @@ check_callers() {
 	check_callers lib_spin via_a=25 via_b=75
 	# The PLT stub lib_tiny@plt and lib_tiny have no frame: both must
 	# resolve to tiny_caller, the function that called through the stub.
+	# (Truncated stacks are the completeness check's, not counted here.)
+	# The stub gets few samples: every one must be under tiny_caller.
 	fq callers lib_tiny@plt
 	local n
-	n=$(sum)
-	((n >= 1)) || fail "no sample in the PLT stub lib_tiny@plt"
-	assert_binomial "lib_tiny@plt called by tiny_caller" \
-		"$(count tiny_caller)" "$n" 100 50
-	fq callers lib_tiny
-	assert_binomial "lib_tiny called by tiny_caller" "$(count tiny_caller)" "$(sum)" 100
+	n=$(awk '$1 !~ /^\[/ { n += $NF } END { print n + 0 }' <<<"$output")
+	((n >= 1)) || fail "no sample in the PLT stub lib_tiny@plt: $output"
+	(($(count tiny_caller) == n)) ||
+		fail "lib_tiny@plt under other callers than tiny_caller: $output"
+	check_callers lib_tiny tiny_caller=100
 	# A callback: executable -> library -> executable.
 	check_callers cb_work lib_apply=100
 	check_callers lib_apply apply_caller=100

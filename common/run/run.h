@@ -57,11 +57,11 @@ enum run_format {
 	RUN_FORMAT_FOLDED,	/* call stacks as "a;b;c count" lines */
 };
 
-/* What a run needs to know of the tool it runs for. */
 /* Bytes of user stack copied per sample for --call-graph=dwarf|auto. */
 #define RUN_STACK_DUMP 32768
 #define RUN_STACK_DUMP_MAX 65528
 
+/* What a run needs to know of the tool it runs for. */
 struct run_tool {
 	const char *name;		/* "uprofile": messages, profiles */
 	const char *default_file;	/* "umon.out" */

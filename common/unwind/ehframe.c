@@ -10,6 +10,7 @@
 #include <libdwarf/dwarf.h>
 #include <string.h>
 
+#include "common/util/bytes.h"
 #include "unwind_int.h"
 
 /* DW_EH_PE_* pointer encodings. */
@@ -29,65 +30,6 @@ enum {
 static int64_t scaled(uint64_t n, int64_t factor)
 {
 	return (int64_t)(n * (uint64_t)factor);
-}
-
-struct cur {
-	const uint8_t *p, *end;
-	int bad;
-};
-
-static uint64_t get_u(struct cur *c, unsigned n)
-{
-	uint64_t v = 0;
-	unsigned i;
-
-	if (c->bad || (size_t)(c->end - c->p) < n) {
-		c->bad = 1;
-		return 0;
-	}
-	for (i = 0; i < n; i++)
-		v |= (uint64_t)c->p[i] << (8 * i);
-	c->p += n;
-	return v;
-}
-
-static uint64_t get_uleb(struct cur *c)
-{
-	uint64_t v = 0;
-	unsigned shift = 0;
-
-	while (!c->bad && c->p < c->end) {
-		uint8_t b = *c->p++;
-
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-		if (!(b & 0x80))
-			return v;
-	}
-	c->bad = 1;
-	return 0;
-}
-
-static int64_t get_sleb(struct cur *c)
-{
-	uint64_t v = 0;
-	unsigned shift = 0;
-
-	while (!c->bad && c->p < c->end) {
-		uint8_t b = *c->p++;
-
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-		if (!(b & 0x80)) {
-			if (shift < 64 && (b & 0x40))
-				v |= ~0ULL << shift;
-			return (int64_t)v;
-		}
-	}
-	c->bad = 1;
-	return 0;
 }
 
 /* The link-time address of a byte of the image. */
@@ -119,7 +61,7 @@ static const uint8_t *at_vaddr(const struct ehframe *e, uint64_t v)
 }
 
 /* A pointer in encoding enc; datarel is relative to base. */
-static uint64_t get_ptr(const struct ehframe *e, struct cur *c, uint8_t enc,
+static uint64_t get_ptr(const struct ehframe *e, struct bytes *c, uint8_t enc,
 			uint64_t base)
 {
 	uint64_t field = vaddr_of(e, c->p), v;
@@ -129,15 +71,15 @@ static uint64_t get_ptr(const struct ehframe *e, struct cur *c, uint8_t enc,
 		return 0;
 	}
 	switch (enc & 0x0f) {
-	case PE_ABSPTR: v = get_u(c, 8); break;
-	case PE_ULEB128: v = get_uleb(c); break;
-	case PE_UDATA2: v = get_u(c, 2); break;
-	case PE_UDATA4: v = get_u(c, 4); break;
-	case PE_UDATA8: v = get_u(c, 8); break;
-	case PE_SLEB128: v = (uint64_t)get_sleb(c); break;
-	case PE_SDATA2: v = (uint64_t)(int64_t)(int16_t)get_u(c, 2); break;
-	case PE_SDATA4: v = (uint64_t)(int64_t)(int32_t)get_u(c, 4); break;
-	case PE_SDATA8: v = get_u(c, 8); break;
+	case PE_ABSPTR: v = bytes_u(c, 8); break;
+	case PE_ULEB128: v = bytes_uleb(c); break;
+	case PE_UDATA2: v = bytes_u(c, 2); break;
+	case PE_UDATA4: v = bytes_u(c, 4); break;
+	case PE_UDATA8: v = bytes_u(c, 8); break;
+	case PE_SLEB128: v = (uint64_t)bytes_sleb(c); break;
+	case PE_SDATA2: v = (uint64_t)(int64_t)(int16_t)bytes_u(c, 2); break;
+	case PE_SDATA4: v = (uint64_t)(int64_t)(int32_t)bytes_u(c, 4); break;
+	case PE_SDATA8: v = bytes_u(c, 8); break;
 	default: c->bad = 1; return 0;
 	}
 	switch (enc & 0x70) {
@@ -164,7 +106,7 @@ int unw_ehf_init(struct ehframe *e, const uint8_t *image, size_t size,
 		 uint64_t hdr_offset,
 		 uint64_t hdr_vaddr)
 {
-	struct cur c;
+	struct bytes c;
 	uint8_t ptr_enc, count_enc, table_enc;
 
 	memset(e, 0, sizeof(*e));
@@ -178,11 +120,11 @@ int unw_ehf_init(struct ehframe *e, const uint8_t *image, size_t size,
 	c.p = image + hdr_offset;
 	c.end = image + size;
 	c.bad = 0;
-	if (get_u(&c, 1) != 1)		/* version */
+	if (bytes_u(&c, 1) != 1)		/* version */
 		return -1;
-	ptr_enc = (uint8_t)get_u(&c, 1);
-	count_enc = (uint8_t)get_u(&c, 1);
-	table_enc = (uint8_t)get_u(&c, 1);
+	ptr_enc = (uint8_t)bytes_u(&c, 1);
+	count_enc = (uint8_t)bytes_u(&c, 1);
+	table_enc = (uint8_t)bytes_u(&c, 1);
 	/* The table is binary-searchable only with 4-byte datarel
 	 * entries, what every linker writes. */
 	if (table_enc != (PE_DATAREL | PE_SDATA4) || ptr_enc == PE_OMIT ||
@@ -209,9 +151,9 @@ struct cie {
 };
 
 /* The length field at *c: the end of the entry, NULL if malformed. */
-static const uint8_t *entry_end(struct cur *c)
+static const uint8_t *entry_end(struct bytes *c)
 {
-	uint64_t len = get_u(c, 4);
+	uint64_t len = bytes_u(c, 4);
 
 	/* The 64-bit format (its ids are 8 bytes): left to libdwarf. */
 	if (len == 0xffffffffu)
@@ -224,7 +166,7 @@ static const uint8_t *entry_end(struct cur *c)
 static int parse_cie(const struct ehframe *e, const uint8_t *at,
 		     struct cie *cie)
 {
-	struct cur c = { at, e->image + e->size, 0 };
+	struct bytes c = { at, e->image + e->size, 0 };
 	const uint8_t *end = entry_end(&c), *aug;
 	uint8_t version;
 	size_t augl;
@@ -232,9 +174,9 @@ static int parse_cie(const struct ehframe *e, const uint8_t *at,
 	if (!end)
 		return -1;
 	c.end = end;
-	if (get_u(&c, 4) != 0)		/* CIE id */
+	if (bytes_u(&c, 4) != 0)		/* CIE id */
 		return -1;
-	version = (uint8_t)get_u(&c, 1);
+	version = (uint8_t)bytes_u(&c, 1);
 	if (c.bad || (version != 1 && version != 3))
 		return -1;
 	aug = c.p;
@@ -246,11 +188,11 @@ static int parse_cie(const struct ehframe *e, const uint8_t *at,
 	cie->fde_enc = PE_ABSPTR;
 	if (augl >= 2 && aug[0] == 'e' && aug[1] == 'h')
 		return -1;		/* GCC 2's "eh": never seen since */
-	cie->caf = get_uleb(&c);
-	cie->daf = get_sleb(&c);
-	cie->ra = version == 1 ? get_u(&c, 1) : get_uleb(&c);
+	cie->caf = bytes_uleb(&c);
+	cie->daf = bytes_sleb(&c);
+	cie->ra = version == 1 ? bytes_u(&c, 1) : bytes_uleb(&c);
 	if (augl && aug[0] == 'z') {
-		uint64_t dlen = get_uleb(&c);
+		uint64_t dlen = bytes_uleb(&c);
 		const uint8_t *dend;
 		size_t i;
 
@@ -261,22 +203,22 @@ static int parse_cie(const struct ehframe *e, const uint8_t *at,
 		for (i = 1; i < augl; i++) {
 			switch (aug[i]) {
 			case 'R':
-				cie->fde_enc = (uint8_t)get_u(&c, 1);
+				cie->fde_enc = (uint8_t)bytes_u(&c, 1);
 				break;
 			case 'L':
-				get_u(&c, 1);	/* LSDA encoding */
+				bytes_u(&c, 1);	/* LSDA encoding */
 				break;
 			case 'P': {
-				uint8_t penc = (uint8_t)get_u(&c, 1);
+				uint8_t penc = (uint8_t)bytes_u(&c, 1);
 				unsigned n = enc_size(penc);
 
 				/* The personality routine: skipped. */
 				if (n)
-					get_u(&c, n);
+					bytes_u(&c, n);
 				else if ((penc & 0x0f) == PE_ULEB128)
-					get_uleb(&c);
+					bytes_uleb(&c);
 				else if ((penc & 0x0f) == PE_SLEB128)
-					get_sleb(&c);
+					bytes_sleb(&c);
 				else
 					return -1;
 				break;
@@ -349,9 +291,9 @@ static void advance(struct run *r, uint64_t delta)
 	r->lo = next;
 }
 
-static int expr_rule(struct cur *c, struct rule *ru, uint8_t kind)
+static int expr_rule(struct bytes *c, struct rule *ru, uint8_t kind)
 {
-	uint64_t len = get_uleb(c);
+	uint64_t len = bytes_uleb(c);
 
 	if (c->bad || len == 0 || len > UINT16_MAX ||
 	    len > (uint64_t)(c->end - c->p))
@@ -369,10 +311,10 @@ static int expr_rule(struct cur *c, struct rule *ru, uint8_t kind)
 static int execute(struct run *r, const uint8_t *p, const uint8_t *end,
 		   int in_cie)
 {
-	struct cur c = { p, end, 0 };
+	struct bytes c = { p, end, 0 };
 
 	while (!c.bad && c.p < c.end && !r->done) {
-		uint8_t op = (uint8_t)get_u(&c, 1), lo6 = op & 0x3f;
+		uint8_t op = (uint8_t)bytes_u(&c, 1), lo6 = op & 0x3f;
 		uint64_t reg, u;
 		struct rule ru;
 
@@ -383,7 +325,7 @@ static int execute(struct run *r, const uint8_t *p, const uint8_t *end,
 			continue;
 		case DW_CFA_offset:
 			ru.kind = R_OFFSET;
-			ru.off = scaled(get_uleb(&c), r->cie->daf);
+			ru.off = scaled(bytes_uleb(&c), r->cie->daf);
 			set_reg(r, lo6, ru);
 			continue;
 		case DW_CFA_restore:
@@ -407,30 +349,30 @@ static int execute(struct run *r, const uint8_t *p, const uint8_t *end,
 				r->loc = r->lo = u;
 			}
 			break;
-		case DW_CFA_advance_loc1: advance(r, get_u(&c, 1)); break;
-		case DW_CFA_advance_loc2: advance(r, get_u(&c, 2)); break;
-		case DW_CFA_advance_loc4: advance(r, get_u(&c, 4)); break;
+		case DW_CFA_advance_loc1: advance(r, bytes_u(&c, 1)); break;
+		case DW_CFA_advance_loc2: advance(r, bytes_u(&c, 2)); break;
+		case DW_CFA_advance_loc4: advance(r, bytes_u(&c, 4)); break;
 		case DW_CFA_offset_extended:
-			reg = get_uleb(&c);
+			reg = bytes_uleb(&c);
 			ru.kind = R_OFFSET;
-			ru.off = scaled(get_uleb(&c), r->cie->daf);
+			ru.off = scaled(bytes_uleb(&c), r->cie->daf);
 			set_reg(r, reg, ru);
 			break;
 		case DW_CFA_offset_extended_sf:
-			reg = get_uleb(&c);
+			reg = bytes_uleb(&c);
 			ru.kind = R_OFFSET;
-			ru.off = scaled((uint64_t)get_sleb(&c), r->cie->daf);
+			ru.off = scaled((uint64_t)bytes_sleb(&c), r->cie->daf);
 			set_reg(r, reg, ru);
 			break;
 		case DW_CFA_GNU_negative_offset_extended:
-			reg = get_uleb(&c);
+			reg = bytes_uleb(&c);
 			ru.kind = R_OFFSET;
-			ru.off = (int64_t)(0 - (uint64_t)scaled(get_uleb(&c),
+			ru.off = (int64_t)(0 - (uint64_t)scaled(bytes_uleb(&c),
 							 r->cie->daf));
 			set_reg(r, reg, ru);
 			break;
 		case DW_CFA_restore_extended:
-			reg = get_uleb(&c);
+			reg = bytes_uleb(&c);
 			if (in_cie)
 				return -1;
 			if (reg < UNW_NREGS)
@@ -438,13 +380,13 @@ static int execute(struct run *r, const uint8_t *p, const uint8_t *end,
 			break;
 		case DW_CFA_undefined:
 		case DW_CFA_same_value:
-			reg = get_uleb(&c);
+			reg = bytes_uleb(&c);
 			ru.kind = op == DW_CFA_undefined ? R_UNDEF : R_SAME;
 			set_reg(r, reg, ru);
 			break;
 		case DW_CFA_register:
-			reg = get_uleb(&c);
-			u = get_uleb(&c);
+			reg = bytes_uleb(&c);
+			u = bytes_uleb(&c);
 			if (u >= UNW_NREGS)
 				return -1;
 			ru.kind = R_REG;
@@ -464,20 +406,20 @@ static int execute(struct run *r, const uint8_t *p, const uint8_t *end,
 			break;
 		case DW_CFA_def_cfa:
 		case DW_CFA_def_cfa_sf:
-			reg = get_uleb(&c);
+			reg = bytes_uleb(&c);
 			if (reg >= UNW_NREGS)
 				return -1;
 			r->s.cfa.kind = R_CFA_REG;
 			r->s.cfa.reg = (uint8_t)reg;
 			r->s.cfa.off = op == DW_CFA_def_cfa ?
-				       (int64_t)get_uleb(&c) :
-				       scaled((uint64_t)get_sleb(&c),
+				       (int64_t)bytes_uleb(&c) :
+				       scaled((uint64_t)bytes_sleb(&c),
 					      r->cie->daf);
 			r->s.cfa.expr = NULL;
 			r->s.cfa.len = 0;
 			break;
 		case DW_CFA_def_cfa_register:
-			reg = get_uleb(&c);
+			reg = bytes_uleb(&c);
 			if (reg >= UNW_NREGS || r->s.cfa.kind != R_CFA_REG)
 				return -1;
 			r->s.cfa.reg = (uint8_t)reg;
@@ -487,8 +429,8 @@ static int execute(struct run *r, const uint8_t *p, const uint8_t *end,
 			if (r->s.cfa.kind != R_CFA_REG)
 				return -1;
 			r->s.cfa.off = op == DW_CFA_def_cfa_offset ?
-				       (int64_t)get_uleb(&c) :
-				       scaled((uint64_t)get_sleb(&c),
+				       (int64_t)bytes_uleb(&c) :
+				       scaled((uint64_t)bytes_sleb(&c),
 					      r->cie->daf);
 			break;
 		case DW_CFA_def_cfa_expression:
@@ -497,7 +439,7 @@ static int execute(struct run *r, const uint8_t *p, const uint8_t *end,
 			break;
 		case DW_CFA_expression:
 		case DW_CFA_val_expression:
-			reg = get_uleb(&c);
+			reg = bytes_uleb(&c);
 			if (expr_rule(&c, &ru, op == DW_CFA_expression ?
 				      R_EXPR : R_VAL_EXPR))
 				return -1;
@@ -505,15 +447,15 @@ static int execute(struct run *r, const uint8_t *p, const uint8_t *end,
 			break;
 		case DW_CFA_val_offset:
 		case DW_CFA_val_offset_sf:
-			reg = get_uleb(&c);
+			reg = bytes_uleb(&c);
 			ru.kind = R_VAL_OFFSET;
 			ru.off = op == DW_CFA_val_offset ?
-				 scaled(get_uleb(&c), r->cie->daf) :
-				 scaled((uint64_t)get_sleb(&c), r->cie->daf);
+				 scaled(bytes_uleb(&c), r->cie->daf) :
+				 scaled((uint64_t)bytes_sleb(&c), r->cie->daf);
 			set_reg(r, reg, ru);
 			break;
 		case DW_CFA_GNU_args_size:
-			get_uleb(&c);
+			bytes_uleb(&c);
 			break;
 		default:
 			return -1;
@@ -554,7 +496,7 @@ static const uint8_t *find_fde(const struct ehframe *e, uint64_t vaddr)
 int unw_ehf_row(const struct ehframe *e, uint64_t vaddr, struct row *row)
 {
 	const uint8_t *fde = find_fde(e, vaddr), *end, *cie_at;
-	struct cur c;
+	struct bytes c;
 	struct cie cie;
 	struct run r;
 	uint64_t start, range;
@@ -570,7 +512,7 @@ int unw_ehf_row(const struct ehframe *e, uint64_t vaddr, struct row *row)
 	if (!end)
 		return -1;
 	c.end = end;
-	cie_ptr = (uint32_t)get_u(&c, 4);
+	cie_ptr = (uint32_t)bytes_u(&c, 4);
 	if (c.bad || !cie_ptr ||
 	    cie_ptr > (uint64_t)(c.p - 4 - e->image))
 		return -1;
@@ -584,7 +526,7 @@ int unw_ehf_row(const struct ehframe *e, uint64_t vaddr, struct row *row)
 	if (vaddr < start || vaddr - start >= range)
 		return 0;
 	if (cie.aug_z) {
-		uint64_t dlen = get_uleb(&c);
+		uint64_t dlen = bytes_uleb(&c);
 
 		if (c.bad || dlen > (uint64_t)(c.end - c.p))
 			return -1;

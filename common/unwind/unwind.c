@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "common/util/array.h"
+#include "common/util/bytes.h"
 #include "unwind_int.h"
 
 /* PCs remembered with their row, by address (return addresses repeat:
@@ -530,59 +531,29 @@ static int read_stack(const struct unw_state *st, uint64_t addr,
 	return 0;
 }
 
-static int uleb(const uint8_t **p, const uint8_t *end, uint64_t *v)
+/* A fixed-size operand, sign-extended when sgn; -1 past the end. */
+static int fixed(struct bytes *c, unsigned n, int sgn, uint64_t *v)
 {
-	unsigned shift = 0;
+	uint64_t r = bytes_u(c, n);
 
-	*v = 0;
-	while (*p < end) {
-		uint8_t b = *(*p)++;
-
-		if (shift < 64)
-			*v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-		if (!(b & 0x80))
-			return 0;
-	}
-	return -1;
-}
-
-static int sleb(const uint8_t **p, const uint8_t *end, int64_t *v)
-{
-	unsigned shift = 0;
-	uint64_t r = 0;
-	uint8_t b = 0;
-
-	while (*p < end) {
-		b = *(*p)++;
-		if (shift < 64)
-			r |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-		if (!(b & 0x80)) {
-			if (shift < 64 && (b & 0x40))
-				r |= ~0ULL << shift;
-			*v = (int64_t)r;
-			return 0;
-		}
-	}
-	return -1;
-}
-
-static int fixed(const uint8_t **p, const uint8_t *end, unsigned n, int sgn,
-		 uint64_t *v)
-{
-	uint64_t r = 0;
-	unsigned i;
-
-	if ((size_t)(end - *p) < n)
+	if (c->bad)
 		return -1;
-	for (i = 0; i < n; i++)
-		r |= (uint64_t)(*p)[i] << (8 * i);
-	*p += n;
 	if (sgn && n < 8 && (r & (1ULL << (8 * n - 1))))
 		r |= ~0ULL << (8 * n);
 	*v = r;
 	return 0;
+}
+
+static int uleb(struct bytes *c, uint64_t *v)
+{
+	*v = bytes_uleb(c);
+	return c->bad ? -1 : 0;
+}
+
+static int sleb(struct bytes *c, int64_t *v)
+{
+	*v = bytes_sleb(c);
+	return c->bad ? -1 : 0;
 }
 
 enum { EVAL_OK, EVAL_DUMP, EVAL_BAD };
@@ -595,7 +566,7 @@ enum { EVAL_OK, EVAL_DUMP, EVAL_BAD };
 static int eval(const struct unw_state *st, const struct rule *r, int push,
 		uint64_t cfa, uint64_t *out)
 {
-	const uint8_t *p = r->expr, *end = r->expr + r->len;
+	struct bytes c = { r->expr, r->expr + r->len, 0 };
 	uint64_t s[16], a, b;
 	int n = 0, steps = 0;
 
@@ -608,8 +579,8 @@ static int eval(const struct unw_state *st, const struct rule *r, int push,
 } while (0)
 	if (push)
 		PUSH(cfa);
-	while (p < end) {
-		uint8_t op = *p++;
+	while (c.p < c.end) {
+		uint8_t op = *c.p++;
 		int64_t sv;
 		uint64_t uv;
 
@@ -622,7 +593,7 @@ static int eval(const struct unw_state *st, const struct rule *r, int push,
 		if (op >= DW_OP_breg0 && op <= DW_OP_breg31) {
 			unsigned reg = op - DW_OP_breg0;
 
-			if (sleb(&p, end, &sv) || reg >= UNW_NREGS ||
+			if (sleb(&c, &sv) || reg >= UNW_NREGS ||
 			    !(st->valid & (1u << reg)))
 				return EVAL_BAD;
 			PUSH(st->r[reg] + (uint64_t)sv);
@@ -630,7 +601,7 @@ static int eval(const struct unw_state *st, const struct rule *r, int push,
 		}
 		switch (op) {
 		case DW_OP_bregx:
-			if (uleb(&p, end, &uv) || sleb(&p, end, &sv) ||
+			if (uleb(&c, &uv) || sleb(&c, &sv) ||
 			    uv >= UNW_NREGS || !(st->valid & (1u << uv)))
 				return EVAL_BAD;
 			PUSH(st->r[uv] + (uint64_t)sv);
@@ -643,18 +614,18 @@ static int eval(const struct unw_state *st, const struct rule *r, int push,
 							 8, 8 };
 			unsigned k = op - DW_OP_const1u;
 
-			if (fixed(&p, end, size[k], k & 1, &uv))
+			if (fixed(&c, size[k], k & 1, &uv))
 				return EVAL_BAD;
 			PUSH(uv);
 			break;
 		}
 		case DW_OP_constu:
-			if (uleb(&p, end, &uv))
+			if (uleb(&c, &uv))
 				return EVAL_BAD;
 			PUSH(uv);
 			break;
 		case DW_OP_consts:
-			if (sleb(&p, end, &sv))
+			if (sleb(&c, &sv))
 				return EVAL_BAD;
 			PUSH((uint64_t)sv);
 			break;
@@ -662,7 +633,7 @@ static int eval(const struct unw_state *st, const struct rule *r, int push,
 		case DW_OP_drop: NEED(1); n--; break;
 		case DW_OP_over: NEED(2); PUSH(s[n - 2]); break;
 		case DW_OP_pick:
-			if (fixed(&p, end, 1, 0, &uv) || uv >= (uint64_t)n)
+			if (fixed(&c, 1, 0, &uv) || uv >= (uint64_t)n)
 				return EVAL_BAD;
 			PUSH(s[n - 1 - uv]);
 			break;
@@ -689,7 +660,7 @@ static int eval(const struct unw_state *st, const struct rule *r, int push,
 		case DW_OP_not: NEED(1); s[n - 1] = ~s[n - 1]; break;
 		case DW_OP_plus_uconst:
 			NEED(1);
-			if (uleb(&p, end, &uv))
+			if (uleb(&c, &uv))
 				return EVAL_BAD;
 			s[n - 1] += uv;
 			break;
@@ -737,7 +708,7 @@ static int eval(const struct unw_state *st, const struct rule *r, int push,
 			break;
 		case DW_OP_skip:
 		case DW_OP_bra:
-			if (fixed(&p, end, 2, 1, &uv))
+			if (fixed(&c, 2, 1, &uv))
 				return EVAL_BAD;
 			if (op == DW_OP_bra) {
 				NEED(1);
@@ -745,9 +716,9 @@ static int eval(const struct unw_state *st, const struct rule *r, int push,
 					break;
 			}
 			sv = (int64_t)uv;
-			if ((sv < 0 && -sv > p - r->expr) || sv > end - p)
+			if ((sv < 0 && -sv > c.p - r->expr) || sv > c.end - c.p)
 				return EVAL_BAD;
-			p += sv;
+			c.p += sv;
 			break;
 		case DW_OP_nop:
 			break;

@@ -230,7 +230,24 @@ static int cmp_lines(const void *a, const void *b)
 	return x->line < y->line ? -1 : x->line > y->line;
 }
 
-static int matches(const char *const *pats, size_t n, const char *name)
+/* The index of the instruction of c that starts at offset, or SIZE_MAX
+ * (an offset inside an instruction, or in bytes that did not decode). */
+static size_t insn_at(const struct sym_code *c, uint64_t offset)
+{
+	size_t lo = 0, hi = c->ninsns;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (c->insns[mid].offset < offset)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < c->ninsns && c->insns[lo].offset == offset ? lo : SIZE_MAX;
+}
+
+int report_name_matches(const char *const *pats, size_t n, const char *name)
 {
 	size_t i;
 
@@ -395,27 +412,17 @@ static void attach_code(const struct profile *p, struct symbolizer *sym,
 
 	for (i = 0; i < n; i++) {
 		const struct sym_code *code = site_code(p, sym, sites, i, 0);
-		size_t lo, hi;
+		size_t k;
 
 		sites[i].code = NULL;
 		if (!code)
 			continue;
-		lo = 0;
-		hi = code->ninsns;
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-
-			if (code->insns[mid].offset < sites[i].offset)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
 		/* An address inside an instruction (or in bytes that did not
 		 * decode) stays without code. */
-		if (lo < code->ninsns && code->insns[lo].offset ==
-		    sites[i].offset) {
+		k = insn_at(code, sites[i].offset);
+		if (k != SIZE_MAX) {
 			sites[i].code = code;
-			sites[i].insn = (uint32_t)lo;
+			sites[i].insn = (uint32_t)k;
 		}
 	}
 }
@@ -436,9 +443,10 @@ static long find_retired(const struct profile *p, uint32_t kind_flags);
 /* Left out by -only or -exclude: a procedure's rows are named name. */
 static int name_filtered(const struct report_options *opt, const char *name)
 {
-	if (opt->nonly && !matches(opt->only, opt->nonly, name))
+	if (opt->nonly && !report_name_matches(opt->only, opt->nonly, name))
 		return 1;
-	return opt->nexclude && matches(opt->exclude, opt->nexclude, name);
+	return opt->nexclude &&
+	       report_name_matches(opt->exclude, opt->nexclude, name);
 }
 
 /* The procedure a site without code is shown in: as outer_proc() will
@@ -588,23 +596,12 @@ static const char *asm_row_name(struct build *b, const struct site *s)
 	const char *own = site_own_name(p, b->sym, s);
 	struct sym_object so = sym_obj(p, s->obj);
 	const struct sym_code *c;
-	size_t lo = 0, hi;
 
 	if (!s->code || !strcmp(own, s->code->procedure))
 		return s->code ? s->code->procedure : own;
 	if (sym_code(b->sym, &so, s->offset, &c) != SYM_OK)
 		return own;
-	hi = c->ninsns;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (c->insns[mid].offset < s->offset)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < c->ninsns && c->insns[lo].offset == s->offset ?
-	       c->procedure : own;
+	return insn_at(c, s->offset) != SIZE_MAX ? c->procedure : own;
 }
 
 /* Index of the heading (object, name) in the sorted h[0 .. n). */
@@ -874,18 +871,9 @@ static int wanted_blocks(struct build *b, const struct sym_code **codes,
 		}
 		for (i = lo; i < b->nsites && b->sites[i].obj == code_obj[k] &&
 			     b->sites[i].offset < c->end; i++) {
-			size_t a = 0, z = c->ninsns;
+			size_t a = insn_at(c, b->sites[i].offset);
 
-			while (a < z) {
-				size_t mid = a + (z - a) / 2;
-
-				if (c->insns[mid].offset < b->sites[i].offset)
-					a = mid + 1;
-				else
-					z = mid;
-			}
-			if (a < c->ninsns &&
-			    c->insns[a].offset == b->sites[i].offset)
+			if (a != SIZE_MAX)
 				marks[k][c->insns[a].block] = 1;
 		}
 	}
@@ -1794,12 +1782,14 @@ static int row_has_data(const struct report *r, const struct report_row *row)
 static int filtered_out(const struct report_options *opt,
 			const struct report_row *row)
 {
-	if (opt->nonly && !matches(opt->only, opt->nonly, row->procedure) &&
-	    !(row->inlined_into && matches(opt->only, opt->nonly,
-					   row->inlined_into)))
+	if (opt->nonly &&
+	    !report_name_matches(opt->only, opt->nonly, row->procedure) &&
+	    !(row->inlined_into &&
+	      report_name_matches(opt->only, opt->nonly, row->inlined_into)))
 		return 1;
-	return opt->nexclude && matches(opt->exclude, opt->nexclude,
-					row->procedure);
+	return opt->nexclude &&
+	       report_name_matches(opt->exclude, opt->nexclude,
+				   row->procedure);
 }
 
 /* ---- building a report, phase by phase ---- */

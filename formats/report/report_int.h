@@ -32,6 +32,9 @@ void report_resolve(const struct profile *p, struct symbolizer *sym,
 		    uint8_t *state);
 
 /* Memory and strings that live as long as the report r. */
+/* Whether name matches one of the n globs (-only, -exclude, -ra). */
+int report_name_matches(const char *const *pats, size_t n, const char *name);
+
 void *report_alloc(struct report *r, size_t n, size_t size);
 const char *report_pool_dup(struct report *r, const char *s);
 /* A profile the report owns (report-time -ra): freed with the report.

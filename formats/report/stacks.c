@@ -318,16 +318,6 @@ static int stack_figures(struct report *r, struct report_sbuild *sb,
 
 /* ---- report-time -ra ---------------------------------------------- */
 
-static int name_matches(const char *const *pats, size_t n, const char *s)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (!fnmatch(pats[i], s, 0))
-			return 1;
-	return 0;
-}
-
 /* Whether any procedure of prof frame fi (its inline chain) matches. */
 static int frame_matches(const struct report *r,
 			 const struct report_sbuild *sb, uint32_t fi)
@@ -335,7 +325,7 @@ static int frame_matches(const struct report *r,
 	uint32_t x;
 
 	for (x = 0; x < sb->xf_n[fi]; x++)
-		if (name_matches(r->opt.ra, r->opt.nra,
+		if (report_name_matches(r->opt.ra, r->opt.nra,
 				 sb->names[sb->xf[sb->xf_first[fi] + x].name]))
 			return 1;
 	return 0;
@@ -412,10 +402,9 @@ static int charge_callers(struct report *r, struct report_sbuild *sb)
 	*q = *p;
 	if (n)
 		memcpy(v, p->counts, n * sizeof(*v));
-	if (n > 1)
-		qsort(v, n, sizeof(*v), profile_count_cmp);
 	q->counts = v;
 	q->ncounts = n;
+	profile_sort_counts(q);
 	q->ra_routines = join_patterns(r->opt.ra, r->opt.nra);
 	report_own_profile(r, q);
 	if (!q->ra_routines)
