@@ -1,20 +1,32 @@
 #!/bin/bash
 # Rebuild the seed corpora under fuzz/corpus/ (see fuzz/README.md).  Needs
-# "make" and "make fuzz" first; profiles are sampled here (cpu-clock, no
+# "make" first, and clang; profiles are sampled here (cpu-clock, no
 # PMU needed; kprofile as root), so they differ from run to run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 c=fuzz/corpus
-obj=build-fuzz/profile-object
 rm -rf "$c"
 mkdir -p "$c"/{profile,elf,kallsyms,profileme,stats}
 
 # hex -> bytes, for records written out field by field below.
 unhex() { python3 -c 'import sys; sys.stdout.buffer.write(bytes.fromhex(sys.argv[1]))' "$1"; }
 
+# Seeds are committed, so they must not carry the paths of the machine
+# that made them: objects are compiled with the source directory mapped
+# to ".", and the profiled program runs as /mnt/profile-object, on a tmpfs
+# mounted in a private mount namespace (needs root, like kprofile below).
+if [[ ${1-} != --in-namespace ]]; then
+	exec unshare -m "$0" --in-namespace
+fi
+mount -t tmpfs none /mnt
+map=-fdebug-prefix-map=$PWD=.
+obj=/mnt/profile-object
+cc -O2 -g -fno-omit-frame-pointer "$map" -o "$obj" tests/programs/inline.c
+
 # profile: what the tools write.  The object fuzz_profile maps every file
-# object to is the program profiled here.
+# object to is the program profiled here (the same source and flags as
+# build-fuzz/profile-object).
 build/uprofile --quiet -o "$c/profile/sampled.umon" "$obj" 200
 build/uprofile --quiet -e cpu-clock,task-clock -o "$c/profile/two-stats.umon" \
 	"$obj" 100
@@ -29,9 +41,10 @@ build/tests/mkstacks write "$c/profile/stacks.umon"
 # rnglists, loclists, different line programs), a shared library, and a
 # stripped copy (symbols from .dynsym and .eh_frame only).
 cp "$obj" "$c/elf/inline-gcc"
-clang -w -O2 -g -gdwarf-5 -fno-omit-frame-pointer -o "$c/elf/inline-clang" \
-	tests/programs/inline.c
-cp build/tests/libhot.so "$c/elf/libhot.so"
+clang -w -O2 -g -gdwarf-5 -fno-omit-frame-pointer "$map" \
+	-o "$c/elf/inline-clang" tests/programs/inline.c
+cc -O1 -g -fno-omit-frame-pointer -fPIC -shared "$map" -o "$c/elf/libhot.so" \
+	tests/programs/libhot.c
 strip -o "$c/elf/inline-stripped" "$obj"
 
 # kallsyms: /proc/kallsyms lines, with aliases, a weak and a data symbol,
