@@ -57,6 +57,13 @@ static int show_counts(FILE *out, const struct profile *p,
 		err = prof_fail(PROF_EINVAL, "'%s' is a counting profile: "
 				"it has no call stacks to fold",
 				s->opt.file ? s->opt.file : "profile");
+	else if (s->format != REPORT_SHOW_TEXT &&
+		 s->format != REPORT_SHOW_JSON &&
+		 s->format != REPORT_SHOW_SUMMARY)
+		err = prof_fail(PROF_EINVAL, "'%s' is a counting profile: "
+				"it has totals, no samples to export (use "
+				"--format text or json)",
+				s->opt.file ? s->opt.file : "profile");
 	else if (s->format == REPORT_SHOW_JSON)
 		err = report_counts_json(out, rc);
 	else
@@ -87,6 +94,10 @@ static int show_rows(FILE *out, const struct profile *p,
 	}
 	if (s->format == REPORT_SHOW_FOLDED)
 		ro.folded = 1;
+	if (s->format == REPORT_SHOW_PPROF ||
+	    s->format == REPORT_SHOW_FLAMEGRAPH ||
+	    s->format == REPORT_SHOW_CALLGRIND)
+		ro.samples = 1;
 	err = report_build(p, sym, &ro, &r);
 	if (err) {
 		symbolizer_free(sym);
@@ -104,6 +115,18 @@ static int show_rows(FILE *out, const struct profile *p,
 		break;
 	case REPORT_SHOW_FOLDED:
 		err = report_folded(out, r);
+		break;
+	case REPORT_SHOW_PPROF:
+		err = report_pprof(out, r);
+		break;
+	case REPORT_SHOW_FLAMEGRAPH:
+		err = report_flamegraph(out, r);
+		break;
+	case REPORT_SHOW_CALLGRIND:
+		err = report_callgrind(out, r);
+		break;
+	case REPORT_SHOW_CSV:
+		err = report_csv(out, r);
 		break;
 	}
 	report_free(r);

@@ -21,6 +21,10 @@ enum report_show_format {
 	REPORT_SHOW_JSON,
 	REPORT_SHOW_SUMMARY,	/* the few lines after a run (text) */
 	REPORT_SHOW_FOLDED,	/* the call stacks, folded (needs them) */
+	REPORT_SHOW_PPROF,	/* exports of the whole profile ... */
+	REPORT_SHOW_FLAMEGRAPH,
+	REPORT_SHOW_CALLGRIND,
+	REPORT_SHOW_CSV,	/* the rows of the view, as CSV */
 };
 
 struct report_show {

@@ -148,12 +148,14 @@ const struct argp_option fe_display_options[] = {
 	{ "exclude", OPT_EXCLUDE, "PROC", 0,
 	  "leave out procedures matching PROC (repeatable)", 4 },
 	{ "numbers", OPT_NUMBERS, NULL, 0, "show addresses", 4 },
-	{ "format", OPT_FORMAT, "text|json|folded", 0,
-	  "report format; folded: one line per distinct call stack, "
-	  "'root;...;leaf count', for flame-graph tools (needs stacks)", 4 },
+	{ "format", OPT_FORMAT, "NAME", 0,
+	  "report format: text (default), json, csv (the rows); exports "
+	  "of the whole profile: folded ('root;...;leaf count' lines of "
+	  "the call stacks), pprof (gzipped profile.proto), flamegraph "
+	  "(an SVG), callgrind (for callgrind_annotate, KCachegrind)", 4 },
 	{ "report-file", OPT_REPORT_FILE, "FILE", 0,
-	  "after a run, write the report to FILE (default: stderr, since "
-	  "stdout is the program's); with -i it goes to stdout", 4 },
+	  "write the report to FILE (default: stderr after a run, since "
+	  "stdout is the program's; stdout with -i)", 4 },
 	{ "completion-helper", OPT_COMPLETION, NULL, OPTION_HIDDEN,
 	  "list options for shell completion", 4 },
 	{ 0 }
@@ -405,21 +407,19 @@ static error_t parse_display_opt(int key, char *arg, struct argp_state *state)
 	struct run_config *c = &a->cfg;
 	struct report_options *ro = &c->report;
 	uint64_t u;
+	int i;
 
 	switch (key) {
 	case OPT_DISPLAY: c->display = 1; return 0;
 	case OPT_REPORT_FILE: c->display = 1; c->report_file = arg; return 0;
 	case OPT_COMPLETION: a->completion = 1; return 0;
 	case OPT_FORMAT:
-		if (!strcmp(arg, "json"))
-			c->format = RUN_FORMAT_JSON;
-		else if (!strcmp(arg, "text"))
-			c->format = RUN_FORMAT_TEXT;
-		else if (!strcmp(arg, "folded"))
-			c->format = RUN_FORMAT_FOLDED;
-		else
-			argp_error(state, "bad format '%s': use text, json or "
-				   "folded", arg);
+		i = run_format_by_name(arg);
+		if (i < 0)
+			argp_error(state, "bad format '%s': use text, json, "
+				   "csv, folded, pprof, flamegraph or "
+				   "callgrind", arg);
+		c->format = (enum run_format)i;
 		return 0;
 	}
 	/* The others choose or filter rows: each implies -display. */
@@ -595,9 +595,17 @@ static void check_combinations(const struct fe_args *a,
 		argp_error(state, "-callers, -callees and -tree show "
 			   "procedures: -lines, -heavy, -blocks, -asm and "
 			   "-stride do not apply");
-	if (c->report.stack_view && c->format == RUN_FORMAT_FOLDED)
-		argp_error(state, "--format folded writes every stack: "
-			   "-callers, -callees and -tree do not apply");
+	if (run_format_is_export(c->format) && (c->report.stack_view ||
+		(c->row_options && c->format != RUN_FORMAT_FOLDED)))
+		argp_error(state, "--format %s exports the whole profile: "
+			   "the row and call-stack views (-procedures, "
+			   "-lines, -quit, -only, -tree, ...) do not apply",
+			   run_format_names[c->format]);
+	if (run_format_is_export(c->format) &&
+	    c->format != RUN_FORMAT_FOLDED && !a->input && !c->report_file)
+		argp_error(state, "--format %s after a run needs "
+			   "-report-file FILE (stderr is for messages)",
+			   run_format_names[c->format]);
 	if (c->start_after && (c->triggered || c->control))
 		argp_error(state, "--start-after and -t/-control "
 			   "both decide when counting starts; give "

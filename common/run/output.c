@@ -128,6 +128,10 @@ int run_show_profile(const struct run_config *c, const struct profile *p,
 		[RUN_FORMAT_TEXT] = REPORT_SHOW_TEXT,
 		[RUN_FORMAT_JSON] = REPORT_SHOW_JSON,
 		[RUN_FORMAT_FOLDED] = REPORT_SHOW_FOLDED,
+		[RUN_FORMAT_PPROF] = REPORT_SHOW_PPROF,
+		[RUN_FORMAT_FLAMEGRAPH] = REPORT_SHOW_FLAMEGRAPH,
+		[RUN_FORMAT_CALLGRIND] = REPORT_SHOW_CALLGRIND,
+		[RUN_FORMAT_CSV] = REPORT_SHOW_CSV,
 	};
 	struct report_show s = {
 		.opt = c->report,
@@ -144,18 +148,77 @@ int run_show_profile(const struct run_config *c, const struct profile *p,
 	return report_show(out, p, &s);
 }
 
+const char *const run_format_names[RUN_NFORMATS] = {
+	[RUN_FORMAT_TEXT] = "text",
+	[RUN_FORMAT_JSON] = "json",
+	[RUN_FORMAT_FOLDED] = "folded",
+	[RUN_FORMAT_PPROF] = "pprof",
+	[RUN_FORMAT_FLAMEGRAPH] = "flamegraph",
+	[RUN_FORMAT_CALLGRIND] = "callgrind",
+	[RUN_FORMAT_CSV] = "csv",
+};
+
+int run_format_by_name(const char *name)
+{
+	int i;
+
+	for (i = 0; i < RUN_NFORMATS; i++)
+		if (!strcmp(name, run_format_names[i]))
+			return i;
+	return -1;
+}
+
+int run_format_is_export(int format)
+{
+	return format == RUN_FORMAT_FOLDED || format == RUN_FORMAT_PPROF ||
+	       format == RUN_FORMAT_FLAMEGRAPH ||
+	       format == RUN_FORMAT_CALLGRIND;
+}
+
+/*
+ * -i FILE: the report on stdout, or in -report-file (written whole or
+ * not at all).  pprof is binary: never on a terminal.
+ */
 int run_report_file(const struct run_config *c, const char *file)
 {
 	struct run_config rc = *c;
 	struct profile *p;
-	int err = profile_read(file, &p);
+	struct outfile rf;
+	FILE *out = stdout;
+	int err;
 
+	if (!c->report_file && c->format == RUN_FORMAT_PPROF &&
+	    isatty(STDOUT_FILENO)) {
+		fprintf(stderr, "%s: --format pprof is binary: redirect "
+			"stdout to a file or give -report-file FILE\n",
+			c->tool->name);
+		return RUN_EXIT_FAIL;
+	}
+	err = profile_read(file, &p);
 	if (err)
 		return run_fail(c, err);
+	if (c->report_file) {
+		err = outfile_open(&rf, c->report_file);
+		out = err ? NULL : outfile_stream(&rf);
+		if (!err && !out) {
+			outfile_abort(&rf);
+			err = -PROF_ENOMEM;
+		}
+		if (err) {
+			profile_free(p);
+			return run_fail(c, err);
+		}
+	}
 	/* -ra of a report is answered from the profile's stacks. */
 	rc.report.ra = c->ra;
 	rc.report.nra = c->nra;
-	err = run_show_profile(&rc, p, file, 0, stdout);
+	err = run_show_profile(&rc, p, file, 0, out);
+	if (c->report_file) {
+		if (err)
+			outfile_abort(&rf);
+		else
+			err = outfile_commit(&rf);
+	}
 	profile_free(p);
 	return err ? run_fail(c, err) : 0;
 }

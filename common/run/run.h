@@ -55,7 +55,20 @@ enum run_format {
 	RUN_FORMAT_TEXT,
 	RUN_FORMAT_JSON,
 	RUN_FORMAT_FOLDED,	/* call stacks as "a;b;c count" lines */
+	RUN_FORMAT_PPROF,	/* gzipped profile.proto (binary) */
+	RUN_FORMAT_FLAMEGRAPH,	/* self-contained SVG flame graph */
+	RUN_FORMAT_CALLGRIND,	/* callgrind profile format */
+	RUN_FORMAT_CSV,		/* the rows, for spreadsheets */
+	RUN_NFORMATS
 };
+
+/* --format's names, indexed by enum run_format. */
+extern const char *const run_format_names[RUN_NFORMATS];
+/* The format named name, or -1. */
+int run_format_by_name(const char *name);
+/* Whether the format is an export of the whole profile, not a view of
+ * rows: the row options (-procedures, -quit, -only, ...) do not apply. */
+int run_format_is_export(int format);
 
 /* Bytes of user stack copied per sample for --call-graph=dwarf|auto. */
 #define RUN_STACK_DUMP 32768

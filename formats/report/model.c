@@ -284,6 +284,7 @@ void report_free(struct report *r)
 		}
 		free(pv);
 	}
+	report_samples_free(r->samples);
 	free(r->rows);
 	free(r->stale);
 	free(r->nosyms);
@@ -2349,6 +2350,11 @@ size_t report_stack_stat(const struct profile *p)
 	return 0;
 }
 
+static int build_samples(struct build *b)
+{
+	return b->r->opt.samples ? report_samples_build(b->r, b->sym) : 0;
+}
+
 /* The phases run in this order, each on what the ones before it left in
  * struct build; the first to fail ends the build.  The call stacks are
  * prepared first: a view that needs stacks of a profile that has none
@@ -2371,6 +2377,7 @@ int report_build(const struct profile *p, struct symbolizer *sym,
 		note_skipped_files,
 		cut_rows,		/* cumulative percentages, -quit */
 		finish_stacks,		/* totals, call-stack views */
+		build_samples,		/* exports: the samples model */
 	};
 	struct build b = { .sym = sym, .exact_stat = -1 };
 	size_t i;

@@ -87,6 +87,7 @@ struct report_options {
 	size_t nra;
 	int no_stacks;			/* leave the stacks alone (the summary
 					 * after a run shows nothing of them) */
+	int samples;			/* build the samples model (exports) */
 };
 
 enum report_row_kind {
@@ -198,6 +199,7 @@ struct report {
 	struct report_stacks *stacks;	/* NULL: the profile has no stacks */
 	int ra_from_stacks;		/* prof's -ra figures are this
 					 * report's, from the stacks */
+	struct report_samples *samples;	/* with opt.samples, else NULL */
 	void *priv;
 };
 
@@ -268,6 +270,64 @@ struct report_stacks {
 	size_t nfolded;
 };
 
+/*
+ * The samples model (samples.c): the whole profile, unfiltered by -only,
+ * -exclude or -quit, as samples of symbolized locations, what the
+ * exports that keep addresses and every statistic lay out (pprof,
+ * callgrind, the flame graph).  A sample is a call stack with its counts
+ * per statistic, or, for what was sampled without a stack, one address.
+ * Every statistic's samples and weights add up to the report's totals.
+ */
+struct report_sfunc {
+	const char *name;		/* as the rows name it */
+	const char *file;		/* the first source file seen in it,
+					 * or NULL */
+};
+
+/* One level of a location's inline chain. */
+struct report_sline {
+	uint32_t func;			/* index into funcs */
+	unsigned line;			/* 0: unknown */
+	const char *file;		/* the line's source file, or NULL */
+};
+
+struct report_sloc {
+	uint32_t obj;			/* index into the profile's objects;
+					 * UINT32_MAX: a marker (the frame
+					 * "[truncated: ...]"), no address */
+	uint32_t first_line, nlines;	/* lines[], innermost first: the
+					 * last is the out-of-line procedure,
+					 * the ones before were inlined */
+	uint64_t offset;		/* as in the profile's counts */
+	uint64_t address;		/* ELF virtual address for files (what
+					 * objdump and addr2line take), else
+					 * the offset */
+};
+
+struct report_ssample {
+	uint32_t first, nlocs;		/* sample_locs[first...], leaf first */
+	uint32_t end;			/* enum prof_stack_end, or
+					 * PROF_STACK_NEND: no stack */
+	uint64_t *samples, *weight;	/* per statistic of the profile */
+};
+
+struct report_samples {
+	size_t nstats;			/* the profile's; derived and counting
+					 * ones have no values */
+	uint64_t *total_samples, *total_weight;	/* per statistic */
+	int has_stacks;
+	struct report_sfunc *funcs;
+	size_t nfuncs;
+	struct report_sline *lines;
+	size_t nlines;
+	struct report_sloc *locs;
+	size_t nlocs;
+	uint32_t *sample_locs;		/* indices into locs */
+	size_t nsample_locs;
+	struct report_ssample *samples;
+	size_t nsamples;
+};
+
 int report_build(const struct profile *p, struct symbolizer *sym,
 		 const struct report_options *opt, struct report **out);
 void report_free(struct report *r);
@@ -277,6 +337,12 @@ int report_text(FILE *f, const struct report *r);
 int report_json(FILE *f, const struct report *r);
 /* Folded stacks, "frame;frame;frame count" lines (formats/folded.c). */
 int report_folded(FILE *f, const struct report *r);
+/* Exports (need report_options.samples, but csv, which lays out the
+ * rows): formats/pprof.c, flamegraph.c, callgrind.c, csv.c. */
+int report_pprof(FILE *f, const struct report *r);
+int report_flamegraph(FILE *f, const struct report *r);
+int report_callgrind(FILE *f, const struct report *r);
+int report_csv(FILE *f, const struct report *r);
 /* The short summary printed after a run: top n procedures. */
 int report_summary(FILE *f, const struct report *r, size_t n);
 

@@ -59,4 +59,20 @@ int report_stacks_prepare(struct report *r, struct symbolizer *sym,
 int report_stacks_finish(struct report *r, struct report_sbuild *sb);
 void report_stacks_release(struct report_sbuild *sb);
 
+/* The file name of a path (what follows the last '/'). */
+const char *report_base_name(const char *path);
+
+/* Why stack st ends short, or NULL when it is complete; outer_fn: the
+ * outermost function of its last frame (a frame-pointer chain is
+ * complete when it reaches an entry function). */
+const char *report_stack_truncated(const struct prof_stack *st,
+				   const char *outer_fn);
+/* The marker frame of a truncated stack: reason, base name of the last
+ * frame's object. */
+#define REPORT_TRUNCATED_FMT "[truncated: %s in %s]"
+
+/* The samples model (samples.c), when r->opt.samples: r->samples. */
+int report_samples_build(struct report *r, struct symbolizer *sym);
+void report_samples_free(struct report_samples *s);
+
 #endif

@@ -53,11 +53,11 @@ struct report_sbuild {
 	uint32_t *charged;
 };
 
-static const char *base_name(const char *path)
+const char *report_base_name(const char *path)
 {
-	const char *s = path ? strrchr(path, '/') : NULL;
+	const char *sl = path ? strrchr(path, '/') : NULL;
 
-	return s ? s + 1 : path ? path : "";
+	return sl ? sl + 1 : path ? path : "";
 }
 
 static size_t name_hash(const char *s)
@@ -206,6 +206,21 @@ static const char *end_reason(enum prof_stack_end end)
 	return strncmp(s, "truncated: ", 11) ? s : s + 11;
 }
 
+const char *report_stack_truncated(const struct prof_stack *st,
+				   const char *outer_fn)
+{
+	switch (st->end) {
+	case PROF_STACK_COMPLETE:
+	case PROF_STACK_KERNEL:
+		return NULL;
+	case PROF_STACK_FP:
+		return outer_fn && entry_function(outer_fn) ? NULL :
+			"frame-pointer chain ended";
+	default:
+		return end_reason(st->end);
+	}
+}
+
 /* Each stack root first, with a marker frame when it is truncated. */
 static int expand_stacks(struct report *r, struct report_sbuild *sb)
 {
@@ -233,27 +248,14 @@ static int expand_stacks(struct report *r, struct report_sbuild *sb)
 		}
 		outer = p->stack_frames[st->first + st->nframes - 1];
 		of = &p->frames[outer];
-		sb->last_obj[k] = base_name(p->objects[of->obj].path);
-		switch (st->end) {
-		case PROF_STACK_COMPLETE:
-		case PROF_STACK_KERNEL:
-			sb->complete[k] = 1;
-			break;
-		case PROF_STACK_FP:
-			sb->complete[k] = sb->xf_n[outer] &&
-				entry_function(sb->names[
-					sb->xf[sb->xf_first[outer]].name]);
-			if (!sb->complete[k])
-				sb->reason[k] = "frame-pointer chain ended";
-			break;
-		default:
-			sb->reason[k] = end_reason(st->end);
-			break;
-		}
+		sb->last_obj[k] = report_base_name(p->objects[of->obj].path);
+		sb->reason[k] = report_stack_truncated(st, sb->xf_n[outer] ?
+			sb->names[sb->xf[sb->xf_first[outer]].name] : NULL);
+		sb->complete[k] = !sb->reason[k];
 		if (sb->reason[k]) {
 			long id;
 
-			snprintf(buf, sizeof(buf), "[truncated: %s in %s]",
+			snprintf(buf, sizeof(buf), REPORT_TRUNCATED_FMT,
 				 sb->reason[k], sb->last_obj[k]);
 			id = intern(r, sb, buf);
 			if (id < 0 || add_xf(&sb->sx, &sb->nsx, &sb->alloc_sx,
