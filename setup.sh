@@ -37,6 +37,9 @@ PACKAGES=(
 	util-linux      # setpriv
 	procps          # ps, pgrep
 	strace          # tests: SIGKILL injected while a file is written
+	golang-go       # tests: go tool pprof reads --format pprof
+	libxml2-utils   # tests: xmllint checks --format flamegraph
+	chromium        # tests: the flame graph rendered headless
 )
 
 missing_packages() {
