@@ -595,8 +595,12 @@ static void check_combinations(const struct fe_args *a,
 		argp_error(state, "-callers, -callees and -tree show "
 			   "procedures: -lines, -heavy, -blocks, -asm and "
 			   "-stride do not apply");
-	if (run_format_is_export(c->format) && (c->report.stack_view ||
-		(c->row_options && c->format != RUN_FORMAT_FOLDED)))
+	if (c->report.stack_view && c->format == RUN_FORMAT_FOLDED)
+		argp_error(state, "--format folded writes every stack: "
+			   "-callers, -callees and -tree do not apply");
+	if (run_format_is_export(c->format) &&
+	    c->format != RUN_FORMAT_FOLDED &&
+	    (c->report.stack_view || c->row_options))
 		argp_error(state, "--format %s exports the whole profile: "
 			   "the row and call-stack views (-procedures, "
 			   "-lines, -quit, -only, -tree, ...) do not apply",
