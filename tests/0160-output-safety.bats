@@ -223,3 +223,28 @@ old_profile() {
 	assert_equal "$stderr" "uprofile: cannot write 'ro/r.txt': directory 'ro': Permission denied"
 	[[ ! -e ran && ! -e x.out ]] || fail "the program ran"
 }
+
+@test "-i with -report-file: the report goes to the file, atomically; a bad file keeps the old report" {
+	skip_unless_perf_works
+	old_profile
+	echo 'precious data' >../victim
+	ln -s ../victim r.txt
+	run -0 --separate-stderr "$UPROFILE" -i umon.out -report-file r.txt
+	assert_output ""
+	[[ -f r.txt && ! -L r.txt ]] || fail "r.txt is not a new file"
+	assert_equal "$(cat ../victim)" "precious data"
+	assert_equal "$(cat r.txt)" "$("$UPROFILE" -i umon.out)"
+	# a profile that cannot be read: the old report stays, one line
+	local sum
+	sum=$(cksum <r.txt)
+	echo 'not a profile' >bad.out
+	run -125 --separate-stderr "$UPROFILE" -i bad.out -report-file r.txt
+	assert_equal "${#stderr_lines[@]}" 1
+	assert_equal "$(cksum <r.txt)" "$sum"
+	# pprof is binary: never on a terminal (script(1) gives one)
+	if command -v script >/dev/null; then
+		run -125 script -qec "$UPROFILE -i umon.out --format pprof" /dev/null
+		[[ $output == *"--format pprof is binary: redirect stdout to a file or give -report-file FILE"* ]] ||
+			fail "no refusal on a terminal: $output"
+	fi
+}
