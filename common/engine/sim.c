@@ -84,24 +84,76 @@ struct sim_run {
  * zeroed) before each fork, so the child does not inherit and repeat
  * them (glibc >= 2.34 forks in _Fork; older ones in __libc_fork).
  * --vgdb=no: no gdbserver FIFOs left in /tmp.
+ * The cache and branch simulations (sim_needs) are added only when a
+ * statistic counts their events: each slows valgrind down further.
  */
 static const char *const vg_fixed[] = {
 	"--tool=callgrind", "--dump-instr=yes", "--skip-plt=no",
-	"--cache-sim=yes", "--branch-sim=yes", "--trace-children=yes", "--collect-atstart=yes",
+	"--trace-children=yes", "--collect-atstart=yes",
 	"--separate-threads=no", "--compress-strings=no",
 	"--compress-pos=no", "--dump-before=_Fork",
 	"--dump-before=__libc_fork", "--vgdb=no", "-v", "-v", "-v",
 };
 #define NFIXED (sizeof(vg_fixed) / sizeof(vg_fixed[0]))
 
-void sim_describe(FILE *f, const char *valgrind, const char *path,
-		  char *const argv[])
+/*
+ * The simulations the statistics idx[0..n) need, as valgrind options
+ * (NULL-terminated in opts[3]).  Ir needs none; the branch events (Bc,
+ * Bcm, Bi, Bim) need the branch predictor's; every other event (Dr, Dw
+ * and the cache misses) comes from the cache simulation.
+ */
+static void sim_needs(const size_t *idx, size_t n, const char *opts[3])
 {
+	int cache = 0, branch = 0, k = 0;
 	size_t i;
 
+	for (i = 0; i < n; i++) {
+		const char *ev = stat_sim_def(idx[i])->sim.events;
+
+		while (*ev) {
+			size_t len = strcspn(ev, "+");
+
+			if (*ev == 'B')
+				branch = 1;
+			else if (len != 2 || strncmp(ev, "Ir", 2))
+				cache = 1;
+			ev += len;
+			if (*ev == '+')
+				ev++;
+		}
+	}
+	if (cache)
+		opts[k++] = "--cache-sim=yes";
+	if (branch)
+		opts[k++] = "--branch-sim=yes";
+	opts[k] = NULL;
+}
+
+const char *sim_what(const size_t *idx, size_t n)
+{
+	const char *sims[3];
+
+	sim_needs(idx, n, sims);
+	if (!sims[0])
+		return "callgrind, instruction counts only";
+	if (!sims[1])
+		return sims[0][2] == 'c' ? "callgrind with cache simulation" :
+			"callgrind with branch simulation";
+	return "callgrind with cache and branch simulation";
+}
+
+void sim_describe(FILE *f, const char *valgrind, const char *path,
+		  char *const argv[], const size_t *idx, size_t nidx)
+{
+	const char *sims[3];
+	size_t i;
+
+	sim_needs(idx, nidx, sims);
 	fputs(valgrind, f);
 	for (i = 0; i < NFIXED; i++)
 		fprintf(f, " %s", vg_fixed[i]);
+	for (i = 0; sims[i]; i++)
+		fprintf(f, " %s", sims[i]);
 	fprintf(f, " --callgrind-out-file=TMPDIR/callgrind.%%p"
 		" --log-file=TMPDIR/vg.%%p %s", path);
 	for (i = 1; argv[i]; i++)
@@ -110,9 +162,10 @@ void sim_describe(FILE *f, const char *valgrind, const char *path,
 }
 
 int sim_start(struct sim_run **out, const char *valgrind, const char *path,
-	      char *const argv[])
+	      char *const argv[], const size_t *idx, size_t nidx)
 {
 	struct sim_run *s = calloc(1, sizeof(*s));
+	const char *sims[3];
 	const char *tmp = getenv("TMPDIR");
 	size_t n = 0, i, k = 0;
 	int err;
@@ -145,12 +198,15 @@ int sim_start(struct sim_run **out, const char *valgrind, const char *path,
 		s->opt_log = NULL;
 		goto oom;
 	}
-	s->argv = calloc(NFIXED + n + 5, sizeof(*s->argv));
+	s->argv = calloc(NFIXED + n + 7, sizeof(*s->argv));
 	if (!s->argv)
 		goto oom;
 	s->argv[k++] = (char *)valgrind;
 	for (i = 0; i < NFIXED; i++)
 		s->argv[k++] = (char *)vg_fixed[i];
+	sim_needs(idx, nidx, sims);
+	for (i = 0; sims[i]; i++)
+		s->argv[k++] = (char *)sims[i];
 	s->argv[k++] = s->opt_out;
 	s->argv[k++] = s->opt_log;
 	s->argv[k++] = (char *)path;

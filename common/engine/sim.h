@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The sim engine: exact per-instruction counts from valgrind (callgrind
- * with cache and branch simulation) instead of sampled hardware events.
+ * The sim engine: exact per-instruction counts from valgrind (callgrind,
+ * with cache or branch simulation when a statistic needs it) instead of
+ * sampled hardware events.
  *
  * sim_start() runs the program under valgrind, with every descendant
  * (--trace-children), in a private temporary directory that sim_free()
@@ -57,16 +58,21 @@ struct sim_run;
 /* Print the valgrind command sim_start() would run, on one line
  * (--dry-run); TMPDIR stands for the private directory. */
 void sim_describe(FILE *f, const char *valgrind, const char *path,
-		  char *const argv[]);
+		  char *const argv[], const size_t *idx, size_t nidx);
+
+/* What valgrind simulates for statistics idx[0..n), for -v. */
+const char *sim_what(const size_t *idx, size_t n);
 
 /*
  * Start program path with argv under valgrind (found with
  * sim_find_valgrind).  On success *out owns the run and out->child is
  * started but held: launch_release() lets it exec, as with the perf
  * engine.  sim_command() is the valgrind command line (--dry-run, -v).
+ * idx[0..nidx) are the statistics (stat_sim_def indices) to be collected:
+ * valgrind simulates caches and branches only when one of them needs it.
  */
 int sim_start(struct sim_run **out, const char *valgrind, const char *path,
-	      char *const argv[]);
+	      char *const argv[], const size_t *idx, size_t nidx);
 struct launch *sim_child(struct sim_run *s);
 /* The valgrind command line, NULL-terminated (owned by s). */
 char *const *sim_command(const struct sim_run *s);

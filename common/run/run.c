@@ -73,6 +73,8 @@ static int prepare(struct run *r)
 		/* Not after a long sampled run. */
 		err = sim_find_valgrind(&vg);
 		free(vg);
+		if (!err)
+			err = run_pixie_stdin(r);
 		if (err)
 			return err;
 	}

@@ -83,6 +83,9 @@ struct run {
 	enum prof_call_graph call_graph;	/* -g: how stacks are taken */
 	int user_stacks;			/* ... and their user part */
 	uint32_t stack_dump;			/* bytes copied per sample */
+	int64_t pixie_stdin;			/* -pixie: where stdin is
+						 * rewound to for the replay,
+						 * -1: not rewound */
 };
 
 /* A ratio the user asked for, and the statistics it divides. */
@@ -119,6 +122,9 @@ int run_resolve_stats(struct run *r);
 int run_check_sample_rate(struct run *r);
 
 /* simrun.c */
+/* -pixie, before the first run: make stdin replayable (a regular file's
+ * offset kept; a pipe's content saved in memory). */
+int run_pixie_stdin(struct run *r);
 int run_add_pixie(struct run *r, const struct profile *tpl,
 		  struct profile **ps, int n);
 /* --engine=sim: the whole run under valgrind, from after prepare.

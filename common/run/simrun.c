@@ -14,7 +14,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -66,12 +68,12 @@ static int sim_execute(struct run *r, const size_t *idx, size_t n,
 	err = sim_find_valgrind(&vg);
 	if (err)
 		return err;
-	err = sim_start(&sim, vg, r->path, c->cmd);
+	err = sim_start(&sim, vg, r->path, c->cmd, idx, n);
 	if (err)
 		goto out;
 	if (c->verbose) {
-		run_notice(c, "running %s and its descendants under valgrind "
-		       "(callgrind, cache and branch simulation)", r->path);
+		run_notice(c, "running %s and its descendants under valgrind: "
+			   "%s", r->path, sim_what(idx, n));
 		run_notice(c, "valgrind's messages go to its log files, removed "
 		       "afterwards");
 	}
@@ -126,6 +128,81 @@ static int has_object(struct profile *const *ps, int n, const char *path)
 	return 0;
 }
 
+/* A pipe given to -pixie as stdin is kept in memory up to this size. */
+#define PIXIE_STDIN_MAX (256u << 20)
+
+/*
+ * Both runs of -pixie must read the same input, or the exact counts
+ * are of other work (a program reading stdin would see end-of-file the
+ * second time).  A regular file is rewound to where it was; a pipe or
+ * socket is read whole into an anonymous memory file that becomes stdin
+ * for both runs.  A terminal, /dev/null or a closed stdin are left as
+ * they are: the same for both runs, or the user's to type again.
+ */
+int run_pixie_stdin(struct run *r)
+{
+	struct stat st;
+	char *buf;
+	size_t total = 0;
+	int fd;
+
+	r->pixie_stdin = -1;
+	if (fstat(STDIN_FILENO, &st))
+		return 0;
+	if (S_ISREG(st.st_mode)) {
+		r->pixie_stdin = lseek(STDIN_FILENO, 0, SEEK_CUR);
+		return 0;
+	}
+	if (!S_ISFIFO(st.st_mode) && !S_ISSOCK(st.st_mode))
+		return 0;
+	fd = memfd_create("pixie-stdin", MFD_CLOEXEC);
+	buf = malloc(1 << 16);
+	if (fd < 0 || !buf) {
+		free(buf);
+		if (fd >= 0)
+			close(fd);
+		return prof_fail(PROF_EIO, "-pixie: cannot keep stdin for the "
+				 "second run: %s", strerror(errno));
+	}
+	for (;;) {
+		ssize_t n = read(STDIN_FILENO, buf, 1 << 16);
+		int e = errno;
+
+		if (n < 0 && e == EINTR)
+			continue;
+		if (!n)
+			break;
+		total += n > 0 ? (size_t)n : 0;
+		if (n > 0 && total <= PIXIE_STDIN_MAX &&
+		    write(fd, buf, (size_t)n) == n)
+			continue;
+		e = n < 0 || total <= PIXIE_STDIN_MAX ? errno : 0;
+		free(buf);
+		close(fd);
+		if (!e)
+			return prof_fail(PROF_EINVAL, "-pixie runs the program "
+					 "twice on the same input: stdin is a "
+					 "pipe of more than %u MiB; give it as "
+					 "a file (< FILE)",
+					 PIXIE_STDIN_MAX >> 20);
+		return prof_fail(PROF_EIO, "-pixie: cannot keep stdin for "
+				 "the second run: %s", strerror(e));
+	}
+	free(buf);
+	if (dup2(fd, STDIN_FILENO) < 0) {
+		close(fd);
+		return prof_fail(PROF_EIO, "-pixie: cannot keep stdin for the "
+				 "second run: %s", strerror(errno));
+	}
+	close(fd);
+	lseek(STDIN_FILENO, 0, SEEK_SET);
+	r->pixie_stdin = 0;
+	if (r->cfg->verbose)
+		run_notice(r->cfg, "-pixie: stdin (a pipe, %zu bytes) kept "
+			   "for both runs", total);
+	return 0;
+}
+
 /*
  * -pixie: run the program again under valgrind and add its exact
  * instruction counts to the sampled profiles ps (per process with -pids:
@@ -153,6 +230,11 @@ int run_add_pixie(struct run *r, const struct profile *tpl,
 	collector_set_modes(col, 0, STAT_MODE_USER);
 	if (c->verbose)
 		run_notice(c, "-pixie: running the program again under valgrind");
+	if (r->pixie_stdin >= 0 &&
+	    lseek(STDIN_FILENO, r->pixie_stdin, SEEK_SET) < 0)
+		fprintf(stderr, "%s: warning: -pixie cannot rewind stdin for "
+			"the second run (%s): its input may differ\n",
+			c->tool->name, strerror(errno));
 	err = sim_execute(r, &idx, 1, 0, col, &status);
 	if (err)
 		goto out;
@@ -272,14 +354,14 @@ static const char *sim_divisor(struct run *r, size_t x)
 }
 
 /* --dry-run: the valgrind command line. */
-static int sim_dry_run(struct run *r)
+static int sim_dry_run(struct run *r, const size_t *idx)
 {
 	char *vg = NULL;
 	int err = sim_find_valgrind(&vg);
 
 	if (err)
 		return err;
-	sim_describe(stdout, vg, r->path, r->cfg->cmd);
+	sim_describe(stdout, vg, r->path, r->cfg->cmd, idx, r->nstats);
 	free(vg);
 	r->code = fflush(stdout) ? RUN_EXIT_FAIL : 0;
 	return 0;
@@ -353,19 +435,22 @@ int run_sim(struct run *r)
 	size_t *idx = NULL, i;
 	int err = run_plan(r, &sim);
 
-	if (!err && r->cfg->dry_run)
-		return sim_dry_run(r);
-	if (!err)
-		err = sim_collector(r);
-	if (!err)
-		err = run_setup_signals(r);
 	if (!err) {
-		idx = calloc(r->nstats, sizeof(*idx));
+		idx = calloc(r->nstats + 1, sizeof(*idx));
 		if (!idx)
 			err = -PROF_ENOMEM;
 		for (i = 0; idx && i < r->nstats; i++)
 			idx[i] = r->choice[i].def->sim.index;
 	}
+	if (!err && r->cfg->dry_run) {
+		err = sim_dry_run(r, idx);
+		free(idx);
+		return err;
+	}
+	if (!err)
+		err = sim_collector(r);
+	if (!err)
+		err = run_setup_signals(r);
 	if (!err) {
 		r->t0 = prof_clock_ns(CLOCK_MONOTONIC);
 		r->t0_wall = prof_clock_ns(CLOCK_REALTIME);
