@@ -563,6 +563,8 @@ int report_json(FILE *f, const struct report *r)
 	jw_object_string(&jw, "view", r->opt.stack_view ?
 			 stack_view_key(r->opt.stack_view) :
 			 view_key(r->opt.view));
+	if (r->opt.view == REPORT_PROCEDURES && !r->opt.stack_view)
+		jw_object_bool(&jw, "inline_split", r->opt.inline_split);
 	jw_object_uint(&jw, "rows_total", r->nrows_all);
 	damage(&jw, r);
 	call_stacks(&jw, r);

@@ -595,6 +595,9 @@ static int report_text_body(FILE *f, const struct report *r)
 		}
 	fprintf(f, "\n%s", r->opt.stack_view ? stack_view_name(r) :
 			   view_name(v));
+	if (v == REPORT_PROCEDURES && !r->opt.stack_view)
+		fputs(r->opt.inline_split ? " (inlined code apart)" :
+		      " (incl. inlined code)", f);
 	if (r->stacks && r->opt.stack_view)
 		first = &r->prof->stats[r->stacks->stat];
 	if (first)

@@ -193,7 +193,8 @@ check_rows_with_addr2line() {
 @test "inline: inner_kernel, inlined into outer_driver, has ~90%" {
 	skip_unless_addr2line
 	profile_of inline "$TPROG/inline" 1200
-	"$UPROFILE" -i inline.out -format json >procs.json
+	"$UPROFILE" -i inline.out -inline -format json >procs.json
+	assert_equal "$(jq .inline_split procs.json)" true
 	assert_split "$(cat procs.json)" inner_kernel cold_part 90 6
 	assert_equal "$(jq -c '.rows[0] | [.procedure, .inlined_into]' procs.json)" \
 		'["inner_kernel","outer_driver"]'
@@ -204,8 +205,32 @@ check_rows_with_addr2line() {
 	run -0 a2l "$TPROG/inline" "$addr"
 	assert_line --index 0 --regexp '^inner_kernel .*/inline\.c:45$'
 	assert_line --index 1 --regexp '^outer_driver .*/inline\.c:[0-9]+$'
-	run -0 "$UPROFILE" -i inline.out
+	run -0 "$UPROFILE" -i inline.out -inline
+	assert_line "procedures (inlined code apart), by cpu-clock:"
 	assert_line --regexp '^ +[89][0-9]\.[0-9]+ +[0-9]+ +[0-9.]+ +inner_kernel \[inlined into outer_driver\] +inline$'
+	# by default inlined code is part of the procedure it was inlined
+	# into: outer_driver's row holds inner_kernel's samples and its own
+	local split folded
+	split=$(jq '[.rows[] | select(.procedure == "outer_driver" or .inlined_into == "outer_driver") | .samples["cpu-clock"]] | add' procs.json)
+	"$UPROFILE" -i inline.out -format json >folded.json
+	assert_equal "$(jq .inline_split folded.json)" false
+	assert_equal "$(jq '[.rows[] | select(.inlined_into != null)] | length' folded.json)" 0
+	folded=$(jq '.rows[] | select(.procedure == "outer_driver") | .samples["cpu-clock"]' folded.json)
+	assert_equal "$folded" "$split"
+	assert_equal "$(jq -r '.rows[0].procedure' folded.json)" outer_driver
+	run -0 "$UPROFILE" -i inline.out
+	assert_line "procedures (incl. inlined code), by cpu-clock:"
+	refute_output --partial "[inlined into"
+	# -only and -exclude select code by its out-of-line procedure, in
+	# every view: inner_kernel is outer_driver's code
+	run -0 "$UPROFILE" -i inline.out -inline -only outer_driver
+	assert_line --regexp ' inner_kernel \[inlined into outer_driver\] +inline$'
+	run -0 "$UPROFILE" -i inline.out -inline -exclude outer_driver
+	refute_output --partial "inner_kernel"
+	run -0 "$UPROFILE" -i inline.out -lines -exclude outer_driver
+	refute_output --partial "inner_kernel"
+	run -0 "$UPROFILE" -i inline.out -lines -only outer_driver
+	assert_output --partial "inner_kernel [inlined into outer_driver]"
 	# its lines are those of the innermost frame
 	"$UPROFILE" -i inline.out -lines -format json >lines.json
 	check_rows_with_addr2line lines.json 4
@@ -241,7 +266,7 @@ EOF
 	done
 	((n > 0)) || skip "this gcc did not inline fib into itself"
 	run -0 "$UPROFILE" -quiet -e cpu-clock ./rec
-	run -0 "$UPROFILE" -i umon.out -format json
+	run -0 "$UPROFILE" -i umon.out -inline -format json
 	assert_equal "$(jq '[.rows[] | select(.inlined_into == "fib")] | length' <<<"$output")" 0
 	# the out-of-line fib is one row with its self-inlined code; a copy
 	# inlined into main may be a second one
@@ -456,7 +481,7 @@ EOF
 	run -0 --separate-stderr "$UPROFILE" -e cpu-clock -display \
 		"$TPROG/exitwith" -i <<<"payload"
 	assert_output payload
-	[[ $stderr == *"procedures, by cpu-clock"* ]] ||
+	[[ $stderr == *"procedures (incl. inlined code), by cpu-clock"* ]] ||
 		fail "no report on stderr: $stderr"
 	[[ $stderr == *"profile written to umon.out"* ]]
 	run -0 --separate-stderr "$UPROFILE" -e cpu-clock -display "$TPROG/spin2" 300

@@ -202,7 +202,7 @@ END
 }
 
 @test "-ra at report time: samples charged to the first caller outside" {
-	run -0 "$UPROFILE" -i s.out -ra 'le*,nothing'
+	run -0 "$UPROFILE" -i s.out -inline -ra 'le*,nothing'
 	assert_line "  -ra: 900 samples in utility routines were charged to their first caller outside them, from the call stacks (le*,nothing; 2 patterns)"
 	assert_output --partial "$(cat <<'END'
        %   samples  total%    cum% procedure                        object

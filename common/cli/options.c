@@ -31,7 +31,7 @@ enum {
 	OPT_QUIET, OPT_COMPLETION, OPT_CONTROL, OPT_LIST, OPT_DRY_RUN,
 	OPT_REPORT_FILE, OPT_PMU, OPT_COUNT, OPT_START_AFTER,
 	OPT_BLOCKS, OPT_ASM, OPT_STRIDE, OPT_AVERAGE, OPT_CALLERS,
-	OPT_CALLEES, OPT_TREE, OPT_CALL_GRAPH,
+	OPT_CALLEES, OPT_TREE, OPT_CALL_GRAPH, OPT_INLINE,
 };
 
 const struct argp_option fe_stat_options[] = {
@@ -148,6 +148,10 @@ const struct argp_option fe_display_options[] = {
 	{ "exclude", OPT_EXCLUDE, "PROC", 0,
 	  "leave out procedures matching PROC (repeatable)", 4 },
 	{ "numbers", OPT_NUMBERS, NULL, 0, "show addresses", 4 },
+	{ "inline", OPT_INLINE, NULL, 0,
+	  "procedures view: inlined code in rows of its own, 'f [inlined "
+	  "into g]' (default: part of the procedure it was inlined into)",
+	  4 },
 	{ "format", OPT_FORMAT, "NAME", 0,
 	  "report format: text (default), json, csv (the rows); exports "
 	  "of the whole profile: folded ('root;...;leaf count' lines of "
@@ -438,6 +442,7 @@ static error_t parse_display_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_TREE: ro->stack_view = REPORT_TREE; break;
 	case OPT_NUMBERS: ro->numbers = 1; break;
+	case OPT_INLINE: ro->inline_split = 1; break;
 	case OPT_STRIDE:
 		if (parse_u64(arg, 0, 1u << 20, &u) || (u & (u - 1)))
 			argp_error(state, "bad -stride '%s': expected a power "

@@ -1344,6 +1344,15 @@ static const char *source_line(struct report *r, struct priv *pv,
 
 /* ---- grouping sites into rows ---- */
 
+/* The outer (out-of-line) procedure of a site. */
+static const char *outer_proc(const struct site *s)
+{
+	if (s->code && s->code->procedure)
+		return s->code->procedure;
+	return s->inl ? s->inl : s->proc;
+}
+
+
 static void site_key(const struct report *r, const struct site *s,
 		     struct rowkey *k)
 {
@@ -1353,8 +1362,12 @@ static void site_key(const struct report *r, const struct site *s,
 	k->obj = s->obj;
 	switch (v) {
 	case REPORT_PROCEDURES:
-		k->proc = s->proc;
-		k->inl = s->inl;
+		if (r->opt.inline_split) {
+			k->proc = s->proc;
+			k->inl = s->inl;
+		} else {
+			k->proc = outer_proc(s);
+		}
 		break;
 	case REPORT_LINES:
 	case REPORT_HEAVY:
@@ -1430,14 +1443,6 @@ static int key_eq(const struct rowkey *x, const struct rowkey *y)
 	       x->line == y->line && x->a == y->a && x->b == y->b;
 }
 
-/* The outer (out-of-line) procedure of a site. */
-static const char *outer_proc(const struct site *s)
-{
-	if (s->code && s->code->procedure)
-		return s->code->procedure;
-	return s->inl ? s->inl : s->proc;
-}
-
 static void init_row(const struct report *r, struct symbolizer *sym,
 		     struct report_row *row,
 		     const struct site *s)
@@ -1455,8 +1460,8 @@ static void init_row(const struct report *r, struct symbolizer *sym,
 	switch (v) {
 	case REPORT_PROCEDURES:
 		row->kind = ROW_PROCEDURE;
-		row->procedure = s->proc;
-		row->inlined_into = s->inl;
+		row->procedure = r->opt.inline_split ? s->proc : outer_proc(s);
+		row->inlined_into = r->opt.inline_split ? s->inl : NULL;
 		break;
 	case REPORT_LINES:
 	case REPORT_HEAVY:
@@ -1780,17 +1785,13 @@ static int row_has_data(const struct report *r, const struct report_row *row)
 	return !isnan(row->freq) && row->freq > 0;
 }
 
+/* -only and -exclude select code by the out-of-line procedure it is in
+ * (code inlined into f is f's), the same in every view. */
 static int filtered_out(const struct report_options *opt,
 			const struct report_row *row)
 {
-	if (opt->nonly &&
-	    !report_name_matches(opt->only, opt->nonly, row->procedure) &&
-	    !(row->inlined_into &&
-	      report_name_matches(opt->only, opt->nonly, row->inlined_into)))
-		return 1;
-	return opt->nexclude &&
-	       report_name_matches(opt->exclude, opt->nexclude,
-				   row->procedure);
+	return name_filtered(opt, row->inlined_into ? row->inlined_into :
+				  row->procedure);
 }
 
 /* ---- building a report, phase by phase ---- */

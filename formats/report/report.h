@@ -9,6 +9,13 @@
  * Percentages are of the statistic's total in the whole profile, so
  * -only/-exclude never inflate them.
  *
+ * What a row is named: the procedures view folds inlined code into the
+ * out-of-line procedure it was inlined into (as perf and pprof do), unless
+ * -inline (report_options.inline_split) splits it into rows "f [inlined
+ * into g]".  A line row is named after the function whose source the line
+ * is in, marked when that was inlined.  Blocks and instructions belong to
+ * the out-of-line procedure.
+ *
  * Derived figures, computed here and never stored:
  * - ratios (the profile's derived statistics): X_per_ret = 100 * X /
  *   retired and cycles_per_ret = cycles / retired, from the summed
@@ -88,6 +95,10 @@ struct report_options {
 	int no_stacks;			/* leave the stacks alone (the summary
 					 * after a run shows nothing of them) */
 	int samples;			/* build the samples model (exports) */
+	int inline_split;		/* -inline: the procedures view gives
+					 * inlined code rows of its own;
+					 * default: it is part of the
+					 * out-of-line procedure it is in */
 };
 
 enum report_row_kind {

@@ -549,7 +549,7 @@ static uint64_t incl_key(const struct report_sbuild *sb, uint32_t obj,
 }
 
 static void incl_count(struct incl *t, const struct report_sbuild *sb,
-		       size_t k)
+		       size_t k, int inline_split)
 {
 	const struct xframe *e;
 	uint32_t fi = sb->charged[k];
@@ -568,8 +568,9 @@ static void incl_count(struct incl *t, const struct report_sbuild *sb,
 	}
 	if (fi == UINT32_MAX || !sb->xf_n[fi])
 		return;
-	/* The innermost procedure of the frame the samples are at. */
-	e = &sb->xf[sb->xf_first[fi] + sb->xf_n[fi] - 1];
+	/* The procedure of the frame the samples are at, as the rows name
+	 * it: the innermost one with -inline, else the out-of-line one. */
+	e = &sb->xf[sb->xf_first[fi] + (inline_split ? sb->xf_n[fi] - 1 : 0)];
 	s = incl_slot(t, incl_key(sb, e->obj, e->name));
 	t->keys[s] = incl_key(sb, e->obj, e->name);
 	t->leaf[s] += sb->weight[k];
@@ -600,7 +601,7 @@ static int row_totals(struct report *r, struct report_sbuild *sb)
 		goto out;
 	for (k = 0; k < p->nstacks; k++)
 		if (sb->weight[k])
-			incl_count(&t, sb, k);
+			incl_count(&t, sb, k, r->opt.inline_split);
 	for (i = 0; i < r->nrows; i++) {
 		struct report_row *row = &r->rows[i];
 		long id = find_name(sb, row->procedure);
