@@ -360,9 +360,7 @@ static void comments(struct pprof *w)
 	if (p->tool) {
 		char line[256];
 
-		snprintf(line, sizeof(line), "profiled by %s%s%s", p->tool,
-			 w->r->opt.file ? ", file " : "",
-			 w->r->opt.file ? w->r->opt.file : "");
+		snprintf(line, sizeof(line), "profiled by %s", p->tool);
 		pb_uint(&w->out, PROFILE_COMMENT, str(w, line));
 	}
 	if (p->hostname && *p->hostname) {
