@@ -31,6 +31,7 @@
  * - The string table is written last, once every string is known; the
  *   profile is streamed through deflate as it is encoded.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <linux/perf_event.h>
 #include <stdlib.h>
@@ -269,7 +270,8 @@ static void deflate_out(struct pprof *w, int flush)
 		}
 		if (fwrite(buf, 1, sizeof(buf) - w->z.avail_out, w->f) !=
 		    sizeof(buf) - w->z.avail_out) {
-			w->err = -PROF_EIO;
+			w->err = prof_fail(PROF_EIO, "cannot write the pprof "
+					   "profile: %s", strerror(errno));
 			return;
 		}
 	} while (w->z.avail_out == 0 ||
