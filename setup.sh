@@ -38,6 +38,7 @@ PACKAGES=(
 	procps          # ps, pgrep
 	strace          # tests: SIGKILL injected while a file is written
 	golang-go       # tests: go tool pprof reads --format pprof
+	curl            # tests: the README's upload of a pprof export
 	libxml2-utils   # tests: xmllint checks --format flamegraph
 	chromium        # tests: the flame graph rendered headless
 )
