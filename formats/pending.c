@@ -15,12 +15,6 @@ int report_pprof(FILE *f, const struct report *r)
 	return pending("pprof");
 }
 
-int report_flamegraph(FILE *f, const struct report *r)
-{
-	(void)f, (void)r;
-	return pending("flamegraph");
-}
-
 int report_callgrind(FILE *f, const struct report *r)
 {
 	(void)f, (void)r;
