@@ -52,11 +52,14 @@ profile_callers() {
 	max=$(cat /proc/sys/kernel/perf_event_max_sample_rate 2>/dev/null || echo 1000)
 	freq=$((max < 4000 ? max : 4000))
 	ms=$((2000 * 4000 / freq))
+	# Written after the run, and again from the file: the same graph.
 	run -0 --separate-stderr "$UPROFILE" -quiet -e cpu-clock -F "$freq" \
-		"$@" -o c.out "$TPROG/callers" "$ms"
-	run -0 --separate-stderr "$UPROFILE" -i c.out --format flamegraph \
-		-report-file f.svg
+		"$@" -o c.out --format flamegraph -report-file f.svg \
+		"$TPROG/callers" "$ms"
 	run -0 xmllint --noout f.svg
+	run -0 --separate-stderr "$UPROFILE" -i c.out --format flamegraph \
+		-report-file g.svg
+	cmp f.svg g.svg
 }
 
 skip_unless_chromium() {
@@ -120,9 +123,29 @@ END
 	# Accessible: the image's name and description.
 	xpath f.svg 'concat(/*/@role, " ", /*/@aria-labelledby, " ", /*/@version)'
 	assert_output "img fg-title fg-desc 1.1"
-	# The same through -report-file, after a run too.
+	# The same through -report-file.
 	run -0 "$UPROFILE" -i s.out --format flamegraph -report-file g.svg
 	cmp f.svg g.svg
+}
+
+@test "flamegraph: frames narrower than 0.1 px are left out, and counted" {
+	# b's stack is 1 sample of 20000: 0.059 px, it and its leaf go.
+	# (19999 of 20000 is 100.00% to two decimals, as in the text report.)
+	run -0 "$MKCALLSTACKS" s.out "$TPROG/callstack" \
+		19999:complete:leaf,a,main 1:complete:leaf,b,main
+	run -0 --separate-stderr "$UPROFILE" -i s.out --format flamegraph \
+		-report-file f.svg
+	run -0 xmllint --noout f.svg
+	xpath f.svg "$FRAME_TITLES"
+	assert_output "$(cat <<'END'
+all — self 0 samples (0.00%), total 20000 samples (100.00%)
+main (callstack) — self 0 samples (0.00%), total 20000 samples (100.00%)
+a (callstack) — self 0 samples (0.00%), total 19999 samples (100.00%)
+leaf (callstack) — self 19999 samples (100.00%), total 19999 samples (100.00%)
+END
+)"
+	xpath f.svg 'string(//*[@id="fg-subtitle"])'
+	assert_output "cpu-clock: 20000 samples; call stacks 100.00% complete; 2 frames narrower than 0.1 px not drawn"
 }
 
 @test "flamegraph: names with & < > \" ', control bytes and bad UTF-8 stay text" {
@@ -343,4 +366,16 @@ PAGE
 	browse --screenshot="$PWD/plain.png" --window-size=1200,800 "file://$PWD/f.svg"
 	run -0 python3 "$PNGSTAT" plain.png 230,0,230
 	assert_line --index 1 "0 -1 -1 0"
+}
+
+@test "flamegraph: a counting profile or a row option is refused, nothing written" {
+	run -0 "$ROOT/$BUILD/tests/mkcount" n.out 1000000 cycles:0:0:1000:10:10
+	run -125 --separate-stderr "$UPROFILE" -i n.out --format flamegraph \
+		-report-file f.svg
+	assert_equal "$stderr" "uprofile: 'n.out' is a counting profile: it has totals, no samples to export (use --format text or json)"
+	[[ ! -e f.svg ]] || fail "f.svg written"
+	run -0 "$MKCALLSTACKS" s.out "$TPROG/callstack" 1:complete:leaf,a,main
+	run -125 --separate-stderr "$UPROFILE" -i s.out --format flamegraph -only leaf
+	[[ ${stderr_lines[0]} == "uprofile: --format flamegraph exports the whole profile:"* ]] ||
+		fail "$stderr"
 }
