@@ -9,12 +9,6 @@ static int pending(const char *name)
 			 name);
 }
 
-int report_flamegraph(FILE *f, const struct report *r)
-{
-	(void)f, (void)r;
-	return pending("flamegraph");
-}
-
 int report_callgrind(FILE *f, const struct report *r)
 {
 	(void)f, (void)r;
