@@ -21,12 +21,6 @@ int report_flamegraph(FILE *f, const struct report *r)
 	return pending("flamegraph");
 }
 
-int report_callgrind(FILE *f, const struct report *r)
-{
-	(void)f, (void)r;
-	return pending("callgrind");
-}
-
 int report_csv(FILE *f, const struct report *r)
 {
 	(void)f, (void)r;
