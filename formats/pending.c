@@ -20,9 +20,3 @@ int report_flamegraph(FILE *f, const struct report *r)
 	(void)f, (void)r;
 	return pending("flamegraph");
 }
-
-int report_csv(FILE *f, const struct report *r)
-{
-	(void)f, (void)r;
-	return pending("csv");
-}
