@@ -242,7 +242,8 @@ static int sample_costs(struct cg *c, size_t n)
 	/* Root to leaf: an arc carries the stack where its callee is
 	 * outermost (the first time the walk meets it). */
 	for (i = nfr - 1; i > 0; i--) {
-		const struct cg_frame *caller = &c->fr[i], *callee = &c->fr[i - 1];
+		const struct cg_frame *caller = &c->fr[i];
+		const struct cg_frame *callee = &c->fr[i - 1];
 		uint32_t fn = func_of(c, callee);
 		uint32_t cobj = s->locs[callee->loc].obj;
 		uint32_t obj = s->locs[caller->loc].obj;
