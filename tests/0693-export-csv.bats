@@ -128,3 +128,32 @@ print(rows[0]["procedure"])'
 	run -125 --separate-stderr "$UPROFILE" -i "$P/callers.umon" \
 		--format csv -callers leaf_work
 }
+
+@test "csv: a symbol that reads as a formula stays text (leading apostrophe)" {
+	# An assembler label can name a function anything: here a formula
+	# with a comma, which a spreadsheet would otherwise evaluate.
+	cat >evil.c <<'C'
+#include <time.h>
+__attribute__((noinline)) unsigned long spin(int ms) __asm__("\"=1+1,x\"");
+volatile unsigned long sink;
+unsigned long spin(int ms)
+{
+	struct timespec t0, t;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+	do {
+		for (int i = 0; i < 20000; i++)
+			sink += i;
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	} while ((t.tv_sec - t0.tv_sec) * 1000 +
+		 (t.tv_nsec - t0.tv_nsec) / 1000000 < ms);
+	return sink;
+}
+int main(void) { return spin(300) == 42; }
+C
+	cc -O1 -o evil evil.c || skip "this assembler takes no quoted symbol names"
+	"$UPROFILE" -quiet -e cpu-clock -o evil.umon ./evil
+	same_as_json evil.umon -procedures
+	run -0 grep -c "^procedure,\"'=1+1,x\"," out.csv
+	assert_output 1
+}
