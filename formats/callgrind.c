@@ -21,10 +21,10 @@
  *   the self cost the report gives it.  fi=/fe= appear only where a
  *   function's line lies in a file other than the function's own.
  * - Calls: every pair of adjacent frames of a stack (caller, callee) is
- *   a call arc: cfn= with calls=N (N the samples through it, always > 0:
- *   callgrind_annotate adds the cost of a calls=0 arc to the caller's
- *   self cost), whose cost line at the call site holds the inclusive
- *   cost.  callgrind_annotate --inclusive=yes and KCachegrind both take a
+ *   a call arc: cfn= with calls=N (N the samples of all statistics
+ *   through it, always > 0: callgrind_annotate adds the cost of a
+ *   calls=0 arc to the caller's self cost), whose cost line at the call
+ *   site holds the inclusive cost.  callgrind_annotate --inclusive=yes and KCachegrind both take a
  *   called function's inclusive cost to be the sum of its inbound arcs,
  *   so an arc carries a stack only where its callee is outermost in that
  *   stack: each stack then counts once in the inclusive cost of every
