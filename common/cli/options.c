@@ -610,6 +610,10 @@ static void check_combinations(const struct fe_args *a,
 			   "the row and call-stack views (-procedures, "
 			   "-lines, -quit, -only, -tree, ...) do not apply",
 			   run_format_names[c->format]);
+	if (c->format == RUN_FORMAT_CSV && c->report.stack_view)
+		argp_error(state, "--format csv lays out the rows of a view: "
+			   "-callers, -callees and -tree do not apply (use "
+			   "--format json)");
 	if (run_format_is_export(c->format) &&
 	    c->format != RUN_FORMAT_FOLDED && !a->input && !c->report_file)
 		argp_error(state, "--format %s after a run needs "
