@@ -31,7 +31,7 @@ setup_file() {
 	local p
 	for p in stacks stacks2 flat two; do
 		"$UPROFILE" -i $p.umon --format pprof >$p.pb.gz &&
-			"$UPROFILE" -i $p.umon --format json >$p.json ||
+			"$UPROFILE" -i $p.umon -inline --format json >$p.json ||
 			return 1
 	done
 	# pprof reads the exports without the program.
@@ -77,7 +77,8 @@ flat_by_name() {
 		sort
 }
 
-# report_by_name JSON FIELD STAT: the same from our JSON report: per
+# report_by_name JSON FIELD STAT: the same from our JSON report (with
+# -inline: pprof names inlined functions apart, "(inline)"): per
 # procedure name, the sum of the rows' FIELD (samples, weight) of STAT.
 report_by_name() {
 	jq -r --arg f "$2" --arg s "$3" '
@@ -334,7 +335,7 @@ run_readme() {
 	[[ -n $block ]] || fail "no block $1 in the README's Continuous profiling"
 	[[ $block == *"http://$2"* ]] || fail "block $1 does not post to $2: $block"
 	run -0 "$UPROFILE" -quiet -g "$TPROG/callers" 300
-	"$UPROFILE" -i umon.out --format json >umon.json
+	"$UPROFILE" -i umon.out -inline --format json >umon.json
 	local server=http://$2
 	run -0 env PATH="$ROOT/$BUILD:$PATH" bash -euo pipefail \
 		-c "${block//"$server"/$URL}"

@@ -239,17 +239,21 @@ CC
 	local above=$output
 	xpath f.svg "count($frames[*[local-name()=\"rect\"]/@y < $root_y - 16][contains(*[local-name()=\"title\"], \" [inlined] (\")])"
 	assert_equal "$output" "$above"
-	# Each procedure's self share is the text report's row.
-	local text
+	# Each procedure's total share is the text report's row (which
+	# holds the code inlined into it), its self share the -inline row.
+	local text split
 	run -0 --separate-stderr "$UPROFILE" -i c.out -procedures
 	text=$output
+	run -0 --separate-stderr "$UPROFILE" -i c.out -procedures -inline
+	split=$output
 	local p
 	for p in leaf_work cmp_work rec_leaf recurse; do
-		local row
+		local row self
 		row=$(awk -v p="$p" '$NF == "callers" && $4 == p { print $1 }' <<<"$text")
-		[[ -n $row ]] || fail "no row for $p: $text"
-		[[ $(title_of "$p") == "$p (callers) — self "*" samples ($row%), total "* ]] ||
-			fail "$p: text report $row%, flame graph: $(title_of "$p")"
+		self=$(awk -v p="$p" '$NF == "callers" && $4 == p { print $1 }' <<<"$split")
+		[[ -n $row && -n $self ]] || fail "no row for $p: $text"
+		[[ $(title_of "$p") == "$p (callers) — self "*" samples ($self%), total "*" samples ($row%)"* ]] ||
+			fail "$p: text report $self% / $row%, flame graph: $(title_of "$p")"
 	done
 }
 

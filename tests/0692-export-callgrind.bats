@@ -75,12 +75,12 @@ report() {
 	run -0 grep -c '^calls=[1-9]' out.cg
 }
 
-@test "callgrind: each function's self cost is its -procedures row (inlined functions their own)" {
+@test "callgrind: each function's self cost is its -procedures -inline row (inlined functions their own)" {
 	local umon
 	for umon in callers inline; do
 		export_cg "$P/$umon.umon"
 		annotate
-		report "$P/$umon.umon" -procedures
+		report "$P/$umon.umon" -procedures -inline
 		# Rows of one procedure (inlined into several callers) add up.
 		run -0 jq -n --argjson a "$ann" --argjson r "$json" '
 			($r.statistics[0].name) as $s
