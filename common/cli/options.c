@@ -32,7 +32,7 @@ enum {
 	OPT_REPORT_FILE, OPT_PMU, OPT_COUNT, OPT_START_AFTER,
 	OPT_BLOCKS, OPT_ASM, OPT_STRIDE, OPT_AVERAGE, OPT_CALLERS,
 	OPT_CALLEES, OPT_TREE, OPT_CALL_GRAPH, OPT_MERGE, OPT_DIFF,
-	OPT_FAIL_ABOVE,
+	OPT_FAIL_ABOVE, OPT_ALPHA,
 };
 
 const struct argp_option fe_stat_options[] = {
@@ -121,6 +121,9 @@ const struct argp_option fe_run_options[] = {
 	{ "fail-above", OPT_FAIL_ABOVE, "PCT", 0,
 	  "with --diff: exit status 1 when a row's share grew by more "
 	  "than PCT points, significantly (a CI gate)", 3 },
+	{ "alpha", OPT_ALPHA, "A", 0,
+	  "with --diff: the significance level, Holm-corrected over the "
+	  "rows (default 0.05)", 3 },
 	{ 0 }
 };
 
@@ -395,6 +398,12 @@ static error_t parse_run_opt(int key, char *arg, struct argp_state *state)
 	case 'i': add_input(a, arg, state); break;
 	case OPT_MERGE: a->merge_out = arg; break;
 	case OPT_DIFF: a->diff = 1; break;
+	case OPT_ALPHA:
+		if (parse_double(arg, 1e-12, 0.5, &c->alpha))
+			argp_error(state, "bad --alpha '%s': expected a "
+				   "significance level, e.g. 0.05 or 0.001",
+				   arg);
+		break;
 	case OPT_FAIL_ABOVE:
 		if (parse_double(arg, 0, 100, &c->fail_above))
 			argp_error(state, "bad --fail-above '%s': expected "
@@ -578,9 +587,10 @@ static void check_compare(const struct fe_args *a, struct argp_state *state)
 	const struct run_config *c = &a->cfg;
 	const struct report_options *ro = &c->report;
 
-	if (c->fail_above >= 0 && !a->diff)
-		argp_error(state, "--fail-above is a gate on --diff's rows: "
-			   "give it with --diff BASE NEW");
+	if ((c->fail_above >= 0 || c->alpha > 0) && !a->diff)
+		argp_error(state, "--%s applies to --diff's rows: give it "
+			   "with --diff BASE NEW", c->fail_above >= 0 ?
+			   "fail-above" : "alpha");
 	if (a->merge_out && a->diff)
 		argp_error(state, "give --merge or --diff, not both");
 	if (a->merge_out && !a->ninputs)

@@ -104,7 +104,7 @@ int run_diff_files(const struct run_config *c, const char *base,
 		.vmlinux = c->vmlinux,
 	};
 	struct report_diff_options o = {
-		.alpha = RUN_DIFF_ALPHA,
+		.alpha = c->alpha > 0 ? c->alpha : RUN_DIFF_ALPHA,
 		.fail_above = c->fail_above,
 		.show_noise = c->verbose,
 		.quit_rows = c->report.quit_rows,

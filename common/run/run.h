@@ -131,6 +131,7 @@ struct run_config {
 	const char *report_file;	/* report after a run goes here */
 	int row_options;		/* a per-row display option given */
 	double fail_above;		/* --diff --fail-above PCT; < 0: none */
+	double alpha;			/* --diff --alpha; 0: RUN_DIFF_ALPHA */
 };
 
 /* --diff's significance level (Holm-corrected over the rows tested). */

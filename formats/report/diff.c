@@ -40,23 +40,31 @@ static size_t find_stat(const struct profile *p, const char *name)
 	return SIZE_MAX;
 }
 
-/* Same statistic names, in any order; else -PROF_EINVAL. */
+/* Same statistic names, in any order; else -PROF_EINVAL naming one
+ * statistic that only one of them has. */
 static int check_stats(const struct report_diff *d)
 {
 	const struct profile *a = d->base->prof, *b = d->new->prof;
+	const char *only = NULL, *in = NULL;
 	size_t i;
 
-	for (i = 0; i < a->nstats; i++)
-		if (find_stat(b, a->stats[i].name) == SIZE_MAX)
-			break;
-	if (i == a->nstats && a->nstats == b->nstats)
+	for (i = 0; i < a->nstats && !only; i++)
+		if (find_stat(b, a->stats[i].name) == SIZE_MAX) {
+			only = a->stats[i].name;
+			in = d->opt.base_file;
+		}
+	for (i = 0; i < b->nstats && !only; i++)
+		if (find_stat(a, b->stats[i].name) == SIZE_MAX) {
+			only = b->stats[i].name;
+			in = d->opt.new_file;
+		}
+	if (!only && a->nstats == b->nstats)
 		return 0;
 	return prof_fail(PROF_EINVAL, "'%s' and '%s' have different "
-			 "statistics (%s%s in %s only): not comparable",
+			 "statistics (%s%s%s): not comparable",
 			 d->opt.base_file, d->opt.new_file,
-			 i < a->nstats ? a->stats[i].name : "some",
-			 i < a->nstats ? "" : " statistics",
-			 i < a->nstats ? d->opt.base_file : d->opt.new_file);
+			 only ? only : "a statistic twice",
+			 only ? " only in " : "", only ? in : "");
 }
 
 /* The row of d matching row, adding it when there is none; NULL when
