@@ -58,7 +58,7 @@ TOOL_BIN := $(TOOLS:%=$(BUILD)/%)
 TPROG_DIR := tests/programs
 TPROG_CFLAGS := -O1 -g -fno-omit-frame-pointer
 TPROGS := spin2 inline shlib forkexec threads kernelloop exitwith demo \
-	phases tripcount branchy evencost callstack
+	phases tripcount branchy evencost callstack diffwork
 # Call-stack programs: each built with frame pointers (NAME) and without
 # (NAME-nofp), both -O2; the -nofp builds of spin2, threads and forkexec
 # are their twins for call stacks.
@@ -69,7 +69,7 @@ NOFP_TPROGS := $(STACK_TPROGS) spin2 threads forkexec
 TPROG_BIN := $(TPROGS:%=$(BUILD)/tests/%) $(BUILD)/tests/libhot.so \
 	$(BUILD)/tests/spin2-stripped $(STACK_TPROGS:%=$(BUILD)/tests/%) \
 	$(NOFP_TPROGS:%=$(BUILD)/tests/%-nofp) $(BUILD)/tests/libplt.so \
-	$(BUILD)/tests/libplt-nofp.so
+	$(BUILD)/tests/libplt-nofp.so $(BUILD)/tests/diffwork-slow
 TEST_TOOLS := $(BUILD)/tests/symtool $(BUILD)/tests/tablecheck \
 	$(BUILD)/tests/pmdecode $(BUILD)/tests/mkcount \
 	$(BUILD)/tests/blockcheck $(BUILD)/tests/jsonwcheck \
@@ -134,6 +134,10 @@ $(BUILD)/tests/threads-nofp: $(TPROG_DIR)/threads.c
 $(BUILD)/tests/%-nofp: $(TPROG_DIR)/%.c
 	@mkdir -p $(dir $@)
 	$(call quiet,CC,$@)$(CC) $(TPROG_NOFP_CFLAGS) -o $@ $<
+# diffwork's twin with procedure b made slower (--diff tests).
+$(BUILD)/tests/diffwork-slow: $(TPROG_DIR)/diffwork.c
+	@mkdir -p $(dir $@)
+	$(call quiet,CC,$@)$(CC) $(TPROG_CFLAGS) -DSLOW=1 -o $@ $<
 $(BUILD)/tests/spin2-stripped: $(BUILD)/tests/spin2
 	$(call quiet,STRIP,$@)strip -o $@ $<
 $(BUILD)/tests/%: $(TPROG_DIR)/%.c

@@ -4,6 +4,7 @@
  * (show.h).
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -131,6 +132,88 @@ static int show_rows(FILE *out, const struct profile *p,
 	}
 	report_free(r);
 	symbolizer_free(sym);
+	return err;
+}
+
+/* The report of one side of a diff: all rows of the view. */
+static int diff_side(const struct profile *p, const struct report_show *s,
+		     const char *file, struct symbolizer **sym,
+		     struct report **r)
+{
+	struct sym_config sc = { .vmlinux = s->vmlinux };
+	struct report_options ro = s->opt;
+
+	*r = NULL;
+	if (report_is_counting(p))
+		return prof_fail(PROF_EINVAL, "'%s' is a counting profile: "
+				 "it has no rows to compare", file);
+	*sym = report_symbolizer_new(p, &sc);
+	if (!*sym)
+		return prof_fail(PROF_ENOMEM, "out of memory");
+	ro.file = file;
+	ro.quit_rows = 0;
+	ro.quit_percent = 0;
+	ro.no_stacks = 1;
+	return report_build(p, *sym, &ro, r);
+}
+
+/* "b: 12.50% -> 37.51% (+25.01 points, p 1.2e-30)" per worse row. */
+static int list_worse(const struct report_diff *d, char ***worse,
+		      size_t *nworse)
+{
+	size_t i, n = 0;
+
+	*worse = calloc(d->nworse + 1, sizeof(**worse));
+	if (!*worse)
+		return -PROF_ENOMEM;
+	for (i = 0; i < d->nrows; i++) {
+		const struct report_diff_row *dr = &d->rows[i];
+
+		if (!dr->worse)
+			continue;
+		if (asprintf(&(*worse)[n], "%s: %.2f%% -> %.2f%% (%+.2f "
+			     "points, Holm p %.2g)", dr->row->procedure,
+			     dr->base_percent, dr->new_percent, dr->change,
+			     dr->p_holm) < 0) {
+			(*worse)[n] = NULL;
+			break;
+		}
+		n++;
+	}
+	*nworse = n;
+	return n == d->nworse ? 0 : -PROF_ENOMEM;
+}
+
+int report_show_diff(FILE *out, const struct profile *base,
+		     const struct profile *nw, const struct report_show *s,
+		     const struct report_diff_options *dopt, char ***worse,
+		     size_t *nworse)
+{
+	struct symbolizer *sa = NULL, *sb = NULL;
+	struct report *ra = NULL, *rb = NULL;
+	struct report_diff *d = NULL;
+	int err;
+
+	*worse = NULL;
+	*nworse = 0;
+	err = diff_side(base, s, dopt->base_file, &sa, &ra);
+	if (!err)
+		err = diff_side(nw, s, dopt->new_file, &sb, &rb);
+	if (!err)
+		err = report_diff_build(ra, rb, dopt, &d);
+	if (!err)
+		err = s->format == REPORT_SHOW_JSON ? report_diff_json(out, d) :
+		      report_diff_text(out, d);
+	if (!err && fflush(out))
+		err = prof_fail(PROF_EIO, "cannot write report: %s",
+				strerror(errno));
+	if (!err)
+		err = list_worse(d, worse, nworse);
+	report_diff_free(d);
+	report_free(ra);
+	report_free(rb);
+	symbolizer_free(sa);
+	symbolizer_free(sb);
 	return err;
 }
 

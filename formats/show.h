@@ -40,6 +40,21 @@ struct report_show {
 int report_show(FILE *out, const struct profile *p,
 		const struct report_show *s);
 
+/*
+ * --diff: the diff of base and nw (report.h, struct report_diff) in the
+ * view of s->opt (procedures or lines; -only and -exclude apply), as
+ * text or JSON (s->format), to out.  *worse gets one line per row that
+ * got worse beyond dopt->fail_above with significance ("b: 12.50% ->
+ * 37.51% (+25.01 points, Holm p 1.2e-30)"), *nworse their number; the
+ * caller frees each line and the array (also on error).  Returns 0 or a
+ * negative PROF_E* error; -PROF_EINVAL when the profiles cannot be
+ * compared (prof_error() says why).
+ */
+int report_show_diff(FILE *out, const struct profile *base,
+		     const struct profile *nw, const struct report_show *s,
+		     const struct report_diff_options *dopt, char ***worse,
+		     size_t *nworse);
+
 /* A symbolizer for reporting p, configured by sc (NULL: defaults), that
  * knows p's own kernel symbols (kernel addresses change every boot).
  * NULL when out of memory. */

@@ -42,6 +42,10 @@ static const char doc[] =
 "  kprofile -display dd if=/dev/zero of=/dev/null bs=1M count=20000\n"
 "  kprofile -d 10                system-wide for ten seconds\n"
 "  kprofile -i kmon.out -quit 20 report an existing profile\n"
+"  kprofile --merge all.kmon kmon.out.0 kmon.out.1\n"
+"                                add profiles up (also -i A -i B)\n"
+"  kprofile --diff before.kmon after.kmon\n"
+"                                what changed, beyond sampling noise\n"
 "  kprofile -i kmon.out -tree    its call tree (a profile taken with -g)\n"
 "  kprofile --count -e context-switches,cpu-migrations -d 5\n"
 "                                system-wide totals for five seconds\n"
@@ -53,6 +57,8 @@ static const char doc[] =
 "\n"
 "Exit status:\n"
 "  N      the program's exit status (0 without a program)\n"
+"  1      --diff --fail-above PCT: a procedure's share grew by more\n"
+"         than PCT points, significantly (named on stderr)\n"
 "  128+N  the program was killed by signal N\n"
 "  125    kprofile itself failed (bad usage, statistic unavailable,\n"
 "         not permitted, -p PID not running, unreadable profile file,\n"
@@ -137,7 +143,8 @@ int main(int argc, char **argv)
 			.default_modes = STAT_MODE_KERNEL,
 		},
 		.program_required = 0,
-		.args_doc = "[STATISTIC...] [PROGRAM [ARG...]]\n-p PID\n-i FILE",
+		.args_doc = "[STATISTIC...] [PROGRAM [ARG...]]\n-p PID\n-i FILE...\n"
+			    "--merge OUT IN...\n--diff BASE NEW",
 		.doc = doc,
 		.options = options,
 		.parse = parse,

@@ -42,6 +42,11 @@ static const char doc[] =
 "                                stacks for flamegraph.pl, inferno, ...\n"
 "  uprofile -i umon.out -ra 'memcpy*,strlen'\n"
 "                                those routines' samples to their callers\n"
+"  uprofile --merge all.umon run1.umon run2.umon\n"
+"                                add profiles up (also -i A -i B)\n"
+"  uprofile --diff main.umon head.umon --fail-above 5\n"
+"                                what changed, beyond sampling noise;\n"
+"                                status 1 if a share grew 5+ points\n"
 "  uprofile -quiet --format json -report-file r.json ./test-suite\n"
 "                                for scripts: stdout stays the program's\n"
 "\n"
@@ -53,7 +58,10 @@ static const char doc[] =
 "before the program starts.\n"
 "\n"
 "Exit status:\n"
-"  N      the program's exit status (0 with -p or -i on success)\n"
+"  N      the program's exit status (0 with -p, -i, --merge or\n"
+"         --diff on success)\n"
+"  1      --diff --fail-above PCT: a procedure's share grew by more\n"
+"         than PCT points, significantly (named on stderr)\n"
 "  128+N  the program was killed by signal N\n"
 "  125    uprofile itself failed (bad usage, statistic unavailable,\n"
 "         cannot collect or attach, unreadable profile file, an output\n"
@@ -136,7 +144,8 @@ int main(int argc, char **argv)
 			.default_modes = STAT_MODE_USER,
 		},
 		.program_required = 1,
-		.args_doc = "[STATISTIC...] PROGRAM [ARG...]\n-p PID\n-i FILE",
+		.args_doc = "[STATISTIC...] PROGRAM [ARG...]\n-p PID\n-i FILE...\n"
+			    "--merge OUT IN...\n--diff BASE NEW",
 		.doc = doc,
 		.options = options,
 		.parse = parse,

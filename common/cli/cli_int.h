@@ -15,7 +15,9 @@
 /* What the command line asks for, decided after all of it is read. */
 enum fe_action {
 	FE_ACTION_RUN,		/* profile a program or the system */
-	FE_ACTION_REPORT,	/* -i FILE: report a profile */
+	FE_ACTION_REPORT,	/* -i FILE...: report a profile (a sum) */
+	FE_ACTION_MERGE,	/* --merge OUT: write the sum */
+	FE_ACTION_DIFF,		/* --diff BASE NEW */
 	FE_ACTION_LIST,		/* -l */
 	FE_ACTION_COMPLETION,	/* --completion-helper */
 };
@@ -23,7 +25,12 @@ enum fe_action {
 struct fe_args {
 	const struct fe_tool *tool;
 	struct run_config cfg;
-	const char *input;		/* -i */
+	const char *input;		/* the first -i (or input word) */
+	char **inputs;			/* every -i, then the words after
+					 * --merge OUT or --diff */
+	size_t ninputs, alloc_inputs;
+	const char *merge_out;		/* --merge OUT */
+	int diff;			/* --diff */
 	int list, completion;		/* -l, --completion-helper */
 	int ra_list;			/* -ra PROCS (FE_OPT_RA_LIST) */
 	size_t alloc_stats, alloc_only, alloc_exclude;

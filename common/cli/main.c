@@ -96,7 +96,16 @@ static int act(struct fe_args *a)
 	case FE_ACTION_REPORT:
 		if (c->vmlinux && access(c->vmlinux, R_OK))
 			break;
-		return run_report_file(c, a->input);
+		return run_report_file(c, (const char *const *)a->inputs,
+				       a->ninputs);
+	case FE_ACTION_MERGE:
+		return run_merge_files(c, a->merge_out,
+				       (const char *const *)a->inputs,
+				       a->ninputs);
+	case FE_ACTION_DIFF:
+		if (c->vmlinux && access(c->vmlinux, R_OK))
+			break;
+		return run_diff_files(c, a->inputs[0], a->inputs[1]);
 	case FE_ACTION_RUN:
 		if (c->vmlinux && access(c->vmlinux, R_OK))
 			break;
@@ -128,7 +137,8 @@ int fe_main(const struct fe_tool *tool, int argc, char **argv)
 	};
 	struct fe_args a = {
 		.tool = tool,
-		.cfg = { .tool = &tool->run, .report.stride = -1 },
+		.cfg = { .tool = &tool->run, .report.stride = -1,
+			 .fail_above = -1 },
 		.ngroups = NGROUPS,
 	};
 	int code = RUN_EXIT_FAIL, oom = 0;
@@ -165,6 +175,7 @@ int fe_main(const struct fe_tool *tool, int argc, char **argv)
 	for (g = 0; g <= NGROUPS; g++)
 		free(tables[g]);
 	free(a.cfg.stats);
+	free(a.inputs);
 	free((void *)a.cfg.report.only);
 	free((void *)a.cfg.report.exclude);
 	free((void *)a.cfg.ra);

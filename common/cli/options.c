@@ -31,7 +31,8 @@ enum {
 	OPT_QUIET, OPT_COMPLETION, OPT_CONTROL, OPT_LIST, OPT_DRY_RUN,
 	OPT_REPORT_FILE, OPT_PMU, OPT_COUNT, OPT_START_AFTER,
 	OPT_BLOCKS, OPT_ASM, OPT_STRIDE, OPT_AVERAGE, OPT_CALLERS,
-	OPT_CALLEES, OPT_TREE, OPT_CALL_GRAPH, OPT_INLINE,
+	OPT_CALLEES, OPT_TREE, OPT_CALL_GRAPH, OPT_MERGE, OPT_DIFF,
+	OPT_FAIL_ABOVE, OPT_ALPHA, OPT_INLINE,
 };
 
 const struct argp_option fe_stat_options[] = {
@@ -106,7 +107,23 @@ const struct argp_option fe_run_options[] = {
 	  "read 'enable' and 'disable' commands from FIFO (created if "
 	  "missing, and then removed at the end)", 3 },
 	{ "input", 'i', "FILE", 0,
-	  "report an existing profile FILE; run nothing", 3 },
+	  "report an existing profile FILE; run nothing (repeated: the "
+	  "report of the files' sum)", 3 },
+	{ "merge", OPT_MERGE, "OUT", 0,
+	  "--merge OUT IN... (or -i IN... -merge OUT): write the sum of "
+	  "the profiles IN to OUT; refused, with the reason, when they do "
+	  "not add up (other statistics, periods or tool)", 3 },
+	{ "diff", OPT_DIFF, NULL, 0,
+	  "--diff BASE NEW: per procedure (or -lines) the change of share "
+	  "from BASE to NEW, largest first, with a significance test of "
+	  "the sample counts; rows within noise are hidden (-v lists them)",
+	  3 },
+	{ "fail-above", OPT_FAIL_ABOVE, "PCT", 0,
+	  "with --diff: exit status 1 when a row's share grew by more "
+	  "than PCT points, significantly (a CI gate)", 3 },
+	{ "alpha", OPT_ALPHA, "A", 0,
+	  "with --diff: the significance level, Holm-corrected over the "
+	  "rows (default 0.05)", 3 },
 	{ 0 }
 };
 
@@ -362,6 +379,14 @@ static error_t parse_output_opt(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
+/* -i FILE, or a word after --merge OUT or --diff. */
+static void add_input(struct fe_args *a, char *arg, struct argp_state *state)
+{
+	if (add_str(&a->inputs, &a->ninputs, &a->alloc_inputs, arg))
+		argp_failure(state, RUN_EXIT_FAIL, ENOMEM, "options");
+	a->input = a->inputs[0];
+}
+
 /* "What to profile:" */
 static error_t parse_run_opt(int key, char *arg, struct argp_state *state)
 {
@@ -374,7 +399,20 @@ static error_t parse_run_opt(int key, char *arg, struct argp_state *state)
 			argp_error(state, "bad duration '%s': expected "
 				   "seconds, e.g. 10 or 2.5", arg);
 		break;
-	case 'i': a->input = arg; break;
+	case 'i': add_input(a, arg, state); break;
+	case OPT_MERGE: a->merge_out = arg; break;
+	case OPT_DIFF: a->diff = 1; break;
+	case OPT_ALPHA:
+		if (parse_double(arg, 1e-12, 0.5, &c->alpha))
+			argp_error(state, "bad --alpha '%s': expected a "
+				   "significance level, e.g. 0.05 or 0.001",
+				   arg);
+		break;
+	case OPT_FAIL_ABOVE:
+		if (parse_double(arg, 0, 100, &c->fail_above))
+			argp_error(state, "bad --fail-above '%s': expected "
+				   "points of share, 0 to 100", arg);
+		break;
 	case 't': c->triggered = 1; break;
 	case OPT_CONTROL: c->control = arg; break;
 	default:
@@ -548,6 +586,45 @@ static int on_path(const char *name)
 	return !err;
 }
 
+/* --merge, --diff, --fail-above. */
+static void check_compare(const struct fe_args *a, struct argp_state *state)
+{
+	const struct run_config *c = &a->cfg;
+	const struct report_options *ro = &c->report;
+
+	if ((c->fail_above >= 0 || c->alpha > 0) && !a->diff)
+		argp_error(state, "--%s applies to --diff's rows: give it "
+			   "with --diff BASE NEW", c->fail_above >= 0 ?
+			   "fail-above" : "alpha");
+	if (a->merge_out && a->diff)
+		argp_error(state, "give --merge or --diff, not both");
+	if (a->merge_out && !a->ninputs)
+		argp_error(state, "--merge OUT needs the profiles to add: "
+			   "--merge OUT IN... or -i IN -merge OUT");
+	if (a->merge_out && c->report_file)
+		argp_error(state, "--merge writes a profile; -report-file "
+			   "does not apply (-display reports the sum on "
+			   "stdout)");
+	if (!a->diff)
+		return;
+	if (a->ninputs != 2)
+		argp_error(state, "--diff compares two profiles: --diff BASE "
+			   "NEW (%zu given)", a->ninputs);
+	if (c->format != RUN_FORMAT_TEXT && c->format != RUN_FORMAT_JSON)
+		argp_error(state, "--diff writes text or json, not --format "
+			   "%s", run_format_names[c->format]);
+	if ((ro->view != REPORT_PROCEDURES && ro->view != REPORT_LINES) ||
+	    ro->stack_view || ro->stride >= 0 || ro->average ||
+	    ro->quit_percent > 0)
+		argp_error(state, "--diff compares the rows of -procedures "
+			   "or -lines (-only, -exclude and -quit N apply; "
+			   "-heavy, -blocks, -asm, -stride, -average, the "
+			   "call-stack views and -quit N%% do not)");
+	if (c->report_file)
+		argp_error(state, "--diff writes to stdout: -report-file "
+			   "does not apply");
+}
+
 /* The options given together that make no sense together; none of them
  * apply to the actions that print and exit (-l, the completion helper). */
 static void check_combinations(const struct fe_args *a,
@@ -557,6 +634,7 @@ static void check_combinations(const struct fe_args *a,
 
 	if (a->list || a->completion)
 		return;
+	check_compare(a, state);
 	if (a->input && (c->cmd || c->attach_pid))
 		argp_error(state, "-i reports a file; it cannot be "
 			   "combined with a program or -p");
@@ -642,6 +720,10 @@ error_t fe_parse_root(int key, char *arg, struct argp_state *state)
 		/* Tru64: statistics are the words before the program.  A
 		 * last word that is also a program on PATH is the program
 		 * (a program may be called "reset" or "trap"). */
+		if (a->merge_out || a->diff) {
+			add_input(a, arg, state);
+			return 0;
+		}
 		if (!c->cmd && run_is_statistic(c, arg) &&
 		    (state->next < state->argc || !on_path(arg))) {
 			add_stats(a, arg, state);
@@ -676,5 +758,9 @@ enum fe_action fe_action(const struct fe_args *a)
 		return FE_ACTION_COMPLETION;
 	if (a->list)
 		return FE_ACTION_LIST;
+	if (a->merge_out)
+		return FE_ACTION_MERGE;
+	if (a->diff)
+		return FE_ACTION_DIFF;
 	return a->input ? FE_ACTION_REPORT : FE_ACTION_RUN;
 }

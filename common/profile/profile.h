@@ -241,6 +241,27 @@ void profile_identify_host(struct profile *p);
  */
 int profile_append(struct profile *dst, const struct profile *src);
 
+/*
+ * Add src to dst: the sum of two profiles of the same program (merge.c).
+ * Objects are matched by build-id when both have one (a rebuilt binary
+ * at the same path stays another object), else by kind and path;
+ * statistics by what they measure (name, type, config, modes); frames by
+ * (object, offset) and stacks by their frames and end, so both stay
+ * unique.  Counts, stack counts, samples, lost samples, counter values,
+ * mode histograms and durations are summed; the start time is the
+ * earliest; the command line, host and -ra/--start-after settings are
+ * dst's; pid, cpu and exit status become -1 when they differ; kernel
+ * symbols are united.
+ * Refused with -PROF_EINVAL and a one-line reason naming dst_name and
+ * src_name (file names, for the message only): different tools, counting
+ * and sampling, different sets of statistics, one statistic sampled at
+ * another period or frequency, kernel symbols of different boots.  A
+ * refusal leaves dst unchanged; -PROF_ENOMEM may leave part of src in
+ * it.
+ */
+int profile_merge(struct profile *dst, const struct profile *src,
+		  const char *dst_name, const char *src_name);
+
 /* Sort counts by (object, statistic, offset), the order the file has;
  * profile_count_cmp() is that order, for qsort() and bsearch(). */
 int profile_count_cmp(const void *a, const void *b);

@@ -177,14 +177,17 @@ int run_format_is_export(int format)
 
 /*
  * -i FILE: the report on stdout, or in -report-file (written whole or
- * not at all).  pprof is binary: never on a terminal.
+ * not at all).  pprof is binary: never on a terminal.  Several -i: the
+ * report of their sum.
  */
-int run_report_file(const struct run_config *c, const char *file)
+int run_report_file(const struct run_config *c, const char *const *files,
+		    size_t nfiles)
 {
 	struct run_config rc = *c;
 	struct profile *p;
 	struct outfile rf;
 	FILE *out = stdout;
+	char *file;
 	int err;
 
 	if (!c->report_file && c->format == RUN_FORMAT_PPROF &&
@@ -194,9 +197,14 @@ int run_report_file(const struct run_config *c, const char *file)
 			c->tool->name);
 		return RUN_EXIT_FAIL;
 	}
-	err = profile_read(file, &p);
-	if (err)
+	file = run_sum_name(files, nfiles);
+	if (!file)
+		return run_fail(c, prof_fail(PROF_ENOMEM, "out of memory"));
+	err = run_read_sum(files, nfiles, &p);
+	if (err) {
+		free(file);
 		return run_fail(c, err);
+	}
 	if (c->report_file) {
 		err = outfile_open(&rf, c->report_file);
 		out = err ? NULL : outfile_stream(&rf);
@@ -206,6 +214,7 @@ int run_report_file(const struct run_config *c, const char *file)
 		}
 		if (err) {
 			profile_free(p);
+			free(file);
 			return run_fail(c, err);
 		}
 	}
@@ -220,6 +229,7 @@ int run_report_file(const struct run_config *c, const char *file)
 			err = outfile_commit(&rf);
 	}
 	profile_free(p);
+	free(file);
 	return err ? run_fail(c, err) : 0;
 }
 

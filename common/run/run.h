@@ -11,6 +11,9 @@
  *   run_list_statistics()   -l: the statistics and whether this machine
  *                           has them
  *   run_report_file()       -i FILE: report a profile written before
+ *                           (-i A -i B: their sum)
+ *   run_merge_files()       --merge OUT: write the sum of profiles
+ *   run_diff_files()        --diff BASE NEW: compare two profiles
  *
  * Both return an exit status (RUN_EXIT_* or the program's own) and print
  * their own one-line errors, naming the tool.
@@ -29,6 +32,7 @@ struct profile;
 /* Exit statuses of our own (a run otherwise returns the program's): the
  * contract with scripts, documented in --help and README.md. */
 enum {
+	RUN_EXIT_WORSE = 1,	/* --diff --fail-above: a row got worse */
 	RUN_EXIT_FAIL = 125,	/* the profiler itself failed */
 	RUN_EXIT_NOEXEC = 126,	/* program found but could not run */
 	RUN_EXIT_NOTFOUND = 127,	/* program not found */
@@ -126,12 +130,29 @@ struct run_config {
 	enum run_format format;		/* --format */
 	const char *report_file;	/* report after a run goes here */
 	int row_options;		/* a per-row display option given */
+	double fail_above;		/* --diff --fail-above PCT; < 0: none */
+	double alpha;			/* --diff --alpha; 0: RUN_DIFF_ALPHA */
 };
+
+/* --diff's significance level (Holm-corrected over the rows tested). */
+#define RUN_DIFF_ALPHA 0.05
 
 int run_profile(struct run_config *c);
 int run_list_statistics(const struct run_config *c);
-/* Report the profile file on stdout. */
-int run_report_file(const struct run_config *c, const char *file);
+/* Report the profile file on stdout; with several files, their sum
+ * (profile_merge: refused with a reason when they do not add up). */
+int run_report_file(const struct run_config *c, const char *const *files,
+		    size_t nfiles);
+/* --merge OUT: write the sum of the files to OUT (atomically); with
+ * -display or a row option also report it on stdout.  0 or
+ * RUN_EXIT_FAIL. */
+int run_merge_files(const struct run_config *c, const char *out,
+		    const char *const *files, size_t nfiles);
+/* --diff BASE NEW: the diff on stdout (text or json); the rows worse
+ * than c->fail_above on stderr.  0, RUN_EXIT_WORSE when there are such
+ * rows, or RUN_EXIT_FAIL (different statistics, unreadable files). */
+int run_diff_files(const struct run_config *c, const char *base,
+		   const char *nw);
 
 /* Whether a word of the command line names a statistic this config's
  * engine knows (-e's names, X_per_ret, freq, with :u/:k/:h). */

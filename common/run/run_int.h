@@ -139,6 +139,10 @@ int run_collect(struct run *r, int *status);
 
 /* output.c */
 int run_check_outputs(const struct run_config *c);
+/* compare.c: the sum of the profile files (one or more) in *out;
+ * " + "-joined names for headings (NULL when out of memory). */
+int run_read_sum(const char *const *files, size_t n, struct profile **out);
+char *run_sum_name(const char *const *files, size_t n);
 struct profile *run_new_template(const struct run_config *c, uint64_t t0,
 				 uint64_t t0_wall);
 /* Write the profiles ps (n of them, built from the collector with tpl;

@@ -396,6 +396,77 @@ void report_counts_free(struct report_counts *rc);
 int report_counts_text(FILE *f, const struct report_counts *rc);
 int report_counts_json(FILE *f, const struct report_counts *rc);
 
+/*
+ * The diff of two reports of one view (procedures or lines), BASE and
+ * NEW (diff.c): rows matched by procedure name (and inlined-into, and in
+ * the lines view source file base name and line; not by object, since a
+ * rebuilt program may live at another path), rows of one key summed.
+ * Figures are of one statistic, the rows' sort statistic (the first with
+ * counts of its own); the two profiles must have the same statistics.
+ *
+ * Significance: a row's sample counts k1 of n1 (base) and k2 of n2
+ * (new) are binomial; the two-proportion z-test with the pooled
+ * proportion gives a two-sided p-value per row, and Holm's step-down
+ * correction over the rows tested (those with samples in either
+ * profile) keeps the chance of reporting any noise row as a change at
+ * most alpha.  This measures sampling noise only: not the variation
+ * between runs (other load, caches, frequency), which needs repeated runs.
+ * Shares are percentages of weight, as the rows show them; the test uses
+ * sample counts.
+ *
+ * Points into both reports, which must outlive it; report_diff_free(NULL)
+ * is a no-op.
+ */
+struct report_diff_options {
+	double alpha;			/* significance level, e.g. 0.05 */
+	double fail_above;		/* worse: significant and the share
+					 * grew by more points; < 0: none */
+	int show_noise;			/* list rows that are not significant */
+	size_t quit_rows;		/* 0: all rows */
+	const char *base_file, *new_file;	/* for headings, messages */
+};
+
+struct report_diff_row {
+	const struct report_row *row;	/* base's or new's: names */
+	const struct report_row *base_row, *new_row;	/* NULL: absent */
+	uint64_t base_samples, new_samples;
+	double base_percent, new_percent;
+	double change;			/* new - base, in points */
+	double z, p;			/* z statistic, two-sided p-value */
+	double p_holm;			/* Holm-adjusted p-value */
+	int tested;			/* samples in either profile */
+	int significant;		/* p_holm < alpha */
+	int worse;			/* significant, change > fail_above */
+	long base_ratio, new_ratio;	/* private: rows giving ratios */
+};
+
+struct report_diff {
+	const struct report *base, *new;
+	struct report_diff_options opt;
+	enum report_view view;
+	size_t stat, new_stat;		/* the statistic in base, in new */
+	const char *stat_name;
+	uint64_t base_samples, new_samples;	/* its totals */
+	uint64_t base_weight, new_weight;
+	struct report_diff_row *rows;	/* by absolute change, largest first */
+	size_t nrows;
+	size_t ntested, nsignificant, nworse;
+	size_t nratios;			/* ratios both have */
+	size_t *ratio_base, *ratio_new;	/* their indices in each report */
+};
+
+int report_diff_build(const struct report *base, const struct report *nw,
+		      const struct report_diff_options *o,
+		      struct report_diff **out);
+void report_diff_free(struct report_diff *d);
+/* Ratio k (0 <= k < nratios) of the row in base or new: NaN if absent. */
+double report_diff_ratio(const struct report_diff *d,
+			 const struct report_diff_row *dr, size_t k,
+			 int is_new);
+/* formats/diff.c */
+int report_diff_text(FILE *f, const struct report_diff *d);
+int report_diff_json(FILE *f, const struct report_diff *d);
+
 #define REPORT_JSON_VERSION 1
 
 #endif

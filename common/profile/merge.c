@@ -1,0 +1,541 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * profile_merge(): the sum of two profiles of the same program, with the
+ * checks that make the sum mean something (profile.h).  Entities are
+ * matched by key, as a profile.proto merge does: objects by build-id (or
+ * kind and path when either has none), statistics by what was measured
+ * and how often, frames by (object, offset), stacks by their frames and
+ * end.  Figures keyed the same are summed.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/util/array.h"
+#include "common/util/error.h"
+#include "profile.h"
+
+static const char *name_or(const char *name, const char *dflt)
+{
+	return name && *name ? name : dflt;
+}
+
+/* What the statistic is: equal keys count the same events. */
+static int same_event(const struct prof_stat *a, const struct prof_stat *b)
+{
+	return !strcmp(a->name, b->name) && a->type == b->type &&
+	       a->config == b->config && a->modes == b->modes &&
+	       a->flags == b->flags;
+}
+
+/* "every 1000000 ns", "every 10007 events" or "at 4000 Hz". */
+static void describe_rate(char *buf, size_t n, const struct prof_stat *s)
+{
+	int clock = !strcmp(s->name, "cpu-clock") ||
+		    !strcmp(s->name, "task-clock");
+
+	if (s->freq)
+		snprintf(buf, n, "at %" PRIu64 " Hz", s->freq);
+	else
+		snprintf(buf, n, "every %" PRIu64 " %s", s->period,
+			 clock ? "ns" : "events");
+}
+
+/* "cpu-clock, page-faults" (truncated to fit). */
+static void list_stats(char *buf, size_t n, const struct profile *p)
+{
+	size_t i, used = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < p->nstats && used < n; i++) {
+		int w = snprintf(buf + used, n - used, "%s%s", i ? ", " : "",
+				 p->stats[i].name);
+
+		if (w < 0)
+			break;
+		used += (size_t)w;
+	}
+}
+
+/* The kernel's _text in p's kernel symbols, or 0. */
+static uint64_t kernel_text(const struct profile *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->nksyms; i++)
+		if (!p->ksyms[i].module && !strcmp(p->ksyms[i].name, "_text"))
+			return p->ksyms[i].start;
+	return 0;
+}
+
+/* A counting profile (--count): totals, no samples. */
+static int counting(const struct profile *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->nstats; i++)
+		if (p->stats[i].flags & PROF_STAT_COUNTING)
+			return 1;
+	return 0;
+}
+
+/*
+ * Whether src may be added to dst; remap[i] is then the statistic of dst
+ * src's statistic i adds to.  A refusal is -PROF_EINVAL with the reason.
+ */
+static int check_mergeable(const struct profile *dst, const struct profile *src,
+			   const char *dn, const char *sn, uint32_t *remap)
+{
+	char a[256], b[256];
+	uint64_t ta, tb;
+	size_t i, j;
+
+	if (strcmp(name_or(dst->tool, "?"), name_or(src->tool, "?")))
+		return prof_fail(PROF_EINVAL, "'%s' is a %s profile, '%s' a "
+				 "%s profile: not comparable", dn,
+				 name_or(dst->tool, "?"), sn,
+				 name_or(src->tool, "?"));
+	if (counting(dst) != counting(src))
+		return prof_fail(PROF_EINVAL, "'%s' %s, '%s' %s: not "
+				 "comparable", dn, counting(dst) ? "counts" :
+				 "samples", sn, counting(src) ? "counts" :
+				 "samples");
+	for (i = 0; i < src->nstats; i++) {
+		const struct prof_stat *s = &src->stats[i];
+
+		for (j = 0; j < dst->nstats; j++)
+			if (same_event(&dst->stats[j], s))
+				break;
+		if (j == dst->nstats || dst->nstats != src->nstats)
+			goto different;
+		if (dst->stats[j].period != s->period ||
+		    dst->stats[j].freq != s->freq) {
+			describe_rate(a, sizeof(a), &dst->stats[j]);
+			describe_rate(b, sizeof(b), s);
+			return prof_fail(PROF_EINVAL, "'%s' samples %s %s, "
+					 "'%s' %s: not comparable", dn,
+					 s->name, a, sn, b);
+		}
+		/* Two statistics of src on one of dst (the same name
+		 * twice) would sum what the file keeps apart. */
+		for (size_t k = 0; k < i; k++)
+			if (remap[k] == j)
+				goto different;
+		remap[i] = (uint32_t)j;
+	}
+	if (dst->nstats != src->nstats)
+		goto different;
+	ta = kernel_text(dst);
+	tb = kernel_text(src);
+	if (ta && tb && ta != tb)
+		return prof_fail(PROF_EINVAL, "'%s' and '%s' were taken in "
+				 "different boots (the kernel is at another "
+				 "address): their kernel addresses are not "
+				 "comparable", dn, sn);
+	return 0;
+different:
+	list_stats(a, sizeof(a), dst);
+	list_stats(b, sizeof(b), src);
+	return prof_fail(PROF_EINVAL, "'%s' has statistics %s, '%s' has %s: "
+			 "different statistics are not comparable", dn, a, sn,
+			 b);
+}
+
+/* Objects: the same build-id when both have one, else kind and path. */
+static int same_object(const struct prof_object *a,
+		       const struct prof_object *b)
+{
+	if (a->kind != b->kind)
+		return 0;
+	if (a->build_id_len && b->build_id_len)
+		return a->build_id_len == b->build_id_len &&
+		       !memcmp(a->build_id, b->build_id, a->build_id_len);
+	return !strcmp(a->path, b->path);
+}
+
+/* ---- hash sets of indices, for frames and stacks ---------------------- */
+
+struct iset {
+	uint32_t *slot;		/* index + 1, 0: empty */
+	size_t mask;
+};
+
+static int iset_init(struct iset *s, size_t n)
+{
+	size_t cap = 16;
+
+	while (cap < 2 * n + 16)
+		cap *= 2;
+	s->slot = calloc(cap, sizeof(*s->slot));
+	s->mask = cap - 1;
+	return s->slot ? 0 : -PROF_ENOMEM;
+}
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+	h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+	return h * 0xff51afd7ed558ccdull;
+}
+
+static uint64_t frame_hash(const struct prof_frame *f)
+{
+	return mix(mix(0, f->obj), f->offset);
+}
+
+static uint64_t stack_hash(const uint32_t *fr, uint32_t n, uint32_t end)
+{
+	uint64_t h = mix(0, end);
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		h = mix(h, fr[i]);
+	return h;
+}
+
+/* The slot of the entry for which eq(ctx, entry) holds, or the empty
+ * slot where such an entry goes. */
+static size_t iset_find(const struct iset *s, uint64_t hash,
+			int (*eq)(const void *ctx, uint32_t entry),
+			const void *ctx)
+{
+	size_t at = (size_t)hash & s->mask;
+
+	while (s->slot[at] && !eq(ctx, s->slot[at] - 1))
+		at = (at + 1) & s->mask;
+	return at;
+}
+
+/* ---- the merge ---------------------------------------------------------- */
+
+static int cmp_u64(uint64_t a, uint64_t b)
+{
+	return a < b ? -1 : a > b;
+}
+
+static int merge_objects(struct profile *dst, const struct profile *src,
+			 uint32_t *remap)
+{
+	size_t i, j;
+
+	for (i = 0; i < src->nobjects; i++) {
+		for (j = 0; j < dst->nobjects; j++)
+			if (same_object(&dst->objects[j], &src->objects[i]))
+				break;
+		if (j == dst->nobjects) {
+			int idx = profile_add_object(dst, &src->objects[i]);
+
+			if (idx < 0)
+				return idx;
+			j = (size_t)idx;
+		}
+		remap[i] = (uint32_t)j;
+	}
+	return 0;
+}
+
+/* Add src's counts (objects and statistics remapped), then sum the
+ * entries of the same (object, statistic, offset). */
+static int merge_counts(struct profile *dst, const struct profile *src,
+			const uint32_t *objs, const uint32_t *stats)
+{
+	size_t i, n;
+
+	for (i = 0; i < src->ncounts; i++) {
+		struct prof_count c = src->counts[i];
+
+		c.obj = objs[c.obj];
+		c.stat = stats[c.stat];
+		if (profile_add_count(dst, &c) < 0)
+			return -PROF_ENOMEM;
+	}
+	profile_sort_counts(dst);
+	for (i = n = 0; i < dst->ncounts; i++) {
+		struct prof_count *c = &dst->counts[i];
+
+		if (n && !profile_count_cmp(&dst->counts[n - 1], c)) {
+			dst->counts[n - 1].samples += c->samples;
+			dst->counts[n - 1].weight += c->weight;
+		} else {
+			dst->counts[n++] = *c;
+		}
+	}
+	dst->ncounts = n;
+	return 0;
+}
+
+struct frame_key {
+	const struct profile *p;
+	const struct prof_frame *f;
+};
+
+static int frame_eq(const void *ctx, uint32_t i)
+{
+	const struct frame_key *k = ctx;
+
+	return k->p->frames[i].obj == k->f->obj &&
+	       k->p->frames[i].offset == k->f->offset;
+}
+
+static int merge_frames(struct profile *dst, const struct profile *src,
+			const uint32_t *objs, uint32_t *remap)
+{
+	struct iset set;
+	size_t i, at;
+	int err = iset_init(&set, dst->nframes + src->nframes);
+
+	if (err)
+		return err;
+	for (i = 0; i < dst->nframes; i++) {
+		struct frame_key k = { dst, &dst->frames[i] };
+
+		at = iset_find(&set, frame_hash(k.f), frame_eq, &k);
+		if (!set.slot[at])
+			set.slot[at] = (uint32_t)i + 1;
+	}
+	for (i = 0; i < src->nframes; i++) {
+		struct prof_frame f = src->frames[i];
+		struct frame_key k = { dst, &f };
+		int idx;
+
+		f.obj = objs[f.obj];
+		at = iset_find(&set, frame_hash(&f), frame_eq, &k);
+		if (set.slot[at]) {
+			remap[i] = set.slot[at] - 1;
+			continue;
+		}
+		idx = profile_add_frame(dst, &f);
+		if (idx < 0) {
+			err = idx;
+			break;
+		}
+		set.slot[at] = (uint32_t)idx + 1;
+		remap[i] = (uint32_t)idx;
+	}
+	free(set.slot);
+	return err;
+}
+
+struct stack_key {
+	const struct profile *p;
+	const uint32_t *fr;
+	uint32_t n, end;
+};
+
+static int stack_eq(const void *ctx, uint32_t i)
+{
+	const struct stack_key *k = ctx;
+	const struct prof_stack *st = &k->p->stacks[i];
+
+	return st->nframes == k->n && st->end == k->end &&
+	       !memcmp(k->p->stack_frames + st->first, k->fr,
+		       k->n * sizeof(*k->fr));
+}
+
+static int merge_stacks(struct profile *dst, const struct profile *src,
+			const uint32_t *frames, uint32_t *remap)
+{
+	struct iset set;
+	uint32_t *fr = NULL;
+	size_t i, at, alloc = 0;
+	int err = iset_init(&set, dst->nstacks + src->nstacks);
+
+	if (err)
+		return err;
+	for (i = 0; i < dst->nstacks; i++) {
+		const struct prof_stack *st = &dst->stacks[i];
+		struct stack_key k = { dst, dst->stack_frames + st->first,
+				       st->nframes, st->end };
+
+		at = iset_find(&set, stack_hash(k.fr, k.n, k.end), stack_eq,
+			       &k);
+		if (!set.slot[at])
+			set.slot[at] = (uint32_t)i + 1;
+	}
+	for (i = 0; i < src->nstacks && !err; i++) {
+		const struct prof_stack *st = &src->stacks[i];
+		struct stack_key k = { dst, NULL, st->nframes, st->end };
+		uint32_t j;
+		int idx;
+
+		if (ALLOC_GROW(fr, st->nframes, alloc)) {
+			err = -PROF_ENOMEM;
+			break;
+		}
+		for (j = 0; j < st->nframes; j++)
+			fr[j] = frames[src->stack_frames[st->first + j]];
+		k.fr = fr;
+		at = iset_find(&set, stack_hash(fr, k.n, k.end), stack_eq, &k);
+		if (set.slot[at]) {
+			remap[i] = set.slot[at] - 1;
+			continue;
+		}
+		idx = profile_add_stack(dst, fr, st->nframes,
+					(enum prof_stack_end)st->end);
+		if (idx < 0) {
+			err = idx;
+			break;
+		}
+		set.slot[at] = (uint32_t)idx + 1;
+		remap[i] = (uint32_t)idx;
+	}
+	free(fr);
+	free(set.slot);
+	return err;
+}
+
+static int merge_stack_counts(struct profile *dst, const struct profile *src,
+			      const uint32_t *stacks, const uint32_t *stats)
+{
+	size_t i, n;
+
+	for (i = 0; i < src->nstack_counts; i++) {
+		struct prof_stack_count c = src->stack_counts[i];
+
+		c.stack = stacks[c.stack];
+		c.stat = stats[c.stat];
+		if (profile_add_stack_count(dst, &c) < 0)
+			return -PROF_ENOMEM;
+	}
+	profile_sort_stack_counts(dst);
+	for (i = n = 0; i < dst->nstack_counts; i++) {
+		struct prof_stack_count *c = &dst->stack_counts[i];
+		struct prof_stack_count *last = n ? &dst->stack_counts[n - 1] :
+					       NULL;
+
+		if (last && last->stack == c->stack && last->stat == c->stat) {
+			last->samples += c->samples;
+			last->weight += c->weight;
+		} else {
+			dst->stack_counts[n++] = *c;
+		}
+	}
+	dst->nstack_counts = n;
+	return 0;
+}
+
+static int merge_modes(struct profile *dst, const struct profile *src)
+{
+	size_t i, j;
+	int m;
+
+	for (i = 0; i < src->nmodes; i++) {
+		for (j = 0; j < dst->nmodes; j++)
+			if (dst->modes[j].cpu == src->modes[i].cpu)
+				break;
+		if (j == dst->nmodes) {
+			if (ALLOC_GROW(dst->modes, dst->nmodes + 1,
+				       dst->alloc_modes))
+				return -PROF_ENOMEM;
+			memset(&dst->modes[j], 0, sizeof(dst->modes[j]));
+			dst->modes[j].cpu = src->modes[i].cpu;
+			dst->nmodes++;
+		}
+		for (m = 0; m < PROF_NMODES; m++)
+			dst->modes[j].n[m] += src->modes[i].n[m];
+	}
+	return 0;
+}
+
+static int cmp_ksym(const void *a, const void *b)
+{
+	const struct prof_ksym *x = a, *y = b;
+
+	return cmp_u64(x->start, y->start);
+}
+
+/* The union, sorted by address: both profiles come from one boot (the
+ * check compares _text), so a symbol at one address is the same. */
+static int merge_ksyms(struct profile *dst, const struct profile *src)
+{
+	size_t i, n = dst->nksyms;
+
+	for (i = 0; i < src->nksyms; i++) {
+		const struct prof_ksym *k = &src->ksyms[i], *hit;
+
+		hit = n ? bsearch(k, dst->ksyms, n, sizeof(*k), cmp_ksym) :
+			  NULL;
+		if (!hit && profile_add_ksym(dst, k) < 0)
+			return -PROF_ENOMEM;
+	}
+	if (dst->nksyms > 1)
+		qsort(dst->ksyms, dst->nksyms, sizeof(*dst->ksyms), cmp_ksym);
+	return 0;
+}
+
+static void merge_meta(struct profile *dst, const struct profile *src,
+		       const uint32_t *stats)
+{
+	size_t i;
+
+	for (i = 0; i < src->nstats; i++) {
+		struct prof_stat *d = &dst->stats[stats[i]];
+		const struct prof_stat *s = &src->stats[i];
+
+		d->samples += s->samples;
+		d->lost += s->lost;
+		d->value += s->value;
+		d->time_enabled += s->time_enabled;
+		d->time_running += s->time_running;
+	}
+	if (src->start_time_ns &&
+	    (!dst->start_time_ns || src->start_time_ns < dst->start_time_ns))
+		dst->start_time_ns = src->start_time_ns;
+	dst->duration_ns += src->duration_ns;
+	if (dst->pid != src->pid)
+		dst->pid = -1;
+	if (dst->cpu != src->cpu)
+		dst->cpu = -1;
+	if (src->ncpus > dst->ncpus)
+		dst->ncpus = src->ncpus;
+	if (dst->exit_status != src->exit_status)
+		dst->exit_status = -1;
+	dst->ra_moved += src->ra_moved;
+	if (dst->call_graph == PROF_CG_NONE)
+		dst->call_graph = src->call_graph;
+	if (src->stack_dump > dst->stack_dump)
+		dst->stack_dump = src->stack_dump;
+}
+
+int profile_merge(struct profile *dst, const struct profile *src,
+		  const char *dst_name, const char *src_name)
+{
+	const char *dn = name_or(dst_name, "the first profile");
+	const char *sn = name_or(src_name, "the second profile");
+	uint32_t *stats, *objs = NULL, *frames = NULL, *stacks = NULL;
+	int err;
+
+	stats = calloc(src->nstats + 1, sizeof(*stats));
+	if (!stats)
+		return -PROF_ENOMEM;
+	err = check_mergeable(dst, src, dn, sn, stats);
+	if (err)
+		goto out;
+	err = -PROF_ENOMEM;
+	objs = calloc(src->nobjects + 1, sizeof(*objs));
+	frames = calloc(src->nframes + 1, sizeof(*frames));
+	stacks = calloc(src->nstacks + 1, sizeof(*stacks));
+	if (!objs || !frames || !stacks)
+		goto out;
+	err = merge_objects(dst, src, objs);
+	if (!err)
+		err = merge_counts(dst, src, objs, stats);
+	if (!err)
+		err = merge_frames(dst, src, objs, frames);
+	if (!err)
+		err = merge_stacks(dst, src, frames, stacks);
+	if (!err)
+		err = merge_stack_counts(dst, src, stacks, stats);
+	if (!err)
+		err = merge_modes(dst, src);
+	if (!err)
+		err = merge_ksyms(dst, src);
+	if (!err)
+		merge_meta(dst, src, stats);
+out:
+	free(stats);
+	free(objs);
+	free(frames);
+	free(stacks);
+	return err;
+}

@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Profiles written before, added up or compared: the sum of several
+ * files (-i A -i B, --merge OUT), and --diff BASE NEW (run.h).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "run_int.h"
+#include "common/profile/profile.h"
+#include "common/util/error.h"
+#include "formats/show.h"
+
+int run_read_sum(const char *const *files, size_t n, struct profile **out)
+{
+	struct profile *sum = NULL, *p;
+	size_t i;
+	int err;
+
+	*out = NULL;
+	if (!n)
+		return prof_fail(PROF_EINVAL, "no profile to read");
+	err = profile_read(files[0], &sum);
+	for (i = 1; !err && i < n; i++) {
+		err = profile_read(files[i], &p);
+		if (err)
+			break;
+		err = profile_merge(sum, p, files[0], files[i]);
+		profile_free(p);
+		if (err == -PROF_EINVAL) {
+			char why[512];
+
+			snprintf(why, sizeof(why), "%s", prof_error(err));
+			err = prof_fail(PROF_EINVAL, "cannot add up the "
+					"profiles: %s", why);
+		}
+	}
+	if (err) {
+		profile_free(sum);
+		return err;
+	}
+	*out = sum;
+	return 0;
+}
+
+char *run_sum_name(const char *const *files, size_t n)
+{
+	size_t i, len = 1;
+	char *s;
+
+	for (i = 0; i < n; i++)
+		len += strlen(files[i]) + 3;
+	s = malloc(len);
+	if (!s)
+		return NULL;
+	s[0] = '\0';
+	for (i = 0; i < n; i++) {
+		if (i)
+			strcat(s, " + ");
+		strcat(s, files[i]);
+	}
+	return s;
+}
+
+int run_merge_files(const struct run_config *c, const char *out,
+		    const char *const *files, size_t n)
+{
+	struct profile *sum;
+	uint64_t samples = 0;
+	size_t i;
+	int err;
+
+	err = run_read_sum(files, n, &sum);
+	if (!err)
+		err = profile_write(sum, out);
+	if (err) {
+		profile_free(sum);
+		return run_fail(c, err);
+	}
+	for (i = 0; i < sum->nstats; i++)
+		samples += sum->stats[i].samples;
+	run_notice(c, "%zu profile%s added up (%llu samples); profile "
+		   "written to %s", n, n == 1 ? "" : "s",
+		   (unsigned long long)samples, out);
+	if (c->display) {
+		err = run_show_profile(c, sum, out, 0, stdout);
+		if (err) {
+			profile_free(sum);
+			return run_fail(c, err);
+		}
+	}
+	profile_free(sum);
+	return 0;
+}
+
+int run_diff_files(const struct run_config *c, const char *base,
+		   const char *nw)
+{
+	struct report_show s = {
+		.opt = c->report,
+		.format = c->format == RUN_FORMAT_JSON ? REPORT_SHOW_JSON :
+			  REPORT_SHOW_TEXT,
+		.vmlinux = c->vmlinux,
+	};
+	struct report_diff_options o = {
+		.alpha = c->alpha > 0 ? c->alpha : RUN_DIFF_ALPHA,
+		.fail_above = c->fail_above,
+		.show_noise = c->verbose,
+		.quit_rows = c->report.quit_rows,
+		.base_file = base,
+		.new_file = nw,
+	};
+	struct profile *pa = NULL, *pb = NULL;
+	char **worse = NULL;
+	size_t nworse = 0, i;
+	int err;
+
+	err = profile_read(base, &pa);
+	if (!err)
+		err = profile_read(nw, &pb);
+	if (!err)
+		err = report_show_diff(stdout, pa, pb, &s, &o, &worse, &nworse);
+	profile_free(pa);
+	profile_free(pb);
+	for (i = 0; i < nworse; i++)
+		fprintf(stderr, "%s: worse by more than %g points: %s\n",
+			c->tool->name, c->fail_above, worse[i]);
+	for (i = 0; worse && worse[i]; i++)
+		free(worse[i]);
+	free(worse);
+	if (err == -PROF_EINVAL) {
+		fprintf(stderr, "%s: cannot compare: %s\n", c->tool->name,
+			prof_error(err));
+		return RUN_EXIT_FAIL;
+	}
+	if (err)
+		return run_fail(c, err);
+	return nworse ? RUN_EXIT_WORSE : 0;
+}
