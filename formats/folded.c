@@ -20,9 +20,9 @@ int report_folded(FILE *out, const struct report *r)
 
 	if (!f)
 		return -PROF_ENOMEM;
-	for (i = 0; r->stacks && i < r->stacks->nfolded; i++)
-		fprintf(f, "%s %" PRIu64 "\n", r->stacks->folded[i].line,
-			r->stacks->folded[i].samples);
+	for (i = 0; r->samples && i < r->samples->nfolded; i++)
+		fprintf(f, "%s %" PRIu64 "\n", r->samples->folded[i].line,
+			r->samples->folded[i].samples);
 	if (ferror(f))
 		err = -PROF_EIO;
 	if (fclose(f) && !err)

@@ -94,7 +94,7 @@ static int show_rows(FILE *out, const struct profile *p,
 		};
 	}
 	if (s->format == REPORT_SHOW_FOLDED)
-		ro.folded = 1;
+		ro.folded = ro.samples = 1;
 	if (s->format == REPORT_SHOW_PPROF ||
 	    s->format == REPORT_SHOW_FLAMEGRAPH ||
 	    s->format == REPORT_SHOW_CALLGRIND)

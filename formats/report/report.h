@@ -86,7 +86,8 @@ struct report_options {
 	int average;			/* -average: per execution */
 	enum report_stack_view stack_view;
 	const char *focus;		/* -callers/-callees NAME (a glob) */
-	int folded;			/* the folded stacks are wanted */
+	int folded;			/* the folded lines are wanted (with
+					 * samples) */
 	const char *const *ra;		/* report-time -ra: procedure globs
 					 * whose samples go to their first
 					 * caller outside them, from the
@@ -277,8 +278,6 @@ struct report_stacks {
 	struct report_call tree;	/* -tree: the root's children are the
 					 * outermost frames */
 	double tree_min;		/* pruning threshold, percent */
-	struct report_folded *folded;	/* sorted by line */
-	size_t nfolded;
 };
 
 /*
@@ -337,6 +336,11 @@ struct report_samples {
 	size_t nsample_locs;
 	struct report_ssample *samples;
 	size_t nsamples;
+	/* With report_options.folded: the samples of the stack statistic
+	 * (report_stacks.stat) as folded lines, each distinct line once,
+	 * sorted; they add up to its total samples. */
+	struct report_folded *folded;
+	size_t nfolded;
 };
 
 int report_build(const struct profile *p, struct symbolizer *sym,

@@ -420,6 +420,97 @@ out:
 	return err;
 }
 
+/* A frame's text in a folded line: no ';' (the separator) or newline,
+ * inlined frames annotated "_[i]" as flame-graph tools expect. */
+static int folded_frame(char **buf, size_t *len, size_t *alloc,
+			const char *name, int inlined)
+{
+	size_t n = strlen(name), i;
+
+	if (ALLOC_GROW(*buf, *len + n + 6, *alloc))
+		return -PROF_ENOMEM;
+	if (*len)
+		(*buf)[(*len)++] = ';';
+	for (i = 0; i < n; i++) {
+		char c = name[i];
+
+		(*buf)[(*len)++] = c == ';' ? ':' : c == '\n' ? ' ' : c;
+	}
+	if (inlined) {
+		memcpy(*buf + *len, "_[i]", 4);
+		*len += 4;
+	}
+	(*buf)[*len] = '\0';
+	return 0;
+}
+
+static int cmp_folded(const void *a, const void *b)
+{
+	const struct report_folded *x = a, *y = b;
+
+	return strcmp(x->line, y->line);
+}
+
+/*
+ * --format folded: each sample of the stack statistic as a line, root
+ * first, each location's inline chain outermost first.  A sample taken
+ * without a stack in a profile with stacks stands on "[no stack]": its
+ * callers are unknown, and it must not look like a root.
+ */
+static int folded_lines(struct report *r, struct report_samples *s)
+{
+	size_t stat = r->stacks ? r->stacks->stat :
+		      report_stack_stat(r->prof);
+	size_t i, k, n = 0;
+	char *buf = NULL;
+	size_t alloc = 0;
+	int err = 0;
+
+	s->folded = report_alloc(r, s->nsamples, sizeof(*s->folded));
+	if (!s->folded)
+		return -PROF_ENOMEM;
+	for (i = 0; i < s->nsamples && !err; i++) {
+		const struct report_ssample *x = &s->samples[i];
+		size_t len = 0;
+		uint32_t j;
+
+		if (stat >= s->nstats || !x->samples[stat])
+			continue;
+		if (x->end == PROF_STACK_NEND && s->has_stacks)
+			err = folded_frame(&buf, &len, &alloc, "[no stack]", 0);
+		for (j = x->nlocs; j-- > 0 && !err;) {
+			const struct report_sloc *l =
+				&s->locs[s->sample_locs[x->first + j]];
+			uint32_t m;
+
+			for (m = l->nlines; m-- > 0 && !err;)
+				err = folded_frame(&buf, &len, &alloc,
+					s->funcs[s->lines[l->first_line + m]
+						 .func].name, m + 1 < l->nlines);
+		}
+		if (err)
+			break;
+		s->folded[n].line = report_pool_dup(r, buf);
+		s->folded[n].samples = x->samples[stat];
+		if (!s->folded[n++].line)
+			err = -PROF_ENOMEM;
+	}
+	free(buf);
+	if (err)
+		return err;
+	/* Samples distinct by address may name the same procedures. */
+	if (n > 1)
+		qsort(s->folded, n, sizeof(*s->folded), cmp_folded);
+	for (i = k = 0; i < n; i++) {
+		if (k && !strcmp(s->folded[k - 1].line, s->folded[i].line))
+			s->folded[k - 1].samples += s->folded[i].samples;
+		else
+			s->folded[k++] = s->folded[i];
+	}
+	s->nfolded = k;
+	return 0;
+}
+
 int report_samples_build(struct report *r, struct symbolizer *sym)
 {
 	const struct profile *p = r->prof;
@@ -456,7 +547,7 @@ int report_samples_build(struct report *r, struct symbolizer *sym)
 			b.s->total_samples[k] += b.s->samples[i].samples[k];
 			b.s->total_weight[k] += b.s->samples[i].weight[k];
 		}
-	return 0;
+	return r->opt.folded ? folded_lines(r, b.s) : 0;
 }
 
 void report_samples_free(struct report_samples *s)

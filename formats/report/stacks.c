@@ -908,87 +908,6 @@ static int tree(struct report *r, struct report_sbuild *sb)
 	return err;
 }
 
-/* A frame's text in a folded line: no ';' (the separator), inlined
- * frames annotated "_[i]" as flame-graph tools expect. */
-static int folded_frame(char **buf, size_t *len, size_t *alloc,
-			const char *name, int inlined, int first)
-{
-	size_t n = strlen(name), i;
-
-	if (ALLOC_GROW(*buf, *len + n + 6, *alloc))
-		return -PROF_ENOMEM;
-	if (!first)
-		(*buf)[(*len)++] = ';';
-	for (i = 0; i < n; i++) {
-		char c = name[i];
-
-		(*buf)[(*len)++] = c == ';' ? ':' : c == '\n' ? ' ' : c;
-	}
-	if (inlined) {
-		memcpy(*buf + *len, "_[i]", 4);
-		*len += 4;
-	}
-	(*buf)[*len] = '\0';
-	return 0;
-}
-
-static int cmp_folded(const void *a, const void *b)
-{
-	const struct report_folded *x = a, *y = b;
-
-	return strcmp(x->line, y->line);
-}
-
-/* --format folded: each distinct symbolized stack once, with the
- * stack statistic's samples. */
-static int folded(struct report *r, struct report_sbuild *sb)
-{
-	const struct profile *p = r->prof;
-	struct report_stacks *rs = r->stacks;
-	size_t k, x, n = 0, i;
-	char *buf = NULL;
-	size_t alloc = 0;
-	int err = 0;
-
-	rs->folded = report_alloc(r, p->nstacks, sizeof(*rs->folded));
-	if (!rs->folded)
-		return -PROF_ENOMEM;
-	for (k = 0; k < p->nstacks && !err; k++) {
-		size_t len = 0;
-
-		if (!sb->samples[k])
-			continue;
-		for (x = 0; x < sb->sx_n[k] && !err; x++) {
-			const struct xframe *e = &sb->sx[sb->sx_first[k] + x];
-
-			err = folded_frame(&buf, &len, &alloc,
-					   sb->names[e->name], e->inlined,
-					   x == 0);
-		}
-		if (err)
-			break;
-		rs->folded[n].line = report_pool_dup(r, buf);
-		rs->folded[n].samples = sb->samples[k];
-		if (!rs->folded[n].line)
-			err = -PROF_ENOMEM;
-		n++;
-	}
-	free(buf);
-	if (err)
-		return err;
-	/* Stacks distinct by address may name the same procedures. */
-	if (n > 1)
-		qsort(rs->folded, n, sizeof(*rs->folded), cmp_folded);
-	for (i = k = 0; i < n; i++) {
-		if (k && !strcmp(rs->folded[k - 1].line, rs->folded[i].line))
-			rs->folded[k - 1].samples += rs->folded[i].samples;
-		else
-			rs->folded[k++] = rs->folded[i];
-	}
-	rs->nfolded = k;
-	return 0;
-}
-
 /* ---- the phases ---------------------------------------------------- */
 
 /* What needs stacks: a view, or -ra (unless collection applied it). */
@@ -1061,8 +980,6 @@ int report_stacks_finish(struct report *r, struct report_sbuild *sb)
 		err = focus(r, sb);
 	if (!err && r->opt.stack_view == REPORT_TREE)
 		err = tree(r, sb);
-	if (!err && r->opt.folded)
-		err = folded(r, sb);
 	return err;
 }
 
