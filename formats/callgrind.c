@@ -43,6 +43,7 @@
 #include "common/stats/stats.h"
 #include "common/util/array.h"
 #include "common/util/error.h"
+#include "common/util/hash.h"
 #include "formats/report/report.h"
 
 #define NONE UINT32_MAX
@@ -99,19 +100,10 @@ struct cg {
 
 enum { ID_OB, ID_FN };
 
-static uint64_t mix(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ULL;
-	return x ^ (x >> 33);
-}
-
 static uint64_t key_hash(const struct cg_key *k)
 {
-	return mix(((uint64_t)k->loc << 32 | k->line) ^
-		   mix((uint64_t)k->callee << 32 | k->obj));
+	return hash_mix64(((uint64_t)k->loc << 32 | k->line) ^
+		   hash_mix64((uint64_t)k->callee << 32 | k->obj));
 }
 
 static int key_eq(const struct cg_key *a, const struct cg_key *b)
@@ -560,8 +552,7 @@ int report_callgrind(FILE *f, const struct report *r)
 		goto out;
 	}
 	for (i = 0; i < s->nstats; i++)
-		if (!(r->prof->stats[i].flags &
-		      (PROF_STAT_DERIVED | PROF_STAT_COUNTING)))
+		if (report_stat_counted(&r->prof->stats[i]))
 			c.ev[c.nev++] = i;
 	if (!c.nev) {
 		err = prof_fail(PROF_EINVAL, "callgrind: the profile has no "

@@ -118,38 +118,6 @@ static void put_empty(struct csv *c)
 	sep(c);
 }
 
-static const char *kind_key(enum report_row_kind k)
-{
-	switch (k) {
-	case ROW_LINE: return "line";
-	case ROW_BLOCK: return "block";
-	case ROW_INSN: return "instruction";
-	case ROW_BUCKET: return "bucket";
-	default: return "procedure";
-	}
-}
-
-/* Statistics with counts of their own (not ratios, not counting mode). */
-static int counted(const struct prof_stat *st)
-{
-	return !(st->flags & (PROF_STAT_DERIVED | PROF_STAT_COUNTING));
-}
-
-/* A statistic's key, as in JSON: its name, or "NAME#N" for the N-th
- * statistic of that name. */
-static const char *stat_key(const struct profile *p, size_t s, char *buf,
-			    size_t len)
-{
-	size_t i, n = 1;
-
-	for (i = 0; i < s; i++)
-		n += !strcmp(p->stats[i].name, p->stats[s].name);
-	if (n == 1)
-		return p->stats[s].name;
-	snprintf(buf, len, "%s#%zu", p->stats[s].name, n);
-	return buf;
-}
-
 /* What fields a report's records have. */
 struct layout {
 	int extent;		/* blocks, buckets, instructions */
@@ -165,10 +133,10 @@ static void header_stats(struct csv *c, const struct report *r,
 	size_t s;
 
 	for (s = 0; s < r->nstats; s++) {
-		if (!counted(&r->prof->stats[s]))
+		if (!report_stat_counted(&r->prof->stats[s]))
 			continue;
 		snprintf(name, sizeof(name), "%s.%s", prefix,
-			 stat_key(r->prof, s, buf, sizeof(buf)));
+			 report_stat_key(r->prof, s, buf, sizeof(buf)));
 		put_text(c, name);
 	}
 }
@@ -222,7 +190,7 @@ static void row_stats(struct csv *c, const struct report *r,
 	size_t s;
 
 	for (s = 0; s < r->nstats; s++) {
-		if (!counted(&r->prof->stats[s]))
+		if (!report_stat_counted(&r->prof->stats[s]))
 			continue;
 		if (u)
 			put_uint(c, u[s]);
@@ -240,7 +208,7 @@ static void record(struct csv *c, const struct report *r,
 		     row->kind == ROW_INSN;
 	size_t i;
 
-	put_text(c, kind_key(row->kind));
+	put_text(c, report_row_kind_key(row->kind));
 	put_text(c, row->procedure);
 	put_text(c, row->inlined_into);
 	put_text(c, row->object);

@@ -36,6 +36,7 @@
 
 #include "common/util/array.h"
 #include "common/util/error.h"
+#include "common/util/hash.h"
 #include "escape.h"
 #include "formats/report/report.h"
 
@@ -191,15 +192,6 @@ static const char *base_name(const char *path)
 	return s && s[1] ? s + 1 : path;
 }
 
-static uint32_t hash_str(const char *s)
-{
-	uint32_t h = 2166136261u;
-
-	for (; s && *s; s++)
-		h = (h ^ (unsigned char)*s) * 16777619u;
-	return h;
-}
-
 /* ------------------------------------------------------------------ */
 /* The tree */
 
@@ -218,9 +210,7 @@ static uint64_t node_key(uint32_t parent, uint32_t func, uint32_t obj,
 		     ((uint64_t)obj * 0x9e3779b97f4a7c15ULL) ^
 		     (uint64_t)inlined;
 
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	return x ^ (x >> 33);
+	return hash_mix64(x);
 }
 
 static int slots_grow(struct fg *g)
@@ -510,8 +500,8 @@ static void frame_fill(const struct fg *g, const struct fnode *n, int rgb[3])
 		rgb[0] = rgb[1] = rgb[2] = v;
 		return;
 	}
-	oh = hash_str(g->onames[n->obj]);
-	fh = hash_str(g->fnames[n->func]);
+	oh = (uint32_t)hash_str(HASH_STR_SEED, g->onames[n->obj]);
+	fh = (uint32_t)hash_str(HASH_STR_SEED, g->fnames[n->func]);
 	if (is_kernel(g, n->obj)) {
 		hue = oh % 36;
 		sat = 0.75;
@@ -891,7 +881,7 @@ static size_t flame_stat(const struct report *r)
 	if (r->stacks)
 		return r->stacks->stat;
 	for (i = 0; i < p->nstats && i < r->nstats; i++) {
-		if (p->stats[i].flags & (PROF_STAT_DERIVED | PROF_STAT_COUNTING))
+		if (!report_stat_counted(&p->stats[i]))
 			continue;
 		if (first == SIZE_MAX)
 			first = i;

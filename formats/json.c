@@ -43,17 +43,6 @@ static const char *stack_view_key(enum report_stack_view v)
 	return "procedures";
 }
 
-static const char *kind_key(enum report_row_kind k)
-{
-	switch (k) {
-	case ROW_LINE: return "line";
-	case ROW_BLOCK: return "block";
-	case ROW_INSN: return "instruction";
-	case ROW_BUCKET: return "bucket";
-	default: return "procedure";
-	}
-}
-
 /* An address, as a string: JSON numbers lose precision above 2^53. */
 static void put_address(struct json_writer *jw, const char *key, uint64_t a)
 {
@@ -78,32 +67,6 @@ static void put_seconds(struct json_writer *jw, const char *key, double ns)
 	jw_object_double(jw, key, SECONDS_DECIMALS, ns / 1e9);
 }
 
-/* Statistics with counts of their own (not ratios, not counting mode). */
-static int counted(const struct prof_stat *st)
-{
-	return !(st->flags & (PROF_STAT_DERIVED | PROF_STAT_COUNTING));
-}
-
-/*
- * The key of statistic s in per-statistic objects: its name, unless an
- * earlier statistic has that name too (-pixie's simulated retinst next
- * to a sampled retinst), then "NAME#N" for its N-th occurrence; a JSON
- * object cannot hold a key twice.  "statistics" gives the key where it
- * is not the name.
- */
-static const char *stat_key(const struct profile *p, size_t s, char *buf,
-			    size_t len)
-{
-	size_t i, n = 1;
-
-	for (i = 0; i < s; i++)
-		n += !strcmp(p->stats[i].name, p->stats[s].name);
-	if (n == 1)
-		return p->stats[s].name;
-	snprintf(buf, len, "%s#%zu", p->stats[s].name, n);
-	return buf;
-}
-
 /* key: {"stat": value, ...} over the counted statistics, from u
  * (integers) or d (numbers). */
 static void per_stat(struct json_writer *jw, const char *key,
@@ -115,9 +78,10 @@ static void per_stat(struct json_writer *jw, const char *key,
 	jw_object_begin_object(jw, key, JW_INLINE);
 	for (s = 0; s < r->nstats; s++) {
 		char buf[160];
-		const char *name = stat_key(r->prof, s, buf, sizeof(buf));
+		const char *name = report_stat_key(r->prof, s, buf,
+						   sizeof(buf));
 
-		if (!counted(&r->prof->stats[s]))
+		if (!report_stat_counted(&r->prof->stats[s]))
 			continue;
 		if (u)
 			jw_object_uint(jw, name, u[s]);
@@ -150,7 +114,7 @@ static void json_row(struct json_writer *jw, const struct report *r,
 {
 	size_t s;
 
-	jw_object_string(jw, "kind", kind_key(row->kind));
+	jw_object_string(jw, "kind", report_row_kind_key(row->kind));
 	jw_object_string(jw, "procedure", row->procedure);
 	jw_object_string(jw, "inlined_into", row->inlined_into);
 	jw_object_string(jw, "object", row->object);
@@ -259,7 +223,7 @@ static void statistics(struct json_writer *jw, const struct report *r)
 	for (s = 0; s < r->nstats; s++) {
 		const struct prof_stat *st = &p->stats[s];
 		char buf[160];
-		const char *key = stat_key(p, s, buf, sizeof(buf));
+		const char *key = report_stat_key(p, s, buf, sizeof(buf));
 
 		jw_object_begin(jw, JW_INLINE);
 		jw_object_string(jw, "name", st->name);

@@ -40,6 +40,7 @@
 
 #include "common/util/array.h"
 #include "common/util/error.h"
+#include "common/util/hash.h"
 #include "formats/report/report.h"
 
 /* ---- protobuf encoding ------------------------------------------------ */
@@ -132,15 +133,6 @@ struct strtab {
 	size_t cap;
 };
 
-static uint64_t str_hash(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325ULL;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
-	return h;
-}
-
 static int strtab_grow(struct strtab *t)
 {
 	size_t cap = t->cap ? t->cap * 2 : 1024, i, s;
@@ -149,7 +141,7 @@ static int strtab_grow(struct strtab *t)
 	if (!slots)
 		return -PROF_ENOMEM;
 	for (i = 0; i < t->n; i++) {
-		for (s = str_hash(t->strs[i]) & (cap - 1); slots[s];
+		for (s = hash_str(HASH_STR_SEED, t->strs[i]) & (cap - 1); slots[s];
 		     s = (s + 1) & (cap - 1))
 			;
 		slots[s] = (uint32_t)i + 1;
@@ -169,7 +161,7 @@ static int64_t strtab_id(struct strtab *t, const char *s)
 		s = "";
 	if ((t->n + 1) * 2 > t->cap && strtab_grow(t))
 		return -1;
-	for (slot = str_hash(s) & (t->cap - 1); t->slots[slot];
+	for (slot = hash_str(HASH_STR_SEED, s) & (t->cap - 1); t->slots[slot];
 	     slot = (slot + 1) & (t->cap - 1))
 		if (!strcmp(t->strs[t->slots[slot] - 1], s))
 			return t->slots[slot] - 1;
@@ -314,8 +306,7 @@ static int pick_stats(struct pprof *w)
 	if (!w->stats)
 		return -PROF_ENOMEM;
 	for (i = 0; i < p->nstats && i < w->s->nstats; i++)
-		if (!(p->stats[i].flags &
-		      (PROF_STAT_DERIVED | PROF_STAT_COUNTING)))
+		if (report_stat_counted(&p->stats[i]))
 			w->stats[w->nstats++] = i;
 	if (!w->nstats)
 		return prof_fail(PROF_EINVAL, "the profile has no sampled "

@@ -52,12 +52,6 @@ static const char *view_name(enum report_view v)
 	}
 }
 
-/* Statistics with counts of their own (not ratios, not counting mode). */
-static int stat_shown(const struct prof_stat *st)
-{
-	return !(st->flags & (PROF_STAT_DERIVED | PROF_STAT_COUNTING));
-}
-
 static int show_freq(const struct report *r)
 {
 	const struct profile *p = r->prof;
@@ -146,7 +140,7 @@ static void stat_names(FILE *f, const struct report *r, size_t shown)
 	if (shown < 2)
 		return;
 	for (s = 0; s < r->nstats; s++)
-		if (stat_shown(&r->prof->stats[s])) {
+		if (report_stat_counted(&r->prof->stats[s])) {
 			fprintf(f, "%s%*s", sep, 9 + count_width(r, s),
 				r->prof->stats[s].name);
 			sep = " ";
@@ -162,7 +156,7 @@ static void figure_header(FILE *f, const struct report *r)
 	char buf[256];
 
 	for (s = 0; s < r->nstats; s++)
-		if (stat_shown(&p->stats[s]))
+		if (report_stat_counted(&p->stats[s]))
 			fprintf(f, "%8s %*s ", "%", count_width(r, s),
 				count_label(&p->stats[s]));
 	for (s = 0; s < r->nratios; s++)
@@ -172,7 +166,7 @@ static void figure_header(FILE *f, const struct report *r)
 		fprintf(f, "%12s ", "freq");
 	if (cols_average(r))
 		for (s = 0; s < r->nstats; s++)
-			if (stat_shown(&p->stats[s])) {
+			if (report_stat_counted(&p->stats[s])) {
 				snprintf(buf, sizeof(buf), "%s/exec",
 					 p->stats[s].name);
 				fprintf(f, "%*s ", average_width(r, s), buf);
@@ -186,7 +180,7 @@ static void figure_cells(FILE *f, const struct report *r,
 	size_t s;
 
 	for (s = 0; s < r->nstats; s++) {
-		if (!stat_shown(&p->stats[s]))
+		if (!report_stat_counted(&p->stats[s]))
 			continue;
 		/* An instruction nobody sampled: blank, so the hot ones
 		 * stand out in the listing. */
@@ -214,7 +208,7 @@ static void figure_cells(FILE *f, const struct report *r,
 	}
 	if (cols_average(r))
 		for (s = 0; s < r->nstats; s++) {
-			if (!stat_shown(&p->stats[s]))
+			if (!report_stat_counted(&p->stats[s]))
 				continue;
 			if (!row->average || isnan(row->average[s]))
 				fprintf(f, "%*s ", average_width(r, s), "-");
@@ -289,7 +283,7 @@ static void heading(FILE *f, const struct report *r)
 	for (s = 0; s < r->nstats; s++) {
 		const struct prof_stat *st = &p->stats[s];
 
-		if (!stat_shown(st))
+		if (!report_stat_counted(st))
 			continue;
 		fprintf(f, "  %s", st->name);
 		if (st->flags & PROF_STAT_SIMULATED) {
@@ -440,7 +434,7 @@ static void asm_listing(FILE *f, const struct report *r, size_t shown)
 			fprintf(f, "\n%s (%s)", row->procedure,
 				object_name(row, obj, sizeof(obj)));
 			for (s = 0; s < r->nstats; s++)
-				if (stat_shown(&r->prof->stats[s]))
+				if (report_stat_counted(&r->prof->stats[s]))
 					fprintf(f, ", %.2f%% of %s",
 						row->percent[s],
 						r->prof->stats[s].name);
@@ -459,14 +453,14 @@ static void asm_listing(FILE *f, const struct report *r, size_t shown)
 		/* Width of the figure columns, for the interleaved text. */
 		indent = 0;
 		for (s = 0; s < r->nstats; s++)
-			if (stat_shown(&r->prof->stats[s]))
+			if (report_stat_counted(&r->prof->stats[s]))
 				indent += 10 + count_width(r, s);
 		for (s = 0; s < r->nratios; s++)
 			indent += ratio_width(&r->ratios[s]) + 1;
 		indent += show_freq(r) ? 13 : 0;
 		if (cols_average(r))
 			for (s = 0; s < r->nstats; s++)
-				indent += stat_shown(&r->prof->stats[s]) ?
+				indent += report_stat_counted(&r->prof->stats[s]) ?
 					  average_width(r, s) + 1 : 0;
 		if (row->block_start || (row->kind == ROW_BUCKET &&
 					 i && r->rows[i - 1].kind != ROW_PROCEDURE))
@@ -588,7 +582,7 @@ static int report_text_body(FILE *f, const struct report *r)
 
 	heading(f, r);
 	for (s = 0; s < r->nstats; s++)
-		if (stat_shown(&r->prof->stats[s])) {
+		if (report_stat_counted(&r->prof->stats[s])) {
 			shown++;
 			if (!first)
 				first = &r->prof->stats[s];

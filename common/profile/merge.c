@@ -142,17 +142,6 @@ different:
 			 b);
 }
 
-/* Objects: the same build-id when both have one, else kind and path. */
-static int same_object(const struct prof_object *a,
-		       const struct prof_object *b)
-{
-	if (a->kind != b->kind)
-		return 0;
-	if (a->build_id_len && b->build_id_len)
-		return a->build_id_len == b->build_id_len &&
-		       !memcmp(a->build_id, b->build_id, a->build_id_len);
-	return !strcmp(a->path, b->path);
-}
 
 /* ---- hash sets of indices, for frames and stacks ---------------------- */
 
@@ -211,27 +200,6 @@ static size_t iset_find(const struct iset *s, uint64_t hash,
 static int cmp_u64(uint64_t a, uint64_t b)
 {
 	return a < b ? -1 : a > b;
-}
-
-static int merge_objects(struct profile *dst, const struct profile *src,
-			 uint32_t *remap)
-{
-	size_t i, j;
-
-	for (i = 0; i < src->nobjects; i++) {
-		for (j = 0; j < dst->nobjects; j++)
-			if (same_object(&dst->objects[j], &src->objects[i]))
-				break;
-		if (j == dst->nobjects) {
-			int idx = profile_add_object(dst, &src->objects[i]);
-
-			if (idx < 0)
-				return idx;
-			j = (size_t)idx;
-		}
-		remap[i] = (uint32_t)j;
-	}
-	return 0;
 }
 
 /* Add src's counts (objects and statistics remapped), then sum the
@@ -517,7 +485,7 @@ int profile_merge(struct profile *dst, const struct profile *src,
 	stacks = calloc(src->nstacks + 1, sizeof(*stacks));
 	if (!objs || !frames || !stacks)
 		goto out;
-	err = merge_objects(dst, src, objs);
+	err = profile_map_objects(dst, src, objs);
 	if (!err)
 		err = merge_counts(dst, src, objs, stats);
 	if (!err)

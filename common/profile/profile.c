@@ -305,18 +305,44 @@ void profile_sort_counts(struct profile *p)
 		      profile_count_cmp);
 }
 
+/* One object in both: the same build-id when both have one (a file
+ * may have moved), else the same path; and the same kind. */
 static int same_object(const struct prof_object *a,
 		       const struct prof_object *b)
 {
-	return a->kind == b->kind && !strcmp(a->path, b->path) &&
-	       a->build_id_len == b->build_id_len &&
-	       !memcmp(a->build_id, b->build_id, a->build_id_len);
+	if (a->kind != b->kind)
+		return 0;
+	if (a->build_id_len && b->build_id_len)
+		return a->build_id_len == b->build_id_len &&
+		       !memcmp(a->build_id, b->build_id, a->build_id_len);
+	return !strcmp(a->path, b->path);
+}
+
+int profile_map_objects(struct profile *dst, const struct profile *src,
+			uint32_t *remap)
+{
+	size_t i, j;
+
+	for (i = 0; i < src->nobjects; i++) {
+		for (j = 0; j < dst->nobjects; j++)
+			if (same_object(&dst->objects[j], &src->objects[i]))
+				break;
+		if (j == dst->nobjects) {
+			int idx = profile_add_object(dst, &src->objects[i]);
+
+			if (idx < 0)
+				return idx;
+			j = (size_t)idx;
+		}
+		remap[i] = (uint32_t)j;
+	}
+	return 0;
 }
 
 int profile_append(struct profile *dst, const struct profile *src)
 {
 	uint32_t *remap, first = (uint32_t)dst->nstats;
-	size_t i, j;
+	size_t i;
 	int err = 0;
 
 	for (i = 0; i < src->nstats; i++)
@@ -325,22 +351,8 @@ int profile_append(struct profile *dst, const struct profile *src)
 	remap = malloc((src->nobjects ? src->nobjects : 1) * sizeof(*remap));
 	if (!remap)
 		return -PROF_ENOMEM;
-	for (i = 0; i < src->nobjects; i++) {
-		for (j = 0; j < dst->nobjects; j++)
-			if (same_object(&dst->objects[j], &src->objects[i]))
-				break;
-		if (j == dst->nobjects) {
-			int idx = profile_add_object(dst, &src->objects[i]);
-
-			if (idx < 0) {
-				err = idx;
-				goto out;
-			}
-			j = (size_t)idx;
-		}
-		remap[i] = (uint32_t)j;
-	}
-	for (i = 0; i < src->ncounts; i++) {
+	err = profile_map_objects(dst, src, remap);
+	for (i = 0; i < src->ncounts && !err; i++) {
 		struct prof_count c = src->counts[i];
 
 		c.obj = remap[c.obj];

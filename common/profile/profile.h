@@ -232,14 +232,20 @@ void profile_identify_host(struct profile *p);
 
 /*
  * Append src's statistics and their counts to dst (-pixie: a simulated
- * run's exact counts join the sampled profile).  Objects are matched by
- * kind, path and build-id, and added when dst has none; counts stay
+ * run's exact counts join the sampled profile).  Objects are matched as
+ * profile_map_objects() does, and added when dst has none; counts stay
  * sorted.  dst's call stacks (frames, stacks, stack counts, call_graph,
  * stack_dump) are left untouched and src's are not copied: the new
  * statistics have no stacks.  Returns 0 or -PROF_ENOMEM (dst may then
  * hold part of src).
  */
 int profile_append(struct profile *dst, const struct profile *src);
+
+/* remap[i] = the index in dst of src's object i, added to dst when it has
+ * none: objects are one when their kinds match and their build-ids do
+ * (both known), else their paths.  0 or -PROF_ENOMEM. */
+int profile_map_objects(struct profile *dst, const struct profile *src,
+			uint32_t *remap);
 
 /*
  * Add src to dst: the sum of two profiles of the same program (merge.c).

@@ -14,6 +14,7 @@
 
 #include "common/util/array.h"
 #include "common/util/error.h"
+#include "common/util/hash.h"
 #include "common/util/regfile.h"
 #include "report.h"
 #include "report_int.h"
@@ -1108,7 +1109,7 @@ static long find_stat(const struct profile *p, const char *const *names,
 		for (i = 0; i < p->nstats; i++) {
 			const struct prof_stat *st = &p->stats[i];
 
-			if (st->flags & (PROF_STAT_DERIVED | PROF_STAT_COUNTING))
+			if (!report_stat_counted(st))
 				continue;
 			if (!has_name(st, names[k]))
 				continue;
@@ -1412,9 +1413,7 @@ static size_t key_hash(const struct rowkey *k)
 	 * blocks of a procedure (aligned start, block 0, 1, ...) fill
 	 * neighbouring buckets. */
 	x = (uint64_t)h;
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	return (size_t)(x ^ (x >> 33));
+	return (size_t)hash_mix64(x);
 }
 
 /* Keys in some total order, for counting distinct ones. */
@@ -2338,6 +2337,35 @@ static int cut_rows(struct build *b)
 static int finish_stacks(struct build *b)
 {
 	return report_stacks_finish(b->r, b->sb);
+}
+
+const char *report_row_kind_key(enum report_row_kind k)
+{
+	switch (k) {
+	case ROW_LINE: return "line";
+	case ROW_BLOCK: return "block";
+	case ROW_INSN: return "instruction";
+	case ROW_BUCKET: return "bucket";
+	default: return "procedure";
+	}
+}
+
+int report_stat_counted(const struct prof_stat *st)
+{
+	return !(st->flags & (PROF_STAT_DERIVED | PROF_STAT_COUNTING));
+}
+
+const char *report_stat_key(const struct profile *p, size_t s, char *buf,
+			    size_t len)
+{
+	size_t i, n = 1;
+
+	for (i = 0; i < s; i++)
+		n += !strcmp(p->stats[i].name, p->stats[s].name);
+	if (n == 1)
+		return p->stats[s].name;
+	snprintf(buf, len, "%s#%zu", p->stats[s].name, n);
+	return buf;
 }
 
 size_t report_stack_stat(const struct profile *p)

@@ -343,6 +343,19 @@ struct report_samples {
 	size_t nfolded;
 };
 
+/* A row kind's name in JSON and CSV: "procedure", "line", "block",
+ * "instruction", "bucket". */
+const char *report_row_kind_key(enum report_row_kind k);
+/* Whether a statistic has counts of its own: not a ratio (derived), not
+ * counting-mode totals.  Only these have rows' samples and weights. */
+int report_stat_counted(const struct prof_stat *st);
+/* The key of statistic s in per-statistic objects (JSON, CSV columns):
+ * its name, unless an earlier statistic has that name too (-pixie's
+ * simulated retinst next to a sampled retinst), then "NAME#N" for its
+ * N-th occurrence.  Returns name or buf. */
+const char *report_stat_key(const struct profile *p, size_t s, char *buf,
+			    size_t len);
+
 int report_build(const struct profile *p, struct symbolizer *sym,
 		 const struct report_options *opt, struct report **out);
 void report_free(struct report *r);

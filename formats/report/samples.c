@@ -22,6 +22,7 @@
 
 #include "common/util/array.h"
 #include "common/util/error.h"
+#include "common/util/hash.h"
 #include "report_int.h"
 #include "symbolize/symbolize.h"
 
@@ -32,22 +33,6 @@ struct imap {
 	uint32_t *vals;		/* index + 1; 0: empty slot */
 	size_t cap, n;
 };
-
-static uint64_t mix(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ULL;
-	return x ^ (x >> 33);
-}
-
-static uint64_t str_hash(uint64_t h, const char *s)
-{
-	for (; s && *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
-	return h;
-}
 
 static int imap_grow(struct imap *m)
 {
@@ -65,7 +50,7 @@ static int imap_grow(struct imap *m)
 
 		if (!m->vals[i])
 			continue;
-		for (s = mix(m->keys[i]) & (cap - 1); vals[s];
+		for (s = hash_mix64(m->keys[i]) & (cap - 1); vals[s];
 		     s = (s + 1) & (cap - 1))
 			;
 		keys[s] = m->keys[i];
@@ -87,7 +72,7 @@ static size_t imap_slot(const struct imap *m, uint64_t key,
 {
 	size_t s;
 
-	for (s = mix(key) & (m->cap - 1); m->vals[s];
+	for (s = hash_mix64(key) & (m->cap - 1); m->vals[s];
 	     s = (s + 1) & (m->cap - 1))
 		if (m->keys[s] == key &&
 		    (!eq || eq(ctx, m->vals[s] - 1)))
@@ -144,7 +129,7 @@ static int loc_eq(const void *ctx, uint32_t i)
 static long func_id(struct sbuild *b, const char *name, const char *file)
 {
 	struct report_samples *s = b->s;
-	uint64_t key = str_hash(0xcbf29ce484222325ULL, name);
+	uint64_t key = hash_str(HASH_STR_SEED, name);
 	size_t slot;
 
 	if ((s->nfuncs + 1) * 2 > b->funcmap.cap && imap_grow(&b->funcmap))
@@ -202,11 +187,11 @@ static long loc_id(struct sbuild *b, uint32_t obj, uint64_t offset,
 	if ((s->nlocs + 1) * 2 > b->locmap.cap && imap_grow(&b->locmap))
 		return -PROF_ENOMEM;
 	if (obj == UINT32_MAX)
-		offset = str_hash(0xcbf29ce484222325ULL, marker);
+		offset = hash_str(HASH_STR_SEED, marker);
 	b->want_obj = obj;
 	b->want_offset = offset;
 	b->want_name = marker;
-	key = mix(obj) ^ offset;
+	key = hash_mix64(obj) ^ offset;
 	slot = imap_slot(&b->locmap, key, loc_eq, b);
 	if (b->locmap.vals[slot])
 		return (long)b->locmap.vals[slot] - 1;
