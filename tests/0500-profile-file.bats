@@ -51,7 +51,7 @@ assert b[:8] == b'UMONPROF' and u32(b, 8) == 2, 'not a version 2 profile'
 sec = {u32(b, 32 + 24 * i): (32 + 24 * i, u64(b, 40 + 24 * i),
                              u64(b, 48 + 24 * i))
        for i in range(u32(b, 12))}
-assert set(sec) in ({1, 2, 3, 4, 5}, {1, 2, 3, 4, 5, 7, 8, 9}), \
+assert set(sec) - {10, 11} in ({1, 2, 3, 4, 5}, {1, 2, 3, 4, 5, 7, 8, 9}), \
     'unexpected sections %r' % sec
 fix_crc = True
 if mode == 'truncate':
@@ -115,6 +115,18 @@ elif mode == 'stack-count-swap':        # first two stack counts swapped
 elif mode == 'stack-count-dup':         # first stack count twice
     o = sec[9][1] + 4
     b[o + 24:o + 48] = b[o:o + 24]
+elif mode == 'task-count-count':        # first task count's count index
+    put32(b, sec[11][1] + 4, u32(b, sec[4][1]))
+elif mode == 'task-count-task':         # first task count's task
+    put32(b, sec[11][1] + 8, u32(b, sec[10][1]))
+elif mode == 'task-count-swap':         # first two task counts swapped
+    o = sec[11][1] + 4
+    b[o:o + 64] = b[o + 32:o + 64] + b[o:o + 32]
+elif mode == 'task-count-samples':      # first task count's samples + 1
+    o = sec[11][1] + 4 + 16
+    put64(b, o, u64(b, o) + 1)
+elif mode == 'task-comm-length':        # first task's name length
+    put32(b, sec[10][1] + 12, int(arg, 0))
 elif mode == 'meta-replace':            # OLD:NEW, the same length
     old, new = (x.encode() for x in arg.split(':'))
     o, n = sec[1][1], sec[1][2]

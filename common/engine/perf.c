@@ -1226,6 +1226,7 @@ static void deliver(struct perf_session *s, const uint8_t *p)
 	case PERF_RECORD_FORK:
 		if (h->size >= sizeof(*h) + 24)
 			collector_fork(s->col, rd32(b), rd32(b + 4),
+				       rd32(b + 8), rd32(b + 12),
 				       rd64(b + 16));
 		return;
 	case PERF_RECORD_EXIT:
