@@ -286,6 +286,22 @@ int proc_check_attach(pid_t pid, const char *tool, int attach,
 			 (int)pid, ts.comm, tool);
 }
 
+void proc_synthesize_names(struct collector *col)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		long pid;
+
+		if (!parse_int(e->d_name, 1, INT_MAX, &pid))
+			synthesize_comms(col, (pid_t)pid);
+	}
+	closedir(d);
+}
+
 void proc_synthesize_all(struct collector *col)
 {
 	DIR *d = opendir("/proc");
