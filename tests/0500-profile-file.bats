@@ -714,3 +714,37 @@ EOF
 	write_fuzz
 	run -0 python3 fuzz.py "$UPROFILE" good.out 600
 }
+
+@test "damaged task sections are rejected with one line, status 125" {
+	make_profile good.out 200
+	write_craft
+	run -0 "$UPROFILE" -i good.out -by tid
+	local s m
+	for s in 10 11; do
+		craft section-short good.out d.out "$s"
+		rejects d.out 'section is malformed'
+		# one without the other
+		craft section-id good.out d.out "$s:99"
+		rejects d.out 'tasks and task counts' 'together'
+	done
+	for m in task-count-count task-count-task task-count-swap \
+		task-count-samples; do
+		craft "$m" good.out d.out
+		rejects d.out 'task counts section is malformed'
+	done
+	for m in 0xffffffff 4096; do
+		craft task-comm-length good.out d.out "$m"
+		rejects d.out 'tasks section is malformed'
+	done
+}
+
+@test "task sections unknown to a reader are skipped: version 1 reads without them" {
+	make_profile good.out 100
+	write_craft
+	craft version good.out v1.out 1
+	run -0 "$UPROFILE" -i v1.out
+	run -0 "$UPROFILE" -i good.out
+	local want=$output
+	run -0 "$UPROFILE" -i v1.out
+	assert_equal "${output//v1.out/good.out}" "$want"
+}
