@@ -1548,6 +1548,10 @@ int profile_decode(const void *data, size_t len, struct profile **out)
 	 * unknown there, hence skipped. */
 	last = version >= 2 ? SEC_TASK_COUNTS : SEC_KSYMS;
 	for (order = SEC_META; order <= last; order++) {
+		/* The optional sections index the required ones: a
+		 * missing one is said as such. */
+		if (order > SEC_MODES && (seen & 0x3e) != 0x3e)
+			break;
 		h.pos = HEADER_SIZE;
 		for (i = 0; i < nsec; i++) {
 			uint32_t id = get_u32(&h);
