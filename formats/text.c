@@ -690,7 +690,9 @@ static int report_text_body(FILE *f, const struct report *r)
 	size_t i, s, pw = 32, shown = 0;
 	char proc[512], where[512], obj[128], range[64];
 	const struct prof_stat *first = NULL;
-	int totals = r->stacks && v == REPORT_PROCEDURES;
+	/* Rows split by task have no inclusive figure of their own. */
+	int totals = r->stacks && v == REPORT_PROCEDURES &&
+		     !(r->opt.by & REPORT_BY_TASK);
 
 	heading(f, r);
 	for (s = 0; s < r->nstats; s++)

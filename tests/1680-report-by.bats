@@ -201,3 +201,16 @@ Try \`uprofile --help' or \`uprofile --usage' for more information."
 			fail "$f: $stderr"
 	done
 }
+
+@test "-by on a profile with call stacks: split rows have no inclusive total" {
+	skip_unless_perf_works
+	run -0 "$UPROFILE" -quiet -e cpu-clock -g -o g.umon "$TPROG/forknamed" 100
+	run -0 "$UPROFILE" -i g.umon -by comm -quit 3
+	assert_line --regexp '^ +% +samples +cum% comm +procedure +object$'
+	refute_output --partial 'nan'
+	run -0 "$UPROFILE" -i g.umon -by comm --format json
+	run -0 jq -e 'all(.rows[]; has("total_percent") | not)' <<<"$output"
+	# -by object keeps the rows whole, and their total%
+	run -0 "$UPROFILE" -i g.umon -by object -quit 3
+	assert_line --regexp '^ +% +samples +total% +cum% procedure +object$'
+}
