@@ -905,8 +905,9 @@ static int build_counts(struct collector *c, uint32_t split,
 			goto out;
 		r = -PROF_ENOMEM;
 		k.obj = remap[e->obj];
-		for (j = i; j < n && es[j]->obj == e->obj && es[j]->stat == e->stat &&
-		     es[j]->offset == e->offset; j++) {
+		for (j = i; j < n && es[j]->obj == e->obj &&
+		     es[j]->stat == e->stat && es[j]->offset == e->offset;
+		     j++) {
 			const struct agg_entry *x = es[j];
 			struct prof_task_count tc = {
 				.cpu = x->cpu, .obj = k.obj, .stat = k.stat,

@@ -9,8 +9,8 @@
  * attributed to the image that was mapped when it was taken, across exec
  * and munmap), and aggregates every sample at once into a hash table keyed
  * by (object, offset, statistic, task, cpu[, pid or cpu of the split]),
- * where a task is a thread under one name (COMM records).  Nothing per sample is
- * kept.  A sample whose process or mapping is not known yet (records of
+ * where a task is a thread under one name (COMM records).  Nothing per
+ * sample is kept.  A sample whose process or mapping is not known yet (records of
  * another CPU's buffer not drained yet) is parked and retried after the
  * round; what stays unknown at the end is charged to "[unknown]".
  *

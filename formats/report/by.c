@@ -26,7 +26,7 @@ struct bytable {
 	size_t nstats;
 	struct bykey *keys;
 	size_t n, alloc_keys;
-	uint64_t *vals;			/* per key: samples[], weight[] */
+	uint64_t *vals;		/* per key: samples[], weight[] */
 	size_t alloc_vals;
 	size_t *bucket, nbuckets;
 };
@@ -63,7 +63,8 @@ static int key_eq(const struct bykey *x, const struct bykey *y)
 {
 	return x->row == y->row && x->by.pid == y->by.pid &&
 	       x->by.tid == y->by.tid && x->by.cpu == y->by.cpu &&
-	       x->by.object == y->by.object && same_comm(x->by.comm, y->by.comm);
+	       x->by.object == y->by.object &&
+	       same_comm(x->by.comm, y->by.comm);
 }
 
 static int table_rehash(struct bytable *t)
@@ -142,8 +143,9 @@ int report_by_check(const struct report *r)
 		return 0;
 	for (i = 0; i < 4; i++)
 		if (r->opt.by & (1u << i))
-			snprintf(keys + strlen(keys), sizeof(keys) - strlen(keys),
-				 "%s%s", *keys ? "," : "", key_names[i]);
+			snprintf(keys + strlen(keys),
+				 sizeof(keys) - strlen(keys), "%s%s",
+				 *keys ? "," : "", key_names[i]);
 	return prof_fail(PROF_EINVAL, "'%s' has no per-task data for -by %s "
 			 "(it was taken before profiles recorded tasks)",
 			 r->opt.file ? r->opt.file : "the profile", keys);
@@ -231,7 +233,8 @@ static int replace_rows(struct report *r, const struct bytable *t)
 	for (i = 0; i < t->n; i++) {
 		struct report_row *row = &rows[i];
 
-		memcpy(row->samples, t->vals + i * 2 * ns, ns * sizeof(uint64_t));
+		memcpy(row->samples, t->vals + i * 2 * ns,
+		       ns * sizeof(uint64_t));
 		memcpy(row->weight, t->vals + i * 2 * ns + ns,
 		       ns * sizeof(uint64_t));
 		row->by = t->keys[i].by;
