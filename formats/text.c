@@ -439,6 +439,14 @@ static void by_cells(FILE *f, unsigned by, const struct report_by *v)
 		fprintf(f, "%s ", v->object ? base_name(v->object) : "-");
 }
 
+/* Width of the key columns (not the object's). */
+static int by_width(unsigned by)
+{
+	return (by & REPORT_BY_COMM ? COMM_WIDTH + 1 : 0) +
+	       (by & REPORT_BY_PID ? 8 : 0) + (by & REPORT_BY_TID ? 8 : 0) +
+	       (by & REPORT_BY_CPU ? 5 : 0);
+}
+
 /* The rows have their object column already. */
 static unsigned row_keys(const struct report *r)
 {
@@ -559,6 +567,7 @@ static void asm_listing(FILE *f, const struct report *r, size_t shown)
 			fputs(":\n", f);
 			stat_names(f, r, shown);
 			figure_header(f, r);
+			by_header(f, row_keys(r));
 			fprintf(f, "%-18s %s\n", "address", "instruction");
 			continue;
 		}
@@ -570,12 +579,14 @@ static void asm_listing(FILE *f, const struct report *r, size_t shown)
 		for (s = 0; s < r->nratios; s++)
 			indent += ratio_width(&r->ratios[s]) + 1;
 		indent += show_freq(r) ? 13 : 0;
+		indent += by_width(row_keys(r));
 		if (cols_average(r))
 			for (s = 0; s < r->nstats; s++)
 				indent += stat_shown(&r->prof->stats[s]) ?
 					  average_width(r, s) + 1 : 0;
 		if (row->block_start || (row->kind == ROW_BUCKET &&
-					 i && r->rows[i - 1].kind != ROW_PROCEDURE))
+					 i && r->rows[i - 1].kind != ROW_PROCEDURE &&
+					 r->rows[i - 1].address != row->address))
 			fprintf(f, "%*s---- %s %u ----\n", indent, "",
 				row->kind == ROW_BUCKET ? "bucket" : "block",
 				row->kind == ROW_BUCKET ? (unsigned)i :
@@ -584,6 +595,13 @@ static void asm_listing(FILE *f, const struct report *r, size_t shown)
 			fprintf(f, "%*s%s:%u: %s\n", indent, "",
 				base_name(row->file), row->line, row->source);
 		figure_cells(f, r, row);
+		/* Blank, like the figures, where nothing was sampled. */
+		for (s = 0; s < r->nstats && !row->samples[s]; s++)
+			;
+		if (s < r->nstats)
+			by_cells(f, row_keys(r), &row->by);
+		else
+			fprintf(f, "%*s", by_width(row_keys(r)), "");
 		if (row->kind == ROW_BUCKET) {
 			range_cell(buf, sizeof(buf), row);
 			fprintf(f, "%-18s %s\n", buf, row->text ? row->text : "");

@@ -108,6 +108,27 @@ by_samples() {
 		all(.[]; .comm == "worka" or .comm == "workb")' <<<"$output"
 }
 
+@test "-asm -by comm: each sampled instruction split, the procedure's total whole" {
+	forknamed_profile f.umon
+	run -0 "$UPROFILE" -i f.umon -asm -by comm -only spin_work --format json
+	json_check <<<"$output"
+	local json=$output
+	# the heading has no values; its instructions add up to it, every
+	# sampled one under one of the two names
+	run -0 jq -e '.rows[0] | .procedure == "spin_work" and .comm == null
+		and ([.instructions[].samples["cpu-clock"]] | add) ==
+		    .samples["cpu-clock"]
+		and all(.instructions[] | select(.samples["cpu-clock"] > 0);
+			.comm == "worka" or .comm == "workb")' <<<"$json"
+	# unsampled instructions stay in the listing, once each
+	run -0 jq -e '.rows[0].instructions | map(select(.samples["cpu-clock"]
+		== 0) | .address) | length == (unique | length) and length > 5' \
+		<<<"$json"
+	run -0 "$UPROFILE" -i f.umon -asm -by comm -only spin_work
+	assert_line --regexp '^ +% +samples comm +address +instruction$'
+	assert_line --regexp '^ +[0-9.]+ +[0-9]+ workb +0x[0-9a-f]+ +[a-z]'
+}
+
 @test "-by object: the whole profile per object; needs no task data" {
 	forknamed_profile f.umon
 	run -0 "$UPROFILE" -i f.umon -by object --format json
@@ -188,11 +209,8 @@ EOF
 	run -125 --separate-stderr "$UPROFILE" -i x.umon -by comm,nope
 	assert_equal "$stderr" "uprofile: bad -by 'comm,nope': keys are comm, pid, tid, cpu and object, separated by commas
 Try \`uprofile --help' or \`uprofile --usage' for more information."
-	run -125 --separate-stderr "$UPROFILE" -i x.umon -by comm -asm
-	[[ $stderr == *"-by splits the rows of -procedures, -lines, -heavy and -blocks"* ]] ||
-		fail "$stderr"
 	run -125 --separate-stderr "$UPROFILE" -i x.umon -by pid -tree
-	[[ $stderr == *"-asm, -callers, -callees and -tree do not apply"* ]] ||
+	[[ $stderr == *"-by splits the rows of -procedures, -lines, -heavy, -blocks and -asm: -callers, -callees and -tree do not apply"* ]] ||
 		fail "$stderr"
 	for f in pprof folded csv; do
 		run -125 --separate-stderr "$UPROFILE" -i x.umon -by pid \

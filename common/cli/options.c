@@ -630,10 +630,9 @@ static void check_combinations(const struct fe_args *a,
 		argp_error(state, "-callers, -callees and -tree show "
 			   "procedures: -lines, -heavy, -blocks, -asm and "
 			   "-stride do not apply");
-	if (c->report.by && (c->report.stack_view ||
-			     c->report.view == REPORT_ASM))
+	if (c->report.by && c->report.stack_view)
 		argp_error(state, "-by splits the rows of -procedures, "
-			   "-lines, -heavy and -blocks: -asm, -callers, "
+			   "-lines, -heavy, -blocks and -asm: -callers, "
 			   "-callees and -tree do not apply");
 	if (c->report.by && c->format != RUN_FORMAT_TEXT &&
 	    c->format != RUN_FORMAT_JSON)

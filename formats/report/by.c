@@ -199,53 +199,93 @@ static int split_task_rows(struct report *r, const size_t *trow,
 		left[k.row * 2 * ns + tc->stat] -= tc->samples;
 		left[k.row * 2 * ns + ns + tc->stat] -= tc->weight;
 	}
-	for (i = 0; i < r->nrows && !err; i++)
+	for (i = 0; i < r->nrows && !err; i++) {
+		int any = 0;
+
 		for (s = 0; s < ns && !err; s++) {
 			uint64_t ls = left[i * 2 * ns + s];
 			uint64_t lw = left[i * 2 * ns + ns + s];
 			struct bykey k = { .row = i };
 
+			any |= r->rows[i].samples[s] != 0;
 			if (!ls && !lw)
 				continue;
 			k.by = by_values(r, NULL, -1, r->rows[i].object);
 			err = table_add(t, &k, s, ls, lw);
 		}
+		/* A row without samples stays (the asm listing shows
+		 * every instruction of a procedure), under no task. */
+		if (!any && !err) {
+			struct bykey k = { .row = i };
+
+			k.by = by_values(r, NULL, -1, r->rows[i].object);
+			err = table_add(t, &k, 0, 0, 0);
+		}
+	}
 	free(left);
 	return err;
+}
+
+/* The split rows in the order of the rows they split, each row's
+ * hottest first (ctx: the table). */
+static int cmp_split(const void *a, const void *b, void *ctx)
+{
+	const struct bytable *t = ctx;
+	size_t x = *(const size_t *)a, y = *(const size_t *)b, s;
+	const uint64_t *wx = t->vals + x * 2 * t->nstats + t->nstats;
+	const uint64_t *wy = t->vals + y * 2 * t->nstats + t->nstats;
+
+	if (t->keys[x].row != t->keys[y].row)
+		return t->keys[x].row < t->keys[y].row ? -1 : 1;
+	for (s = 0; s < t->nstats; s++)
+		if (wx[s] != wy[s])
+			return wx[s] > wy[s] ? -1 : 1;
+	return x < y ? -1 : x > y;
 }
 
 /* The rows the table holds replace r->rows. */
 static int replace_rows(struct report *r, const struct bytable *t)
 {
-	size_t ns = r->nstats, i;
+	size_t ns = r->nstats, i, k;
 	struct report_row *rows = malloc((t->n ? t->n : 1) * sizeof(*rows));
-	int err;
+	size_t *order = malloc((t->n ? t->n : 1) * sizeof(*order));
+	int err = -PROF_ENOMEM;
 
-	if (!rows)
-		return -PROF_ENOMEM;
+	if (!rows || !order)
+		goto fail;
 	for (i = 0; i < t->n; i++)
-		rows[i] = r->rows[t->keys[i].row];
+		order[i] = i;
+	qsort_r(order, t->n, sizeof(*order), cmp_split, (void *)t);
+	for (i = 0; i < t->n; i++)
+		rows[i] = r->rows[t->keys[order[i]].row];
 	err = report_row_arrays(r, rows, t->n);
-	if (err) {
-		free(rows);
-		return err;
-	}
+	if (err)
+		goto fail;
 	for (i = 0; i < t->n; i++) {
 		struct report_row *row = &rows[i];
 
-		memcpy(row->samples, t->vals + i * 2 * ns,
+		k = order[i];
+		memcpy(row->samples, t->vals + k * 2 * ns,
 		       ns * sizeof(uint64_t));
-		memcpy(row->weight, t->vals + i * 2 * ns + ns,
+		memcpy(row->weight, t->vals + k * 2 * ns + ns,
 		       ns * sizeof(uint64_t));
-		row->by = t->keys[i].by;
+		row->by = t->keys[k].by;
 		/* Executions are estimated for the whole row only. */
 		row->freq = NAN;
 		row->execs = NAN;
+		/* One block separator for the rows of one instruction. */
+		if (i && t->keys[order[i - 1]].row == t->keys[k].row)
+			row->block_start = 0;
 	}
+	free(order);
 	free(r->rows);
 	r->rows = rows;
 	r->nrows = t->n;
 	return 0;
+fail:
+	free(rows);
+	free(order);
+	return err;
 }
 
 /* The whole profile's figures per value of the keys. */

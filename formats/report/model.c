@@ -1606,6 +1606,7 @@ static void make_heading(const struct report *r, struct report_row *h,
 	size_t j, s;
 
 	h->kind = ROW_PROCEDURE;
+	h->by.pid = h->by.tid = h->by.cpu = -1;	/* the whole procedure */
 	h->procedure = first->procedure;
 	h->object = first->object;
 	h->module = first->module;
