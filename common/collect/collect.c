@@ -83,6 +83,7 @@ struct collector *collector_new(enum collect_split split, size_t nstats)
 		c->procs[i].pid = NO_PROC;
 	for (size_t i = 0; i < c->cap_threads; i++)
 		c->threads[i].tid = NO_PROC;
+	c->task_nobody = NO_TASK;
 	c->obj_kernel = add_object(c, PROF_OBJ_KERNEL, "[kernel.kallsyms]",
 				   NULL, 0, 0, 0, 0);
 	c->obj_unknown = add_object(c, PROF_OBJ_ANON, "[unknown]", NULL, 0,
@@ -255,6 +256,8 @@ static struct thread *thread_find(struct collector *c, uint32_t tid)
 {
 	size_t mask = c->cap_threads - 1, i = mix64(tid) & mask;
 
+	if (tid == NO_PROC)	/* the empty slots' mark: no thread */
+		return NULL;
 	for (;; i = (i + 1) & mask) {
 		if (c->threads[i].tid == tid)
 			return &c->threads[i];
@@ -291,9 +294,12 @@ static int threads_grow(struct collector *c)
 static struct thread *thread_get(struct collector *c, uint32_t pid,
 				 uint32_t tid)
 {
-	struct thread *t = thread_find(c, tid);
+	struct thread *t;
 	size_t mask, i;
 
+	if (tid == NO_PROC)
+		return NULL;
+	t = thread_find(c, tid);
 	if (t) {
 		if (t->pid != pid) {	/* the tid was reused */
 			t->pid = pid;
@@ -335,12 +341,13 @@ static void thread_name(struct thread *t, const char *comm)
 static uint32_t task_of(struct collector *c, uint32_t pid, uint32_t tid)
 {
 	struct thread *t = thread_get(c, pid, tid);
+	uint32_t *cached = t ? &t->task : &c->task_nobody;
 	struct task *k;
 
-	if (!t)
+	if (!t && (tid != NO_PROC || c->oom))
 		return NO_TASK;
-	if (t->task != NO_TASK)
-		return t->task;
+	if (*cached != NO_TASK)
+		return *cached;
 	if (ALLOC_GROW(c->tasks, c->ntasks + 1, c->alloc_tasks)) {
 		c->oom = 1;
 		return NO_TASK;
@@ -348,9 +355,11 @@ static uint32_t task_of(struct collector *c, uint32_t pid, uint32_t tid)
 	k = &c->tasks[c->ntasks];
 	k->pid = pid;
 	k->tid = tid;
-	memcpy(k->comm, t->comm, sizeof(k->comm));
-	t->task = (uint32_t)c->ntasks++;
-	return t->task;
+	memset(k->comm, 0, sizeof(k->comm));
+	if (t)
+		memcpy(k->comm, t->comm, sizeof(k->comm));
+	*cached = (uint32_t)c->ntasks++;
+	return *cached;
 }
 
 /* ---- processes --------------------------------------------------------- */

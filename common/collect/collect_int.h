@@ -90,6 +90,8 @@ struct collector {
 	size_t nthreads, cap_threads;
 	struct task *tasks;
 	size_t ntasks, alloc_tasks;
+	uint32_t task_nobody;	/* samples of tid -1 (not in our pid
+				 * namespace), or NO_TASK before any */
 
 	struct parked *parked;
 	size_t nparked, alloc_parked;
