@@ -108,6 +108,55 @@ static void row_extent(struct json_writer *jw, const struct report_row *row)
 	jw_object_string(jw, "source", row->source);
 }
 
+static const char *const by_names[] = {
+	"comm", "pid", "tid", "cpu", "object",
+};
+
+/* -by: the values of the task keys asked for (null: not known); the
+ * object key is the row's "object" (in a total, its own member). */
+static void by_members(struct json_writer *jw, const struct report *r,
+		       const struct report_by *v, int object)
+{
+	unsigned by = r->opt.by;
+
+	if (by & REPORT_BY_COMM)
+		jw_object_string(jw, "comm", v->comm);
+	if (by & REPORT_BY_PID)
+		put_known(jw, "pid", v->pid);
+	if (by & REPORT_BY_TID)
+		put_known(jw, "tid", v->tid);
+	if (by & REPORT_BY_CPU)
+		put_known(jw, "cpu", v->cpu);
+	if (object && (by & REPORT_BY_OBJECT))
+		jw_object_string(jw, "object", v->object);
+}
+
+/* -by: the keys, and the whole profile per value of them. */
+static void by_totals(struct json_writer *jw, const struct report *r)
+{
+	size_t i;
+
+	if (!r->opt.by)
+		return;
+	jw_object_begin_array(jw, "by", JW_INLINE);
+	for (i = 0; i < sizeof(by_names) / sizeof(by_names[0]); i++)
+		if (r->opt.by & (1u << i))
+			jw_array_string(jw, by_names[i]);
+	jw_end(jw);
+	jw_object_begin_array(jw, "by_totals", JW_LINES);
+	for (i = 0; i < r->nby_totals; i++) {
+		const struct report_by_total *t = &r->by_totals[i];
+
+		jw_object_begin(jw, JW_INLINE);
+		by_members(jw, r, &t->by, 1);
+		per_stat(jw, "samples", r, t->samples, NULL);
+		per_stat(jw, "weight", r, t->weight, NULL);
+		per_stat(jw, "percent", r, NULL, t->percent);
+		jw_end(jw);
+	}
+	jw_end(jw);
+}
+
 /* The members of one row (the caller opens and closes it). */
 static void json_row(struct json_writer *jw, const struct report *r,
 		     const struct report_row *row)
@@ -118,6 +167,8 @@ static void json_row(struct json_writer *jw, const struct report *r,
 	jw_object_string(jw, "procedure", row->procedure);
 	jw_object_string(jw, "inlined_into", row->inlined_into);
 	jw_object_string(jw, "object", row->object);
+	if (r->opt.by)
+		by_members(jw, r, &row->by, 0);
 	jw_object_string(jw, "module", row->module);
 	jw_object_string(jw, "file", row->file);
 	put_known(jw, "line", row->line ? (long)row->line : -1);
@@ -533,6 +584,7 @@ int report_json(FILE *f, const struct report *r)
 	damage(&jw, r);
 	call_stacks(&jw, r);
 	stack_view(&jw, r);
+	by_totals(&jw, r);
 	rows(&jw, r);
 	cpu_modes(&jw, r->prof);
 	return finish(&jw);

@@ -390,6 +390,120 @@ static void heading(FILE *f, const struct report *r)
 
 static void mode_histogram(FILE *f, const struct profile *p);
 
+/* ---- -by: the key columns and the totals per value ---- */
+
+#define COMM_WIDTH 16
+
+/* The key columns of keys by, each followed by a space. */
+static void by_header(FILE *f, unsigned by)
+{
+	if (by & REPORT_BY_COMM)
+		fprintf(f, "%-*s ", COMM_WIDTH, "comm");
+	if (by & REPORT_BY_PID)
+		fprintf(f, "%7s ", "pid");
+	if (by & REPORT_BY_TID)
+		fprintf(f, "%7s ", "tid");
+	if (by & REPORT_BY_CPU)
+		fprintf(f, "%4s ", "cpu");
+	if (by & REPORT_BY_OBJECT)
+		fprintf(f, "%s ", "object");
+}
+
+/* A number key; "-" when not known. */
+static void by_number(FILE *f, int width, long v)
+{
+	if (v < 0)
+		fprintf(f, "%*s ", width, "-");
+	else
+		fprintf(f, "%*ld ", width, v);
+}
+
+static void by_cells(FILE *f, unsigned by, const struct report_by *v)
+{
+	if (by & REPORT_BY_COMM)
+		fprintf(f, "%-*s ", COMM_WIDTH, !v->comm ? "-" :
+			*v->comm ? v->comm : "[unknown]");
+	if (by & REPORT_BY_PID)
+		by_number(f, 7, v->pid);
+	if (by & REPORT_BY_TID)
+		by_number(f, 7, v->tid);
+	if (by & REPORT_BY_CPU)
+		by_number(f, 4, v->cpu);
+	if (by & REPORT_BY_OBJECT)
+		fprintf(f, "%s ", v->object ? base_name(v->object) : "-");
+}
+
+/* Width of the key columns (not the object's). */
+static int by_width(unsigned by)
+{
+	return (by & REPORT_BY_COMM ? COMM_WIDTH + 1 : 0) +
+	       (by & REPORT_BY_PID ? 8 : 0) + (by & REPORT_BY_TID ? 8 : 0) +
+	       (by & REPORT_BY_CPU ? 5 : 0);
+}
+
+/* The rows have their object column already. */
+static unsigned row_keys(const struct report *r)
+{
+	return r->opt.by & ~(unsigned)REPORT_BY_OBJECT;
+}
+
+/* The key columns (header when v is NULL) ending a line: no space
+ * after the last. */
+static void by_line_end(FILE *f, unsigned by, const struct report_by *v)
+{
+	char buf[512];
+	FILE *m = fmemopen(buf, sizeof(buf), "w");
+	size_t n;
+
+	if (!m)
+		return;
+	if (v)
+		by_cells(m, by, v);
+	else
+		by_header(m, by);
+	n = ftell(m) < 0 ? 0 : (size_t)ftell(m);
+	fclose(m);
+	if (n >= sizeof(buf))
+		n = sizeof(buf) - 1;
+	while (n && buf[n - 1] == ' ')
+		n--;
+	fprintf(f, "%.*s\n", (int)n, buf);
+}
+
+/* The whole profile per value of the keys, hottest first. */
+static void by_totals(FILE *f, const struct report *r, size_t shown)
+{
+	const struct profile *p = r->prof;
+	size_t i, s;
+
+	fputs("\ntotals by", f);
+	for (i = 0; i < 5; i++)
+		if (r->opt.by & (1u << i)) {
+			static const char *const names[] = {
+				"comm", "pid", "tid", "cpu", "object" };
+
+			fprintf(f, " %s", names[i]);
+		}
+	fputs(":\n", f);
+	stat_names(f, r, shown);
+	for (s = 0; s < r->nstats; s++)
+		if (report_stat_counted(&p->stats[s]))
+			fprintf(f, "%8s %*s ", "%", count_width(r, s),
+				count_label(&p->stats[s]));
+	by_line_end(f, r->opt.by, NULL);
+	for (i = 0; i < r->nby_totals; i++) {
+		const struct report_by_total *t = &r->by_totals[i];
+
+		for (s = 0; s < r->nstats; s++)
+			if (report_stat_counted(&p->stats[s]))
+				fprintf(f, "%8.2f %*" PRIu64 " ", t->percent[s],
+					count_width(r, s), t->samples[s]);
+		by_line_end(f, r->opt.by, &t->by);
+	}
+	if (!r->nby_totals)
+		fputs("  (no samples)\n", f);
+}
+
 static void row_procedure(char *buf, size_t len, const struct report_row *row)
 {
 	if (row->inlined_into)
@@ -447,6 +561,7 @@ static void asm_listing(FILE *f, const struct report *r, size_t shown)
 			fputs(":\n", f);
 			stat_names(f, r, shown);
 			figure_header(f, r);
+			by_header(f, row_keys(r));
 			fprintf(f, "%-18s %s\n", "address", "instruction");
 			continue;
 		}
@@ -458,12 +573,14 @@ static void asm_listing(FILE *f, const struct report *r, size_t shown)
 		for (s = 0; s < r->nratios; s++)
 			indent += ratio_width(&r->ratios[s]) + 1;
 		indent += show_freq(r) ? 13 : 0;
+		indent += by_width(row_keys(r));
 		if (cols_average(r))
 			for (s = 0; s < r->nstats; s++)
 				indent += report_stat_counted(&r->prof->stats[s]) ?
 					  average_width(r, s) + 1 : 0;
 		if (row->block_start || (row->kind == ROW_BUCKET &&
-					 i && r->rows[i - 1].kind != ROW_PROCEDURE))
+					 i && r->rows[i - 1].kind != ROW_PROCEDURE &&
+					 r->rows[i - 1].address != row->address))
 			fprintf(f, "%*s---- %s %u ----\n", indent, "",
 				row->kind == ROW_BUCKET ? "bucket" : "block",
 				row->kind == ROW_BUCKET ? (unsigned)i :
@@ -472,6 +589,13 @@ static void asm_listing(FILE *f, const struct report *r, size_t shown)
 			fprintf(f, "%*s%s:%u: %s\n", indent, "",
 				base_name(row->file), row->line, row->source);
 		figure_cells(f, r, row);
+		/* Blank, like the figures, where nothing was sampled. */
+		for (s = 0; s < r->nstats && !row->samples[s]; s++)
+			;
+		if (s < r->nstats)
+			by_cells(f, row_keys(r), &row->by);
+		else
+			fprintf(f, "%*s", by_width(row_keys(r)), "");
 		if (row->kind == ROW_BUCKET) {
 			range_cell(buf, sizeof(buf), row);
 			fprintf(f, "%-18s %s\n", buf, row->text ? row->text : "");
@@ -578,7 +702,9 @@ static int report_text_body(FILE *f, const struct report *r)
 	size_t i, s, pw = 32, shown = 0;
 	char proc[512], where[512], obj[128], range[64];
 	const struct prof_stat *first = NULL;
-	int totals = r->stacks && v == REPORT_PROCEDURES;
+	/* Rows split by task have no inclusive figure of their own. */
+	int totals = r->stacks && v == REPORT_PROCEDURES &&
+		     !(r->opt.by & REPORT_BY_TASK);
 
 	heading(f, r);
 	for (s = 0; s < r->nstats; s++)
@@ -587,6 +713,8 @@ static int report_text_body(FILE *f, const struct report *r)
 			if (!first)
 				first = &r->prof->stats[s];
 		}
+	if (r->opt.by)
+		by_totals(f, r, shown);
 	fprintf(f, "\n%s", r->opt.stack_view ? stack_view_name(r) :
 			   view_name(v));
 	if (v == REPORT_PROCEDURES && !r->opt.stack_view)
@@ -616,6 +744,7 @@ static int report_text_body(FILE *f, const struct report *r)
 	if (totals)
 		fprintf(f, "%7s ", "total%");
 	fprintf(f, "%7s ", "cum%");
+	by_header(f, row_keys(r));
 	if (r->opt.numbers && !ranges)
 		fprintf(f, "%-18s ", "address");
 	if (ranges)
@@ -639,6 +768,7 @@ static int report_text_body(FILE *f, const struct report *r)
 		if (totals)
 			fprintf(f, "%7.2f ", row->total_percent);
 		fprintf(f, "%7.2f ", row->cum_percent);
+		by_cells(f, row_keys(r), &row->by);
 		if (r->opt.numbers && !ranges)
 			fprintf(f, "0x%-16" PRIx64 " ", row->address);
 		if (ranges) {

@@ -33,6 +33,9 @@ build/uprofile --quiet -e cpu-clock,task-clock -o "$c/profile/two-stats.umon" \
 build/uprofile --quiet --count -e cpu-clock,task-clock \
 	-o "$c/profile/counting.umon" "$obj" 20
 build/kprofile --quiet -o "$c/profile/kernel.kmon" -d 0.3
+# Tasks (sections 10-11): two processes of the program, a shell between.
+build/uprofile --quiet -o "$c/profile/tasks.umon" -- sh -c \
+	"$obj 100 & $obj 100; wait"
 # Call stacks (sections 7-9): a small profile built by the test tool, the
 # same bytes every time.
 build/tests/mkstacks write "$c/profile/stacks.umon"

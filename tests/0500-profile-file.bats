@@ -51,7 +51,7 @@ assert b[:8] == b'UMONPROF' and u32(b, 8) == 2, 'not a version 2 profile'
 sec = {u32(b, 32 + 24 * i): (32 + 24 * i, u64(b, 40 + 24 * i),
                              u64(b, 48 + 24 * i))
        for i in range(u32(b, 12))}
-assert set(sec) in ({1, 2, 3, 4, 5}, {1, 2, 3, 4, 5, 7, 8, 9}), \
+assert set(sec) - {10, 11} in ({1, 2, 3, 4, 5}, {1, 2, 3, 4, 5, 7, 8, 9}), \
     'unexpected sections %r' % sec
 fix_crc = True
 if mode == 'truncate':
@@ -115,6 +115,18 @@ elif mode == 'stack-count-swap':        # first two stack counts swapped
 elif mode == 'stack-count-dup':         # first stack count twice
     o = sec[9][1] + 4
     b[o + 24:o + 48] = b[o:o + 24]
+elif mode == 'task-count-count':        # first task count's count index
+    put32(b, sec[11][1] + 4, u32(b, sec[4][1]))
+elif mode == 'task-count-task':         # first task count's task
+    put32(b, sec[11][1] + 8, u32(b, sec[10][1]))
+elif mode == 'task-count-swap':         # first two task counts swapped
+    o = sec[11][1] + 4
+    b[o:o + 64] = b[o + 32:o + 64] + b[o:o + 32]
+elif mode == 'task-count-samples':      # first task count's samples + 1
+    o = sec[11][1] + 4 + 16
+    put64(b, o, u64(b, o) + 1)
+elif mode == 'task-comm-length':        # first task's name length
+    put32(b, sec[10][1] + 12, int(arg, 0))
 elif mode == 'meta-replace':            # OLD:NEW, the same length
     old, new = (x.encode() for x in arg.split(':'))
     o, n = sec[1][1], sec[1][2]
@@ -701,4 +713,38 @@ EOF
 	make_profile good.out
 	write_fuzz
 	run -0 python3 fuzz.py "$UPROFILE" good.out 600
+}
+
+@test "damaged task sections are rejected with one line, status 125" {
+	make_profile good.out 200
+	write_craft
+	run -0 "$UPROFILE" -i good.out -by tid
+	local s m
+	for s in 10 11; do
+		craft section-short good.out d.out "$s"
+		rejects d.out 'section is malformed'
+		# one without the other
+		craft section-id good.out d.out "$s:99"
+		rejects d.out 'tasks and task counts' 'together'
+	done
+	for m in task-count-count task-count-task task-count-swap \
+		task-count-samples; do
+		craft "$m" good.out d.out
+		rejects d.out 'task counts section is malformed'
+	done
+	for m in 0xffffffff 4096; do
+		craft task-comm-length good.out d.out "$m"
+		rejects d.out 'tasks section is malformed'
+	done
+}
+
+@test "task sections unknown to a reader are skipped: version 1 reads without them" {
+	make_profile good.out 100
+	write_craft
+	craft version good.out v1.out 1
+	run -0 "$UPROFILE" -i v1.out
+	run -0 "$UPROFILE" -i good.out
+	local want=$output
+	run -0 "$UPROFILE" -i v1.out
+	assert_equal "${output//v1.out/good.out}" "$want"
 }

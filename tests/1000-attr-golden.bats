@@ -18,7 +18,7 @@ load helpers
 	golden uprofile-triggered "$UPROFILE" --dry-run -t -e cpu-clock true
 }
 
-@test "kprofile: per-CPU events in every mode, no inheritance, no tracking" {
+@test "kprofile: per-CPU events in every mode, no inheritance, task names tracked (no maps)" {
 	golden kprofile-cycles "$KPROFILE" --dry-run -e cycles
 }
 

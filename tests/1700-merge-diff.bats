@@ -89,6 +89,14 @@ per_proc() {
 		<(echo "$pa") <(echo "$pb") | awk '{ print $1, $2 + $3 }')"
 	[[ $(per_proc) == *"leaf_work "* ]] || fail "no leaf_work: $(per_proc)"
 
+	# The tasks add up too: -by pid of the sum is each run's process.
+	local by
+	run -0 --separate-stderr "$UPROFILE" -i sum.umon -by pid --format json
+	by=$(jq -c '[.by_totals[] | .samples["cpu-clock"]] | sort' <<<"$output")
+	assert_equal "$by" "$(jq -nc --argjson a "$sa" --argjson b "$sb" '[$a, $b] | sort')"
+	run -0 --separate-stderr "$UPROFILE" -i a.umon -i b.umon -by pid --format json
+	assert_equal "$(jq -c '[.by_totals[] | .samples["cpu-clock"]] | sort' <<<"$output")" "$by"
+
 	# Every stack: its count in the sum is its count in a plus in b.
 	local fa fb fs
 	run -0 --separate-stderr "$UPROFILE" -i a.umon --format folded

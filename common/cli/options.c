@@ -32,7 +32,7 @@ enum {
 	OPT_REPORT_FILE, OPT_PMU, OPT_COUNT, OPT_START_AFTER,
 	OPT_BLOCKS, OPT_ASM, OPT_STRIDE, OPT_AVERAGE, OPT_CALLERS,
 	OPT_CALLEES, OPT_TREE, OPT_CALL_GRAPH, OPT_MERGE, OPT_DIFF,
-	OPT_FAIL_ABOVE, OPT_ALPHA, OPT_INLINE,
+	OPT_FAIL_ABOVE, OPT_ALPHA, OPT_INLINE, OPT_BY,
 };
 
 const struct argp_option fe_stat_options[] = {
@@ -169,6 +169,10 @@ const struct argp_option fe_display_options[] = {
 	  "procedures view: inlined code in rows of its own, 'f [inlined "
 	  "into g]' (default: part of the procedure it was inlined into)",
 	  4 },
+	{ "by", OPT_BY, "KEY[,KEY...]", 0,
+	  "split each row by comm (command name), pid, tid, cpu or object, "
+	  "and show the totals per value first (comm, pid, tid and cpu need "
+	  "a profile taken by this version)", 4 },
 	{ "format", OPT_FORMAT, "NAME", 0,
 	  "report format: text (default), json, csv (the rows); exports "
 	  "of the whole profile: folded ('root;...;leaf count' lines of "
@@ -442,6 +446,36 @@ static void parse_quit(struct report_options *ro, char *arg,
 	}
 }
 
+/* -by comm,pid,...: the keys as REPORT_BY_* bits. */
+static void parse_by(struct report_options *ro, const char *arg,
+		     struct argp_state *state)
+{
+	static const struct { const char *name; unsigned bit; } keys[] = {
+		{ "comm", REPORT_BY_COMM }, { "pid", REPORT_BY_PID },
+		{ "tid", REPORT_BY_TID }, { "cpu", REPORT_BY_CPU },
+		{ "object", REPORT_BY_OBJECT },
+	};
+	const char *p = arg;
+	size_t i, n;
+
+	ro->by = 0;
+	for (;;) {
+		n = strcspn(p, ",");
+		for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+			if (strlen(keys[i].name) == n &&
+			    !strncmp(keys[i].name, p, n))
+				break;
+		if (i == sizeof(keys) / sizeof(keys[0]))
+			argp_error(state, "bad -by '%s': keys are comm, pid, "
+				   "tid, cpu and object, separated by commas",
+				   arg);
+		ro->by |= keys[i].bit;
+		if (!p[n])
+			break;
+		p += n + 1;
+	}
+}
+
 /* "Display:" */
 static error_t parse_display_opt(int key, char *arg, struct argp_state *state)
 {
@@ -489,6 +523,7 @@ static error_t parse_display_opt(int key, char *arg, struct argp_state *state)
 		ro->stride = (long)u;
 		break;
 	case OPT_QUIT: parse_quit(ro, arg, state); break;
+	case OPT_BY: parse_by(ro, arg, state); break;
 	case OPT_ONLY:
 		if (add_str((char ***)&ro->only, &ro->nonly, &a->alloc_only,
 			    arg))
@@ -678,6 +713,19 @@ static void check_combinations(const struct fe_args *a,
 		argp_error(state, "-callers, -callees and -tree show "
 			   "procedures: -lines, -heavy, -blocks, -asm and "
 			   "-stride do not apply");
+	if (c->report.by && c->report.stack_view)
+		argp_error(state, "-by splits the rows of -procedures, "
+			   "-lines, -heavy, -blocks and -asm: -callers, "
+			   "-callees and -tree do not apply");
+	if (c->report.by && c->format != RUN_FORMAT_TEXT &&
+	    c->format != RUN_FORMAT_JSON)
+		argp_error(state, "-by applies to the text and json "
+			   "reports, not to --format %s",
+			   run_format_names[c->format]);
+	if ((c->report.by & REPORT_BY_TASK) && c->nra && a->input)
+		argp_error(state, "-by comm, pid, tid and cpu split the "
+			   "samples as taken: -ra of a profile does not "
+			   "apply");
 	if (c->report.stack_view && c->format == RUN_FORMAT_FOLDED)
 		argp_error(state, "--format folded writes every stack: "
 			   "-callers, -callees and -tree do not apply");

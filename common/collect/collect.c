@@ -72,13 +72,18 @@ struct collector *collector_new(enum collect_split split, size_t nstats)
 	c->procs = malloc(c->cap_procs * sizeof(*c->procs));
 	c->cap_agg = 4096;
 	c->agg = calloc(c->cap_agg, sizeof(*c->agg));
+	c->cap_threads = 64;
+	c->threads = malloc(c->cap_threads * sizeof(*c->threads));
 	if (!c->samples || !c->lost || !c->row_modes || !c->exact ||
-	    !c->procs || !c->agg) {
+	    !c->procs || !c->agg || !c->threads) {
 		collector_free(c);
 		return NULL;
 	}
 	for (size_t i = 0; i < c->cap_procs; i++)
 		c->procs[i].pid = NO_PROC;
+	for (size_t i = 0; i < c->cap_threads; i++)
+		c->threads[i].tid = NO_PROC;
+	c->task_nobody = NO_TASK;
 	c->obj_kernel = add_object(c, PROF_OBJ_KERNEL, "[kernel.kallsyms]",
 				   NULL, 0, 0, 0, 0);
 	c->obj_unknown = add_object(c, PROF_OBJ_ANON, "[unknown]", NULL, 0,
@@ -108,6 +113,8 @@ void collector_free(struct collector *c)
 			free(c->procs[i].maps);
 	free(c->procs);
 	free(c->agg);
+	free(c->threads);
+	free(c->tasks);
 	for (i = 0; i < c->nparked; i++)
 		free(c->parked[i].copy);
 	free(c->parked);
@@ -243,6 +250,118 @@ static uint64_t caller_of(struct collector *c, const struct collect_sample *s)
 	return s->ip;
 }
 
+/* ---- threads and their names ------------------------------------------ */
+
+static struct thread *thread_find(struct collector *c, uint32_t tid)
+{
+	size_t mask = c->cap_threads - 1, i = mix64(tid) & mask;
+
+	if (tid == NO_PROC)	/* the empty slots' mark: no thread */
+		return NULL;
+	for (;; i = (i + 1) & mask) {
+		if (c->threads[i].tid == tid)
+			return &c->threads[i];
+		if (c->threads[i].tid == NO_PROC)
+			return NULL;
+	}
+}
+
+static int threads_grow(struct collector *c)
+{
+	size_t ncap = c->cap_threads * 2, i, j;
+	struct thread *n = malloc(ncap * sizeof(*n));
+
+	if (!n)
+		return -1;
+	for (i = 0; i < ncap; i++)
+		n[i].tid = NO_PROC;
+	for (i = 0; i < c->cap_threads; i++) {
+		if (c->threads[i].tid == NO_PROC)
+			continue;
+		j = mix64(c->threads[i].tid) & (ncap - 1);
+		while (n[j].tid != NO_PROC)
+			j = (j + 1) & (ncap - 1);
+		n[j] = c->threads[i];
+	}
+	free(c->threads);
+	c->threads = n;
+	c->cap_threads = ncap;
+	return 0;
+}
+
+/* The thread tid of pid, made when new (name unknown, but the idle
+ * tasks': tid 0 on every CPU, which no record names). */
+static struct thread *thread_get(struct collector *c, uint32_t pid,
+				 uint32_t tid)
+{
+	struct thread *t;
+	size_t mask, i;
+
+	if (tid == NO_PROC)
+		return NULL;
+	t = thread_find(c, tid);
+	if (t) {
+		if (t->pid != pid) {	/* the tid was reused */
+			t->pid = pid;
+			t->comm[0] = '\0';
+			t->task = NO_TASK;
+		}
+		return t;
+	}
+	if ((c->nthreads + 1) * 4 > c->cap_threads * 3 && threads_grow(c)) {
+		c->oom = 1;
+		return NULL;
+	}
+	mask = c->cap_threads - 1;
+	i = mix64(tid) & mask;
+	while (c->threads[i].tid != NO_PROC)
+		i = (i + 1) & mask;
+	t = &c->threads[i];
+	memset(t, 0, sizeof(*t));
+	t->tid = tid;
+	t->pid = pid;
+	t->task = NO_TASK;
+	if (tid == 0)
+		strcpy(t->comm, "swapper");
+	c->nthreads++;
+	return t;
+}
+
+static void thread_name(struct thread *t, const char *comm)
+{
+	if (!strncmp(t->comm, comm, COMM_LEN - 1) &&
+	    strlen(comm) < COMM_LEN)
+		return;
+	snprintf(t->comm, sizeof(t->comm), "%s", comm);
+	t->task = NO_TASK;
+}
+
+/* The task a sample of pid/tid is charged to: its thread under the
+ * name it has now. */
+static uint32_t task_of(struct collector *c, uint32_t pid, uint32_t tid)
+{
+	struct thread *t = thread_get(c, pid, tid);
+	uint32_t *cached = t ? &t->task : &c->task_nobody;
+	struct task *k;
+
+	if (!t && (tid != NO_PROC || c->oom))
+		return NO_TASK;
+	if (*cached != NO_TASK)
+		return *cached;
+	if (ALLOC_GROW(c->tasks, c->ntasks + 1, c->alloc_tasks)) {
+		c->oom = 1;
+		return NO_TASK;
+	}
+	k = &c->tasks[c->ntasks];
+	k->pid = pid;
+	k->tid = tid;
+	memset(k->comm, 0, sizeof(k->comm));
+	if (t)
+		memcpy(k->comm, t->comm, sizeof(k->comm));
+	*cached = (uint32_t)c->ntasks++;
+	return *cached;
+}
+
 /* ---- processes --------------------------------------------------------- */
 
 static struct process *proc_find(struct collector *c, uint32_t pid)
@@ -366,6 +485,10 @@ void collector_comm(struct collector *c, uint32_t pid, uint32_t tid,
 	struct process *p;
 	size_t i;
 
+	struct thread *t = thread_get(c, pid, tid);
+
+	if (t)
+		thread_name(t, comm);
 	if (!exec)
 		return;
 	expect_process(c, pid);
@@ -379,11 +502,22 @@ void collector_comm(struct collector *c, uint32_t pid, uint32_t tid,
 }
 
 void collector_fork(struct collector *c, uint32_t pid, uint32_t ppid,
-		    uint64_t time)
+		    uint32_t tid, uint32_t ptid, uint64_t time)
 {
 	struct process *parent, *child;
+	struct thread *maker = thread_find(c, ptid), *t;
+	char comm[COMM_LEN] = "";
 	size_t i;
 
+	if (maker && maker->pid == ppid)
+		memcpy(comm, maker->comm, sizeof(comm));
+	t = thread_get(c, pid, tid);
+	if (t) {
+		/* A fresh thread: whatever the tid had before is gone. */
+		t->comm[0] = '\0';
+		thread_name(t, comm);
+		t->task = NO_TASK;
+	}
 	if (pid == ppid)	/* a new thread shares its process's maps */
 		return;
 	expect_process(c, pid);
@@ -417,6 +551,14 @@ void collector_exit(struct collector *c, uint32_t pid, uint32_t tid,
 
 /* ---- aggregation ------------------------------------------------------- */
 
+static size_t agg_hash(uint32_t obj, uint64_t offset, uint32_t stat,
+		       uint32_t split, uint32_t task, uint32_t cpu)
+{
+	return (size_t)mix64(offset ^ ((uint64_t)obj << 40) ^
+			     ((uint64_t)stat << 56) ^ ((uint64_t)split << 20) ^
+			     mix64(((uint64_t)task << 32) | cpu));
+}
+
 static int agg_grow(struct collector *c)
 {
 	size_t ncap = c->cap_agg * 2, i;
@@ -430,9 +572,8 @@ static int agg_grow(struct collector *c)
 
 		if (!e->used)
 			continue;
-		j = mix64(e->offset ^ ((uint64_t)e->obj << 40) ^
-			  ((uint64_t)e->stat << 56) ^ ((uint64_t)e->split << 20))
-		    & (ncap - 1);
+		j = agg_hash(e->obj, e->offset, e->stat, e->split, e->task,
+			     e->cpu) & (ncap - 1);
 		while (n[j].used)
 			j = (j + 1) & (ncap - 1);
 		n[j] = *e;
@@ -444,7 +585,8 @@ static int agg_grow(struct collector *c)
 }
 
 static void aggregate(struct collector *c, uint32_t obj, uint64_t offset,
-		      uint32_t stat, uint32_t split, uint64_t period)
+		      uint32_t stat, uint32_t split, uint32_t task,
+		      uint32_t cpu, uint64_t period)
 {
 	size_t mask, i;
 	struct agg_entry *e;
@@ -455,14 +597,13 @@ static void aggregate(struct collector *c, uint32_t obj, uint64_t offset,
 		return;
 	}
 	mask = c->cap_agg - 1;
-	i = mix64(offset ^ ((uint64_t)obj << 40) ^ ((uint64_t)stat << 56) ^
-		  ((uint64_t)split << 20)) & mask;
+	i = agg_hash(obj, offset, stat, split, task, cpu) & mask;
 	for (;; i = (i + 1) & mask) {
 		e = &c->agg[i];
 		if (!e->used)
 			break;
 		if (e->offset == offset && e->obj == obj && e->stat == stat &&
-		    e->split == split) {
+		    e->split == split && e->task == task && e->cpu == cpu) {
 			e->samples += n;
 			e->weight += period;
 			return;
@@ -473,6 +614,8 @@ static void aggregate(struct collector *c, uint32_t obj, uint64_t offset,
 	e->obj = obj;
 	e->stat = stat;
 	e->split = split;
+	e->task = task;
+	e->cpu = cpu;
 	e->samples = n;
 	e->weight = period;
 	c->nagg++;
@@ -528,7 +671,7 @@ const struct mapping *collect_find_mapping(struct collector *c, uint32_t pid,
 
 /* Returns 0 when the sample was charged, -1 when its map is unknown. */
 static int charge_user(struct collector *c, const struct collect_sample *s,
-		       int final)
+		       uint32_t task, int final)
 {
 	const struct mapping *m = collect_find_mapping(c, s->pid, s->ip,
 						       s->time);
@@ -537,10 +680,11 @@ static int charge_user(struct collector *c, const struct collect_sample *s,
 		uint64_t off = c->objects[m->obj].kind == PROF_OBJ_ANON ?
 			       s->ip : s->ip - m->start + m->pgoff;
 
-		aggregate(c, m->obj, off, s->stat, split_of(c, s), s->period);
+		aggregate(c, m->obj, off, s->stat, split_of(c, s), task,
+			  s->cpu, s->period);
 	} else if (final) {
 		aggregate(c, c->obj_unknown, s->ip, s->stat, split_of(c, s),
-			  s->period);
+			  task, s->cpu, s->period);
 	} else {
 		return -1;
 	}
@@ -551,10 +695,12 @@ static int charge_user(struct collector *c, const struct collect_sample *s,
 
 void collector_sample(struct collector *c, const struct collect_sample *s)
 {
-	uint32_t split = split_of(c, s);
+	uint32_t split = split_of(c, s), task;
 
 	if (s->stat >= c->nstats)
 		return;
+	/* Named now: a name it takes later is not this sample's. */
+	task = task_of(c, s->pid, s->tid);
 	switch (s->cpumode) {
 	case PERF_RECORD_MISC_KERNEL:
 		count_mode(c, s->cpu, s->pid == 0 ? PROF_MODE_IDLE :
@@ -565,7 +711,7 @@ void collector_sample(struct collector *c, const struct collect_sample *s)
 		aggregate(c, c->obj_kernel,
 			  c->nranges && in_ranges(c, s->ip) ?
 			  caller_of(c, s) : s->ip,
-			  s->stat, split, s->period);
+			  s->stat, split, task, s->cpu, s->period);
 		if (c->stacks)
 			collect_stacks_charge(c, s, split);
 		return;
@@ -579,19 +725,22 @@ void collector_sample(struct collector *c, const struct collect_sample *s)
 	case PERF_RECORD_MISC_GUEST_USER:
 		count_mode(c, s->cpu, PROF_MODE_GUEST);
 		c->samples[s->stat] += c->exact[s->stat] ? s->period : 1;
-		aggregate(c, c->obj_guest, s->ip, s->stat, split, s->period);
+		aggregate(c, c->obj_guest, s->ip, s->stat, split, task,
+			  s->cpu, s->period);
 		return;
 	case PERF_RECORD_MISC_HYPERVISOR:
 		count_mode(c, s->cpu, PROF_MODE_HV);
 		c->samples[s->stat] += c->exact[s->stat] ? s->period : 1;
-		aggregate(c, c->obj_hv, s->ip, s->stat, split, s->period);
+		aggregate(c, c->obj_hv, s->ip, s->stat, split, task, s->cpu,
+			  s->period);
 		return;
 	default:
 		c->samples[s->stat] += c->exact[s->stat] ? s->period : 1;
-		aggregate(c, c->obj_unknown, s->ip, s->stat, split, s->period);
+		aggregate(c, c->obj_unknown, s->ip, s->stat, split, task,
+			  s->cpu, s->period);
 		return;
 	}
-	if (charge_user(c, s, 0) == 0)
+	if (charge_user(c, s, task, 0) == 0)
 		return;
 	if (ALLOC_GROW(c->parked, c->nparked + 1, c->alloc_parked)) {
 		c->oom = 1;
@@ -599,6 +748,7 @@ void collector_sample(struct collector *c, const struct collect_sample *s)
 	}
 	c->parked[c->nparked].s = *s;
 	c->parked[c->nparked].copy = NULL;
+	c->parked[c->nparked].task = task;
 	c->parked[c->nparked].rounds = 0;
 	/* The sample points into the ring buffer, which moves on. */
 	if (c->stacks) {
@@ -620,7 +770,7 @@ static void retry_parked(struct collector *c, int final)
 		struct parked *p = &c->parked[i];
 		int last = final || ++p->rounds >= PENDING_ROUNDS;
 
-		if (charge_user(c, &p->s, last) == 0) {
+		if (charge_user(c, &p->s, p->task, last) == 0) {
 			free(p->copy);
 			continue;
 		}
@@ -712,6 +862,97 @@ static int add_profile_object(struct collector *c, struct profile *p,
 	return idx;
 }
 
+static int cmp_agg(const void *a, const void *b)
+{
+	const struct agg_entry *x = *(const struct agg_entry *const *)a;
+	const struct agg_entry *y = *(const struct agg_entry *const *)b;
+
+	if (x->obj != y->obj)
+		return x->obj < y->obj ? -1 : 1;
+	if (x->stat != y->stat)
+		return x->stat < y->stat ? -1 : 1;
+	if (x->offset != y->offset)
+		return x->offset < y->offset ? -1 : 1;
+	if (x->task != y->task)
+		return x->task < y->task ? -1 : 1;
+	return x->cpu < y->cpu ? -1 : x->cpu > y->cpu;
+}
+
+/* The counts of split in p, and their task counts: the entries of one
+ * (object, statistic, offset) summed into its count, each one a task
+ * count, the tasks added as used. */
+static int build_counts(struct collector *c, uint32_t split,
+			struct profile *p, uint32_t *remap)
+{
+	const struct agg_entry **es = NULL;
+	uint32_t *tremap = NULL;
+	size_t n = 0, alloc = 0, i, j;
+	int r = -PROF_ENOMEM;
+
+	for (i = 0; i < c->cap_agg; i++) {
+		const struct agg_entry *e = &c->agg[i];
+
+		if (!e->used || e->split != split || e->stat >= p->nstats)
+			continue;
+		if (ALLOC_GROW(es, n + 1, alloc))
+			goto out;
+		es[n++] = e;
+	}
+	tremap = malloc((c->ntasks ? c->ntasks : 1) * sizeof(*tremap));
+	if (!tremap)
+		goto out;
+	for (i = 0; i < c->ntasks; i++)
+		tremap[i] = NO_TASK;
+	if (n > 1)
+		qsort(es, n, sizeof(*es), cmp_agg);
+	for (i = 0; i < n; i = j) {
+		const struct agg_entry *e = es[i];
+		struct prof_count k = { .stat = e->stat, .offset = e->offset };
+
+		if (remap[e->obj] == UINT32_MAX &&
+		    (r = add_profile_object(c, p, remap, e->obj)) < 0)
+			goto out;
+		r = -PROF_ENOMEM;
+		k.obj = remap[e->obj];
+		for (j = i; j < n && es[j]->obj == e->obj &&
+		     es[j]->stat == e->stat && es[j]->offset == e->offset;
+		     j++) {
+			const struct agg_entry *x = es[j];
+			struct prof_task_count tc = {
+				.cpu = x->cpu, .obj = k.obj, .stat = k.stat,
+				.offset = k.offset, .samples = x->samples,
+				.weight = x->weight,
+			};
+			const struct task *t;
+			int ti;
+
+			k.samples += x->samples;
+			k.weight += x->weight;
+			if (x->task >= c->ntasks)
+				continue;
+			t = &c->tasks[x->task];
+			if (tremap[x->task] == NO_TASK) {
+				ti = profile_add_task(p, t->pid, t->tid,
+						      t->comm);
+				if (ti < 0)
+					goto out;
+				tremap[x->task] = (uint32_t)ti;
+			}
+			tc.task = tremap[x->task];
+			if (profile_add_task_count(p, &tc) < 0)
+				goto out;
+		}
+		if (profile_add_count(p, &k) < 0)
+			goto out;
+		p->stats[e->stat].samples += k.samples;
+	}
+	r = 0;
+out:
+	free(es);
+	free(tremap);
+	return r;
+}
+
 static int build_one(struct collector *c, const struct profile *tpl,
 		     uint32_t split, struct profile **out)
 {
@@ -741,27 +982,10 @@ static int build_one(struct collector *c, const struct profile *tpl,
 		return -PROF_ENOMEM;
 	for (i = 0; i < c->nobjects; i++)
 		remap[i] = UINT32_MAX;
-	for (i = 0; i < c->cap_agg; i++) {
-		const struct agg_entry *e = &c->agg[i];
-		struct prof_count k;
-
-		if (!e->used || e->split != split || e->stat >= p->nstats)
-			continue;
-		if (remap[e->obj] == UINT32_MAX &&
-		    (r = add_profile_object(c, p, remap, e->obj)) < 0) {
-			free(remap);
-			return r;
-		}
-		k.obj = remap[e->obj];
-		k.stat = e->stat;
-		k.offset = e->offset;
-		k.samples = e->samples;
-		k.weight = e->weight;
-		if (profile_add_count(p, &k) < 0) {
-			free(remap);
-			return -PROF_ENOMEM;
-		}
-		p->stats[e->stat].samples += e->samples;
+	r = build_counts(c, split, p, remap);
+	if (r < 0) {
+		free(remap);
+		return r;
 	}
 	if (c->stacks &&
 	    (r = collect_stacks_build(c, split, p, remap,

@@ -8,8 +8,9 @@
  * process, with each mapping valid over a time interval (so a sample is
  * attributed to the image that was mapped when it was taken, across exec
  * and munmap), and aggregates every sample at once into a hash table keyed
- * by (object, offset, statistic[, pid or cpu]).  Nothing per sample is
- * kept.  A sample whose process or mapping is not known yet (records of
+ * by (object, offset, statistic, task, cpu[, pid or cpu of the split]),
+ * where a task is a thread under one name (COMM records).  Nothing per
+ * sample is kept.  A sample whose process or mapping is not known yet (records of
  * another CPU's buffer not drained yet) is parked and retried after the
  * round; what stays unknown at the end is charged to "[unknown]".
  *
@@ -118,10 +119,15 @@ void collector_mmap(struct collector *c, uint32_t pid, uint64_t start,
 		    uint64_t len, uint64_t pgoff, const char *path,
 		    const uint8_t *build_id, size_t build_id_len,
 		    uint64_t time);
+/* A thread's name (exec: it also replaced the address space); also for
+ * the threads that exist before collection, from /proc (time 0).  Samples
+ * are split by (process, thread, name) for reports' -by. */
 void collector_comm(struct collector *c, uint32_t pid, uint32_t tid,
 		    const char *comm, int exec, uint64_t time);
+/* A new process (pid != ppid) or thread, tid, made by ptid: it has its
+ * maker's name. */
 void collector_fork(struct collector *c, uint32_t pid, uint32_t ppid,
-		    uint64_t time);
+		    uint32_t tid, uint32_t ptid, uint64_t time);
 void collector_exit(struct collector *c, uint32_t pid, uint32_t tid,
 		    uint64_t time);
 void collector_sample(struct collector *c, const struct collect_sample *s);

@@ -42,12 +42,32 @@ struct agg_entry {
 	uint64_t offset;
 	uint32_t obj, stat, split;
 	uint32_t used;
+	uint32_t task, cpu;	/* the task that ran, on that CPU */
 	uint64_t samples, weight;
+};
+
+#define NO_TASK UINT32_MAX
+/* The kernel's TASK_COMM_LEN: names are at most 15 bytes. */
+#define COMM_LEN 16
+
+/* A thread and its name now (open addressing by tid). */
+struct thread {
+	uint32_t tid;		/* NO_PROC: empty slot */
+	uint32_t pid;
+	uint32_t task;		/* its task with this name, or NO_TASK */
+	char comm[COMM_LEN];	/* "" unknown */
+};
+
+/* What samples are charged to: a thread under one name. */
+struct task {
+	uint32_t pid, tid;
+	char comm[COMM_LEN];
 };
 
 struct parked {
 	struct collect_sample s;
 	void *copy;		/* the sample's chain, registers, stack */
+	uint32_t task;		/* when the sample was taken */
 	unsigned rounds;
 };
 
@@ -65,6 +85,13 @@ struct collector {
 
 	struct agg_entry *agg;	/* open addressing */
 	size_t nagg, cap_agg;
+
+	struct thread *threads;	/* open addressing by tid */
+	size_t nthreads, cap_threads;
+	struct task *tasks;
+	size_t ntasks, alloc_tasks;
+	uint32_t task_nobody;	/* samples of tid -1 (not in our pid
+				 * namespace), or NO_TASK before any */
 
 	struct parked *parked;
 	size_t nparked, alloc_parked;

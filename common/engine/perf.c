@@ -272,8 +272,9 @@ static void build_attr(const struct perf_event_spec *sp,
 		a->type = PERF_TYPE_SOFTWARE;
 		a->config = PERF_COUNT_SW_DUMMY;
 		a->sample_period = 1;
-		a->mmap = 1;
-		a->mmap2 = 1;
+		/* Without maps to follow, the names of tasks only. */
+		a->mmap = !!t->track;
+		a->mmap2 = !!t->track;
 		a->comm = 1;
 		a->comm_exec = 1;
 		a->task = 1;
@@ -382,7 +383,7 @@ static int plan_opens(const struct perf_event_spec *specs, size_t nspecs,
 	size_t i, j, n = 0;
 
 	*npm = 0;
-	if (t->track)
+	if (t->track || t->track_tasks)
 		op[n++] = (struct opener){ .sp = NULL, .stat = NO_STAT,
 					   .pm = -1 };
 	for (i = 0; i < nspecs; i++)
@@ -1226,6 +1227,7 @@ static void deliver(struct perf_session *s, const uint8_t *p)
 	case PERF_RECORD_FORK:
 		if (h->size >= sizeof(*h) + 24)
 			collector_fork(s->col, rd32(b), rd32(b + 4),
+				       rd32(b + 8), rd32(b + 12),
 				       rd64(b + 16));
 		return;
 	case PERF_RECORD_EXIT:

@@ -105,6 +105,8 @@ struct perf_target {
 	int enable_on_exec;	/* TASKS: counting starts at the task's exec */
 	int triggered;		/* sampling waits for perf_session_enable() */
 	int track;		/* follow mmap/comm/fork/exit (user symbols) */
+	int track_tasks;	/* without track: follow comm/fork/exit only
+				 * (the names of tasks, for -by) */
 	size_t ring_pages;	/* data pages per buffer (power of 2), 0: 64 */
 	const struct perf_trigger *trigger;	/* --start-after, or NULL */
 };

@@ -48,6 +48,39 @@ static int synthesize_from(struct collector *col, pid_t pid, const char *path)
 	return n;
 }
 
+/* The names of the threads of an existing process, from /proc: no COMM
+ * record names them. */
+static void synthesize_comms(struct collector *col, pid_t pid)
+{
+	char path[96], comm[64];
+	DIR *d;
+	struct dirent *e;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	d = opendir(path);
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		long tid;
+		FILE *f;
+
+		if (parse_int(e->d_name, 1, INT_MAX, &tid))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%ld/comm",
+			 (int)pid, tid);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fgets(comm, sizeof(comm), f)) {
+			comm[strcspn(comm, "\n")] = '\0';
+			collector_comm(col, (uint32_t)pid, (uint32_t)tid, comm,
+				       0, 0);
+		}
+		fclose(f);
+	}
+	closedir(d);
+}
+
 /*
  * Synthesize the mappings of an existing process from /proc.  A process
  * whose main thread has exited (pthread_exit) shows empty maps under its
@@ -59,6 +92,7 @@ void proc_synthesize_maps(struct collector *col, pid_t pid)
 	DIR *d;
 	struct dirent *e;
 
+	synthesize_comms(col, pid);
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
 	if (synthesize_from(col, pid, path))
 		return;
@@ -250,6 +284,22 @@ int proc_check_attach(pid_t pid, const char *tool, int attach,
 			 "ptrace access to it (a program that changed its "
 			 "credentials, or a security policy): run %s as root",
 			 (int)pid, ts.comm, tool);
+}
+
+void proc_synthesize_names(struct collector *col)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		long pid;
+
+		if (!parse_int(e->d_name, 1, INT_MAX, &pid))
+			synthesize_comms(col, (pid_t)pid);
+	}
+	closedir(d);
 }
 
 void proc_synthesize_all(struct collector *col)

@@ -16,6 +16,9 @@ struct collector;
  * view when its main thread has exited), or of every process. */
 void proc_synthesize_maps(struct collector *col, pid_t pid);
 void proc_synthesize_all(struct collector *col);
+/* Only the names of the threads of every process (which maps and
+ * proc_synthesize_all() give too). */
+void proc_synthesize_names(struct collector *col);
 
 /* The threads of pid, in a new array; -PROF_ENOENT when there is no
  * such process. */

@@ -465,12 +465,108 @@ static void merge_meta(struct profile *dst, const struct profile *src,
 		dst->stack_dump = src->stack_dump;
 }
 
+static int cmp_task_count(const void *a, const void *b)
+{
+	const struct prof_task_count *x = a, *y = b;
+
+	if (x->task != y->task)
+		return x->task < y->task ? -1 : 1;
+	if (x->cpu != y->cpu)
+		return x->cpu < y->cpu ? -1 : 1;
+	if (x->obj != y->obj)
+		return x->obj < y->obj ? -1 : 1;
+	if (x->stat != y->stat)
+		return x->stat < y->stat ? -1 : 1;
+	return cmp_u64(x->offset, y->offset);
+}
+
+/* Forget the tasks: the sum holds counts no task accounts for. */
+static void drop_tasks(struct profile *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->ntasks; i++)
+		free(p->tasks[i].comm);
+	p->ntasks = p->ntask_counts = 0;
+}
+
+/*
+ * Tasks: the same (pid, tid, command name) is one task, and the task
+ * counts of the same (task, cpu, object, statistic, offset) add up.  When
+ * one profile has counts but no tasks (taken before tasks were recorded),
+ * the sum has none: -by then says so instead of splitting part of it.
+ */
+static int merge_tasks(struct profile *dst, const struct profile *src,
+		       const uint32_t *objs, const uint32_t *stats,
+		       int dst_had_tasks)
+{
+	uint32_t *remap;
+	size_t i, j, n;
+
+	if (!dst_had_tasks ||
+	    (!src->ntasks && src->ncounts)) {
+		drop_tasks(dst);
+		return 0;
+	}
+	remap = calloc(src->ntasks + 1, sizeof(*remap));
+	if (!remap)
+		return -PROF_ENOMEM;
+	for (i = 0; i < src->ntasks; i++) {
+		const struct prof_task *t = &src->tasks[i];
+		int idx;
+
+		for (j = 0; j < dst->ntasks; j++)
+			if (dst->tasks[j].pid == t->pid &&
+			    dst->tasks[j].tid == t->tid &&
+			    !strcmp(dst->tasks[j].comm, t->comm))
+				break;
+		if (j == dst->ntasks) {
+			idx = profile_add_task(dst, t->pid, t->tid, t->comm);
+			if (idx < 0) {
+				free(remap);
+				return -PROF_ENOMEM;
+			}
+			j = (size_t)idx;
+		}
+		remap[i] = (uint32_t)j;
+	}
+	for (i = 0; i < src->ntask_counts; i++) {
+		struct prof_task_count c = src->task_counts[i];
+
+		c.task = remap[c.task];
+		c.obj = objs[c.obj];
+		c.stat = stats[c.stat];
+		if (profile_add_task_count(dst, &c) < 0) {
+			free(remap);
+			return -PROF_ENOMEM;
+		}
+	}
+	free(remap);
+	if (dst->ntask_counts > 1)
+		qsort(dst->task_counts, dst->ntask_counts,
+		      sizeof(*dst->task_counts), cmp_task_count);
+	for (i = n = 0; i < dst->ntask_counts; i++) {
+		struct prof_task_count *c = &dst->task_counts[i];
+
+		if (n && !cmp_task_count(&dst->task_counts[n - 1], c)) {
+			dst->task_counts[n - 1].samples += c->samples;
+			dst->task_counts[n - 1].weight += c->weight;
+		} else {
+			dst->task_counts[n++] = *c;
+		}
+	}
+	dst->ntask_counts = n;
+	return 0;
+}
+
 int profile_merge(struct profile *dst, const struct profile *src,
 		  const char *dst_name, const char *src_name)
 {
 	const char *dn = name_or(dst_name, "the first profile");
 	const char *sn = name_or(src_name, "the second profile");
 	uint32_t *stats, *objs = NULL, *frames = NULL, *stacks = NULL;
+	/* a profile that was empty takes src's tasks */
+	int had_tasks = dst->ntasks > 0 || !dst->ncounts;
 	int err;
 
 	stats = calloc(src->nstats + 1, sizeof(*stats));
@@ -488,6 +584,8 @@ int profile_merge(struct profile *dst, const struct profile *src,
 	err = profile_map_objects(dst, src, objs);
 	if (!err)
 		err = merge_counts(dst, src, objs, stats);
+	if (!err)
+		err = merge_tasks(dst, src, objs, stats, had_tasks);
 	if (!err)
 		err = merge_frames(dst, src, objs, frames);
 	if (!err)

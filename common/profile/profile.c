@@ -33,7 +33,9 @@ enum section_id {
 	SEC_FRAMES = 7,		/* optional, version 2: 7-9 together */
 	SEC_STACKS = 8,
 	SEC_STACK_COUNTS = 9,
-	SEC_LAST = SEC_STACK_COUNTS
+	SEC_TASKS = 10,		/* optional: 10-11 together */
+	SEC_TASK_COUNTS = 11,
+	SEC_LAST = SEC_TASK_COUNTS
 };
 
 #define HEADER_SIZE 32
@@ -85,6 +87,10 @@ void profile_free(struct profile *p)
 	free(p->stack_frames);
 	free(p->stacks);
 	free(p->stack_counts);
+	for (i = 0; i < p->ntasks; i++)
+		free(p->tasks[i].comm);
+	free(p->tasks);
+	free(p->task_counts);
 	for (i = 0; i < p->nksyms; i++) {
 		free(p->ksyms[i].name);
 		free(p->ksyms[i].module);
@@ -196,6 +202,147 @@ void profile_sort_stack_counts(struct profile *p)
 	if (p->nstack_counts > 1)
 		qsort(p->stack_counts, p->nstack_counts,
 		      sizeof(*p->stack_counts), cmp_stack_count);
+}
+
+/* ---- tasks ------------------------------------------------------------ */
+
+int profile_add_task(struct profile *p, uint32_t pid, uint32_t tid,
+		     const char *comm)
+{
+	struct prof_task *t;
+
+	if (ALLOC_GROW(p->tasks, p->ntasks + 1, p->alloc_tasks))
+		return -PROF_ENOMEM;
+	t = &p->tasks[p->ntasks];
+	t->pid = pid;
+	t->tid = tid;
+	t->comm = dup_or_empty(comm);
+	if (!t->comm)
+		return -PROF_ENOMEM;
+	return (int)p->ntasks++;
+}
+
+int profile_add_task_count(struct profile *p,
+			   const struct prof_task_count *c)
+{
+	if (ALLOC_GROW(p->task_counts, p->ntask_counts + 1,
+		       p->alloc_task_counts))
+		return -PROF_ENOMEM;
+	p->task_counts[p->ntask_counts] = *c;
+	return (int)p->ntask_counts++;
+}
+
+/* A task count as the file has it: the index of its count. */
+struct task_entry {
+	uint32_t count, task, cpu;
+	uint64_t samples, weight;
+};
+
+static int cmp_task_entry(const void *a, const void *b)
+{
+	const struct task_entry *x = a, *y = b;
+
+	if (x->count != y->count)
+		return x->count < y->count ? -1 : 1;
+	if (x->task != y->task)
+		return x->task < y->task ? -1 : 1;
+	return x->cpu < y->cpu ? -1 : x->cpu > y->cpu;
+}
+
+static int cmp_count_at(const void *a, const void *b, void *ctx)
+{
+	const struct prof_count *counts = ctx;
+
+	return profile_count_cmp(&counts[*(const uint32_t *)a],
+				 &counts[*(const uint32_t *)b]);
+}
+
+/* The index of the count at (obj, stat, offset), through byidx (count
+ * indices in profile_count_cmp() order), or -1. */
+static long count_index(const struct profile *p, const uint32_t *byidx,
+			const struct prof_task_count *tc)
+{
+	struct prof_count key = { .obj = tc->obj, .stat = tc->stat,
+				  .offset = tc->offset };
+	size_t lo = 0, hi = p->ncounts;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = profile_count_cmp(&key, &p->counts[byidx[mid]]);
+
+		if (!c)
+			return byidx[mid];
+		if (c < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return -1;
+}
+
+/*
+ * The task counts as file entries, sorted by (count, task, cpu), in
+ * *out (n = ntask_counts); 1 when they are whole (see
+ * profile_tasks_consistent()), 0 when not, -PROF_ENOMEM.
+ */
+static int task_entries(const struct profile *p, struct task_entry **out)
+{
+	size_t n = p->ntask_counts, i, j;
+	uint32_t *byidx = malloc((p->ncounts ? p->ncounts : 1) *
+				 sizeof(*byidx));
+	struct task_entry *e = malloc((n ? n : 1) * sizeof(*e));
+	int ok = 1;
+
+	*out = NULL;
+	if (!byidx || !e) {
+		free(byidx);
+		free(e);
+		return -PROF_ENOMEM;
+	}
+	for (i = 0; i < p->ncounts; i++)
+		byidx[i] = (uint32_t)i;
+	qsort_r(byidx, p->ncounts, sizeof(*byidx), cmp_count_at,
+		p->counts);
+	for (i = 0; i < n && ok; i++) {
+		const struct prof_task_count *tc = &p->task_counts[i];
+		long k = count_index(p, byidx, tc);
+
+		ok = k >= 0 && tc->task < p->ntasks;
+		e[i] = (struct task_entry){ .count = (uint32_t)k,
+			.task = tc->task, .cpu = tc->cpu,
+			.samples = tc->samples, .weight = tc->weight };
+	}
+	free(byidx);
+	if (ok && n > 1)
+		qsort(e, n, sizeof(*e), cmp_task_entry);
+	/* One entry per (count, task, cpu); each count's add up. */
+	for (i = 0; ok && i < n; i = j) {
+		uint64_t s = 0, w = 0;
+
+		for (j = i; j < n && e[j].count == e[i].count; j++) {
+			if (j > i && !cmp_task_entry(&e[j - 1], &e[j]))
+				ok = 0;
+			s += e[j].samples;
+			w += e[j].weight;
+		}
+		ok = ok && s == p->counts[e[i].count].samples &&
+		     w == p->counts[e[i].count].weight;
+	}
+	if (!ok) {
+		free(e);
+		return 0;
+	}
+	*out = e;
+	return 1;
+}
+
+int profile_tasks_consistent(const struct profile *p)
+{
+	struct task_entry *e;
+	int r = task_entries(p, &e);
+
+	free(e);
+	return r;
 }
 
 const char *profile_stack_end_name(enum prof_stack_end end)
@@ -664,6 +811,40 @@ static void encode_stack_counts(struct buf *b, const struct profile *p)
 	free(sc);
 }
 
+static void encode_tasks(struct buf *b, const struct profile *p)
+{
+	size_t i;
+
+	put_u32(b, (uint32_t)p->ntasks);
+	for (i = 0; i < p->ntasks; i++) {
+		put_u32(b, p->tasks[i].pid);
+		put_u32(b, p->tasks[i].tid);
+		put_str(b, p->tasks[i].comm);
+	}
+}
+
+/* By count index: the file's counts are in memory order. */
+static void encode_task_counts(struct buf *b, const struct profile *p)
+{
+	struct task_entry *e;
+	size_t i;
+
+	if (task_entries(p, &e) <= 0) {
+		b->failed = 1;
+		return;
+	}
+	put_u32(b, (uint32_t)p->ntask_counts);
+	for (i = 0; i < p->ntask_counts; i++) {
+		put_u32(b, e[i].count);
+		put_u32(b, e[i].task);
+		put_u32(b, e[i].cpu);
+		put_u32(b, 0);
+		put_u64(b, e[i].samples);
+		put_u64(b, e[i].weight);
+	}
+	free(e);
+}
+
 static int encode(const struct profile *p, struct buf *b)
 {
 	static void (*const enc[])(struct buf *, const struct profile *) = {
@@ -676,17 +857,22 @@ static int encode(const struct profile *p, struct buf *b)
 		[SEC_FRAMES] = encode_frames,
 		[SEC_STACKS] = encode_stacks,
 		[SEC_STACK_COUNTS] = encode_stack_counts,
+		[SEC_TASKS] = encode_tasks,
+		[SEC_TASK_COUNTS] = encode_task_counts,
 	};
 	uint32_t ids[SEC_LAST], nsec = 0, id, i;
 	size_t table, start;
 	uint8_t zero[SECTION_ENTRY_SIZE] = { 0 };
+	int has_tasks = p->ntasks && profile_tasks_consistent(p) > 0;
 
 	/* Optional sections only when there is something to put in them. */
 	for (id = SEC_META; id <= SEC_LAST; id++) {
 		if (id == SEC_KSYMS && !p->nksyms)
 			continue;
-		if (id >= SEC_FRAMES && !p->nframes && !p->nstacks &&
-		    !p->nstack_counts)
+		if (id >= SEC_FRAMES && id <= SEC_STACK_COUNTS &&
+		    !p->nframes && !p->nstacks && !p->nstack_counts)
+			continue;
+		if (id >= SEC_TASKS && !has_tasks)
 			continue;
 		ids[nsec++] = id;
 	}
@@ -1205,6 +1391,80 @@ static int decode_stack_counts(struct profile *p, struct cursor *c)
 	return 0;
 }
 
+#define MAX_COMM 256
+
+static int decode_tasks(struct profile *p, struct cursor *c)
+{
+	uint32_t n = get_u32(c), i;
+
+	if (n > (c->len - c->pos) / 12 || n > INT_MAX)
+		return -1;
+	for (i = 0; i < n; i++) {
+		uint32_t pid = get_u32(c), tid = get_u32(c);
+		char *comm = get_str(c);
+		int r = c->bad || strlen(comm) > MAX_COMM ? -1 :
+			profile_add_task(p, pid, tid, comm);
+
+		free(comm);
+		if (r < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Sorted by (count, task, cpu), one entry per triple, and those of a
+ * count add up to it: checked, so that a report's rows split by task
+ * add up to the rows. */
+static int decode_task_counts(struct profile *p, struct cursor *c)
+{
+	uint32_t n = get_u32(c), i;
+	struct task_entry prev = { 0 };
+	uint64_t s = 0, w = 0;
+
+	if (n > (c->len - c->pos) / 32)
+		return -1;
+	p->task_counts = calloc(n ? n : 1, sizeof(*p->task_counts));
+	if (!p->task_counts)
+		return -1;
+	p->alloc_task_counts = n;
+	for (i = 0; i < n; i++) {
+		struct task_entry e;
+		struct prof_task_count *k = &p->task_counts[i];
+		const struct prof_count *pc;
+
+		e.count = get_u32(c);
+		e.task = get_u32(c);
+		e.cpu = get_u32(c);
+		get_u32(c);	/* reserved */
+		e.samples = get_u64(c);
+		e.weight = get_u64(c);
+		if (c->bad || e.count >= p->ncounts || e.task >= p->ntasks ||
+		    (i && cmp_task_entry(&prev, &e) >= 0))
+			return -1;
+		if (i && e.count != prev.count) {
+			pc = &p->counts[prev.count];
+			if (s != pc->samples || w != pc->weight)
+				return -1;
+			s = w = 0;
+		}
+		if (s + e.samples < s || w + e.weight < w)
+			return -1;
+		s += e.samples;
+		w += e.weight;
+		pc = &p->counts[e.count];
+		*k = (struct prof_task_count){ .task = e.task, .cpu = e.cpu,
+			.obj = pc->obj, .stat = pc->stat,
+			.offset = pc->offset, .samples = e.samples,
+			.weight = e.weight };
+		prev = e;
+		p->ntask_counts++;
+	}
+	if (n && (s != p->counts[prev.count].samples ||
+		  w != p->counts[prev.count].weight))
+		return -1;
+	return 0;
+}
+
 /*
  * Check what the header alone can tell: the magic, the version, that the
  * declared size is len (the whole file's size) and that the section table
@@ -1249,6 +1509,7 @@ int profile_decode(const void *data, size_t len, struct profile **out)
 		[SEC_MODES] = "modes", [SEC_KSYMS] = "kernel symbols",
 		[SEC_FRAMES] = "frames", [SEC_STACKS] = "stacks",
 		[SEC_STACK_COUNTS] = "stack counts",
+		[SEC_TASKS] = "tasks", [SEC_TASK_COUNTS] = "task counts",
 	};
 	static int (*const dec[])(struct profile *, struct cursor *) = {
 		[SEC_META] = decode_meta,
@@ -1260,7 +1521,12 @@ int profile_decode(const void *data, size_t len, struct profile **out)
 		[SEC_FRAMES] = decode_frames,
 		[SEC_STACKS] = decode_stacks,
 		[SEC_STACK_COUNTS] = decode_stack_counts,
+		[SEC_TASKS] = decode_tasks,
+		[SEC_TASK_COUNTS] = decode_task_counts,
 	};
+	static const char task_secs_apart[] =
+		"the tasks and task counts sections must come together";
+	const int task_secs = 1 << SEC_TASKS | 1 << SEC_TASK_COUNTS;
 	static const char stack_secs_apart[] =
 		"the frames, stacks and stack counts sections must come "
 		"together";
@@ -1292,8 +1558,12 @@ int profile_decode(const void *data, size_t len, struct profile **out)
 	 * before the counts that index them, frames before stacks before
 	 * stack counts.  Version 1 had no stacks: ids above its last are
 	 * unknown there, hence skipped. */
-	last = version >= 2 ? SEC_STACK_COUNTS : SEC_KSYMS;
+	last = version >= 2 ? SEC_TASK_COUNTS : SEC_KSYMS;
 	for (order = SEC_META; order <= last; order++) {
+		/* The optional sections index the required ones: a
+		 * missing one is said as such. */
+		if (order > SEC_MODES && (seen & 0x3e) != 0x3e)
+			break;
 		h.pos = HEADER_SIZE;
 		for (i = 0; i < nsec; i++) {
 			uint32_t id = get_u32(&h);
@@ -1312,10 +1582,17 @@ int profile_decode(const void *data, size_t len, struct profile **out)
 						 names[id]);
 			}
 			/* Stacks index frames, stack counts stacks. */
-			if (id > SEC_FRAMES && !(seen & 1 << (id - 1))) {
+			if (id > SEC_FRAMES && id <= SEC_STACK_COUNTS &&
+			    !(seen & 1 << (id - 1))) {
 				profile_free(p);
 				return prof_fail(PROF_EFORMAT, "%s",
 						 stack_secs_apart);
+			}
+			/* Task counts index tasks. */
+			if (id == SEC_TASK_COUNTS && !(seen & 1 << SEC_TASKS)) {
+				profile_free(p);
+				return prof_fail(PROF_EFORMAT, "%s",
+						 task_secs_apart);
 			}
 			c = (struct cursor){ .p = d + off, .len = slen,
 					     .version = version };
@@ -1336,6 +1613,10 @@ int profile_decode(const void *data, size_t len, struct profile **out)
 	if ((seen & stack_secs) && (seen & stack_secs) != stack_secs) {
 		profile_free(p);
 		return prof_fail(PROF_EFORMAT, "%s", stack_secs_apart);
+	}
+	if ((seen & task_secs) && (seen & task_secs) != task_secs) {
+		profile_free(p);
+		return prof_fail(PROF_EFORMAT, "%s", task_secs_apart);
 	}
 	if (!p->tool)
 		p->tool = strdup("");

@@ -157,6 +157,30 @@ struct prof_stack_count {
 	uint64_t weight;	/* sum of sample periods */
 };
 
+/*
+ * Tasks (sections 10-11): what reports split rows by with -by comm, pid,
+ * tid or cpu.  A task is one (process, thread, command name): a thread
+ * that changes its name (exec, prctl(PR_SET_NAME)) becomes a new task.
+ * A task count is the share of one count (obj, stat, offset) taken while
+ * one task ran on one CPU.  The task counts of a count add up to its
+ * samples and weight exactly, or the count has none (a statistic -pixie
+ * added); profiles taken before tasks were recorded have no tasks.
+ */
+struct prof_task {
+	uint32_t pid, tid;
+	char *comm;		/* the command name then, "" unknown */
+};
+
+struct prof_task_count {
+	uint32_t task;		/* index into tasks */
+	uint32_t cpu;
+	uint32_t obj;		/* the count's: index into objects */
+	uint32_t stat;		/* index into stats */
+	uint64_t offset;
+	uint64_t samples;
+	uint64_t weight;	/* sum of sample periods */
+};
+
 /* Call-graph modes (profile.call_graph). */
 enum prof_call_graph {
 	PROF_CG_NONE = 0, PROF_CG_FP = 1, PROF_CG_DWARF = 2, PROF_CG_AUTO = 3,
@@ -204,6 +228,12 @@ struct profile {
 	size_t nstacks, alloc_stacks;
 	struct prof_stack_count *stack_counts;
 	size_t nstack_counts, alloc_stack_counts;
+
+	/* Tasks; empty in profiles taken before they were recorded. */
+	struct prof_task *tasks;
+	size_t ntasks, alloc_tasks;
+	struct prof_task_count *task_counts;
+	size_t ntask_counts, alloc_task_counts;
 };
 
 struct profile *profile_new(void);
@@ -227,6 +257,17 @@ void profile_sort_stack_counts(struct profile *p);
 /* Name of a stack end ("complete", "truncated: no CFI", ...). */
 const char *profile_stack_end_name(enum prof_stack_end end);
 int profile_set_argv(struct profile *p, int argc, char *const *argv);
+
+/* Tasks: the caller keeps them unique (the collector does). */
+int profile_add_task(struct profile *p, uint32_t pid, uint32_t tid,
+		     const char *comm);
+int profile_add_task_count(struct profile *p,
+			   const struct prof_task_count *c);
+/* Whether the task counts are whole: each one's (obj, stat, offset) is a
+ * count and those of a count add up to its samples and weight.
+ * profile_write() writes the tasks only then: a profile whose counts
+ * were changed without its task counts loses them, never its counts. */
+int profile_tasks_consistent(const struct profile *p);
 /* Fill host, kernel and CPU identification from this machine. */
 void profile_identify_host(struct profile *p);
 

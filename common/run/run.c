@@ -234,8 +234,13 @@ static int set_target(struct run *r)
 		/* User-mode rows need every process's maps. */
 		t->track = !c->count && (!!(run_modes(c) & STAT_MODE_USER) ||
 					 r->user_stacks);
+		/* Without them, the names of tasks (-by comm): the
+		 * kernel's rows split by who made it busy. */
+		t->track_tasks = !c->count;
 		if (t->track)
 			proc_synthesize_all(r->col);
+		else if (t->track_tasks)
+			proc_synthesize_names(r->col);
 	} else if (c->attach_pid) {
 		err = proc_list_tids((pid_t)c->attach_pid, &r->tids,
 				     &r->ntids);

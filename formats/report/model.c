@@ -197,7 +197,9 @@ static int hotter(const struct report_row *x, const struct report_row *y,
 		return c;
 	if (x->line != y->line)
 		return x->line < y->line ? -1 : 1;
-	return x->address < y->address ? -1 : x->address > y->address;
+	if (x->address != y->address)
+		return x->address < y->address ? -1 : 1;
+	return report_by_cmp(x, y);
 }
 
 /* hotter() for qsort_r; ctx is the report. */
@@ -229,6 +231,15 @@ static int cmp_lines(const void *a, const void *b)
 	if ((c = cmp_str0(x->file, y->file)))
 		return c;
 	return x->line < y->line ? -1 : x->line > y->line;
+}
+
+/* cmp_lines(), the rows of one line (split by -by) hottest first; ctx
+ * is the report. */
+static int cmp_lines_hot(const void *a, const void *b, void *ctx)
+{
+	int c = cmp_lines(a, b);
+
+	return c ? c : cmp_hot(a, b, ctx);
 }
 
 /* The index of the instruction of c that starts at offset, or SIZE_MAX
@@ -1456,6 +1467,7 @@ static void init_row(const struct report *r, struct symbolizer *sym,
 	row->freq = NAN;
 	row->execs = NAN;
 	row->total_percent = NAN;
+	row->by.pid = row->by.tid = row->by.cpu = -1;
 	switch (v) {
 	case REPORT_PROCEDURES:
 		row->kind = ROW_PROCEDURE;
@@ -1581,6 +1593,11 @@ static int row_arrays(struct report *r, struct report_row *rows, size_t n)
 	return 0;
 }
 
+int report_row_arrays(struct report *r, struct report_row *rows, size_t n)
+{
+	return row_arrays(r, rows, n);
+}
+
 /* The heading of the procedure whose rows are all[idx[start .. end)]:
  * its totals (h has its arrays). */
 static void make_heading(const struct report *r, struct report_row *h,
@@ -1593,6 +1610,7 @@ static void make_heading(const struct report *r, struct report_row *h,
 	size_t j, s;
 
 	h->kind = ROW_PROCEDURE;
+	h->by.pid = h->by.tid = h->by.cpu = -1;	/* the whole procedure */
 	h->procedure = first->procedure;
 	h->object = first->object;
 	h->module = first->module;
@@ -2181,6 +2199,32 @@ static int fill_rows(struct build *b)
 	return err ? err : count_rows(b);
 }
 
+/* -by: the rows split by the keys, through the row of each task
+ * count's site. */
+static int split_by(struct build *b)
+{
+	const struct profile *p = b->r->prof;
+	size_t *trow, i;
+	int err;
+
+	if (!b->r->opt.by)
+		return 0;
+	trow = malloc((p->ntask_counts ? p->ntask_counts : 1) *
+		      sizeof(*trow));
+	if (!trow)
+		return -PROF_ENOMEM;
+	for (i = 0; i < p->ntask_counts; i++) {
+		const struct site *s = find_site(b->sites, b->nsites,
+						 p->task_counts[i].obj,
+						 p->task_counts[i].offset);
+
+		trow[i] = s ? s->row : SIZE_MAX;
+	}
+	err = report_by_split(b->r, trow);
+	free(trow);
+	return err;
+}
+
 /* Sites are as many as instructions: their memory goes before the asm
  * view's arrangement needs more. */
 static int free_sites(struct build *b)
@@ -2229,7 +2273,7 @@ static int sort_rows(struct build *b)
 	if (r->opt.view == REPORT_ASM)
 		err = arrange_asm(r);
 	else if (r->nrows > 1 && r->opt.view == REPORT_LINES)
-		qsort(r->rows, r->nrows, sizeof(*r->rows), cmp_lines);
+		qsort_r(r->rows, r->nrows, sizeof(*r->rows), cmp_lines_hot, r);
 	else if (r->nrows > 1)
 		qsort_r(r->rows, r->nrows, sizeof(*r->rows), cmp_hot, r);
 	r->nrows_all = b->select ? b->nrows_all : r->nrows;
@@ -2399,6 +2443,7 @@ int report_build(const struct profile *p, struct symbolizer *sym,
 		count_executions,	/* freq, exact counts */
 		group_rows,		/* sites into the view's rows */
 		fill_rows,		/* code, executions, counts */
+		split_by,		/* -by: rows per task, object */
 		free_sites,		/* the rows have all they need */
 		row_figures,		/* percentages, ratios, averages */
 		sort_rows,
@@ -2421,7 +2466,9 @@ int report_build(const struct profile *p, struct symbolizer *sym,
 	b.r->prof = p;
 	b.r->opt = *opt;
 	b.r->nstats = p->nstats;
-	err = report_stacks_prepare(b.r, sym, &b.sb);
+	err = report_by_check(b.r);
+	if (!err)
+		err = report_stacks_prepare(b.r, sym, &b.sb);
 	if (err) {
 		report_free(b.r);
 		return err;

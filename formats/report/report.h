@@ -70,6 +70,36 @@ enum report_stack_view {
 /* Fewer samples than this in a ratio's input makes the ratio "low". */
 #define REPORT_RATIO_MIN_SAMPLES 10
 
+/*
+ * -by KEYS (report_options.by, bits): each row is split into one row per
+ * value of the keys, and the report gets the totals per value.  The
+ * task keys need the profile's tasks (sections 10-11).
+ */
+#define REPORT_BY_COMM		0x1	/* the command name */
+#define REPORT_BY_PID		0x2
+#define REPORT_BY_TID		0x4
+#define REPORT_BY_CPU		0x8
+#define REPORT_BY_OBJECT	0x10
+#define REPORT_BY_TASK		(REPORT_BY_COMM | REPORT_BY_PID | \
+				 REPORT_BY_TID | REPORT_BY_CPU)
+
+/* The values of the -by keys a row or a total has.  A key not asked for
+ * is NULL or -1; so is every key of what the profile has no task for
+ * (the counts of a statistic -pixie added). */
+struct report_by {
+	const char *comm;		/* "" when the name was not known */
+	long pid, tid, cpu;
+	const char *object;		/* full path */
+};
+
+/* -by: the whole profile's figures for one value of the keys (-only,
+ * -exclude and -quit choose rows, not these). */
+struct report_by_total {
+	struct report_by by;
+	uint64_t *samples, *weight;	/* per statistic */
+	double *percent;		/* per statistic, of its total */
+};
+
 struct report_options {
 	enum report_view view;
 	size_t quit_rows;		/* 0: all rows */
@@ -100,6 +130,7 @@ struct report_options {
 					 * inlined code rows of its own;
 					 * default: it is part of the
 					 * out-of-line procedure it is in */
+	unsigned by;			/* -by: REPORT_BY_* bits, 0: none */
 };
 
 enum report_row_kind {
@@ -157,7 +188,12 @@ struct report_row {
 					 * stack statistic's weight in stacks
 					 * that contain the procedure (once,
 					 * however deep the recursion), in
-					 * percent of its total; NaN without */
+					 * percent of its total; NaN without
+					 * (and in rows split by task) */
+	struct report_by by;		/* -by: this row's share of one
+					 * value of the keys; freq, executions
+					 * and averages are the whole row's
+					 * only, NaN in a row split by task */
 };
 
 /*
@@ -212,6 +248,8 @@ struct report {
 	int ra_from_stacks;		/* prof's -ra figures are this
 					 * report's, from the stacks */
 	struct report_samples *samples;	/* with opt.samples, else NULL */
+	struct report_by_total *by_totals;	/* -by: hottest first */
+	size_t nby_totals;
 	void *priv;
 };
 

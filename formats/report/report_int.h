@@ -59,6 +59,21 @@ int report_stacks_prepare(struct report *r, struct symbolizer *sym,
 int report_stacks_finish(struct report *r, struct report_sbuild *sb);
 void report_stacks_release(struct report_sbuild *sb);
 
+/* Per-row arrays (samples, weight, percent, ratios, averages) for n
+ * rows, from memory the report owns. */
+int report_row_arrays(struct report *r, struct report_row *rows, size_t n);
+
+/*
+ * -by (by.c): split the rows, whose counts are filled, by the keys of
+ * r->opt.by; trow[i] is the row of the profile's task count i
+ * (SIZE_MAX: none shown).  Also makes r->by_totals.  report_by_check()
+ * fails when the profile cannot be split so (no tasks).
+ */
+int report_by_check(const struct report *r);
+int report_by_split(struct report *r, const size_t *trow);
+/* Order of two rows' -by values (0 without -by). */
+int report_by_cmp(const struct report_row *x, const struct report_row *y);
+
 /* The file name of a path (what follows the last '/'). */
 const char *report_base_name(const char *path);
 

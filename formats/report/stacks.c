@@ -589,7 +589,9 @@ static int row_totals(struct report *r, struct report_sbuild *sb)
 	struct incl t = { 0 };
 	int err = -PROF_ENOMEM;
 
-	if (r->opt.view != REPORT_PROCEDURES || !r->nrows)
+	/* A row split by task is not one procedure's whole. */
+	if (r->opt.view != REPORT_PROCEDURES || !r->nrows ||
+	    (r->opt.by & REPORT_BY_TASK))
 		return 0;
 	for (t.cap = 64; t.cap < 2 * (sb->nxf + 1); t.cap *= 2)
 		;
