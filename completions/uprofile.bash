@@ -60,7 +60,14 @@ _profile_tool_complete()
 		return
 		;;
 	-format | format)
-		COMPREPLY=($(compgen -W "text json folded" -- "$cur"))
+		COMPREPLY=($(compgen -W "text json csv folded pprof flamegraph callgrind" -- "$cur"))
+		return
+		;;
+	-by | by)
+		# a comma-separated list: complete the key after the last comma
+		local done=${cur%"${cur##*,}"}
+		COMPREPLY=($(compgen -P "$done" -W "comm pid tid cpu object" \
+			-- "${cur##*,}"))
 		return
 		;;
 	-call-graph | call-graph)

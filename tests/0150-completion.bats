@@ -65,6 +65,12 @@ complete() {
 	assert_output $'perf\nsim'
 	run -0 complete "$UPROFILE" -format j
 	assert_output json
+	run -0 complete "$UPROFILE" --format=c
+	assert_output $'callgrind\ncsv'
+	run -0 complete "$UPROFILE" -by c
+	assert_output $'comm\ncpu'
+	run -0 complete "$UPROFILE" -by comm,p
+	assert_output comm,pid
 	run -0 complete "$UPROFILE" --pmu=a
 	assert_output $'amd-ibs\narm-spe\nauto'
 	run -0 complete "$UPROFILE" -stride ""
