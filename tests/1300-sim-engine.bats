@@ -211,7 +211,7 @@ weight() {
 	run -0 "$UPROFILE" -i two.out -quit 3 -average
 	local i
 	for ((i = 0; i < ${#lines[@]}; i++)); do
-		[[ ${lines[i]} == procedures,* ]] && break
+		[[ ${lines[i]} == procedures* ]] && break
 	done
 	# the names line, then the column labels, then the rows
 	assert_regex "${lines[i + 1]}" '^ +retinst +condmispredict$'
