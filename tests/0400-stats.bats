@@ -348,6 +348,14 @@ attr_of() {
 	assert_equal "${stderr_lines[0]}" "uprofile: 'retinst' -> type 0 (hardware) config 0x1 = PERF_COUNT_HW_INSTRUCTIONS, user mode"
 	assert_equal "${stderr_lines[1]}" "uprofile: 'r01c2:k' -> type 4 (raw) config 0x1c2 = raw 0x1c2, kernel mode"
 	assert_equal "${stderr_lines[2]}" "uprofile: 'page-faults' -> type 1 (software) config 0x2 = PERF_COUNT_SW_PAGE_FAULTS, user mode"
+	# and how it is sampled, with the unit
+	skip_unless_perf_works
+	run -0 --separate-stderr "$UPROFILE" -v -e cpu-clock -F 500 -o f.out true
+	[[ $stderr == *"sampling cpu-clock (type 1, config 0) in user mode, at 500 samples per second"* ]] ||
+		fail "no rate with its unit: $stderr"
+	run -0 --separate-stderr "$UPROFILE" -v -e cpu-clock -c 2000000 -o c.out true
+	[[ $stderr == *"sampling cpu-clock (type 1, config 0) in user mode, every 2000000 events"* ]] ||
+		fail "no period with its unit: $stderr"
 }
 
 @test "a last word that is a program on PATH is the program, even if a statistic has its name" {

@@ -332,11 +332,12 @@ static void say_plan(const struct run *r)
 				   s->group ? ", grouped" : "");
 		else
 			run_notice(c, "sampling %s (type %u, config %#" PRIx64
-				   ") in %s mode, %s %" PRIu64, ch->def->name,
+				   ") in %s mode, %s %" PRIu64 "%s", ch->def->name,
 				   s->type, s->config,
 				   stat_modes_text(ch->modes),
 				   s->period ? "every" : "at",
-				   s->period ? s->period : s->freq);
+				   s->period ? s->period : s->freq,
+				   s->period ? " events" : " samples per second");
 	}
 	if (c->cmd)
 		run_notice(c, "running %s and its descendants", r->path);
