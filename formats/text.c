@@ -382,6 +382,10 @@ static void heading(FILE *f, const struct report *r)
 			"(DWARF), not used: its procedures are named from its "
 			"symbol table, without source lines\n",
 			base_name(r->baddwarf[k]));
+	for (size_t k = 0; k < r->nunmatched; k++)
+		fprintf(f, "  note: %s matches no procedure of the profile "
+			"(a glob on the out-of-line procedure's name)\n",
+			r->unmatched[k]);
 	if (r->unresolved_objects)
 		fprintf(f, "  note: %zu object(s) could not be read; their "
 			"addresses are shown as object+offset\n",

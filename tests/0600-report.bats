@@ -231,6 +231,13 @@ check_rows_with_addr2line() {
 	refute_output --partial "inner_kernel"
 	run -0 "$UPROFILE" -i inline.out -lines -only outer_driver
 	assert_output --partial "inner_kernel [inlined into outer_driver]"
+	refute_output --partial "matches no procedure"
+	# a pattern that selects nothing says so, in the header and JSON
+	run -0 "$UPROFILE" -i inline.out -only inner_kernel -exclude 'nosuch*'
+	assert_line "  note: -only 'inner_kernel' matches no procedure of the profile (a glob on the out-of-line procedure's name)"
+	assert_line "  note: -exclude 'nosuch*' matches no procedure of the profile (a glob on the out-of-line procedure's name)"
+	run -0 "$UPROFILE" -i inline.out -only 'outer*' -only nosuch --format json
+	assert_equal "$(jq -c .unmatched_patterns <<<"$output")" '["-only '"'"'nosuch'"'"'"]'
 	# its lines are those of the innermost frame
 	"$UPROFILE" -i inline.out -lines -format json >lines.json
 	check_rows_with_addr2line lines.json 4

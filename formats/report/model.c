@@ -2296,6 +2296,66 @@ static int filter_rows(struct build *b)
 	return 0;
 }
 
+/*
+ * -only and -exclude patterns that match no procedure of the profile (by
+ * the out-of-line procedure's name, the rule of every view): a typo
+ * would otherwise give an empty or unchanged report without a word.
+ */
+static int note_unmatched(struct build *b)
+{
+	struct report *r = b->r;
+	const struct report_options *o = &r->opt;
+	const struct profile *p = r->prof;
+	size_t npat = o->nonly + o->nexclude, left, i, k;
+	unsigned char *hit;
+	char buf[600];
+
+	if (!npat || report_is_counting(p))
+		return 0;
+	hit = calloc(npat, 1);
+	r->unmatched = report_alloc(r, npat, sizeof(*r->unmatched));
+	if (!hit || !r->unmatched) {
+		free(hit);
+		return -PROF_ENOMEM;
+	}
+	left = npat;
+	for (i = 0; i < p->ncounts && left; i++) {
+		const struct prof_count *c = &p->counts[i];
+		struct sym_result res;
+		const char *name;
+
+		if (i && c->obj == p->counts[i - 1].obj &&
+		    c->offset == p->counts[i - 1].offset)
+			continue;
+		report_resolve(p, b->sym, c->obj, c->offset, &res, NULL);
+		name = res.frames[res.nframes - 1].function;
+		for (k = 0; k < npat; k++) {
+			const char *pat = k < o->nonly ? o->only[k] :
+				o->exclude[k - o->nonly];
+
+			if (!hit[k] && name && report_name_matches(&pat, 1,
+								   name)) {
+				hit[k] = 1;
+				left--;
+			}
+		}
+	}
+	for (k = 0; k < npat; k++) {
+		if (hit[k])
+			continue;
+		snprintf(buf, sizeof(buf), "%s '%s'", k < o->nonly ? "-only" :
+			 "-exclude", k < o->nonly ? o->only[k] :
+			 o->exclude[k - o->nonly]);
+		r->unmatched[r->nunmatched] = report_pool_dup(r, buf);
+		if (!r->unmatched[r->nunmatched++]) {
+			free(hit);
+			return -PROF_ENOMEM;
+		}
+	}
+	free(hit);
+	return 0;
+}
+
 /* The files the symbolizer did not read: not regular files. */
 static int note_skipped_files(struct build *b)
 {
@@ -2449,6 +2509,7 @@ int report_build(const struct profile *p, struct symbolizer *sym,
 		sort_rows,
 		filter_rows,		/* -only, -exclude */
 		note_skipped_files,
+		note_unmatched,		/* -only/-exclude that match nothing */
 		cut_rows,		/* cumulative percentages, -quit */
 		finish_stacks,		/* totals, call-stack views */
 		build_samples,		/* exports: the samples model */

@@ -235,6 +235,9 @@ struct report {
 	size_t nbaddwarf;
 	struct report_skipped *skipped;	/* files not read: not regular */
 	size_t nskipped;
+	const char **unmatched;		/* -only/-exclude patterns that match
+					 * no sampled procedure: "-only PAT" */
+	size_t nunmatched;
 	struct report_ratio *ratios;	/* the profile's derived statistics */
 	size_t nratios;
 	int exact_execs;		/* execution counts are exact */
