@@ -99,6 +99,9 @@ demo)
 	echo "  $bin/uprofile -pixie -average -quit 8 freq $bin/tests/demo 0.1"
 	echo "call stacks (who called what), then the call tree:"
 	echo "  $bin/uprofile -g -o g.out $bin/tests/demo && $bin/uprofile -i g.out -tree"
+	echo "the same stacks as a flame graph (open it in a browser) and for pprof:"
+	echo "  $bin/uprofile -i g.out --format flamegraph -report-file g.svg"
+	echo "  $bin/uprofile -i g.out --format pprof -report-file g.pb.gz && go tool pprof -top g.pb.gz"
 	;;
 test)
 	deps
