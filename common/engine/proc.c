@@ -286,7 +286,9 @@ int proc_check_attach(pid_t pid, const char *tool, int attach,
 			 (int)pid, ts.comm, tool);
 }
 
-void proc_synthesize_names(struct collector *col)
+/* fn(col, pid) for every process in /proc. */
+static void each_process(struct collector *col,
+			 void (*fn)(struct collector *, pid_t))
 {
 	DIR *d = opendir("/proc");
 	struct dirent *e;
@@ -297,23 +299,17 @@ void proc_synthesize_names(struct collector *col)
 		long pid;
 
 		if (!parse_int(e->d_name, 1, INT_MAX, &pid))
-			synthesize_comms(col, (pid_t)pid);
+			fn(col, (pid_t)pid);
 	}
 	closedir(d);
 }
 
+void proc_synthesize_names(struct collector *col)
+{
+	each_process(col, synthesize_comms);
+}
+
 void proc_synthesize_all(struct collector *col)
 {
-	DIR *d = opendir("/proc");
-	struct dirent *e;
-
-	if (!d)
-		return;
-	while ((e = readdir(d))) {
-		long pid;
-
-		if (!parse_int(e->d_name, 1, INT_MAX, &pid))
-			proc_synthesize_maps(col, (pid_t)pid);
-	}
-	closedir(d);
+	each_process(col, proc_synthesize_maps);
 }
