@@ -244,6 +244,8 @@ END
 	assert_equal "$stderr" "uprofile: -callers 'nosuch': no procedure in the call stacks matches"
 	run -125 --separate-stderr "$UPROFILE" -i s.out -tree -lines
 	assert_equal "${stderr%%$'\n'*}" "uprofile: -callers, -callees and -tree show procedures: -lines, -heavy, -blocks, -asm and -stride do not apply"
+	run -125 --separate-stderr "$UPROFILE" -i s.out -ra leaf --format folded
+	assert_equal "${stderr%%$'\n'*}" "uprofile: -ra charges the rows' samples to callers; --format folded exports the call stacks as taken: give one or the other"
 	run -125 --separate-stderr "$UPROFILE" -i s.out -tree --format folded
 	assert_equal "${stderr%%$'\n'*}" "uprofile: --format folded writes every stack: -callers, -callees and -tree do not apply"
 	run -125 --separate-stderr "$UPROFILE" -ra memcpy true

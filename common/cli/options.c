@@ -726,6 +726,11 @@ static void check_combinations(const struct fe_args *a,
 		argp_error(state, "-by comm, pid, tid and cpu split the "
 			   "samples as taken: -ra of a profile does not "
 			   "apply");
+	if (c->nra && a->input && run_format_is_export(c->format))
+		argp_error(state, "-ra charges the rows' samples to callers; "
+			   "--format %s exports the call stacks as taken: "
+			   "give one or the other",
+			   run_format_names[c->format]);
 	if (c->report.stack_view && c->format == RUN_FORMAT_FOLDED)
 		argp_error(state, "--format folded writes every stack: "
 			   "-callers, -callees and -tree do not apply");

@@ -504,6 +504,14 @@ int report_samples_build(struct report *r, struct symbolizer *sym)
 	size_t i, k;
 	int err;
 
+	/* kprofile -ra at collection moved counts to callers the stacks do
+	 * not follow: the two no longer add up address by address. */
+	if (p->ra_moved && p->nstacks)
+		return prof_fail(PROF_EINVAL, "'%s' was recorded with -ra: its "
+				 "samples were charged to callers, so its "
+				 "counts no longer match its call stacks; "
+				 "export a profile recorded without -ra",
+				 r->opt.file ? r->opt.file : "the profile");
 	b.s = calloc(1, sizeof(*b.s));
 	stack_sample = calloc(p->nstacks + 1, sizeof(*stack_sample));
 	if (!b.s || !stack_sample) {
