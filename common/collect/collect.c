@@ -7,6 +7,7 @@
 #include "common/util/buildid.h"
 #include "collect_int.h"
 #include "common/util/error.h"
+#include "common/util/hash.h"
 #include "common/stats/stats.h"
 
 static uint32_t add_object(struct collector *c, uint32_t kind,
@@ -254,7 +255,7 @@ static uint64_t caller_of(struct collector *c, const struct collect_sample *s)
 
 static struct thread *thread_find(struct collector *c, uint32_t tid)
 {
-	size_t mask = c->cap_threads - 1, i = mix64(tid) & mask;
+	size_t mask = c->cap_threads - 1, i = hash_mix64(tid) & mask;
 
 	if (tid == NO_PROC)	/* the empty slots' mark: no thread */
 		return NULL;
@@ -278,7 +279,7 @@ static int threads_grow(struct collector *c)
 	for (i = 0; i < c->cap_threads; i++) {
 		if (c->threads[i].tid == NO_PROC)
 			continue;
-		j = mix64(c->threads[i].tid) & (ncap - 1);
+		j = hash_mix64(c->threads[i].tid) & (ncap - 1);
 		while (n[j].tid != NO_PROC)
 			j = (j + 1) & (ncap - 1);
 		n[j] = c->threads[i];
@@ -313,7 +314,7 @@ static struct thread *thread_get(struct collector *c, uint32_t pid,
 		return NULL;
 	}
 	mask = c->cap_threads - 1;
-	i = mix64(tid) & mask;
+	i = hash_mix64(tid) & mask;
 	while (c->threads[i].tid != NO_PROC)
 		i = (i + 1) & mask;
 	t = &c->threads[i];
@@ -366,7 +367,7 @@ static uint32_t task_of(struct collector *c, uint32_t pid, uint32_t tid)
 
 static struct process *proc_find(struct collector *c, uint32_t pid)
 {
-	size_t mask = c->cap_procs - 1, i = mix64(pid) & mask;
+	size_t mask = c->cap_procs - 1, i = hash_mix64(pid) & mask;
 
 	for (;; i = (i + 1) & mask) {
 		if (c->procs[i].pid == pid)
@@ -388,7 +389,7 @@ static int procs_grow(struct collector *c)
 	for (i = 0; i < c->cap_procs; i++) {
 		if (c->procs[i].pid == NO_PROC)
 			continue;
-		j = mix64(c->procs[i].pid) & (ncap - 1);
+		j = hash_mix64(c->procs[i].pid) & (ncap - 1);
 		while (n[j].pid != NO_PROC)
 			j = (j + 1) & (ncap - 1);
 		n[j] = c->procs[i];
@@ -411,7 +412,7 @@ static struct process *proc_get(struct collector *c, uint32_t pid)
 		return NULL;
 	}
 	mask = c->cap_procs - 1;
-	i = mix64(pid) & mask;
+	i = hash_mix64(pid) & mask;
 	while (c->procs[i].pid != NO_PROC)
 		i = (i + 1) & mask;
 	p = &c->procs[i];
@@ -554,9 +555,9 @@ void collector_exit(struct collector *c, uint32_t pid, uint32_t tid,
 static size_t agg_hash(uint32_t obj, uint64_t offset, uint32_t stat,
 		       uint32_t split, uint32_t task, uint32_t cpu)
 {
-	return (size_t)mix64(offset ^ ((uint64_t)obj << 40) ^
+	return (size_t)hash_mix64(offset ^ ((uint64_t)obj << 40) ^
 			     ((uint64_t)stat << 56) ^ ((uint64_t)split << 20) ^
-			     mix64(((uint64_t)task << 32) | cpu));
+			     hash_mix64(((uint64_t)task << 32) | cpu));
 }
 
 static int agg_grow(struct collector *c)

@@ -114,16 +114,6 @@ struct collector {
 	int oom;
 };
 
-static inline uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ULL;
-	x ^= x >> 33;
-	return x;
-}
-
 /* The mapping of pid that held ip at time, or NULL. */
 const struct mapping *collect_find_mapping(struct collector *c, uint32_t pid,
 					   uint64_t ip, uint64_t time);

@@ -17,6 +17,7 @@
 #include "common/unwind/unwind.h"
 #include "common/util/array.h"
 #include "common/util/error.h"
+#include "common/util/hash.h"
 #include "collect_int.h"
 
 #define EMPTY UINT32_MAX
@@ -150,7 +151,7 @@ static int grow_table(uint32_t **tab, size_t *cap, size_t n,
 
 static uint64_t frame_hash(uint32_t obj, uint64_t offset)
 {
-	return mix64(offset ^ ((uint64_t)obj << 44));
+	return hash_mix64(offset ^ ((uint64_t)obj << 44));
 }
 
 static uint64_t frame_hash_of(const struct collect_stacks *st, uint32_t id)
@@ -193,11 +194,11 @@ static uint32_t intern_frame(struct collect_stacks *st, uint32_t obj,
 static uint32_t intern_stack(struct collect_stacks *st, const uint32_t *f,
 			     uint32_t n, uint32_t end)
 {
-	uint64_t h = mix64(end + 0x9e3779b97f4a7c15ULL * n);
+	uint64_t h = hash_mix64(end + 0x9e3779b97f4a7c15ULL * n);
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		h = mix64(h ^ f[i]);
+		h = hash_mix64(h ^ f[i]);
 	if (grow_table(&st->stab, &st->cap_stab, st->nstacks, stack_hash_of,
 		       st))
 		return EMPTY;
@@ -240,7 +241,7 @@ static int count_stack(struct collect_stacks *st, uint32_t stack,
 
 			if (!o->used)
 				continue;
-			for (j = mix64(o->stack ^ ((uint64_t)o->stat << 32) ^
+			for (j = hash_mix64(o->stack ^ ((uint64_t)o->stat << 32) ^
 				       ((uint64_t)o->split << 48)) & (ncap - 1);
 			     t[j].used; j = (j + 1) & (ncap - 1))
 				;
@@ -251,7 +252,7 @@ static int count_stack(struct collect_stacks *st, uint32_t stack,
 		st->cap_counts = ncap;
 	}
 	mask = st->cap_counts - 1;
-	for (i = mix64(stack ^ ((uint64_t)stat << 32) ^
+	for (i = hash_mix64(stack ^ ((uint64_t)stat << 32) ^
 		       ((uint64_t)split << 48)) & mask;
 	     ; i = (i + 1) & mask) {
 		e = &st->counts[i];
