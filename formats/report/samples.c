@@ -31,7 +31,7 @@
 struct imap {
 	uint64_t *keys;
 	uint32_t *vals;		/* index + 1; 0: empty slot */
-	size_t cap, n;
+	size_t cap;
 };
 
 static int imap_grow(struct imap *m)
