@@ -8,6 +8,8 @@
 # with cpu-clock at FREQ Hz, then times, interleaved RUNS times, each
 # report against perf's nearest one on its own profile:
 #
+#   uprofile -i umon.out -procedures    perf report --stdio --sort sym
+#   uprofile -i umon.out -lines         perf report --stdio --sort srcline
 #   uprofile -i umon.out -asm -only F   perf annotate --stdio F
 #   uprofile -i umon.out -blocks        perf report --stdio --sort sym
 #   uprofile -i umon.out -asm           perf report --stdio --sort sym
@@ -107,6 +109,9 @@ median()
 }
 
 for ((i = 0; i < RUNS; i++)); do
+	measure procedures "$uprofile" -i umon.out -procedures
+	measure lines "$uprofile" -i umon.out -lines
+	measure srcline perf report -i perf.data --stdio --sort srcline
 	measure asm-only "$uprofile" -i umon.out -asm -only "$func"
 	measure annotate perf annotate -i perf.data --stdio "$func"
 	measure blocks "$uprofile" -i umon.out -blocks
@@ -132,6 +137,8 @@ row()
 		       l, s1, m1 / 1024, pl, s2, m2 / 1024,
 		       (s2 > 0 ? s1 / s2 : 0), (m2 > 0 ? m1 / m2 : 0) }'
 }
+row procedures "-procedures" report "report --sort sym"
+row lines "-lines" srcline "report --sort srcline"
 row asm-only "-asm -only F" annotate "annotate F"
 row blocks "-blocks" report "report --sort sym"
 row asm "-asm" report "report --sort sym"

@@ -46,6 +46,7 @@ struct symbolizer {
 	bool ks_loaded;
 	struct inputs inputs;		/* skipped paths kept in pool */
 	struct demangled *dm;		/* DEMANGLED slots, or NULL */
+	bool names_only;		/* sym_set_names_only() */
 };
 
 static char *dup_or_null(const char *s, bool *oom)
@@ -104,6 +105,7 @@ static void obj_free(struct symobj *o)
 	free(o->loads);
 	symindex_release(&o->syms);
 	dwinfo_free(o->dw);
+	free(o->dwpath);
 	free(o);
 }
 
@@ -327,9 +329,9 @@ static int load_elf(struct symbolizer *s, struct symobj *o, Elf *elf,
 			goto out;
 	}
 	ret = symindex_finish(&o->syms);
-	/* Only an address -> CU index now; CUs are read when asked about. */
-	if (!ret && dwpath)
-		ret = dwinfo_open(&o->dw, &s->pool, dwpath);
+	/* The DWARF is read when first needed: symobj_dwarf(). */
+	if (!ret && dwpath && !(o->dwpath = strdup(dwpath)))
+		ret = SYM_ENOMEM;
 out:
 	free(dbg);
 	free(meta.debuglink);
@@ -610,7 +612,39 @@ uint64_t symobj_vaddr_to_off(const struct symobj *o, uint64_t va,
  * Answer from an object's symbol index and DWARF; false if nothing.
  * *err is set when the DWARF could not be read (out of memory).
  */
-static bool resolve_elf(struct symobj *o, uint64_t off,
+/*
+ * o's DWARF, opened the first time an answer needs it (then only an
+ * address -> CU index is built; CUs are read when asked about).  An
+ * error sticks in o->err, as one found while loading the object would.
+ */
+static void symobj_dwarf(struct symbolizer *s, struct symobj *o)
+{
+	int ret;
+
+	if (o->dw_done)
+		return;
+	o->dw_done = true;
+	if (!o->dwpath)
+		return;
+	ret = dwinfo_open(&o->dw, &s->pool, o->dwpath);
+	if (ret && !o->err)
+		o->err = ret;
+}
+
+void sym_set_names_only(struct symbolizer *s, bool on)
+{
+	if (s)
+		s->names_only = on;
+}
+
+/*
+ * Name (and, with DWARF, the inline chain and line of) off in o.  Out of
+ * line, code is named by the symbol table where a symbol covers it: the
+ * linkage name (demangled later) that perf, nm and gdb's backtraces show,
+ * clone suffixes (.part.0, .constprop.0, .cold) included.  DWARF names
+ * the inlined frames inside it, and the procedure where no symbol does.
+ */
+static bool resolve_elf(struct symbolizer *s, struct symobj *o, uint64_t off,
 			struct sym_result *res, int *err)
 {
 	const struct dwfunc *f;
@@ -626,9 +660,18 @@ static bool resolve_elf(struct symobj *o, uint64_t off,
 		return false;
 	if (!o->by_vaddr)
 		res->vaddr = va;
+	have_sym = symindex_lookup(&o->syms, va, &hit);
+	if (s->names_only && have_sym && hit.covered) {
+		/* All a procedure row needs, without reading DWARF. */
+		res->flags |= SYM_F_SYMBOL;
+		res->frames[0].function = hit.name;
+		res->nframes = 1;
+		res->symbol_start = symobj_vaddr_to_off(o, hit.addr, off);
+		return true;
+	}
+	symobj_dwarf(s, o);
 	*err = dwinfo_lookup(o->dw, va, &dh);
 	f = dh.fn;
-	have_sym = symindex_lookup(&o->syms, va, &hit);
 	/* A stretched symbol counts only where a line row vouches for the
 	 * address being code of a function (padding, a cold tail). */
 	if (have_sym && hit.stretched && !dh.has_line)
@@ -663,6 +706,8 @@ static bool resolve_elf(struct symobj *o, uint64_t off,
 		f = p;
 	}
 	res->nframes = n;
+	if (have_sym && hit.covered)
+		res->frames[n - 1].function = hit.name;
 	if (have_sym && (hit.covered || !f))
 		res->symbol_start = symobj_vaddr_to_off(o, hit.addr, off);
 	else if (f)
@@ -739,7 +784,7 @@ static int resolve_kernel(struct symbolizer *s, const struct sym_object *obj,
 		struct symobj *o = symobj_get(s, &vobj, &ret);
 		int dret;
 
-		if (o && !o->err && resolve_elf(o, addr, res, &dret))
+		if (o && !o->err && resolve_elf(s, o, addr, res, &dret))
 			return dret;
 	}
 	ret = load_kallsyms(s);
@@ -892,7 +937,7 @@ int sym_resolve(struct symbolizer *s, const struct sym_object *obj,
 		res->flags |= o->flags;
 		if (!(o->flags & SYM_F_STALE)) {
 			int dret;
-			bool found = resolve_elf(o, offset, res, &dret);
+			bool found = resolve_elf(s, o, offset, res, &dret);
 
 			/* Running out of memory reading a CU sticks. */
 			if (dret && !o->err)

@@ -35,6 +35,7 @@
 #ifndef SYMBOLIZE_H
 #define SYMBOLIZE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -131,6 +132,14 @@ void symbolizer_free(struct symbolizer *s);	/* NULL is a no-op */
  */
 int sym_resolve(struct symbolizer *s, const struct sym_object *obj,
 		uint64_t offset, struct sym_result *res);
+
+/*
+ * With on, sym_resolve() answers from the symbol tables alone where a
+ * symbol covers the address: one frame, the procedure, no line.  DWARF
+ * is then read only for code no symbol covers.  For views that show
+ * procedures and nothing inside them (default: off).
+ */
+void sym_set_names_only(struct symbolizer *s, bool on);
 
 /* A kernel text symbol with its extent [start, end). */
 struct sym_ksym {

@@ -349,7 +349,10 @@ struct symobj {
 	struct loadseg *loads;
 	size_t nloads;
 	struct symindex syms;
-	struct dwinfo *dw;		/* NULL: no DWARF */
+	struct dwinfo *dw;		/* NULL: no DWARF (or not read yet) */
+	char *dwpath;			/* the file with its DWARF, read on
+					 * first need (symobj_dwarf()) */
+	bool dw_done;			/* dwpath has been read */
 	struct procs procs;		/* read on first use, symobj_procs() */
 	int procs_err;
 	bool procs_done;

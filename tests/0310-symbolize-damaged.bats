@@ -93,14 +93,23 @@ $((b ^ 255))): status $rc: $(tail -n 3 err)"
 		fail "waiting_spin not in the summary: $stderr"
 	[[ -s umon.out ]] || fail "no profile written"
 
+	# The procedures view needs no DWARF (symbol tables name the
+	# procedures): nothing is lost, nothing to say.
 	run -0 --separate-stderr "$UPROFILE" -i umon.out
 	[[ $stderr != *Sanitizer* ]] || fail "stderr: $stderr"
 	assert_output --partial "exit status 3"
-	# the damaged object is named, and what was lost said
+	refute_output --partial "malformed"
+	assert_line --regexp '^ *[0-9.]+ +[0-9]+ +[0-9.]+ waiting_spin +bad$'
+	# The lines view does: the damaged object is named, and what was
+	# lost said
+	run -0 --separate-stderr "$UPROFILE" -i umon.out -lines
+	[[ $stderr != *Sanitizer* ]] || fail "stderr: $stderr"
 	assert_output --partial "note: bad has malformed debug information (DWARF), not used: its procedures are named from its symbol table, without source lines"
 	refute_output --partial "could not be read"
-	assert_line --regexp '^ *[0-9.]+ +[0-9]+ +[0-9.]+ waiting_spin +bad$'
-	run -0 "$UPROFILE" -i umon.out --format json
+	assert_line --regexp '^ *[0-9.]+ +[0-9]+ +[0-9.]+ \?\? +waiting_spin +bad$'
+	run -0 "$UPROFILE" -i umon.out -lines --format json
 	assert_equal "$(jq -c '[.objects_with_bad_dwarf[] | split("/") | last]' <<<"$output")" '["bad"]'
 	assert_equal "$(jq .unresolved_objects <<<"$output")" 0
+	run -0 "$UPROFILE" -i umon.out --format json
+	assert_equal "$(jq -c '.objects_with_bad_dwarf' <<<"$output")" '[]'
 }

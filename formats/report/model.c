@@ -1063,6 +1063,18 @@ static void resolve_left(struct build *b, uint8_t *bad)
 	}
 }
 
+/* Is out the function f itself or a copy of it the compiler made and
+ * named f.SUFFIX (.part.0, .constprop.0, .isra.0, .cold)? */
+static bool clone_of(const char *f, const char *out)
+{
+	size_t n;
+
+	if (!f || !out)
+		return false;
+	n = strlen(f);
+	return !strncmp(f, out, n) && (!out[n] || out[n] == '.');
+}
+
 static int resolve_sites(const struct profile *p, struct symbolizer *sym,
 			 struct strpool *pool, struct site *sites, size_t n,
 			 uint8_t *bad)
@@ -1077,14 +1089,14 @@ static int resolve_sites(const struct profile *p, struct symbolizer *sym,
 			       bad);
 		in = &res.frames[0];
 		out_f = &res.frames[res.nframes - 1];
+		/* A function inlined into itself or a clone of itself (f
+		 * inside f.part.0 or f.constprop.0) is that out-of-line
+		 * code: "f [inlined into f.part.0]" would say nothing. */
+		if (res.nframes > 1 && clone_of(in->function, out_f->function))
+			in = out_f;
 		sites[i].proc = pool_dup(pool, in->function);
-		/* A function inlined into a clone of itself (a .part or
-		 * .constprop copy DWARF names alike) is just that function:
-		 * "f [inlined into f]" would say nothing. */
-		sites[i].inl = res.nframes > 1 && in->function &&
-			       out_f->function &&
-			       strcmp(in->function, out_f->function) ?
-			       pool_dup(pool, out_f->function) : NULL;
+		sites[i].inl = in != out_f ? pool_dup(pool, out_f->function) :
+			       NULL;
 		sites[i].file = pool_dup(pool, in->file);
 		sites[i].line = in->line;
 		sites[i].module = pool_dup(pool, res.module);
@@ -2534,8 +2546,14 @@ int report_build(const struct profile *p, struct symbolizer *sym,
 		report_free(b.r);
 		return err;
 	}
+	/* Procedures and nothing inside them: symbol tables name them all,
+	 * DWARF (lines, inlined frames) is read only where they do not. */
+	sym_set_names_only(sym, opt->view == REPORT_PROCEDURES &&
+			   !opt->inline_split && !opt->samples &&
+			   opt->stack_view == REPORT_STACKS_NONE && !opt->ra);
 	for (i = 0; i < sizeof(phases) / sizeof(phases[0]) && !err; i++)
 		err = phases[i](&b);
+	sym_set_names_only(sym, false);
 	free(b.sites);
 	free(b.dropped);
 	free(b.left_codes);
