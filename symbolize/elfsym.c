@@ -112,25 +112,35 @@ struct secinfo {
 	bool alloc;
 };
 
-static uint8_t sym_rank(const GElf_Sym *sym)
+/*
+ * How good a name sym is for its address, of the several a symbol table
+ * may give one address (higher is better): a sized symbol, then a
+ * function, then a global name, then a local one, then a weak alias
+ * (qsort_r is a weak alias of the local __qsort_r, the name DWARF and
+ * the source give), and last a name of an old version of the symbol
+ * (clock_gettime@GLIBC_2.2.5, with ver).
+ */
+static uint8_t sym_rank(const GElf_Sym *sym, bool old_version)
 {
 	uint8_t rank = 0;
 	int type = GELF_ST_TYPE(sym->st_info);
 
-	/* Order: sized, then function, then global > weak > local. */
 	if (sym->st_size > 0)
-		rank |= 8;
+		rank |= 16;
 	if (type == STT_FUNC || type == STT_GNU_IFUNC)
-		rank |= 4;
+		rank |= 8;
+	if (old_version)
+		return rank;
 	switch (GELF_ST_BIND(sym->st_info)) {
 	case STB_GLOBAL:
 	case STB_GNU_UNIQUE:
-		rank |= 2;
+		rank |= 3;
 		break;
 	case STB_WEAK:
 		rank |= 1;
 		break;
 	default:
+		rank |= 2;
 		break;
 	}
 	return rank;
@@ -172,7 +182,7 @@ static int add_symtab(struct symindex *si, struct strpool *sp, Elf *elf,
 	n = sh->sh_size / sh->sh_entsize;
 	for (i = 0; i < n; i++) {
 		GElf_Sym sym;
-		const char *name;
+		const char *name, *at;
 		struct esym *e;
 
 		if (!gelf_getsym(data, (int)i, &sym))
@@ -187,13 +197,18 @@ static int add_symtab(struct symindex *si, struct strpool *sp, Elf *elf,
 		if (ALLOC_GROW(si->v, si->n + 1, si->alloc))
 			return SYM_ENOMEM;
 		e = &si->v[si->n];
-		e->name = strpool_add(sp, name);
+		/* A versioned name of a debug file's .symtab is shown as
+		 * the name the program calls: __libc_start_main@@GLIBC_2.34
+		 * is __libc_start_main (.dynsym's names carry no version). */
+		at = strchr(name, '@');
+		e->name = at ? strpool_intern(sp, name, (size_t)(at - name)) :
+			  strpool_add(sp, name);
 		if (!e->name)
 			return SYM_ENOMEM;
 		e->addr = sym.st_value;
 		e->size = sym.st_size;
 		e->sec_end = secs[sym.st_shndx].end;
-		e->rank = sym_rank(&sym);
+		e->rank = sym_rank(&sym, at && at[1] != '@');
 		e->order = si->n;
 		si->n++;
 	}
@@ -239,12 +254,19 @@ int symindex_add_elf(struct symindex *si, struct strpool *sp, void *handle)
 static int esym_cmp(const void *a, const void *b)
 {
 	const struct esym *x = a, *y = b;
+	size_t ux, uy;
 
 	if (x->addr != y->addr)
 		return x->addr < y->addr ? -1 : 1;
 	if (x->rank != y->rank)
 		return x->rank > y->rank ? -1 : 1;
-	/* Then the first in symbol table order, as binutils does. */
+	/* Then the public name over internal ones (fewer leading
+	 * underscores), then the first in symbol table order, as binutils
+	 * does. */
+	ux = strspn(x->name, "_");
+	uy = strspn(y->name, "_");
+	if (ux != uy)
+		return ux < uy ? -1 : 1;
 	return x->order < y->order ? -1 : x->order > y->order;
 }
 

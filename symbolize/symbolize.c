@@ -637,6 +637,15 @@ void sym_set_names_only(struct symbolizer *s, bool on)
 		s->names_only = on;
 }
 
+/* Is vaddr va in one of o's PLT stubs? */
+static bool in_plt(struct symbolizer *s, struct symobj *o, uint64_t va)
+{
+	const struct procs *pr;
+	uint64_t start;
+
+	return !symobj_procs(s, o, &pr) && procs_plt_stub(pr, va, &start);
+}
+
 /*
  * Name (and, with DWARF, the inline chain and line of) off in o.  Out of
  * line, code is named by the symbol table where a symbol covers it: the
@@ -669,6 +678,8 @@ static bool resolve_elf(struct symbolizer *s, struct symobj *o, uint64_t off,
 		res->symbol_start = symobj_vaddr_to_off(o, hit.addr, off);
 		return true;
 	}
+	if (s->names_only && in_plt(s, o, va))
+		return false;	/* unnamed_code() names it, DWARF cannot */
 	symobj_dwarf(s, o);
 	*err = dwinfo_lookup(o->dw, va, &dh);
 	f = dh.fn;
