@@ -166,3 +166,44 @@ FILE *esc_visible_stream(FILE *out)
 		free(v);
 	return f;
 }
+
+void esc_shell_word(FILE *f, const char *s)
+{
+	static const char plain[] = "abcdefghijklmnopqrstuvwxyz"
+				    "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				    "0123456789_@%+=:,./-";
+	const unsigned char *c;
+	bool ctl = false;
+
+	if (*s && strspn(s, plain) == strlen(s)) {
+		fputs(s, f);
+		return;
+	}
+	for (c = (const unsigned char *)s; *c; c++)
+		ctl |= *c < 0x20 || *c == 0x7f;
+	if (!ctl) {
+		fputc('\'', f);
+		for (; *s; s++) {
+			if (*s == '\'')
+				fputs("'\\''", f);	/* end, \', reopen */
+			else
+				fputc(*s, f);
+		}
+		fputc('\'', f);
+		return;
+	}
+	fputs("$'", f);
+	for (c = (const unsigned char *)s; *c; c++) {
+		if (*c == '\n')
+			fputs("\\n", f);
+		else if (*c == '\t')
+			fputs("\\t", f);
+		else if (*c == '\\' || *c == '\'')
+			fprintf(f, "\\%c", *c);
+		else if (*c < 0x20 || *c == 0x7f)
+			fprintf(f, "\\x%02x", *c);
+		else
+			fputc(*c, f);
+	}
+	fputc('\'', f);
+}

@@ -32,4 +32,13 @@ int esc_utf8_seq_len(const unsigned char *s, size_t n);
  */
 FILE *esc_visible_stream(FILE *out);
 
+/*
+ * Write s as one word a POSIX shell reads back as s: bare when it holds
+ * only characters no shell treats specially, else in single quotes, or
+ * as $'...' with \n, \t, \\, \' and \xNN when it holds control
+ * characters, so that a command line of many lines (python3 -c "...")
+ * stays on one line of a heading and can be pasted back.
+ */
+void esc_shell_word(FILE *f, const char *s);
+
 #endif

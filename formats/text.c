@@ -272,8 +272,10 @@ static void heading(FILE *f, const struct report *r)
 		fprintf(f, " (%s)", p->tool);
 	if (p->argc) {
 		fputc(':', f);
-		for (i = 0; i < p->argc; i++)
-			fprintf(f, " %s", p->argv[i]);
+		for (i = 0; i < p->argc; i++) {
+			fputc(' ', f);
+			esc_shell_word(f, p->argv[i]);
+		}
 	}
 	if (p->pid >= 0)
 		fprintf(f, " (process %d)", p->pid);
@@ -900,8 +902,10 @@ static int report_counts_text_body(FILE *f, const struct report_counts *rc)
 		fprintf(f, " (%s)", p->tool);
 	if (p->argc) {
 		fputc(':', f);
-		for (a = 0; a < p->argc; a++)
-			fprintf(f, " %s", p->argv[a]);
+		for (a = 0; a < p->argc; a++) {
+			fputc(' ', f);
+			esc_shell_word(f, p->argv[a]);
+		}
 	}
 	fputc('\n', f);
 	fprintf(f, "  %.2f s", (double)p->duration_ns / 1e9);

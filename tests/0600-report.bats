@@ -507,3 +507,27 @@ EOF
 	run -0 --separate-stderr "$UPROFILE" -i umon.out -format json
 	run -0 jq -e '.schema_version == 1' <<<"$output"
 }
+
+@test "the heading's command line is one line, each argument a shell word that reads back as itself" {
+	skip_unless_perf_works
+	local args=("two
+lines	tab" "it's" 'a b' '$HOME' 'back\slash' '' plain-1.2 $'\x1b[31mred')
+	run -0 "$UPROFILE" -quiet -o a.umon /bin/true "${args[@]}"
+	run -0 "$UPROFILE" -i a.umon
+	local head=${lines[0]}
+	[[ $head == "Profile a.umon (uprofile): /bin/true "* ]] || fail "heading: $head"
+	[[ ${lines[1]} == "  cpu-clock"* ]] || fail "the heading takes more than a line: ${lines[1]}"
+	# bash reads the words back into the very arguments
+	eval "local back=(${head#*: })"
+	assert_equal "${#back[@]}" 9
+	local i
+	for i in "${!args[@]}"; do
+		assert_equal "${back[i + 1]}" "${args[i]}"
+	done
+	# no byte a terminal would act on
+	[[ $head != *$'\x1b'* ]] || fail "ESC in the heading"
+	# the counting heading too
+	run -0 "$UPROFILE" -quiet --count -o c.umon /bin/true "it's" $'x\ny'
+	run -0 "$UPROFILE" -i c.umon
+	assert_line --index 0 "Counts c.umon (uprofile): /bin/true 'it'\\''s' \$'x\\ny'"
+}
