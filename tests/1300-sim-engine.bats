@@ -157,8 +157,13 @@ weight() {
 	assert_equal "$(weight child_spin retinst "$parent")" 0
 	assert [ "$(weight child_spin retinst "$child")" -gt 100000 ]
 	assert_equal "$(weight parent_spin retinst "$child")" 0
-	assert_equal "$(weight __tunables_init retinst "$child")" 0
-	assert [ "$(weight __tunables_init retinst "$parent")" -gt 1000 ]
+	# ld.so's start-up: __tunables_init, which glibc's symbol table
+	# names by its internal alias __GI___tunables_init
+	local tun=__tunables_init
+	[[ $("$UPROFILE" -i "$parent" --format json | jq -r '.rows[].procedure') == *__GI___tunables_init* ]] &&
+		tun=__GI___tunables_init
+	assert_equal "$(weight $tun retinst "$child")" 0
+	assert [ "$(weight $tun retinst "$parent")" -gt 1000 ]
 }
 
 @test "sim: an argument with spaces, a forked subshell: every instruction placed, PLT stubs named" {
