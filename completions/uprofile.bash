@@ -46,9 +46,13 @@ _profile_tool_complete()
 		opt=
 	fi
 	case ${opt#-} in
-	-output | output | o | -input | input | i | -report-file | report-file | \
-	-control | control | k)
+	-output | output | o | -report-file | report-file | -control | control | k)
 		_filedir
+		return
+		;;
+	-input | input | i)
+		# profiles: umon.out, kmon.out, umon.PID.out, NAME.umon, NAME.kmon
+		_filedir '@(out|umon|kmon)'
 		return
 		;;
 	-dirname | dirname)

@@ -90,3 +90,12 @@ complete() {
 	run -0 complete "$UPROFILE" gzip -
 	refute_output --partial -- -display
 }
+
+@test "-i offers profiles (and directories), -o any file" {
+	mkdir dir
+	touch umon.out umon.123.out a.umon k.kmon notes.txt
+	run -0 complete "$UPROFILE" -i ""
+	assert_output $'a.umon\ndir\nk.kmon\numon.123.out\numon.out'
+	run -0 complete "$UPROFILE" -o no
+	assert_output notes.txt
+}
