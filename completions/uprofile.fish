@@ -2,8 +2,9 @@
 #
 # As the bash completion: the options, which of them take a value, and the
 # statistic names come from the tool itself (--completion-helper prints its
-# option tables: "-name" or "-name=" when a value follows, and "stat:NAME"),
-# so they cannot drift from what the tool accepts.
+# option tables: "-name" or "-name=" when a value follows, "stat:NAME", and
+# "native:NAME" for this CPU's native events, which only -e takes), so they
+# cannot drift from what the tool accepts.
 
 # __profile_tool_files [REGEX [only]]: file names completing the current
 # token (after its "--name=", kept), directories too; only those matching
@@ -29,6 +30,7 @@ function __profile_tool_candidates
     set -l opts (string match -r -- '^-[^=]*' $helper)
     set -l valued (string match -r -g -- '^(-.*)=$' $helper)
     set -l stats (string match -r -g -- '^stat:(.*)$' $helper)
+    set -l natives (string match -r -g -- '^native:(.*)$' $helper)
 
     # After the program name, its own arguments, completed as for the
     # program; an option's value is not the program.
@@ -73,7 +75,7 @@ function __profile_tool_candidates
             __profile_tool_files '/$' only
             return
         case event e
-            set values $stats
+            set values $stats $natives
         case start-after
             set list
             set values $stats

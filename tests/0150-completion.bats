@@ -99,3 +99,15 @@ complete() {
 	run -0 complete "$UPROFILE" -o no
 	assert_output notes.txt
 }
+
+@test "native event names of the CPU libpfm4 knows, with their unit masks" {
+	# a pinned model: the names come from libpfm4's Ice Lake tables
+	LIBPFM_FORCE_PMU=icl run -0 complete "$UPROFILE" -e INST_RETIRED:AN
+	# bash replaces the word after the colon (a word break)
+	assert_output $'ANY\nANY_P'
+	# only -e takes them: not --start-after, not words before PROGRAM
+	LIBPFM_FORCE_PMU=icl run -0 complete "$UPROFILE" --start-after INST_RETIRED:AN
+	assert_output ""
+	LIBPFM_FORCE_PMU=icl run -0 complete "$UPROFILE" INST_RETIRED:AN
+	assert_output ""
+}

@@ -59,7 +59,11 @@ complete() {
 
 @test "zsh: statistic names after -e (also in a list) and before the program" {
 	run -0 complete "uprofile -e mispr"
-	assert_output $'mispredict\nmispredict_per_ret'
+	assert_line mispredict
+	assert_line mispredict_per_ret
+	# other names -l shows
+	run -0 complete "uprofile -e instr"
+	assert_output instructions
 	run -0 complete "uprofile -e cycles,pm_cy"
 	assert_output pm_cycles
 	run -0 complete "uprofile --event=page-f"
@@ -109,4 +113,15 @@ complete() {
 	assert_output some-file
 	run -0 complete "uprofile cat -"
 	refute_line -- -display
+}
+
+@test "zsh: native event names of the CPU libpfm4 knows, with their unit masks" {
+	# a pinned model: the names come from libpfm4's Ice Lake tables
+	LIBPFM_FORCE_PMU=icl run -0 complete "uprofile -e INST_RETIRED:AN"
+	assert_output $'INST_RETIRED:ANY\nINST_RETIRED:ANY_P'
+	# only -e takes them: not --start-after, not words before PROGRAM
+	LIBPFM_FORCE_PMU=icl run -0 complete "uprofile -start-after INST_RETIRED:AN"
+	assert_output ""
+	LIBPFM_FORCE_PMU=icl run -0 complete "uprofile INST_RETIRED:AN"
+	assert_output ""
 }
