@@ -7,14 +7,32 @@
 #   make fuzz            libFuzzer targets (clang) under build-fuzz/;
 #                        fuzz/README.md says how to run them
 #   make install prefix=/usr/local DESTDIR=...
+#                        binaries, man pages, shell completions, docs;
+#                        `make uninstall` (same variables) removes them
 #   make V=1             show the commands
 
-VERSION := 0.1.0
+VERSION := $(shell cat VERSION)
 
+# Installation directories: the GNU names, overridable on the command line
+# (make install prefix=/usr DESTDIR=/tmp/root).  Completions go where each
+# shell looks for a distribution's (vendor) completions: bash-completion's
+# directory, zsh's vendor-completions (Debian's $fpath entry; other systems
+# read site-functions: pass zshcompdir=$(datarootdir)/zsh/site-functions)
+# and fish's vendor_completions.d.
 prefix ?= /usr/local
-bindir ?= $(prefix)/bin
-datadir ?= $(prefix)/share
-bashcompdir ?= $(datadir)/bash-completion/completions
+exec_prefix ?= $(prefix)
+bindir ?= $(exec_prefix)/bin
+datarootdir ?= $(prefix)/share
+datadir ?= $(datarootdir)
+mandir ?= $(datarootdir)/man
+man1dir ?= $(mandir)/man1
+man5dir ?= $(mandir)/man5
+man7dir ?= $(mandir)/man7
+docdir ?= $(datarootdir)/doc/uprofile
+bashcompdir ?= $(datarootdir)/bash-completion/completions
+zshcompdir ?= $(datarootdir)/zsh/vendor-completions
+fishcompdir ?= $(datarootdir)/fish/vendor_completions.d
+INSTALL ?= install
 
 CC ?= cc
 CFLAGS ?= -O2 -g
@@ -179,18 +197,66 @@ $(FUZZ_BUILD)/profile-object: $(TPROG_DIR)/inline.c
 	@mkdir -p $(dir $@)
 	$(call quiet,CC,$@)$(CC) -O2 -g -fno-omit-frame-pointer -o $@ $<
 
-install: $(TOOL_BIN)
-	install -d $(DESTDIR)$(bindir) $(DESTDIR)$(bashcompdir)
-	install -m 755 $(TOOL_BIN) $(DESTDIR)$(bindir)/
-	install -m 644 completions/uprofile.bash \
+# Man pages (build/man/NAME.SECTION, from `make man`), each installed into
+# man<SECTION>dir by its suffix.
+MAN_PAGES ?=
+MAN1 := $(filter %.1,$(MAN_PAGES))
+MAN5 := $(filter %.5,$(MAN_PAGES))
+MAN7 := $(filter %.7,$(MAN_PAGES))
+# README.md's links (docs/NAME.md) hold in docdir: the tree is kept.
+DOC_FILES := $(wildcard docs/*.md)
+DOC_EXAMPLES := $(wildcard docs/examples/*)
+
+install: $(TOOL_BIN) $(MAN_PAGES)
+	$(INSTALL) -d $(DESTDIR)$(bindir) $(DESTDIR)$(bashcompdir) \
+		$(DESTDIR)$(zshcompdir) $(DESTDIR)$(fishcompdir) \
+		$(DESTDIR)$(docdir)/docs/examples
+	$(INSTALL) -m 755 $(TOOL_BIN) $(DESTDIR)$(bindir)/
+	$(INSTALL) -m 644 completions/uprofile.bash \
 		$(DESTDIR)$(bashcompdir)/uprofile
-	install -m 644 completions/kprofile.bash \
+	$(INSTALL) -m 644 completions/kprofile.bash \
 		$(DESTDIR)$(bashcompdir)/kprofile
+	$(INSTALL) -m 644 completions/_uprofile $(DESTDIR)$(zshcompdir)/
+	$(INSTALL) -m 644 completions/uprofile.fish \
+		completions/kprofile.fish $(DESTDIR)$(fishcompdir)/
+	$(INSTALL) -m 644 README.md $(DESTDIR)$(docdir)/
+	$(INSTALL) -m 644 $(DOC_FILES) $(DESTDIR)$(docdir)/docs/
+	$(INSTALL) -m 644 $(DOC_EXAMPLES) $(DESTDIR)$(docdir)/docs/examples/
+ifneq ($(MAN1),)
+	$(INSTALL) -d $(DESTDIR)$(man1dir)
+	$(INSTALL) -m 644 $(MAN1) $(DESTDIR)$(man1dir)/
+endif
+ifneq ($(MAN5),)
+	$(INSTALL) -d $(DESTDIR)$(man5dir)
+	$(INSTALL) -m 644 $(MAN5) $(DESTDIR)$(man5dir)/
+endif
+ifneq ($(MAN7),)
+	$(INSTALL) -d $(DESTDIR)$(man7dir)
+	$(INSTALL) -m 644 $(MAN7) $(DESTDIR)$(man7dir)/
+endif
+
+# Exactly what install wrote: the shared directories (bindir, mandir, the
+# completion directories) stay; the suite's own docdir goes.
+uninstall:
+	rm -f $(TOOLS:%=$(DESTDIR)$(bindir)/%) \
+		$(DESTDIR)$(bashcompdir)/uprofile \
+		$(DESTDIR)$(bashcompdir)/kprofile \
+		$(DESTDIR)$(zshcompdir)/_uprofile \
+		$(DESTDIR)$(fishcompdir)/uprofile.fish \
+		$(DESTDIR)$(fishcompdir)/kprofile.fish \
+		$(DESTDIR)$(docdir)/README.md \
+		$(DOC_FILES:%=$(DESTDIR)$(docdir)/%) \
+		$(DOC_EXAMPLES:%=$(DESTDIR)$(docdir)/%) \
+		$(patsubst %,$(DESTDIR)$(man1dir)/%,$(notdir $(MAN1))) \
+		$(patsubst %,$(DESTDIR)$(man5dir)/%,$(notdir $(MAN5))) \
+		$(patsubst %,$(DESTDIR)$(man7dir)/%,$(notdir $(MAN7)))
+	rmdir $(DESTDIR)$(docdir)/docs/examples $(DESTDIR)$(docdir)/docs \
+		$(DESTDIR)$(docdir) 2>/dev/null || :
 
 clean:
 	rm -rf build build-san build-fuzz
 
-.PHONY: all check install clean fuzz
+.PHONY: all check install uninstall clean fuzz
 .SECONDARY:
 
 -include $(shell find $(BUILD) $(FUZZ_BUILD) -name '*.d' 2>/dev/null)

@@ -28,6 +28,11 @@ PACKAGES=(
 	bats bats-support bats-assert
 	jq              # JSON report checks
 	bash-completion # tests: the completion script
+	zsh             # tests: the zsh completion
+	fish            # tests: the fish completion
+	dpkg-dev        # tests: dpkg-buildpackage builds the Debian package
+	debhelper       # debian/rules (dh)
+	lintian         # tests: the package passes lintian
 	python3         # tests: crafting damaged profiles, signal set-up
 	clang           # tests: DWARF from a second compiler
 	libclang-rt-dev # make fuzz: clang's libFuzzer and sanitizer runtimes

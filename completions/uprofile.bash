@@ -2,19 +2,22 @@
 #
 # The options, which of them take a value, and the statistic names come
 # from the tool itself (--completion-helper prints its option tables:
-# "-name" or "-name=" when a value follows, and "stat:NAME"), so they
-# cannot drift from what the tool accepts.
+# "-name" or "-name=" when a value follows, "stat:NAME", and "native:NAME"
+# for this CPU's native events, which only -e takes), so they cannot drift
+# from what the tool accepts.
 
 _profile_tool_complete()
 {
 	local cur prev words cword
-	_init_completion -n = || return
+	# native names have colons (INST_RETIRED:ANY_P): one word here
+	_init_completion -n =: || return
 
-	local tool=${words[0]} i helper opts valued stats
+	local tool=${words[0]} i helper opts valued stats natives
 	helper=$("$tool" --completion-helper 2>/dev/null) || return
 	opts=$(sed -n 's/^\(-[^=]*\)=\{0,1\}$/\1/p' <<<"$helper")
 	valued=" $(sed -n 's/^\(-.*\)=$/\1/p' <<<"$helper" | tr '\n' ' ')"
 	stats=$(sed -n 's/^stat://p' <<<"$helper")
+	natives=$(sed -n 's/^native://p' <<<"$helper")
 
 	# "-name" and "--name" are the same option.
 	_profile_valued() {
@@ -31,7 +34,7 @@ _profile_tool_complete()
 			continue
 			;;
 		esac
-		if ! grep -qx "${words[i]%%:*}" <<<"$stats"; then
+		if ! grep -qxF "${words[i]%%:*}" <<<"$stats"; then
 			_filedir
 			return
 		fi
@@ -46,17 +49,27 @@ _profile_tool_complete()
 		opt=
 	fi
 	case ${opt#-} in
-	-output | output | o | -input | input | i | -report-file | report-file | \
-	-control | control | k)
+	-output | output | o | -report-file | report-file | -control | control | k)
 		_filedir
+		return
+		;;
+	-input | input | i)
+		# profiles: umon.out, kmon.out, umon.PID.out, NAME.umon, NAME.kmon
+		_filedir '@(out|umon|kmon)'
 		return
 		;;
 	-dirname | dirname)
 		_filedir -d
 		return
 		;;
-	-event | event | e | -start-after | start-after)
+	-event | event | e)
+		COMPREPLY=($(compgen -W "$stats $natives" -- "$cur"))
+		__ltrim_colon_completions "$cur"
+		return
+		;;
+	-start-after | start-after)
 		COMPREPLY=($(compgen -W "$stats" -- "$cur"))
+		__ltrim_colon_completions "$cur"
 		return
 		;;
 	-format | format)
@@ -95,6 +108,7 @@ _profile_tool_complete()
 		return
 	fi
 	COMPREPLY=($(compgen -W "$stats" -- "$cur"))
+	__ltrim_colon_completions "$cur"
 	COMPREPLY+=($(compgen -c -- "$cur"))
 }
 complete -F _profile_tool_complete uprofile kprofile

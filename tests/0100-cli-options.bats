@@ -46,7 +46,7 @@ make_profile() {
 
 @test "--version prints 'uprofile X.Y.Z', the version of the build" {
 	local ver
-	ver=$(sed -n 's/^VERSION := *//p' "$ROOT/Makefile")
+	ver=$(<"$ROOT/VERSION")
 	[[ $ver =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]]
 	run -0 --separate-stderr "$UPROFILE" --version
 	assert_output "uprofile $ver"

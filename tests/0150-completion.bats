@@ -90,3 +90,24 @@ complete() {
 	run -0 complete "$UPROFILE" gzip -
 	refute_output --partial -- -display
 }
+
+@test "-i offers profiles (and directories), -o any file" {
+	mkdir dir
+	touch umon.out umon.123.out a.umon k.kmon notes.txt
+	run -0 complete "$UPROFILE" -i ""
+	assert_output $'a.umon\ndir\nk.kmon\numon.123.out\numon.out'
+	run -0 complete "$UPROFILE" -o no
+	assert_output notes.txt
+}
+
+@test "native event names of the CPU libpfm4 knows, with their unit masks" {
+	# a pinned model: the names come from libpfm4's Ice Lake tables
+	LIBPFM_FORCE_PMU=icl run -0 complete "$UPROFILE" -e INST_RETIRED:AN
+	# bash replaces the word after the colon (a word break)
+	assert_output $'ANY\nANY_P'
+	# only -e takes them: not --start-after, not words before PROGRAM
+	LIBPFM_FORCE_PMU=icl run -0 complete "$UPROFILE" --start-after INST_RETIRED:AN
+	assert_output ""
+	LIBPFM_FORCE_PMU=icl run -0 complete "$UPROFILE" INST_RETIRED:AN
+	assert_output ""
+}

@@ -224,6 +224,8 @@ static void print_completion_option(const struct argp_option *o)
 		printf("-%c%s\n", o->key, eq);
 }
 
+/* The options, then "stat:NAME" for each statistic and "native:NAME" for
+ * each native event name of this CPU, which only -e takes. */
 void fe_print_completion(const struct fe_tool *tool)
 {
 	size_t t;
@@ -237,6 +239,7 @@ void fe_print_completion(const struct fe_tool *tool)
 	for (o = tool->options; o && (o->name || o->key || o->doc); o++)
 		print_completion_option(o);
 	run_print_statistic_names(stdout, "stat:");
+	run_print_native_names(stdout, "native:");
 }
 
 /* --start-after STAT:N (STAT may carry :u/:k/:h as in -e). */

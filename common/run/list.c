@@ -24,16 +24,44 @@ static const char *list_name(const struct stat_def *d, char *buf, size_t len)
 	return d->name;
 }
 
+struct name_printer {
+	FILE *out;
+	const char *prefix;
+};
+
+static void print_name(const char *name, void *arg)
+{
+	const struct name_printer *p = arg;
+
+	fprintf(p->out, "%s%s\n", p->prefix, name);
+}
+
+/* Every name of the table -l shows, and their other names. */
 void run_print_statistic_names(FILE *out, const char *prefix)
 {
+	struct name_printer p = { out, prefix };
 	size_t t;
 
 	for (t = 0; t < stat_table_len; t++) {
+		const struct stat_def *d = &stat_table[t];
+		const char *a = d->aliases;
 		char name[40];
 
-		fprintf(out, "%s%s\n", prefix,
-			list_name(&stat_table[t], name, sizeof(name)));
+		print_name(list_name(d, name, sizeof(name)), &p);
+		while (a && *a) {
+			size_t n = strcspn(a, ",");
+
+			fprintf(out, "%s%.*s\n", prefix, (int)n, a);
+			a += n + (a[n] == ',');
+		}
 	}
+}
+
+void run_print_native_names(FILE *out, const char *prefix)
+{
+	struct name_printer p = { out, prefix };
+
+	stat_native_names(print_name, &p);
 }
 
 static int run_flush_stdout(const struct run_config *c)

@@ -157,8 +157,12 @@ int run_diff_files(const struct run_config *c, const char *base,
 /* Whether a word of the command line names a statistic this config's
  * engine knows (-e's names, X_per_ret, freq, with :u/:k/:h). */
 int run_is_statistic(const struct run_config *c, const char *word);
-/* Every statistic name a user may type, one per line after prefix. */
+/* Every statistic name of the table a user may type (with -e or as a word
+ * before the program), other names included, one per line after prefix. */
 void run_print_statistic_names(FILE *out, const char *prefix);
+/* The native event names of this CPU -e accepts (stat_native_names()), one
+ * per line after prefix. */
+void run_print_native_names(FILE *out, const char *prefix);
 
 /* Report profile p (read from file) to out as c asks: the summary after
  * a run when summary_only, else its -display/-i report.  Returns 0 or a

@@ -205,6 +205,7 @@ struct machine {
 	const struct stat_own_model *own;	/* stats_models.c, or NULL */
 	int pfm_ok;		/* libpfm4 initialized */
 	char pfm_pmu[32];	/* its core PMU here ("icl"), or "" */
+	pfm_pmu_t pfm_id;	/* that PMU, when pfm_pmu is set */
 	char pfm_desc[64];
 	int hw_pmu;		/* the kernel has a core PMU (type 4) */
 	char mech_pmu[STAT_NPM_MECHS][32];	/* "ibs_op", "arm_spe_0" */
@@ -359,6 +360,7 @@ static void probe_libpfm(struct machine *m)
 		    !pi.is_present || pi.type != PFM_PMU_TYPE_CORE)
 			continue;
 		snprintf(m->pfm_pmu, sizeof(m->pfm_pmu), "%s", pi.name);
+		m->pfm_id = p;
 		snprintf(m->pfm_desc, sizeof(m->pfm_desc), "%s", pi.desc);
 		/* LIBPFM_FORCE_PMU (tests) names the family too, unless
 		 * UPROFILE_CPU has named it. */
@@ -498,6 +500,58 @@ static int encode_native(const char *name, struct event *ev)
 	}
 	free(fstr);
 	return 0;
+}
+
+/* Give fn the name EVENT or EVENT:UMASK when libpfm4 encodes it here (an
+ * event whose unit masks have no default needs one). */
+static int native_name(const char *event, const char *umask,
+		       stat_name_fn fn, void *arg)
+{
+	struct event ev;
+	char name[256], full[300];
+
+	snprintf(name, sizeof(name), "%s%s%s", event, umask ? ":" : "",
+		 umask ? umask : "");
+	snprintf(full, sizeof(full), "%.31s::%.255s", machine()->pfm_pmu,
+		 name);
+	if (encode_native(full, &ev))
+		return 0;
+	fn(name, arg);
+	return 1;
+}
+
+int stat_native_names(stat_name_fn fn, void *arg)
+{
+	const struct machine *m = machine();
+	pfm_pmu_info_t pi;
+	int e, n = 0;
+
+	if (!m->pfm_pmu[0])
+		return 0;
+	memset(&pi, 0, sizeof(pi));
+	pi.size = sizeof(pi);
+	if (pfm_get_pmu_info(m->pfm_id, &pi) != PFM_SUCCESS)
+		return 0;
+	for (e = pi.first_event; e != -1; e = pfm_get_event_next(e)) {
+		pfm_event_info_t ei;
+		int a;
+
+		memset(&ei, 0, sizeof(ei));
+		ei.size = sizeof(ei);
+		if (pfm_get_event_info(e, PFM_OS_NONE, &ei) != PFM_SUCCESS)
+			continue;
+		n += native_name(ei.name, NULL, fn, arg);
+		for (a = 0; a < ei.nattrs; a++) {
+			pfm_event_attr_info_t ai;
+
+			memset(&ai, 0, sizeof(ai));
+			ai.size = sizeof(ai);
+			if (pfm_get_event_attr_info(e, a, PFM_OS_NONE, &ai) ==
+			    PFM_SUCCESS && ai.type == PFM_ATTR_UMASK)
+				n += native_name(ei.name, ai.name, fn, arg);
+		}
+	}
+	return n;
 }
 
 /* The first alternative of "A|B|C" that encodes for the core PMU here. */

@@ -250,6 +250,16 @@ void stat_choice_describe(const struct stat_choice *choice, char *buf,
  */
 void stat_machine_describe(char *buf, size_t len);
 
+/*
+ * The libpfm4 native event names of this CPU's core PMU, as -e accepts
+ * them: each event ("INST_RETIRED") and each of its unit masks
+ * ("INST_RETIRED:ANY_P"), passed to fn one by one.  None where libpfm4 has
+ * no tables for the CPU (or a pinned UPROFILE_CPU without
+ * LIBPFM_FORCE_PMU).  Returns how many names fn was given.
+ */
+typedef void (*stat_name_fn)(const char *name, void *arg);
+int stat_native_names(stat_name_fn fn, void *arg);
+
 /* Write a comma-separated list of the statistics available here into buf. */
 void stat_available(stat_probe_fn probe, void *arg, unsigned modes,
 		    char *buf, size_t len);
