@@ -211,12 +211,22 @@ craft() {
 		# the parent has parent_spin, the exec'd child hot_a and hot_b
 		case $(jq -r '.rows[0].procedure' <<<"$json") in
 		parent_spin)
+			# its own command: the one profiled
+			assert_equal "$(jq -c .command <<<"$json")" "[\"$TPROG/forkexec\",\"600\"]"
 			# parent_spin, and the clock reads it spins on
 			awk -v s="$(json_share parent_spin cpu-clock - <<<"$json")" \
 				'BEGIN { exit !(s >= 80) }' ||
 				fail "parent_spin has only $(json_share parent_spin cpu-clock - <<<"$json")%"
 			assert_equal "$(json_share hot_a cpu-clock - <<<"$json")" 0.00 ;;
 		hot_a)
+			# its own command, not its parent's: the program it
+			# exec'd, with the arguments when they could be read
+			# before it ended
+			[[ $(jq -r '.command[0]' <<<"$json") == *spin2 ]] ||
+				fail "command: $(jq -c .command <<<"$json")"
+			run -0 "$UPROFILE" -i "$f"
+			[[ ${lines[0]} =~ ^"Profile $f (uprofile): "[^\ ]*spin2( 600)?" (process $pid)"$ ]] ||
+				fail "heading: ${lines[0]}"
 			assert_split "$json" hot_a hot_b 75 10
 			assert_equal "$(json_share parent_spin cpu-clock - <<<"$json")" 0.00 ;;
 		*)

@@ -110,8 +110,10 @@ void collector_free(struct collector *c)
 		free(c->objects[i].path);
 	free(c->objects);
 	for (i = 0; c->procs && i < c->cap_procs; i++)
-		if (c->procs[i].pid != NO_PROC)
+		if (c->procs[i].pid != NO_PROC) {
 			free(c->procs[i].maps);
+			free(c->procs[i].cmd);
+		}
 	free(c->procs);
 	free(c->agg);
 	free(c->threads);
@@ -418,6 +420,7 @@ static struct process *proc_get(struct collector *c, uint32_t pid)
 	p = &c->procs[i];
 	memset(p, 0, sizeof(*p));
 	p->pid = pid;
+	p->exe_obj = NO_OBJ;
 	c->nprocs++;
 	return p;
 }
@@ -478,6 +481,30 @@ void collector_mmap(struct collector *c, uint32_t pid, uint64_t start,
 	m->obj = obj;
 	m->t_from = time;
 	m->t_to = T_INF;
+	if (p->want_exe && kind == PROF_OBJ_FILE) {
+		p->exe_obj = obj;
+		p->want_exe = false;
+	}
+}
+
+void collector_cmdline(struct collector *c, uint32_t pid, const char *buf,
+		       size_t len)
+{
+	struct process *p = proc_get(c, pid);
+	char *cmd;
+
+	if (!p || !len)
+		return;
+	cmd = malloc(len + 1);
+	if (!cmd) {
+		c->oom = 1;
+		return;
+	}
+	memcpy(cmd, buf, len);
+	cmd[len] = '\0';	/* the last argument ends, whatever was read */
+	free(p->cmd);
+	p->cmd = cmd;
+	p->cmdlen = buf[len - 1] ? len + 1 : len;
 }
 
 void collector_comm(struct collector *c, uint32_t pid, uint32_t tid,
@@ -496,6 +523,12 @@ void collector_comm(struct collector *c, uint32_t pid, uint32_t tid,
 	p = proc_get(c, pid);
 	if (!p)
 		return;
+	/* exec replaced the program and its arguments (the engine gives
+	 * the new ones when it can still read them). */
+	free(p->cmd);
+	p->cmd = NULL;
+	p->exe_obj = NO_OBJ;
+	p->want_exe = true;
 	/* exec replaced the address space: earlier maps end now. */
 	for (i = 0; i < p->nmaps; i++)
 		if (p->maps[i].t_to == T_INF && p->maps[i].t_from <= time)
@@ -529,6 +562,20 @@ void collector_fork(struct collector *c, uint32_t pid, uint32_t ppid,
 	/* proc_get may have moved the table: look the parent up again. */
 	parent = proc_find(c, ppid);
 	child->nmaps = 0;
+	/* A fork runs its parent's program with its arguments. */
+	free(child->cmd);
+	child->cmd = NULL;
+	if (parent->cmd) {
+		child->cmd = malloc(parent->cmdlen);
+		if (!child->cmd) {
+			c->oom = 1;
+			return;
+		}
+		memcpy(child->cmd, parent->cmd, parent->cmdlen);
+		child->cmdlen = parent->cmdlen;
+	}
+	child->exe_obj = parent->exe_obj;
+	child->want_exe = parent->want_exe;
 	for (i = 0; i < parent->nmaps; i++) {
 		struct mapping m = parent->maps[i];
 
@@ -954,6 +1001,38 @@ out:
 	return r;
 }
 
+/*
+ * A -pids file shows its process's own command: the arguments it was
+ * exec'd with, else the program it exec'd, else (it never exec'd while
+ * profiled and its arguments were not read) the profiled command's.
+ */
+static int own_command(struct collector *c, struct profile *p, uint32_t pid)
+{
+	const struct process *pr = proc_find(c, pid);
+	char **argv, *s;
+	size_t n = 0, i;
+	int r;
+
+	if (!pr)
+		return 0;
+	if (!pr->cmd) {
+		if (pr->exe_obj == NO_OBJ)
+			return 0;
+		s = c->objects[pr->exe_obj].path;
+		return profile_set_argv(p, 1, &s) ? -PROF_ENOMEM : 0;
+	}
+	for (i = 0; i < pr->cmdlen; i++)
+		n += !pr->cmd[i];
+	argv = malloc((n ? n : 1) * sizeof(*argv));
+	if (!argv)
+		return -PROF_ENOMEM;
+	for (s = pr->cmd, i = 0; i < n; i++, s += strlen(s) + 1)
+		argv[i] = s;
+	r = profile_set_argv(p, (int)n, argv);
+	free(argv);
+	return r ? -PROF_ENOMEM : 0;
+}
+
 static int build_one(struct collector *c, const struct profile *tpl,
 		     uint32_t split, struct profile **out)
 {
@@ -965,8 +1044,12 @@ static int build_one(struct collector *c, const struct profile *tpl,
 	*out = p;
 	if (!p || copy_meta(p, tpl))
 		return -PROF_ENOMEM;
-	if (c->split == COLLECT_SPLIT_PID)
+	if (c->split == COLLECT_SPLIT_PID) {
 		p->pid = (int32_t)split;
+		r = own_command(c, p, split);
+		if (r)
+			return r;
+	}
 	if (c->split == COLLECT_SPLIT_CPU)
 		p->cpu = (int32_t)split;
 	for (i = 0; i < tpl->nstats; i++) {

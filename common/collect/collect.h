@@ -124,6 +124,11 @@ void collector_mmap(struct collector *c, uint32_t pid, uint64_t start,
  * are split by (process, thread, name) for reports' -by. */
 void collector_comm(struct collector *c, uint32_t pid, uint32_t tid,
 		    const char *comm, int exec, uint64_t time);
+/* The command line of process pid (its arguments, each ended by NUL, len
+ * bytes in all), read by the engine when it exec'd or from /proc for a
+ * process that existed before.  -pids files show each its own. */
+void collector_cmdline(struct collector *c, uint32_t pid, const char *buf,
+		       size_t len);
 /* A new process (pid != ppid) or thread, tid, made by ptid: it has its
  * maker's name. */
 void collector_fork(struct collector *c, uint32_t pid, uint32_t ppid,

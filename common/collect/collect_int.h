@@ -7,6 +7,7 @@
 #ifndef COMMON_COLLECT_INT_H
 #define COMMON_COLLECT_INT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "collect.h"
@@ -36,7 +37,16 @@ struct process {
 	uint32_t pid;		/* NO_PROC: empty slot */
 	struct mapping *maps;
 	size_t nmaps, alloc_maps;
+	/* Its own command line (-pids files show it): arguments each
+	 * ended by NUL, NULL when unknown; else the program exec'd, the
+	 * first file mapped after the exec (exe_obj, NO_OBJ: none). */
+	char *cmd;
+	size_t cmdlen;
+	uint32_t exe_obj;
+	bool want_exe;		/* exec'd: the next file mapped is it */
 };
+
+#define NO_OBJ UINT32_MAX
 
 struct agg_entry {
 	uint64_t offset;

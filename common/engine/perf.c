@@ -15,6 +15,7 @@
 #include "common/unwind/unwind.h"
 #include "common/util/error.h"
 #include "perf.h"
+#include "proc.h"
 #include "common/stats/stats.h"
 
 /* What every sample carries, in the kernel's order. */
@@ -1222,6 +1223,8 @@ static void deliver(struct perf_session *s, const uint8_t *p)
 		collector_comm(s->col, rd32(b), rd32(b + 4), name,
 			       !!(h->misc & PERF_RECORD_MISC_COMM_EXEC),
 			       rd64(end - 24));
+		if (h->misc & PERF_RECORD_MISC_COMM_EXEC)
+			proc_read_cmdline(s->col, (pid_t)rd32(b));
 		return;
 	}
 	case PERF_RECORD_FORK:

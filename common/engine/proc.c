@@ -5,6 +5,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <pwd.h>
 #include <stdio.h>
@@ -46,6 +47,23 @@ static int synthesize_from(struct collector *col, pid_t pid, const char *path)
 	}
 	fclose(f);
 	return n;
+}
+
+void proc_read_cmdline(struct collector *col, pid_t pid)
+{
+	char path[64], buf[4096];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	n = read(fd, buf, sizeof(buf));
+	close(fd);
+	/* A process that has exited, or a kernel thread, reads empty. */
+	if (n > 0)
+		collector_cmdline(col, (uint32_t)pid, buf, (size_t)n);
 }
 
 /* The names of the threads of an existing process, from /proc: no COMM
@@ -93,6 +111,7 @@ void proc_synthesize_maps(struct collector *col, pid_t pid)
 	struct dirent *e;
 
 	synthesize_comms(col, pid);
+	proc_read_cmdline(col, pid);
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
 	if (synthesize_from(col, pid, path))
 		return;

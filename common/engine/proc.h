@@ -19,6 +19,9 @@ void proc_synthesize_all(struct collector *col);
 /* Only the names of the threads of every process (which maps and
  * proc_synthesize_all() give too). */
 void proc_synthesize_names(struct collector *col);
+/* Give the collector pid's command line from /proc (nothing when it has
+ * exited already: a short-lived process keeps the program's path). */
+void proc_read_cmdline(struct collector *col, pid_t pid);
 
 /* The threads of pid, in a new array; -PROF_ENOENT when there is no
  * such process. */
