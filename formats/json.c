@@ -371,6 +371,7 @@ static void damage(struct json_writer *jw, const struct report *r)
 	paths(jw, "objects_without_symbols", r->nosyms, r->nnosyms);
 	paths(jw, "objects_with_bad_dwarf", r->baddwarf, r->nbaddwarf);
 	paths(jw, "unmatched_patterns", r->unmatched, r->nunmatched);
+	jw_object_uint(jw, "idle_excluded", r->prof->idle_dropped);
 	jw_object_begin_array(jw, "skipped_files", JW_INLINE);
 	for (i = 0; i < r->nskipped; i++) {
 		jw_object_begin(jw, JW_INLINE);

@@ -259,6 +259,60 @@ static void completeness_line(FILE *f, const struct report *r)
 	fputc('\n', f);
 }
 
+/* Samples of statistic 0 the idle task (pid 0) took. */
+static uint64_t idle_samples(const struct profile *p)
+{
+	uint64_t n = 0;
+	size_t i;
+
+	for (i = 0; i < p->ntask_counts; i++) {
+		const struct prof_task_count *t = &p->task_counts[i];
+
+		if (t->stat == 0 && t->task < p->ntasks &&
+		    p->tasks[t->task].pid == 0)
+			n += t->samples;
+	}
+	return n;
+}
+
+/*
+ * A system-wide profile of a quiet machine is mostly the idle task:
+ * CPUs halted with nothing to run (default_idle, or on a VM the
+ * hypervisor's halt, pvm_safe_halt_hc).  Say so, and what hides it.
+ * And a kernel routine that re-enables interrupts at the top is where
+ * timer-driven samples wait while interrupts are off (skid).
+ */
+static void idle_notes(FILE *f, const struct report *r)
+{
+	const struct profile *p = r->prof;
+	uint64_t all = r->nstats ? r->total_samples[0] : 0, idle;
+	size_t i;
+
+	if (p->idle_excluded)
+		fprintf(f, "  note: -exclude-idle: %" PRIu64 " samples of the "
+			"idle task (pid 0) are left out; percentages are of "
+			"the rest\n", p->idle_dropped);
+	else if (all && (idle = idle_samples(p)) * 10 >= all)
+		fprintf(f, "  note: %.1f%% of the samples are the idle task "
+			"(pid 0: CPUs with nothing to run, halted; on a VM "
+			"in the hypervisor's halt call): -exclude-idle leaves "
+			"them out\n", 100.0 * (double)idle / (double)all);
+	for (i = 0; i < r->nrows && i < 3; i++) {
+		const struct report_row *row = &r->rows[i];
+
+		if (row->kind != ROW_PROCEDURE || !row->procedure ||
+		    !row->object || strcmp(row->object, "[kernel.kallsyms]") ||
+		    (!strstr(row->procedure, "irq_enable") &&
+		     !strstr(row->procedure, "irqrestore")))
+			continue;
+		fprintf(f, "  note: %s re-enables interrupts: timer-driven "
+			"samples (cpu-clock) that fell due while they were "
+			"off are taken there; they belong to the code that "
+			"ran just before it\n", row->procedure);
+		break;
+	}
+}
+
 static void heading(FILE *f, const struct report *r)
 {
 	const struct profile *p = r->prof;
@@ -392,6 +446,7 @@ static void heading(FILE *f, const struct report *r)
 		fprintf(f, "  note: %zu object(s) could not be read; their "
 			"addresses are shown as object+offset\n",
 			r->unresolved_objects);
+	idle_notes(f, r);
 }
 
 static void mode_histogram(FILE *f, const struct profile *p);

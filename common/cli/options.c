@@ -32,7 +32,7 @@ enum {
 	OPT_REPORT_FILE, OPT_PMU, OPT_COUNT, OPT_START_AFTER,
 	OPT_BLOCKS, OPT_ASM, OPT_STRIDE, OPT_AVERAGE, OPT_CALLERS,
 	OPT_CALLEES, OPT_TREE, OPT_CALL_GRAPH, OPT_MERGE, OPT_DIFF,
-	OPT_FAIL_ABOVE, OPT_ALPHA, OPT_INLINE, OPT_BY,
+	OPT_FAIL_ABOVE, OPT_ALPHA, OPT_INLINE, OPT_BY, OPT_EXCLUDE_IDLE,
 };
 
 const struct argp_option fe_stat_options[] = {
@@ -165,6 +165,9 @@ const struct argp_option fe_display_options[] = {
 	{ "exclude", OPT_EXCLUDE, "PROC", 0,
 	  "leave out procedures matching PROC (repeatable)", 4 },
 	{ "numbers", OPT_NUMBERS, NULL, 0, "show addresses", 4 },
+	{ "exclude-idle", OPT_EXCLUDE_IDLE, NULL, 0,
+	  "leave out the samples of the idle task (pid 0, 'swapper': CPUs "
+	  "with nothing to run); percentages are then of the rest", 4 },
 	{ "inline", OPT_INLINE, NULL, 0,
 	  "procedures view: inlined code in rows of its own, 'f [inlined "
 	  "into g]' (default: part of the procedure it was inlined into)",
@@ -518,6 +521,7 @@ static error_t parse_display_opt(int key, char *arg, struct argp_state *state)
 	case OPT_TREE: ro->stack_view = REPORT_TREE; break;
 	case OPT_NUMBERS: ro->numbers = 1; break;
 	case OPT_INLINE: ro->inline_split = 1; break;
+	case OPT_EXCLUDE_IDLE: c->exclude_idle = 1; break;
 	case OPT_STRIDE:
 		if (parse_u64(arg, 0, 1u << 20, &u) || (u & (u - 1)))
 			argp_error(state, "bad -stride '%s': expected a power "

@@ -229,6 +229,11 @@ struct profile {
 	struct prof_stack_count *stack_counts;
 	size_t nstack_counts, alloc_stack_counts;
 
+	/* Samples of statistic 0 that profile_drop_idle() took out (not
+	 * written: a report says so). */
+	uint64_t idle_dropped;
+	int idle_excluded;		/* profile_drop_idle() was applied */
+
 	/* Tasks; empty in profiles taken before they were recorded. */
 	struct prof_task *tasks;
 	size_t ntasks, alloc_tasks;
@@ -316,6 +321,14 @@ void profile_sort_counts(struct profile *p);
 
 /* Sum of samples / weights of one statistic over all counts. */
 uint64_t profile_stat_samples(const struct profile *p, size_t stat);
+
+/*
+ * Take the samples of the idle task (pid 0) out of p's counts, statistics
+ * and task counts (idle.c).  *dropped: how many, of statistic 0.  Refused
+ * with -PROF_EINVAL and a one-line reason when p has no tasks or has call
+ * stacks (not split by task).
+ */
+int profile_drop_idle(struct profile *p, uint64_t *dropped);
 
 int profile_write(const struct profile *p, const char *path);
 int profile_read(const char *path, struct profile **out);

@@ -121,6 +121,14 @@ out:
 	return err;
 }
 
+/* -exclude-idle on a sampled profile (counting ones have no rows). */
+static int drop_idle(struct profile *p)
+{
+	uint64_t n;
+
+	return report_is_counting(p) ? 0 : profile_drop_idle(p, &n);
+}
+
 int run_show_profile(const struct run_config *c, const struct profile *p,
 		     const char *file, int summary_only, FILE *out)
 {
@@ -213,6 +221,16 @@ int run_report_file(const struct run_config *c, const char *const *files,
 			err = -PROF_ENOMEM;
 		}
 		if (err) {
+			profile_free(p);
+			free(file);
+			return run_fail(c, err);
+		}
+	}
+	if (c->exclude_idle) {
+		err = drop_idle(p);
+		if (err) {
+			if (c->report_file)
+				outfile_abort(&rf);
 			profile_free(p);
 			free(file);
 			return run_fail(c, err);
@@ -389,6 +407,9 @@ int run_write_and_report(struct run *r, const struct profile *tpl,
 		ps[0]->cpu = r->one_cpu;
 	if (!err)
 		err = write_profiles(r, ps, n, split, &first);
+	/* -exclude-idle: the reports, not the files, leave idle out. */
+	for (int i = 0; !err && c->exclude_idle && i < n; i++)
+		err = drop_idle(ps[i]);
 	/* A single merged profile is summarized; split runs list their
 	 * files only. */
 	if (!err && !c->quiet && n == 1 && !c->display)

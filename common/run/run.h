@@ -130,6 +130,8 @@ struct run_config {
 	enum run_format format;		/* --format */
 	const char *report_file;	/* report after a run goes here */
 	int row_options;		/* a per-row display option given */
+	int exclude_idle;		/* -exclude-idle: reports leave the
+					 * idle task (pid 0) out */
 	double fail_above;		/* --diff --fail-above PCT; < 0: none */
 	double alpha;			/* --diff --alpha; 0: RUN_DIFF_ALPHA */
 };
