@@ -148,3 +148,16 @@ assert_same_options() {
 			fail "$p: .Dd '$d', but last changed $(TZ=UTC date -d "@$last" '+%B %-d, %Y')"
 	done
 }
+
+@test "the profile records the version that wrote it (tool_version)" {
+	skip_unless_perf_works
+	run -0 "$UPROFILE" -quiet -o p.umon "$TPROG/spin2" 100
+	run -0 "$UPROFILE" -i p.umon --format json -report-file r.json
+	run -0 jq -r '.tool_version' r.json
+	assert_output "$(<"$ROOT/VERSION")"
+	# a merged profile keeps it
+	run -0 "$UPROFILE" -quiet --merge m.umon p.umon p.umon
+	run -0 "$UPROFILE" -i m.umon --format json -report-file m.json
+	run -0 jq -r '.tool_version' m.json
+	assert_output "$(<"$ROOT/VERSION")"
+}
