@@ -2,6 +2,7 @@
 #
 #   make                 build tools and test programs under build/
 #   make check           run the test suite (bats)
+#   make man             man pages under build/man/ (also built by make)
 #   make SANITIZE=1      AddressSanitizer + UndefinedBehaviorSanitizer build,
 #                        objects under build-san/
 #   make fuzz            libFuzzer targets (clang) under build-fuzz/;
@@ -197,9 +198,21 @@ $(FUZZ_BUILD)/profile-object: $(TPROG_DIR)/inline.c
 	@mkdir -p $(dir $@)
 	$(call quiet,CC,$@)$(CC) -O2 -g -fno-omit-frame-pointer -o $@ $<
 
-# Man pages (build/man/NAME.SECTION, from `make man`), each installed into
-# man<SECTION>dir by its suffix.
-MAN_PAGES ?=
+# Man pages: man/NAME.SECTION is mdoc source, build/man/NAME.SECTION the
+# page with @VERSION@ replaced by the VERSION file's (the one version that
+# --version, the profiles, the Debian changelog and the pages show); each
+# is installed into man<SECTION>dir by its suffix.
+MAN_SRC := uprofile.1 kprofile.1 umon.out.5 uprofile-statistics.7
+MAN_PAGES := $(MAN_SRC:%=build/man/%)
+
+man: $(MAN_PAGES)
+all: $(MAN_PAGES)
+
+build/man/%: man/% VERSION
+	@mkdir -p $(dir $@)
+	$(call quiet,GEN,$@)sed 's/@VERSION@/$(VERSION)/g' $< >$@.tmp && \
+		mv $@.tmp $@
+
 MAN1 := $(filter %.1,$(MAN_PAGES))
 MAN5 := $(filter %.5,$(MAN_PAGES))
 MAN7 := $(filter %.7,$(MAN_PAGES))
@@ -256,7 +269,7 @@ uninstall:
 clean:
 	rm -rf build build-san build-fuzz
 
-.PHONY: all check install uninstall clean fuzz
+.PHONY: all check man install uninstall clean fuzz
 .SECONDARY:
 
 -include $(shell find $(BUILD) $(FUZZ_BUILD) -name '*.d' 2>/dev/null)

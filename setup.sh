@@ -33,6 +33,8 @@ PACKAGES=(
 	dpkg-dev        # tests: dpkg-buildpackage builds the Debian package
 	debhelper       # debian/rules (dh)
 	lintian         # tests: the package passes lintian
+	mandoc          # tests: mandoc -Tlint checks the man pages
+	man-db          # tests: man -l renders them (with groff)
 	python3         # tests: crafting damaged profiles, signal set-up
 	clang           # tests: DWARF from a second compiler
 	libclang-rt-dev # make fuzz: clang's libFuzzer and sanitizer runtimes

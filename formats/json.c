@@ -236,6 +236,10 @@ static void header(struct json_writer *jw, const struct profile *p,
 	jw_object_int(jw, "schema_version", REPORT_JSON_VERSION);
 	jw_object_string(jw, "mode", mode);
 	jw_object_string(jw, "tool", p->tool);
+	if (p->tool_version)
+		jw_object_string(jw, "tool_version", p->tool_version);
+	else
+		jw_object_null(jw, "tool_version");
 	jw_object_string(jw, "file", file);
 	jw_object_begin_array(jw, "command", JW_INLINE);
 	for (a = 0; a < p->argc; a++)

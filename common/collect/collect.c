@@ -863,6 +863,7 @@ static int copy_meta(struct profile *dst, const struct profile *src)
 		if (src->f && !(dst->f = strdup(src->f))) return -1; \
 	} while (0)
 	DUP(tool);
+	DUP(tool_version);
 	DUP(hostname);
 	DUP(sysname);
 	DUP(release);

@@ -63,6 +63,7 @@ void profile_free(struct profile *p)
 	if (!p)
 		return;
 	free(p->tool);
+	free(p->tool_version);
 	for (i = 0; p->argv && p->argv[i]; i++)
 		free(p->argv[i]);
 	free(p->argv);
@@ -638,9 +639,11 @@ static void encode_meta(struct buf *b, const struct profile *p)
 
 	for (i = 0; i < p->argc; i++)
 		put(&argv, p->argv[i], strlen(p->argv[i]) + 1);
-	put_u32(b, 12 + (p->ra_routines ? 2 : 0) + (p->start_after ? 3 : 0) +
-		       (cg ? 2 : 0));
+	put_u32(b, 12 + (p->tool_version ? 1 : 0) + (p->ra_routines ? 2 : 0) +
+		       (p->start_after ? 3 : 0) + (cg ? 2 : 0));
 	put_kv(b, "tool", p->tool);
+	if (p->tool_version)
+		put_kv(b, "tool_version", p->tool_version);
 	put_str(b, "argv");
 	put_u32(b, (uint32_t)argv.len);
 	put(b, argv.data, argv.len);
@@ -1088,6 +1091,8 @@ static int decode_meta(struct profile *p, struct cursor *c)
 		}
 		if (!strcmp(k, "tool"))
 			dst = &p->tool;
+		else if (!strcmp(k, "tool_version"))
+			dst = &p->tool_version;
 		else if (!strcmp(k, "hostname"))
 			dst = &p->hostname;
 		else if (!strcmp(k, "sysname"))

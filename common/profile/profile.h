@@ -188,6 +188,8 @@ enum prof_call_graph {
 
 struct profile {
 	char *tool;		/* "uprofile" or "kprofile" */
+	char *tool_version;	/* the writer's version (the VERSION file's),
+				 * NULL in files written before it was kept */
 	char **argv;		/* profiled command line, NULL-terminated */
 	int argc;
 	char *hostname, *sysname, *release, *machine, *cpu_model;

@@ -261,7 +261,9 @@ struct profile *run_new_template(const struct run_config *c, uint64_t t0,
 	if (!tpl)
 		return NULL;
 	tpl->tool = strdup(c->tool->name);
-	if (!tpl->tool) {
+	/* the one version (VERSION, as --version and the man pages) */
+	tpl->tool_version = strdup(PROF_VERSION);
+	if (!tpl->tool || !tpl->tool_version) {
 		profile_free(tpl);
 		return NULL;
 	}
