@@ -41,6 +41,8 @@ struct symbolizer {
 	char **debug_dirs;
 	size_t ndebug_dirs;
 	struct fetcher fetch;
+	char *kernel_debug;		/* vmlinux found by build-id, or NULL */
+	bool kernel_looked;
 	void (*event)(void *arg, const struct sym_event *ev);
 	void *event_arg;
 	struct strpool pool;
@@ -153,6 +155,7 @@ void symbolizer_free(struct symbolizer *s)
 	free(s->vmlinux);
 	free(s->kallsyms_path);
 	free(s->symfs);
+	free(s->kernel_debug);
 	for (i = 0; i < s->ndebug_dirs; i++)
 		free(s->debug_dirs[i]);
 	free(s->debug_dirs);
@@ -882,16 +885,46 @@ static bool unnamed_code(struct symbolizer *s, struct symobj *o, uint64_t off,
 	return true;
 }
 
+/*
+ * The kernel image with DWARF for obj (the kernel): -k's vmlinux, else
+ * the one whose build-id is the profile's, under the debug dirs and
+ * debug root or from debuginfod; NULL when there is none.
+ */
+static const char *kernel_image(struct symbolizer *s,
+				const struct sym_object *obj)
+{
+	struct elfmeta meta = { 0 };
+
+	if (s->vmlinux || s->kernel_looked)
+		return s->vmlinux ? s->vmlinux : s->kernel_debug;
+	s->kernel_looked = true;
+	if (!obj->build_id || !obj->build_id_len ||
+	    obj->build_id_len > sizeof(meta.build_id))
+		return NULL;
+	memcpy(meta.build_id, obj->build_id, obj->build_id_len);
+	meta.build_id_len = obj->build_id_len;
+	s->kernel_debug = debuginfo_find(&s->inputs, NULL, NULL, &meta,
+					 (const char *const *)s->debug_dirs,
+					 s->ndebug_dirs, s->debug_root);
+	if (!s->kernel_debug)
+		s->kernel_debug = fetch(s, obj->path ? obj->path :
+					"[kernel.kallsyms]", false,
+					obj->build_id, obj->build_id_len);
+	return s->kernel_debug;
+}
+
 static int resolve_kernel(struct symbolizer *s, const struct sym_object *obj,
 			  uint64_t addr, struct sym_result *res)
 {
 	const struct ksym *k;
+	const char *image = obj->kind == SYM_OBJ_KERNEL ?
+			    kernel_image(s, obj) : NULL;
 	int ret;
 
-	if (s->vmlinux && obj->kind == SYM_OBJ_KERNEL) {
+	if (image) {
 		/* Only ever asked for with this path: see symobj_get(). */
 		struct sym_object vobj = {
-			.kind = SYM_OBJ_KERNEL, .path = s->vmlinux,
+			.kind = SYM_OBJ_KERNEL, .path = image,
 		};
 		struct symobj *o = symobj_get(s, &vobj, &ret);
 		int dret;
