@@ -185,3 +185,81 @@ time.sleep(120)' >port &
 		"\(.procedure) \(.file | split("/") | last):\(.line)"' <<<"$output"
 	assert_output "hot_a spin2.c:45"
 }
+
+# kernel_build_id: the running kernel's build-id (hex), from
+# /sys/kernel/notes; empty when it has none.
+kernel_build_id() {
+	python3 -c 'import sys
+h = open("/sys/kernel/notes", "rb").read()
+o = 0
+while o + 12 <= len(h):
+    n, d, t = (int.from_bytes(h[o + 4 * i:o + 4 * i + 4], "little") for i in range(3))
+    name = o + 12
+    desc = name + ((n + 3) & ~3)
+    if t == 3 and h[name:name + 4] == b"GNU\0":
+        print(h[desc:desc + d].hex())
+        break
+    o = desc + ((d + 3) & ~3)' 2>/dev/null || true
+}
+
+@test "kernel: a vmlinux with the kernel's build-id, under --debug-dir or from debuginfod, gives kernel source lines" {
+	skip_unless_root
+	skip_unless_perf_works
+	skip_unless_debuginfod
+	local id proc start end text size
+	id=$(kernel_build_id)
+	[[ -n $id ]] || skip "the kernel has no build-id note"
+	[[ $(uname -m) == x86_64 ]] || skip "the stand-in vmlinux is built for x86-64"
+	[[ ! -e /usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug ]] ||
+		skip "this kernel's debug info is installed: it would be found first"
+	run -0 "$KPROFILE" -quiet -e cpu-clock "$TPROG/kernelloop" read 0.5
+	# The hottest procedure of the kernel proper, where kallsyms puts it.
+	proc=$("$KPROFILE" -i kmon.out --format json | jq -r 'first(.rows[] |
+		select(.object == "[kernel.kallsyms]" and .module == null)) |
+		.procedure')
+	read -r start end < <(sort /proc/kallsyms | awk -v p="$proc" '
+		found && $1 != start { print start, $1; exit }
+		!found && $3 == p && NF == 3 { found = 1; start = $1 }')
+	text=$(awk '$3 == "_text" && NF == 3 { print $1; exit }' /proc/kallsyms)
+	[[ -n $start && -n $end && $start != 0000000000000000 && -n $text ]] ||
+		skip "kernel addresses are hidden (kptr_restrict)"
+	# A stand-in for vmlinux: _text where the kernel's is, and fake_hot
+	# over the hot procedure, its code on line 4 of fakekernel.c.
+	size=$((0x$end - 0x$start - 16))
+	((size > 0)) || size=1
+	cat >fakekernel.c <<'SRC'
+void _text(void) __attribute__((section(".text.head")));
+void _text(void) {}
+__attribute__((section(".text.fake"))) void fake_hot(void)
+{
+	__asm__ volatile(".fill " SIZE ", 1, 0x90");
+}
+SRC
+	printf 'SECTIONS {\n.text.head 0x%s : { *(.text.head) }\n.text.fake 0x%s : { *(.text.fake) }\n}\n' \
+		"$text" "$start" >fake.ld
+	gcc -g -O0 -fno-pic -mcmodel=kernel -DSIZE="\"$size\"" -c fakekernel.c
+	mkdir srv
+	ld -o srv/vmlinux --build-id="0x$id" -e 0 -T fake.ld fakekernel.o
+	# Under --debug-dir, by build-id.
+	mkdir -p "dd/.build-id/${id:0:2}"
+	cp srv/vmlinux "dd/.build-id/${id:0:2}/${id:2}.debug"
+	run -0 --separate-stderr "$KPROFILE" -i kmon.out -lines --debug-dir dd \
+		--format json
+	run -0 jq -r '[.rows[] | select(.procedure == "fake_hot") |
+		"\(.file | split("/") | last):\(.object)"] | unique[]' <<<"$output"
+	assert_output "fakekernel.c:[kernel.kallsyms]"
+	# Without it, no lines for the kernel.
+	run -0 --separate-stderr "$KPROFILE" -i kmon.out -lines --format json
+	run -0 jq -r '[.rows[] | select(.object == "[kernel.kallsyms]") |
+		.file] | unique[]' <<<"$output"
+	assert_output null
+	# From debuginfod, by the build-id the profile recorded.
+	export DEBUGINFOD_CACHE_PATH=$BATS_TEST_TMPDIR/cache
+	start_server srv
+	run -0 --separate-stderr env DEBUGINFOD_URLS="http://127.0.0.1:$PORT" \
+		"$KPROFILE" -i kmon.out -lines --format json
+	assert_equal "$stderr" "kprofile: debug info for '[kernel.kallsyms]' from debuginfod"
+	run -0 jq -r '[.rows[] | select(.procedure == "fake_hot") |
+		"\(.file | split("/") | last):\(.object)"] | unique[]' <<<"$output"
+	assert_output "fakekernel.c:[kernel.kallsyms]"
+}
