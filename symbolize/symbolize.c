@@ -93,7 +93,7 @@ struct symbolizer *symbolizer_new(const struct sym_config *cfg)
 				dup_or_null(cfg->debug_dirs[i], &oom);
 		s->fetch.enabled = cfg->debuginfod;
 		s->fetch.wait = cfg->debuginfod_wait ? cfg->debuginfod_wait :
-				5;
+				SYM_DEBUGINFOD_WAIT;
 		s->event = cfg->event;
 		s->event_arg = cfg->event_arg;
 	}

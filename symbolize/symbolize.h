@@ -33,6 +33,9 @@
  *   <root><dir>/ (dir: the object's directory as recorded), then (with
  *   debuginfod on) the debug file a server has for the build-id.
  *   debug_root defaults to /usr/lib/debug.
+ * - Kernel addresses get source lines from a vmlinux with DWARF: the
+ *   configured one, else the one whose build-id is the kernel object's,
+ *   by build-id in the debug dirs and debug_root, then from debuginfod.
  * - A file that has another build-id than the caller's is never used
  *   (it was rebuilt since the profile was taken, or is another
  *   machine's); when no candidate matches, the result is the fallback,
@@ -119,6 +122,8 @@ struct sym_event {
 	const char *reason;	/* DEBUGINFOD_DOWN: why, else NULL */
 };
 
+#define SYM_DEBUGINFOD_WAIT 5
+
 struct sym_config {
 	const char *debug_root;	/* NULL: /usr/lib/debug */
 	const char *vmlinux;	/* NULL: kernel symbols from /proc/kallsyms */
@@ -132,8 +137,8 @@ struct sym_config {
 	 * libdebuginfod, with its cache) for what is not found locally.
 	 * A fetch waits as long as DEBUGINFOD_TIMEOUT says, or, when that
 	 * is unset, until nothing has arrived for debuginfod_wait seconds
-	 * (0: 5).  After a fetch fails other than "not found", this
-	 * symbolizer asks no more.
+	 * (0: SYM_DEBUGINFOD_WAIT).  After a fetch fails other than "not
+	 * found", this symbolizer asks no more.
 	 */
 	int debuginfod;
 	unsigned debuginfod_wait;
