@@ -23,6 +23,7 @@ PACKAGES=(
 	zlib1g-dev
 	libpfm4-dev     # native event names (INST_RETIRED:ANY_P) per CPU model
 	libiberty-dev   # C++ names demangled as perf shows them (no parameters)
+	libdebuginfod-dev # debug info fetched by build-id (symbolize/debuginfod.c)
 	binutils        # objdump, strip, readelf for tests
 	elfutils        # eu-readelf, eu-addr2line for tests
 	bats bats-support bats-assert
@@ -48,6 +49,7 @@ PACKAGES=(
 	curl            # tests: the README's upload of a pprof export
 	libxml2-utils   # tests: xmllint checks --format flamegraph
 	chromium        # tests: the flame graph rendered headless
+	debuginfod      # tests: a local server for the debuginfod fetches
 )
 
 missing_packages() {

@@ -372,6 +372,7 @@ static void damage(struct json_writer *jw, const struct report *r)
 
 	jw_object_uint(jw, "unresolved_objects", r->unresolved_objects);
 	paths(jw, "stale_objects", r->stale, r->nstale);
+	paths(jw, "stale_files", r->stale_files, r->nstale);
 	paths(jw, "objects_without_symbols", r->nosyms, r->nnosyms);
 	paths(jw, "objects_with_bad_dwarf", r->baddwarf, r->nbaddwarf);
 	paths(jw, "unmatched_patterns", r->unmatched, r->nunmatched);

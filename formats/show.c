@@ -73,10 +73,21 @@ static int show_counts(FILE *out, const struct profile *p,
 	return err;
 }
 
+/* The symbolizer's configuration: s's lookup with -k's vmlinux. */
+static struct sym_config show_sym_config(const struct report_show *s)
+{
+	struct sym_config sc = { 0 };
+
+	if (s->lookup)
+		sc = *s->lookup;
+	sc.vmlinux = s->vmlinux;
+	return sc;
+}
+
 static int show_rows(FILE *out, const struct profile *p,
 		     const struct report_show *s)
 {
-	struct sym_config sc = { .vmlinux = s->vmlinux };
+	struct sym_config sc = show_sym_config(s);
 	struct symbolizer *sym = report_symbolizer_new(p, &sc);
 	struct report_options ro = s->opt;
 	struct report *r;
@@ -140,7 +151,7 @@ static int diff_side(const struct profile *p, const struct report_show *s,
 		     const char *file, struct symbolizer **sym,
 		     struct report **r)
 {
-	struct sym_config sc = { .vmlinux = s->vmlinux };
+	struct sym_config sc = show_sym_config(s);
 	struct report_options ro = s->opt;
 
 	*r = NULL;

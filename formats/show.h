@@ -32,6 +32,10 @@ struct report_show {
 					 * by the summary */
 	enum report_show_format format;
 	const char *vmlinux;		/* -k: kernel image, or NULL */
+	const struct sym_config *lookup;	/* where objects and debug
+						 * info are found (symfs,
+						 * debug dirs, debuginfod);
+						 * NULL: the defaults */
 };
 
 /* Writes p's report to out and flushes it.  A counting profile (no

@@ -421,9 +421,15 @@ static void heading(FILE *f, const struct report *r)
 	if (r->stacks)
 		completeness_line(f, r);
 	for (size_t k = 0; k < r->nstale; k++)
-		fprintf(f, "  note: %s was rebuilt since the profile was taken "
-			"(its build-id differs): its rows are addresses\n",
-			base_name(r->stale[k]));
+		if (strcmp(r->stale_files[k], r->stale[k]))
+			fprintf(f, "  note: '%s' is not the %s of the profile "
+				"(its build-id differs): not used; its rows "
+				"are addresses\n", r->stale_files[k],
+				base_name(r->stale[k]));
+		else
+			fprintf(f, "  note: %s was rebuilt since the profile "
+				"was taken (its build-id differs): its rows "
+				"are addresses\n", base_name(r->stale[k]));
 	for (size_t k = 0; k < r->nnosyms; k++)
 		fprintf(f, "  note: %s has no symbols (stripped): its "
 			"procedures are named func@ADDRESS from its unwind "

@@ -145,7 +145,7 @@ static int code_cache_load(struct symbolizer *s, struct symobj *o,
 			return SYM_ENOMEM;
 		memcpy(c->mem, img, c->memsize);
 	} else {
-		c->fd = sym_open_input(s, o->path);
+		c->fd = sym_open_input(s, o->file);
 		if (c->fd < 0)
 			return SYM_EOPEN;
 	}

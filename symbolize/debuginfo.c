@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * Finding the separate debug file of an object, the way gdb and
- * binutils do: by build-id under the debug root, then by .gnu_debuglink
- * next to the object, in its .debug/ directory and under the debug root.
+ * binutils do: by build-id under the debug dirs and the debug root, then
+ * by .gnu_debuglink next to the object, in its .debug/ directory and
+ * under each of the roots.
  * Debuglink candidates are only accepted when their CRC32 matches, so a
  * stale debug file never gives wrong lines.
  */
@@ -95,37 +96,60 @@ static char *try_link(struct inputs *in, const char *objpath,
 	return NULL;
 }
 
-char *debuginfo_find(struct inputs *in, const char *path,
-		     const struct elfmeta *meta, const char *debug_root)
+/* The directory of path with its trailing slash, in buf; NULL if none. */
+static const char *dir_of(const char *path, char *buf, size_t size,
+			  bool real)
 {
-	char real[PATH_MAX], *dir, *slash, *found;
+	char *slash;
+
+	if (!real || !realpath(path, buf)) {
+		if (strlen(path) >= size)
+			return NULL;
+		strcpy(buf, path);
+	}
+	slash = strrchr(buf, '/');
+	if (!slash)
+		return "./";
+	slash[1] = '\0';
+	return buf;
+}
+
+char *debuginfo_find(struct inputs *in, const char *path,
+		     const char *recorded, const struct elfmeta *meta,
+		     const char *const *dirs, size_t ndirs,
+		     const char *debug_root)
+{
+	char real[PATH_MAX], rec[PATH_MAX], *found = NULL;
+	const char *dir, *rdir;
+	size_t i;
 
 	if (!debug_root)
 		debug_root = "/usr/lib/debug";
-	found = by_build_id(in, meta, debug_root);
+	for (i = 0; i < ndirs && !found; i++)
+		found = by_build_id(in, meta, dirs[i]);
+	if (!found)
+		found = by_build_id(in, meta, debug_root);
 	if (found || !path || !meta->debuglink ||
 	    strchr(meta->debuglink, '/'))
 		return found;
 	/* The debuglink is relative to the object's real directory. */
-	if (!realpath(path, real)) {
-		if (strlen(path) >= sizeof(real))
-			return NULL;
-		strcpy(real, path);
-	}
-	slash = strrchr(real, '/');
-	if (slash) {
-		slash[1] = '\0';
-		dir = real;
-	} else {
-		dir = "./";
-	}
+	dir = dir_of(path, real, sizeof(real), true);
+	if (!dir)
+		return NULL;
 	found = try_link(in, path, dir, "", meta->debuglink, meta);
 	if (!found)
 		found = try_link(in, path, dir, ".debug/", meta->debuglink, meta);
-	if (!found && dir[0] == '/') {
+	/* Under a root, the directory the profile recorded (the object
+	 * may be read from a copy elsewhere, --symfs). */
+	rdir = recorded && recorded != path ?
+	       dir_of(recorded, rec, sizeof(rec), false) : dir;
+	if (!rdir || rdir[0] != '/')
+		return found;
+	for (i = 0; i <= ndirs && !found; i++) {
 		char *rooted;
 
-		if (asprintf(&rooted, "%s%s", debug_root, dir) < 0)
+		if (asprintf(&rooted, "%s%s", i < ndirs ? dirs[i] : debug_root,
+			     rdir) < 0)
 			return NULL;
 		found = try_link(in, path, rooted, "", meta->debuglink, meta);
 		free(rooted);

@@ -37,6 +37,14 @@ struct symbolizer {
 	char *debug_root;
 	char *vmlinux;
 	char *kallsyms_path;
+	char *symfs;
+	char **debug_dirs;
+	size_t ndebug_dirs;
+	struct fetcher fetch;
+	char *kernel_debug;		/* vmlinux found by build-id, or NULL */
+	bool kernel_looked;
+	void (*event)(void *arg, const struct sym_event *ev);
+	void *event_arg;
 	struct strpool pool;
 	struct symobj **tab;
 	size_t ntab, nobj;
@@ -75,6 +83,20 @@ struct symbolizer *symbolizer_new(const struct sym_config *cfg)
 		s->debug_root = dup_or_null(cfg->debug_root, &oom);
 		s->vmlinux = dup_or_null(cfg->vmlinux, &oom);
 		s->kallsyms_path = dup_or_null(cfg->kallsyms, &oom);
+		s->symfs = dup_or_null(cfg->symfs, &oom);
+		if (cfg->ndebug_dirs) {
+			s->debug_dirs = calloc(cfg->ndebug_dirs,
+					       sizeof(*s->debug_dirs));
+			oom |= !s->debug_dirs;
+		}
+		for (size_t i = 0; s->debug_dirs && i < cfg->ndebug_dirs; i++)
+			s->debug_dirs[s->ndebug_dirs++] =
+				dup_or_null(cfg->debug_dirs[i], &oom);
+		s->fetch.enabled = cfg->debuginfod;
+		s->fetch.wait = cfg->debuginfod_wait ? cfg->debuginfod_wait :
+				SYM_DEBUGINFOD_WAIT;
+		s->event = cfg->event;
+		s->event_arg = cfg->event_arg;
 	}
 	if (oom) {
 		symbolizer_free(s);
@@ -101,6 +123,7 @@ static void obj_free(struct symobj *o)
 		o->code_free(o->code);
 	procs_release(&o->procs);
 	free(o->path);
+	free(o->file);
 	free(o->build_id);
 	free(o->loads);
 	symindex_release(&o->syms);
@@ -133,6 +156,12 @@ void symbolizer_free(struct symbolizer *s)
 	free(s->debug_root);
 	free(s->vmlinux);
 	free(s->kallsyms_path);
+	free(s->symfs);
+	free(s->kernel_debug);
+	for (i = 0; i < s->ndebug_dirs; i++)
+		free(s->debug_dirs[i]);
+	free(s->debug_dirs);
+	debuginfo_fetch_release(&s->fetch);
 	free(s);
 }
 
@@ -274,26 +303,75 @@ static bool build_id_stale(const struct symobj *o, const struct elfmeta *m)
 	       memcmp(o->build_id, m->build_id, m->build_id_len);
 }
 
+static void emit(struct symbolizer *s, enum sym_event_kind kind,
+		 const char *object, const char *file, const char *reason)
+{
+	struct sym_event ev = {
+		.kind = kind, .object = object, .file = file,
+		.reason = reason,
+	};
+
+	if (s->event)
+		s->event(s->event_arg, &ev);
+}
+
 /*
- * Parse an ELF object: symbols of the file itself and of its debug file,
- * DWARF from whichever of the two has it.
+ * The object's file or its debug file from debuginfod; NULL when not
+ * found (or debuginfod is off).  A failure is told once, as the fetcher
+ * goes down.
+ */
+static char *fetch(struct symbolizer *s, const char *object, bool executable,
+		   const uint8_t *id, size_t len)
+{
+	const char *reason;
+	char *path;
+	int ret = debuginfo_fetch(&s->fetch, executable, id, len, &path,
+				  &reason);
+
+	if (ret == SYM_OK)
+		emit(s, executable ? SYM_EVENT_FETCHED_OBJECT :
+		     SYM_EVENT_FETCHED_DEBUG, object, path, NULL);
+	else if (reason)
+		emit(s, SYM_EVENT_DEBUGINFOD_DOWN, object, NULL, reason);
+	return ret == SYM_OK ? path : NULL;
+}
+
+/* Whether the debug file at dbg (NULL: none) has DWARF. */
+static bool debug_has_dwarf(struct symbolizer *s, const char *dbg)
+{
+	struct elfmeta m;
+	bool yes = false;
+	int fd;
+	Elf *elf;
+
+	if (!dbg)
+		return false;
+	elf = open_elf(s, dbg, &fd);
+	if (!elf)
+		return false;
+	if (!elfsym_read_meta(elf, &m)) {
+		yes = m.has_dwarf;
+		free(m.debuglink);
+	}
+	close_elf(elf, fd);
+	return yes;
+}
+
+/*
+ * Parse an ELF object read from path (its file as o->path recorded it,
+ * or a copy of it): symbols of the file itself and of its debug file,
+ * DWARF from whichever of the two has it.  mp is what the file says
+ * of itself (the caller frees it); its build-id matches o's.
  */
 static int load_elf(struct symbolizer *s, struct symobj *o, Elf *elf,
-		    const char *path)
+		    const char *path, const struct elfmeta *mp)
 {
-	struct elfmeta meta;
 	char *dbg = NULL;
 	const char *dwpath = NULL;
+	const char *object = o->path ? o->path : o->base;
+	struct elfmeta meta = *mp;
 	int ret;
 
-	ret = elfsym_read_meta(elf, &meta);
-	if (ret)
-		return ret;
-	if (build_id_stale(o, &meta)) {
-		o->flags |= SYM_F_STALE;
-		free(meta.debuglink);
-		return SYM_OK;
-	}
 	{
 		GElf_Ehdr eh;
 
@@ -309,7 +387,20 @@ static int load_elf(struct symbolizer *s, struct symobj *o, Elf *elf,
 		dwpath = path;
 	/* Images without a path (the vdso) can still be found by build-id. */
 	if (!meta.has_dwarf || !meta.has_symtab)
-		dbg = debuginfo_find(&s->inputs, path, &meta, s->debug_root);
+		dbg = debuginfo_find(&s->inputs, path, o->path, &meta,
+				     (const char *const *)s->debug_dirs,
+				     s->ndebug_dirs, s->debug_root);
+	/* Lines are what a server can add; symbols alone are not worth
+	 * a download. */
+	if (!meta.has_dwarf && !debug_has_dwarf(s, dbg)) {
+		char *got = fetch(s, object, false, meta.build_id,
+				  meta.build_id_len);
+
+		if (got) {
+			free(dbg);
+			dbg = got;
+		}
+	}
 	if (dbg) {
 		int dfd;
 		Elf *delf = open_elf(s, dbg, &dfd);
@@ -334,34 +425,91 @@ static int load_elf(struct symbolizer *s, struct symobj *o, Elf *elf,
 		ret = SYM_ENOMEM;
 out:
 	free(dbg);
-	free(meta.debuglink);
 	return ret;
 }
 
-static void load_file(struct symbolizer *s, struct symobj *o)
+/*
+ * Try the candidate file at path for o: SYM_OK with o loaded from it,
+ * 1 when it is not o (another build-id: noted) or cannot be opened, or
+ * an error of a file that is o's but broken (o->err).
+ */
+static int try_file(struct symbolizer *s, struct symobj *o, const char *path)
 {
-	int fd;
-	Elf *elf;
+	struct elfmeta meta;
+	int fd, ret;
+	Elf *elf = open_elf(s, path, &fd);
+
+	if (!elf && fd >= 0)
+		return o->err = SYM_EELF;
+	if (!elf) {
+		if (errno == ENOMEM)
+			o->err = SYM_ENOMEM;
+		return o->err ? o->err : 1;
+	}
+	if (elf_kind(elf) != ELF_K_ELF) {
+		close_elf(elf, fd);
+		return o->err = SYM_EELF;
+	}
+	ret = elfsym_read_meta(elf, &meta);
+	if (ret) {
+		close_elf(elf, fd);
+		return o->err = ret;
+	}
+	if (build_id_stale(o, &meta)) {
+		if (!o->mismatch)
+			o->mismatch = strpool_add(&s->pool, path);
+		free(meta.debuglink);
+		close_elf(elf, fd);
+		return 1;
+	}
+	o->file = strdup(path);
+	o->err = o->file ? load_elf(s, o, elf, path, &meta) : SYM_ENOMEM;
+	free(meta.debuglink);
+	close_elf(elf, fd);
+	return o->err;
+}
+
+/*
+ * Find and load o's file: under the symfs, at its path, from debuginfod
+ * (lookup false: at its path only, for -k's vmlinux).
+ */
+static void load_file(struct symbolizer *s, struct symobj *o, bool lookup)
+{
+	char *path;
+	int ret;
 
 	if (!o->path) {
 		o->err = SYM_EINVAL;
 		return;
 	}
-	elf = open_elf(s, o->path, &fd);
-	if (!elf && fd >= 0) {
-		o->err = SYM_EELF;
-		return;
+	if (lookup && s->symfs) {
+		if (asprintf(&path, "%s%s%s", s->symfs,
+			     o->path[0] == '/' ? "" : "/", o->path) < 0) {
+			o->err = SYM_ENOMEM;
+			return;
+		}
+		ret = try_file(s, o, path);
+		free(path);
+		if (ret <= 0)
+			return;
 	}
-	if (!elf) {
+	ret = try_file(s, o, o->path);
+	if (ret <= 0)
+		return;
+	path = lookup ? fetch(s, o->path, true, o->build_id,
+			      o->build_id_len) : NULL;
+	if (path) {
+		ret = try_file(s, o, path);
+		free(path);
+		if (ret <= 0)
+			return;
+	}
+	if (o->mismatch) {
+		o->flags |= SYM_F_STALE;
+	} else {
 		o->flags |= SYM_F_NOFILE;
-		o->err = errno == ENOMEM ? SYM_ENOMEM : SYM_EOPEN;
-		return;
+		o->err = SYM_EOPEN;
 	}
-	if (elf_kind(elf) != ELF_K_ELF)
-		o->err = SYM_EELF;
-	else
-		o->err = load_elf(s, o, elf, o->path);
-	close_elf(elf, fd);
 }
 
 /* Size of an ELF image in memory, from its headers. */
@@ -412,10 +560,20 @@ static void load_vdso(struct symbolizer *s, struct symobj *o)
 	}
 	memcpy(copy, img, size);
 	elf = elf_memory(copy, size);
-	if (!elf || elf_kind(elf) != ELF_K_ELF)
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
 		o->err = SYM_EELF;
-	else
-		o->err = load_elf(s, o, elf, NULL);
+	} else {
+		struct elfmeta meta;
+
+		o->err = elfsym_read_meta(elf, &meta);
+		if (!o->err && build_id_stale(o, &meta)) {
+			o->flags |= SYM_F_STALE;
+			free(meta.debuglink);
+		} else if (!o->err) {
+			o->err = load_elf(s, o, elf, NULL, &meta);
+			free(meta.debuglink);
+		}
+	}
 	elf_end(elf);
 	free(copy);
 }
@@ -437,7 +595,7 @@ static void load_vmlinux(struct symbolizer *s, struct symobj *o)
 {
 	size_t i;
 
-	load_file(s, o);
+	load_file(s, o, false);
 	o->by_vaddr = true;
 	if (o->err || !o->syms.has_text || load_kallsyms(s))
 		return;
@@ -490,7 +648,7 @@ struct symobj *symobj_get(struct symbolizer *s, const struct sym_object *obj,
 	}
 	switch (obj->kind) {
 	case SYM_OBJ_FILE:
-		load_file(s, o);
+		load_file(s, o, true);
 		break;
 	case SYM_OBJ_VDSO:
 		load_vdso(s, o);
@@ -533,7 +691,9 @@ static int read_procs(struct symbolizer *s, struct symobj *o)
 			return SYM_EELF;
 		}
 	} else {
-		elf = open_elf(s, o->path, &fd);
+		if (!o->file)
+			return SYM_EOPEN;
+		elf = open_elf(s, o->file, &fd);
 		if (!elf)
 			return fd < 0 ? SYM_EOPEN : SYM_EELF;
 	}
@@ -781,16 +941,46 @@ static bool unnamed_code(struct symbolizer *s, struct symobj *o, uint64_t off,
 	return true;
 }
 
+/*
+ * The kernel image with DWARF for obj (the kernel): -k's vmlinux, else
+ * the one whose build-id is the profile's, under the debug dirs and
+ * debug root or from debuginfod; NULL when there is none.
+ */
+static const char *kernel_image(struct symbolizer *s,
+				const struct sym_object *obj)
+{
+	struct elfmeta meta = { 0 };
+
+	if (s->vmlinux || s->kernel_looked)
+		return s->vmlinux ? s->vmlinux : s->kernel_debug;
+	s->kernel_looked = true;
+	if (!obj->build_id || !obj->build_id_len ||
+	    obj->build_id_len > sizeof(meta.build_id))
+		return NULL;
+	memcpy(meta.build_id, obj->build_id, obj->build_id_len);
+	meta.build_id_len = obj->build_id_len;
+	s->kernel_debug = debuginfo_find(&s->inputs, NULL, NULL, &meta,
+					 (const char *const *)s->debug_dirs,
+					 s->ndebug_dirs, s->debug_root);
+	if (!s->kernel_debug)
+		s->kernel_debug = fetch(s, obj->path ? obj->path :
+					"[kernel.kallsyms]", false,
+					obj->build_id, obj->build_id_len);
+	return s->kernel_debug;
+}
+
 static int resolve_kernel(struct symbolizer *s, const struct sym_object *obj,
 			  uint64_t addr, struct sym_result *res)
 {
 	const struct ksym *k;
+	const char *image = obj->kind == SYM_OBJ_KERNEL ?
+			    kernel_image(s, obj) : NULL;
 	int ret;
 
-	if (s->vmlinux && obj->kind == SYM_OBJ_KERNEL) {
+	if (image) {
 		/* Only ever asked for with this path: see symobj_get(). */
 		struct sym_object vobj = {
-			.kind = SYM_OBJ_KERNEL, .path = s->vmlinux,
+			.kind = SYM_OBJ_KERNEL, .path = image,
 		};
 		struct symobj *o = symobj_get(s, &vobj, &ret);
 		int dret;
@@ -921,6 +1111,23 @@ int sym_set_kernel_symbols(struct symbolizer *s, const struct sym_ksym *v,
 	if (!s->ks_err && !n)
 		s->ks_err = SYM_EKALLSYMS;
 	return s->ks_err;
+}
+
+int sym_object_files(struct symbolizer *s, const struct sym_object *obj,
+		     const char **file, const char **mismatch)
+{
+	struct symobj *o;
+	int ret = SYM_OK;
+
+	*file = *mismatch = NULL;
+	if (obj->kind != SYM_OBJ_FILE)
+		return SYM_EINVAL;
+	o = symobj_get(s, obj, &ret);
+	if (!o)
+		return ret;
+	*file = o->file;
+	*mismatch = o->mismatch;
+	return SYM_OK;
 }
 
 int sym_resolve(struct symbolizer *s, const struct sym_object *obj,

@@ -20,14 +20,26 @@
  *   address.  For SYM_OBJ_KERNEL and SYM_OBJ_MODULE the "offset" is the
  *   absolute kernel virtual address.  SYM_OBJ_ANON has no symbols: the
  *   result is always the fallback.
+ * - An object is looked up, in order: <symfs><path> when a symfs is
+ *   configured, then path itself, then (with debuginfod on and a
+ *   build-id known) the executable a debuginfod server has for its
+ *   build-id.  The first file whose build-id matches the caller's is
+ *   used (a file without a build-id, or a query without one, cannot be
+ *   checked and is trusted).
  * - Debug information is looked up, in order: the object itself, then
- *   <debug_root>/.build-id/xx/yyyy.debug by build-id, then
- *   .gnu_debuglink next to the object, in <dir>/.debug/ and under
- *   <debug_root><dir>/.  debug_root defaults to /usr/lib/debug.
- * - A build-id given by the caller that does not match the file found at
- *   the path makes the symbolizer ignore that file (it was rebuilt since the
- *   profile was taken); the result is then the fallback and
- *   SYM_F_STALE is set.
+ *   <dir>/.build-id/xx/yyyy.debug by build-id in each debug dir and
+ *   then debug_root, then .gnu_debuglink next to the object, in
+ *   <dir>/.debug/ and under each debug dir and debug_root as
+ *   <root><dir>/ (dir: the object's directory as recorded), then (with
+ *   debuginfod on) the debug file a server has for the build-id.
+ *   debug_root defaults to /usr/lib/debug.
+ * - Kernel addresses get source lines from a vmlinux with DWARF: the
+ *   configured one, else the one whose build-id is the kernel object's,
+ *   by build-id in the debug dirs and debug_root, then from debuginfod.
+ * - A file that has another build-id than the caller's is never used
+ *   (it was rebuilt since the profile was taken, or is another
+ *   machine's); when no candidate matches, the result is the fallback,
+ *   SYM_F_STALE is set and sym_object_files() names the file.
  * - Nothing here prints or exits.  Functions that can fail return a
  *   negative SYM_E* code; sym_strerror() describes it.
  * - Not thread-safe; use one symbolizer per thread.
@@ -96,10 +108,44 @@ struct sym_result {
 				 * objects; the query itself otherwise */
 };
 
+/* What the symbolizer tells its caller as it happens (sym_config.event). */
+enum sym_event_kind {
+	SYM_EVENT_FETCHED_DEBUG,	/* debug info of object from debuginfod */
+	SYM_EVENT_FETCHED_OBJECT,	/* object itself from debuginfod */
+	SYM_EVENT_DEBUGINFOD_DOWN,	/* a fetch failed (reason); no more
+					 * are tried by this symbolizer */
+};
+
+struct sym_event {
+	enum sym_event_kind kind;
+	const char *object;	/* the object's path as recorded */
+	const char *file;	/* the file fetched (in the cache), or NULL */
+	const char *reason;	/* DEBUGINFOD_DOWN: why, else NULL */
+};
+
+#define SYM_DEBUGINFOD_WAIT 5
+
 struct sym_config {
 	const char *debug_root;	/* NULL: /usr/lib/debug */
 	const char *vmlinux;	/* NULL: kernel symbols from /proc/kallsyms */
 	const char *kallsyms;	/* NULL: /proc/kallsyms (tests pass a copy) */
+	const char *symfs;	/* NULL: objects only at their own paths */
+	const char *const *debug_dirs;	/* searched before debug_root, in
+					 * order, like it */
+	size_t ndebug_dirs;
+	/*
+	 * Nonzero: ask the debuginfod servers of DEBUGINFOD_URLS (through
+	 * libdebuginfod, with its cache) for what is not found locally.
+	 * A fetch waits as long as DEBUGINFOD_TIMEOUT says, or, when that
+	 * is unset, until nothing has arrived for debuginfod_wait seconds
+	 * (0: SYM_DEBUGINFOD_WAIT).  After a fetch fails other than "not
+	 * found", this symbolizer asks no more.
+	 */
+	int debuginfod;
+	unsigned debuginfod_wait;
+	/* Called (when not NULL) with each event, as it happens. */
+	void (*event)(void *arg, const struct sym_event *ev);
+	void *event_arg;
 };
 
 enum {
@@ -191,6 +237,16 @@ struct sym_skipped {
  */
 const struct sym_skipped *sym_skipped_files(const struct symbolizer *s,
 					    size_t *n);
+
+/*
+ * The files the symbolizer chose for obj, which it looks up first if it
+ * has not yet: *file the object file read (NULL when none was), *mismatch
+ * the first candidate passed over because its build-id differs (NULL
+ * when none was).  Owned by the symbolizer.  Returns SYM_OK, or SYM_EINVAL
+ * for an object that is not a file, or SYM_ENOMEM.
+ */
+int sym_object_files(struct symbolizer *s, const struct sym_object *obj,
+		     const char **file, const char **mismatch);
 
 /* Human-readable text for a SYM_E* code. */
 const char *sym_strerror(int err);

@@ -9,7 +9,7 @@
  *
  *   strpool.c, demangle.c, input.c, dwcheck.c,
  *   decode.c (decode_x86.c, decode_arm64.c)      (leaves)
- *   elfsym.c, dwarf.c, debuginfo.c, kallsyms.c, procs.c
+ *   elfsym.c, dwarf.c, debuginfo.c, debuginfod.c, kallsyms.c, procs.c
  *   symbolize.c                                   (the object cache)
  *   blocks.c                                      (decoding; calls sym_resolve)
  *
@@ -221,12 +221,42 @@ void dwinfo_free(struct dwinfo *dw);	/* NULL is a no-op */
 /* ---- debuginfo.c ---- */
 
 /*
- * Find a separate debug file for the object at path (NULL for an image
- * in memory: build-id only).  Returns a malloc'ed path or NULL.
+ * Find a separate debug file for the object file at path (NULL for an
+ * image in memory: build-id only), recorded in the profile as recorded
+ * (its directory is the one looked for under the roots; NULL: path).
+ * The roots are searched in order: each of dirs[0..ndirs), then
+ * debug_root (NULL: /usr/lib/debug).  Returns a malloc'ed path or NULL.
  * Candidates that are not regular files are noted in in and passed over.
  */
 char *debuginfo_find(struct inputs *in, const char *path,
-		     const struct elfmeta *meta, const char *debug_root);
+		     const char *recorded, const struct elfmeta *meta,
+		     const char *const *dirs, size_t ndirs,
+		     const char *debug_root);
+
+/* ---- debuginfod.c ---- */
+
+/* A debuginfod client of one symbolizer, started on first use. */
+struct fetcher {
+	bool enabled;		/* sym_config.debuginfod */
+	bool down;		/* a fetch failed: ask no more */
+	unsigned wait;		/* seconds without progress */
+	void *client;		/* debuginfod_client *, NULL until used */
+	long last_bytes;	/* progress of the fetch under way */
+	double last_time;
+	bool cancelled;		/* it waited too long */
+	char reason[96];	/* why it went down */
+};
+
+/*
+ * The executable (executable true) or the debug file with build-id
+ * id[0..len) from the servers of DEBUGINFOD_URLS.  Returns SYM_OK with
+ * *path (malloc'ed, in the library's cache); 1 when not on, no build-id,
+ * no servers, or not found; SYM_EOPEN when the fetch failed (*reason
+ * says why; f is then down), SYM_ENOMEM.
+ */
+int debuginfo_fetch(struct fetcher *f, bool executable, const uint8_t *id,
+		    size_t len, char **path, const char **reason);
+void debuginfo_fetch_release(struct fetcher *f);
 
 /* ---- kallsyms.c ---- */
 
@@ -336,6 +366,10 @@ struct symobj {
 	struct symobj *next;		/* hash chain */
 	enum sym_obj_kind kind;
 	char *path;
+	char *file;			/* the file read for path (under the
+					 * symfs, fetched), or NULL */
+	const char *mismatch;		/* a candidate with another build-id
+					 * (in the pool), or NULL */
 	uint8_t *build_id;
 	size_t build_id_len;
 	size_t hash;

@@ -27,6 +27,10 @@ KPROFILE=$ROOT/$BUILD/kprofile
 # Test programs (tests/programs/*.c); the sanitizer build has its own copy.
 TPROG=$ROOT/$BUILD/tests
 export ROOT BUILD UPROFILE KPROFILE TPROG
+# Reports fetch missing debug info from the servers DEBUGINFOD_URLS names:
+# the tests' reports use this machine's files only, unless a test starts
+# its own server (tests/1760-debuginfod.bats).
+unset DEBUGINFOD_URLS
 
 # Each test runs in its own empty directory, so umon.out / kmon.out land
 # there and the repository tree stays clean.  A test that starts processes

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli_int.h"
 #include "common/stats/pmstat.h"
@@ -33,6 +34,7 @@ enum {
 	OPT_BLOCKS, OPT_ASM, OPT_STRIDE, OPT_AVERAGE, OPT_CALLERS,
 	OPT_CALLEES, OPT_TREE, OPT_CALL_GRAPH, OPT_MERGE, OPT_DIFF,
 	OPT_FAIL_ABOVE, OPT_ALPHA, OPT_INLINE, OPT_BY, OPT_EXCLUDE_IDLE,
+	OPT_SYMFS, OPT_DEBUG_DIR, OPT_NO_DEBUGINFOD,
 };
 
 const struct argp_option fe_stat_options[] = {
@@ -184,6 +186,17 @@ const struct argp_option fe_display_options[] = {
 	{ "report-file", OPT_REPORT_FILE, "FILE", 0,
 	  "write the report to FILE (default: stderr after a run, since "
 	  "stdout is the program's; stdout with -i)", 4 },
+	{ "symfs", OPT_SYMFS, "DIR", 0,
+	  "look for the profile's objects under DIR first (DIR/usr/bin/x "
+	  "for /usr/bin/x): a copy of another machine's files; a file "
+	  "with another build-id is named and not used", 4 },
+	{ "debug-dir", OPT_DEBUG_DIR, "DIR", 0,
+	  "look for debug files under DIR, like /usr/lib/debug "
+	  "(.build-id/xx/yyyy.debug, or DIR/path/of/object/debuglink), "
+	  "before it (repeatable)", 4 },
+	{ "no-debuginfod", OPT_NO_DEBUGINFOD, NULL, 0,
+	  "do not fetch missing objects or debug info from the debuginfod "
+	  "servers of DEBUGINFOD_URLS", 4 },
 	{ "completion-helper", OPT_COMPLETION, NULL, OPTION_HIDDEN,
 	  "list options for shell completion", 4 },
 	{ 0 }
@@ -488,13 +501,28 @@ static error_t parse_display_opt(int key, char *arg, struct argp_state *state)
 	struct fe_args *a = state->input;
 	struct run_config *c = &a->cfg;
 	struct report_options *ro = &c->report;
+	struct stat st;
 	uint64_t u;
 	int i;
 
+	errno = 0;
 	switch (key) {
 	case OPT_DISPLAY: c->display = 1; return 0;
 	case OPT_REPORT_FILE: c->display = 1; c->report_file = arg; return 0;
 	case OPT_COMPLETION: a->completion = 1; return 0;
+	case OPT_NO_DEBUGINFOD: c->no_debuginfod = 1; return 0;
+	case OPT_SYMFS:
+	case OPT_DEBUG_DIR:
+		if (stat(arg, &st) || !S_ISDIR(st.st_mode))
+			argp_error(state, "bad --%s '%s': %s", key == OPT_SYMFS ?
+				   "symfs" : "debug-dir", arg, errno ?
+				   strerror(errno) : "not a directory");
+		if (key == OPT_SYMFS)
+			c->symfs = arg;
+		else if (add_str((char ***)&c->debug_dirs, &c->ndebug_dirs,
+				 &a->alloc_debug_dirs, arg))
+			argp_failure(state, RUN_EXIT_FAIL, ENOMEM, "options");
+		return 0;
 	case OPT_FORMAT:
 		i = run_format_by_name(arg);
 		if (i < 0)

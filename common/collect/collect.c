@@ -904,6 +904,14 @@ static int add_profile_object(struct collector *c, struct profile *p,
 
 		po.build_id_len = n > 0 ? (uint32_t)n : 0;
 	}
+	/* The running kernel's: what finds its debug info (vmlinux) when
+	 * the profile is reported, here or elsewhere. */
+	if (!po.build_id_len && o->kind == PROF_OBJ_KERNEL) {
+		int n = buildid_read_notes(NULL, po.build_id,
+					   sizeof(po.build_id));
+
+		po.build_id_len = n > 0 ? (uint32_t)n : 0;
+	}
 	idx = profile_add_object(p, &po);
 	if (idx < 0)
 		return idx;

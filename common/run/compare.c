@@ -11,6 +11,7 @@
 #include "common/profile/profile.h"
 #include "common/util/error.h"
 #include "formats/show.h"
+#include "symbolize/symbolize.h"
 
 int run_read_sum(const char *const *files, size_t n, struct profile **out)
 {
@@ -97,11 +98,13 @@ int run_merge_files(const struct run_config *c, const char *out,
 int run_diff_files(const struct run_config *c, const char *base,
 		   const char *nw)
 {
+	struct sym_config sc;
 	struct report_show s = {
 		.opt = c->report,
 		.format = c->format == RUN_FORMAT_JSON ? REPORT_SHOW_JSON :
 			  REPORT_SHOW_TEXT,
 		.vmlinux = c->vmlinux,
+		.lookup = &sc,
 	};
 	struct report_diff_options o = {
 		.alpha = c->alpha > 0 ? c->alpha : RUN_DIFF_ALPHA,
@@ -116,6 +119,7 @@ int run_diff_files(const struct run_config *c, const char *base,
 	size_t nworse = 0, i;
 	int err;
 
+	run_sym_config(c, &sc);
 	err = profile_read(base, &pa);
 	if (!err)
 		err = profile_read(nw, &pb);

@@ -141,13 +141,16 @@ int run_show_profile(const struct run_config *c, const struct profile *p,
 		[RUN_FORMAT_CALLGRIND] = REPORT_SHOW_CALLGRIND,
 		[RUN_FORMAT_CSV] = REPORT_SHOW_CSV,
 	};
+	struct sym_config sc;
 	struct report_show s = {
 		.opt = c->report,
 		.format = summary_only ? REPORT_SHOW_SUMMARY :
 			  formats[c->format],
 		.vmlinux = c->vmlinux,
+		.lookup = &sc,
 	};
 
+	run_sym_config(c, &sc);
 	s.opt.file = file;
 	if (c->row_options && !summary_only && report_is_counting(p))
 		fprintf(stderr, "%s: note: '%s' is a counting profile: it "

@@ -116,6 +116,11 @@ struct run_config {
 	enum run_engine engine;		/* --engine */
 	int pixie;			/* -pixie: add a simulated run */
 	const char *vmlinux;		/* kernel image, -k */
+	/* Where a report finds objects and debug info (lookup.c). */
+	const char *symfs;		/* --symfs DIR, or NULL */
+	const char **debug_dirs;	/* --debug-dir DIR..., in order */
+	size_t ndebug_dirs;
+	int no_debuginfod;		/* --no-debuginfod */
 	/* -g / --call-graph: call stacks.  -g alone (call_graph_g) is
 	 * auto for uprofile and kernel stacks only for kprofile. */
 	enum prof_call_graph call_graph;

@@ -18,6 +18,7 @@
  *   simrun.c    the sim engine's run: --engine=sim and -pixie, under
  *               valgrind
  *   list.c      -l
+ *   lookup.c    where a report finds objects and debug info
  *   message.c   run_notice(), run_fail(): every message names the tool
  */
 #ifndef COMMON_RUN_RUN_INT_H
@@ -150,5 +151,11 @@ struct profile *run_new_template(const struct run_config *c, uint64_t t0,
 int run_write_and_report(struct run *r, const struct profile *tpl,
 			 struct profile **ps, int n);
 void run_free_profiles(struct profile **ps, int n);
+
+/* The symbolizer's configuration for c's reports: -k, --symfs,
+ * --debug-dir, debuginfod (unless --no-debuginfod), what is fetched told
+ * on stderr (unless -quiet).  sc points into c. */
+struct sym_config;
+void run_sym_config(const struct run_config *c, struct sym_config *sc);
 
 #endif

@@ -115,3 +115,45 @@ int buildid_read_mem(const void *image, size_t size, uint8_t *buf,
 	/* libelf only reads an ELF_C_READ image; the cast is its API. */
 	return read_and_end(elf_memory((char *)image, size), buf, len);
 }
+
+/* Each note: namesz, descsz, type (4 bytes each), then the name and the
+ * descriptor, each padded to 4 bytes. */
+int buildid_read_notes(const char *path, uint8_t *buf, size_t len)
+{
+	unsigned char data[4096];
+	size_t size = 0, off = 0;
+	ssize_t n;
+	int fd;
+
+	if (!buf && len)
+		return -PROF_EINVAL;
+	fd = regfile_open(path ? path : "/sys/kernel/notes", NULL);
+	if (fd < 0)
+		return -PROF_EIO;
+	while (size < sizeof(data) &&
+	       (n = read(fd, data + size, sizeof(data) - size)) > 0)
+		size += (size_t)n;
+	close(fd);
+	while (size - off >= 12) {
+		uint32_t namesz, descsz, type;
+		size_t name, desc, next;
+
+		memcpy(&namesz, data + off, 4);
+		memcpy(&descsz, data + off + 4, 4);
+		memcpy(&type, data + off + 8, 4);
+		name = off + 12;
+		desc = name + ((namesz + 3u) & ~(size_t)3);
+		next = desc + ((descsz + 3u) & ~(size_t)3);
+		if (namesz > size || descsz > size || next > size)
+			break;
+		if (type == NT_GNU_BUILD_ID && namesz == 4 &&
+		    !memcmp(data + name, "GNU", 4) && descsz) {
+			size_t k = descsz < len ? descsz : len;
+
+			memcpy(buf, data + desc, k);
+			return (int)k;
+		}
+		off = next;
+	}
+	return 0;
+}

@@ -45,4 +45,11 @@ int buildid_read_mem(const void *image, size_t size, uint8_t *buf,
  */
 int buildid_read_elf(void *elf, uint8_t *buf, size_t len);
 
+/*
+ * A file of bare ELF notes, as the running kernel shows its own in
+ * /sys/kernel/notes (path; NULL: that file).  -PROF_EIO when it cannot
+ * be read; 0 when no GNU build-id note is whole in it.
+ */
+int buildid_read_notes(const char *path, uint8_t *buf, size_t len);
+
 #endif

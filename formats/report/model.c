@@ -299,6 +299,7 @@ void report_free(struct report *r)
 	report_samples_free(r->samples);
 	free(r->rows);
 	free(r->stale);
+	free(r->stale_files);
 	free(r->nosyms);
 	free(r->baddwarf);
 	free(r->skipped);
@@ -1926,6 +1927,19 @@ static int find_sites(struct build *b)
 	return expand_code(b);
 }
 
+/* Note object obj as stale, with the file that has another build-id. */
+static void stale_object(struct report *r, struct symbolizer *sym,
+			 uint32_t obj)
+{
+	const struct profile *p = r->prof;
+	struct sym_object so = sym_obj(p, obj);
+	const char *file = NULL, *mismatch = NULL;
+
+	sym_object_files(sym, &so, &file, &mismatch);
+	r->stale_files[r->nstale] = mismatch ? mismatch : p->objects[obj].path;
+	r->stale[r->nstale++] = p->objects[obj].path;
+}
+
 /* Name each site; list the objects that could not be used as they are. */
 static int name_sites(struct build *b)
 {
@@ -1937,9 +1951,11 @@ static int name_sites(struct build *b)
 	int err = -PROF_ENOMEM;
 
 	r->stale = calloc(no, sizeof(*r->stale));
+	r->stale_files = calloc(no, sizeof(*r->stale_files));
 	r->nosyms = calloc(no, sizeof(*r->nosyms));
 	r->baddwarf = calloc(no, sizeof(*r->baddwarf));
-	if (!state || !r->stale || !r->nosyms || !r->baddwarf)
+	if (!state || !r->stale || !r->stale_files || !r->nosyms ||
+	    !r->baddwarf)
 		goto out;
 	err = resolve_sites(p, b->sym, &pv->pool, b->sites, b->nsites, state);
 	if (!err)
@@ -1954,7 +1970,7 @@ static int name_sites(struct build *b)
 		else if (state[i] & OBJ_BADDWARF)
 			r->baddwarf[r->nbaddwarf++] = p->objects[i].path;
 		else if (state[i] & OBJ_STALE)
-			r->stale[r->nstale++] = p->objects[i].path;
+			stale_object(r, b->sym, (uint32_t)i);
 		else if (p->objects[i].kind == PROF_OBJ_FILE &&
 			 (state[i] & (OBJ_NAMED | OBJ_ANONYMOUS)) ==
 			 OBJ_ANONYMOUS)

@@ -225,6 +225,9 @@ struct report {
 	size_t unresolved_objects;	/* objects that could not be read */
 	const char **stale;		/* objects rebuilt since the profile
 					 * (build-id differs): paths */
+	const char **stale_files;	/* for each, the file found with
+					 * another build-id (its path, or a
+					 * copy under --symfs) */
 	size_t nstale;
 	const char **nosyms;		/* sampled objects with neither symbols
 					 * nor debug info (stripped): paths */
