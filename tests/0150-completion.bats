@@ -100,6 +100,18 @@ complete() {
 	assert_output notes.txt
 }
 
+@test "-p offers process IDs, a running one among them" {
+	sleep 60 &
+	local pid=$!
+	BG_PIDS+=("$pid")
+	run -0 complete "$UPROFILE" -p ""
+	assert_line "$pid"
+	assert_line 1
+	refute_line --regexp '[^0-9]'
+	run -0 complete "$KPROFILE" -p ""
+	assert_line "$pid"
+}
+
 @test "native event names of the CPU libpfm4 knows, with their unit masks" {
 	# a pinned model: the names come from libpfm4's Ice Lake tables
 	LIBPFM_FORCE_PMU=icl run -0 complete "$UPROFILE" -e INST_RETIRED:AN
