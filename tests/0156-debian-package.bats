@@ -20,7 +20,7 @@ setup_file() {
 	(cd "$src" && dpkg-buildpackage -us -uc -b) \
 		>"$BATS_FILE_TMPDIR/build.log" 2>&1 ||
 		echo failed >"$BATS_FILE_TMPDIR/build.failed"
-	DEB=$(ls "$BATS_FILE_TMPDIR"/uprofile_*.deb 2>/dev/null)
+	DEB=$(ls "$BATS_FILE_TMPDIR"/uprofile_*.deb 2>/dev/null) || DEB=
 	export DEB
 }
 

@@ -56,6 +56,16 @@ struct profile *profile_new(void)
 	return p;
 }
 
+/* Free a NULL-terminated array of strings and the array. */
+static void free_argv(char **v)
+{
+	size_t i;
+
+	for (i = 0; v && v[i]; i++)
+		free(v[i]);
+	free(v);
+}
+
 void profile_free(struct profile *p)
 {
 	size_t i;
@@ -64,9 +74,7 @@ void profile_free(struct profile *p)
 		return;
 	free(p->tool);
 	free(p->tool_version);
-	for (i = 0; p->argv && p->argv[i]; i++)
-		free(p->argv[i]);
-	free(p->argv);
+	free_argv(p->argv);
 	free(p->hostname);
 	free(p->sysname);
 	free(p->release);
@@ -381,18 +389,23 @@ int profile_add_ksym(struct profile *p, const struct prof_ksym *k)
 	return (int)p->nksyms++;
 }
 
+/* Replace p's command line with a copy of argv[0..argc). */
 int profile_set_argv(struct profile *p, int argc, char *const *argv)
 {
+	char **v = calloc(argc + 1, sizeof(*v));
 	int i;
 
-	p->argv = calloc(argc + 1, sizeof(*p->argv));
-	if (!p->argv)
+	if (!v)
 		return -PROF_ENOMEM;
 	for (i = 0; i < argc; i++) {
-		p->argv[i] = strdup(argv[i]);
-		if (!p->argv[i])
+		v[i] = strdup(argv[i]);
+		if (!v[i]) {
+			free_argv(v);
 			return -PROF_ENOMEM;
+		}
 	}
+	free_argv(p->argv);
+	p->argv = v;
 	p->argc = argc;
 	return 0;
 }
