@@ -21,6 +21,16 @@ static const char *base_name(const char *path)
 	return s && s[1] ? s + 1 : path;
 }
 
+/* Whether path is an object the report names as unreadable (its own
+ * note says why: no second one). */
+static int is_unreadable(const struct report *r, const char *path)
+{
+	for (size_t k = 0; k < r->nunreadable; k++)
+		if (!strcmp(r->unreadable[k].path, path))
+			return 1;
+	return 0;
+}
+
 /* The object column: a file's base name, or [module] for kernel code in
  * a module (the kernel itself is [kernel.kallsyms]). */
 static const char *object_name(const struct report_row *row, char *buf,
@@ -436,9 +446,16 @@ static void heading(FILE *f, const struct report *r)
 			"table, other code object+offset; install its debug "
 			"symbols or build it with -g\n",
 			base_name(r->nosyms[k]));
+	for (size_t k = 0; k < r->nunreadable; k++)
+		fprintf(f, "  note: cannot read '%s' (%s): its addresses "
+			"are shown as object+offset\n", r->unreadable[k].path,
+			r->unreadable[k].why ? r->unreadable[k].why :
+			"out of memory");
 	for (size_t k = 0; k < r->nskipped; k++)
-		fprintf(f, "  note: '%s' is a %s, not a regular file: not "
-			"read\n", r->skipped[k].path, r->skipped[k].kind);
+		if (!is_unreadable(r, r->skipped[k].path))
+			fprintf(f, "  note: '%s' is a %s, not a regular file: "
+				"not read\n", r->skipped[k].path,
+				r->skipped[k].kind);
 	for (size_t k = 0; k < r->nbaddwarf; k++)
 		fprintf(f, "  note: %s has malformed debug information "
 			"(DWARF), not used: its procedures are named from its "
@@ -448,10 +465,12 @@ static void heading(FILE *f, const struct report *r)
 		fprintf(f, "  note: %s matches no procedure of the profile "
 			"(a glob on the out-of-line procedure's name)\n",
 			r->unmatched[k]);
-	if (r->unresolved_objects)
-		fprintf(f, "  note: %zu object(s) could not be read; their "
-			"addresses are shown as object+offset\n",
-			r->unresolved_objects);
+	/* Objects without a path (none is expected) are counted only. */
+	if (r->unresolved_objects > r->nunreadable)
+		fprintf(f, "  note: %zu object(s) without a path could not "
+			"be read; their addresses are shown as "
+			"object+offset\n",
+			r->unresolved_objects - r->nunreadable);
 	idle_notes(f, r);
 }
 

@@ -302,6 +302,7 @@ void report_free(struct report *r)
 	free(r->stale_files);
 	free(r->nosyms);
 	free(r->baddwarf);
+	free(r->unreadable);
 	free(r->skipped);
 	free(r->ratios);
 	free(r->total_samples);
@@ -1940,6 +1941,23 @@ static void stale_object(struct report *r, struct symbolizer *sym,
 	r->stale[r->nstale++] = p->objects[obj].path;
 }
 
+/* Note obj as unreadable, with the symbolizer's reason. */
+static void unreadable_object(struct report *r, struct symbolizer *sym,
+			      uint32_t obj)
+{
+	const struct profile *p = r->prof;
+	struct sym_object so = sym_obj(p, obj);
+	char why[128];
+
+	r->unresolved_objects++;
+	if (!p->objects[obj].path)
+		return;
+	sym_object_error(sym, &so, why, sizeof(why));
+	r->unreadable[r->nunreadable].path = p->objects[obj].path;
+	/* Out of memory only loses the reason. */
+	r->unreadable[r->nunreadable++].why = report_pool_dup(r, why);
+}
+
 /* Name each site; list the objects that could not be used as they are. */
 static int name_sites(struct build *b)
 {
@@ -1954,8 +1972,9 @@ static int name_sites(struct build *b)
 	r->stale_files = calloc(no, sizeof(*r->stale_files));
 	r->nosyms = calloc(no, sizeof(*r->nosyms));
 	r->baddwarf = calloc(no, sizeof(*r->baddwarf));
+	r->unreadable = calloc(no, sizeof(*r->unreadable));
 	if (!state || !r->stale || !r->stale_files || !r->nosyms ||
-	    !r->baddwarf)
+	    !r->baddwarf || !r->unreadable)
 		goto out;
 	err = resolve_sites(p, b->sym, &pv->pool, b->sites, b->nsites, state);
 	if (!err)
@@ -1966,7 +1985,7 @@ static int name_sites(struct build *b)
 	resolve_left(b, state);
 	for (i = 0; i < p->nobjects; i++) {
 		if (state[i] & OBJ_UNREADABLE)
-			r->unresolved_objects++;
+			unreadable_object(r, b->sym, (uint32_t)i);
 		else if (state[i] & OBJ_BADDWARF)
 			r->baddwarf[r->nbaddwarf++] = p->objects[i].path;
 		else if (state[i] & OBJ_STALE)
