@@ -396,6 +396,11 @@ static void heading(FILE *f, const struct report *r)
 		      " samples averaged over each basic block (estimated "
 		      "executions)\n", f);
 	}
+	if (r->opt.average && r->freq_stat < 0)
+		fprintf(f, "  note: -average has nothing to divide by: the "
+			"profile has no exact execution counts (-pixie, "
+			"--engine=sim) nor retired-instruction samples "
+			"(-e retinst) to estimate them from\n");
 	if (r->undecoded && show_freq(r))
 		fprintf(f, "  note: the code of %zu procedure(s) could not be "
 			"decoded: their freq is their own count\n",
