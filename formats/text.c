@@ -62,6 +62,13 @@ static const char *view_name(enum report_view v)
 	}
 }
 
+/* The views that list code: blocks, instructions, buckets. */
+static int code_view(const struct report *r)
+{
+	return r->opt.view == REPORT_BLOCKS || r->opt.view == REPORT_ASM ||
+	       r->opt.view == REPORT_BUCKETS;
+}
+
 static int show_freq(const struct report *r)
 {
 	const struct profile *p = r->prof;
@@ -401,6 +408,12 @@ static void heading(FILE *f, const struct report *r)
 			"profile has no exact execution counts (-pixie, "
 			"--engine=sim) nor retired-instruction samples "
 			"(-e retinst) to estimate them from\n");
+	if (r->undecoded_kernel && code_view(r))
+		fprintf(f, "  note: no blocks or instructions for %zu kernel "
+			"procedure(s): the kernel's code is read only from "
+			"the vmlinux image given with kprofile -k VMLINUX "
+			"(the running kernel's, with the profile's "
+			"build-id)\n", r->undecoded_kernel);
 	if (r->undecoded && show_freq(r))
 		fprintf(f, "  note: the code of %zu procedure(s) could not be "
 			"decoded: their freq is their own count\n",

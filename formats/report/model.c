@@ -364,12 +364,14 @@ static const struct sym_code *site_code(const struct profile *p,
 /*
  * The codes of the procedures the sites fall in, each once, with the
  * object of a site in it (*code_obj); counts in *undecoded the
- * procedures whose code could not be read.
+ * procedures whose code could not be read, in *undecoded_kernel those of
+ * them in the kernel.
  */
 static int find_codes(const struct profile *p, struct symbolizer *sym,
 		      struct site *sites, size_t n, int extent_only,
 		      const struct sym_code ***pcodes, uint32_t **code_obj,
-		      size_t *pncodes, size_t *undecoded)
+		      size_t *pncodes, size_t *undecoded,
+		      size_t *undecoded_kernel)
 {
 	const struct sym_code **codes = NULL;
 	size_t ncodes = 0, alloc_codes = 0, i, k;
@@ -388,8 +390,12 @@ static int find_codes(const struct profile *p, struct symbolizer *sym,
 			memset(&res, 0, sizeof(res));
 			sym_resolve(sym, &so, sites[i].offset, &res);
 			if (sites[i].obj != last_obj ||
-			    res.symbol_start != last_sym)
+			    res.symbol_start != last_sym) {
 				(*undecoded)++;
+				if (p->objects[sites[i].obj].kind ==
+				    PROF_OBJ_KERNEL)
+					(*undecoded_kernel)++;
+			}
 			last_obj = sites[i].obj;
 			last_sym = res.symbol_start;
 			continue;
@@ -924,7 +930,8 @@ static int expand_code(struct build *b)
 	int extent_only = b->select && opt->view == REPORT_ASM;
 	unsigned char *keep = NULL, **marks = NULL;
 	int err = find_codes(p, sym, b->sites, n, extent_only, &codes,
-			     &code_obj, &ncodes, &b->r->undecoded);
+			     &code_obj, &ncodes, &b->r->undecoded,
+			     &b->r->undecoded_kernel);
 
 	if (err)
 		return err;

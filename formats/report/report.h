@@ -260,6 +260,8 @@ struct report {
 	size_t undecoded;		/* procedures whose code could not be
 					 * read: no blocks, freq is their own
 					 * samples */
+	size_t undecoded_kernel;	/* of them, the kernel's (its code is
+					 * read from -k's vmlinux only) */
 	struct report_stacks *stacks;	/* NULL: the profile has no stacks */
 	int ra_from_stacks;		/* prof's -ra figures are this
 					 * report's, from the stacks */
