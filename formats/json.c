@@ -371,6 +371,17 @@ static void damage(struct json_writer *jw, const struct report *r)
 	size_t i;
 
 	jw_object_uint(jw, "unresolved_objects", r->unresolved_objects);
+	jw_object_begin_array(jw, "unreadable_objects", JW_INLINE);
+	for (i = 0; i < r->nunreadable; i++) {
+		jw_object_begin(jw, JW_INLINE);
+		jw_object_string(jw, "path", r->unreadable[i].path);
+		if (r->unreadable[i].why)
+			jw_object_string(jw, "why", r->unreadable[i].why);
+		else
+			jw_object_null(jw, "why");
+		jw_end(jw);
+	}
+	jw_end(jw);
 	paths(jw, "stale_objects", r->stale, r->nstale);
 	paths(jw, "stale_files", r->stale_files, r->nstale);
 	paths(jw, "objects_without_symbols", r->nosyms, r->nnosyms);

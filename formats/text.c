@@ -21,6 +21,16 @@ static const char *base_name(const char *path)
 	return s && s[1] ? s + 1 : path;
 }
 
+/* Whether path is an object the report names as unreadable (its own
+ * note says why: no second one). */
+static int is_unreadable(const struct report *r, const char *path)
+{
+	for (size_t k = 0; k < r->nunreadable; k++)
+		if (!strcmp(r->unreadable[k].path, path))
+			return 1;
+	return 0;
+}
+
 /* The object column: a file's base name, or [module] for kernel code in
  * a module (the kernel itself is [kernel.kallsyms]). */
 static const char *object_name(const struct report_row *row, char *buf,
@@ -50,6 +60,13 @@ static const char *view_name(enum report_view v)
 	case REPORT_BUCKETS: return "instruction buckets, heaviest first";
 	default: return "procedures";
 	}
+}
+
+/* The views that list code: blocks, instructions, buckets. */
+static int code_view(const struct report *r)
+{
+	return r->opt.view == REPORT_BLOCKS || r->opt.view == REPORT_ASM ||
+	       r->opt.view == REPORT_BUCKETS;
 }
 
 static int show_freq(const struct report *r)
@@ -386,6 +403,17 @@ static void heading(FILE *f, const struct report *r)
 		      " samples averaged over each basic block (estimated "
 		      "executions)\n", f);
 	}
+	if (r->opt.average && r->freq_stat < 0)
+		fprintf(f, "  note: -average has nothing to divide by: the "
+			"profile has no exact execution counts (-pixie, "
+			"--engine=sim) nor retired-instruction samples "
+			"(-e retinst) to estimate them from\n");
+	if (r->undecoded_kernel && code_view(r))
+		fprintf(f, "  note: no blocks or instructions for %zu kernel "
+			"procedure(s): the kernel's code is read only from "
+			"the vmlinux image given with kprofile -k VMLINUX "
+			"(the running kernel's, with the profile's "
+			"build-id)\n", r->undecoded_kernel);
 	if (r->undecoded && show_freq(r))
 		fprintf(f, "  note: the code of %zu procedure(s) could not be "
 			"decoded: their freq is their own count\n",
@@ -436,9 +464,16 @@ static void heading(FILE *f, const struct report *r)
 			"table, other code object+offset; install its debug "
 			"symbols or build it with -g\n",
 			base_name(r->nosyms[k]));
+	for (size_t k = 0; k < r->nunreadable; k++)
+		fprintf(f, "  note: cannot read '%s' (%s): its addresses "
+			"are shown as object+offset\n", r->unreadable[k].path,
+			r->unreadable[k].why ? r->unreadable[k].why :
+			"out of memory");
 	for (size_t k = 0; k < r->nskipped; k++)
-		fprintf(f, "  note: '%s' is a %s, not a regular file: not "
-			"read\n", r->skipped[k].path, r->skipped[k].kind);
+		if (!is_unreadable(r, r->skipped[k].path))
+			fprintf(f, "  note: '%s' is a %s, not a regular file: "
+				"not read\n", r->skipped[k].path,
+				r->skipped[k].kind);
 	for (size_t k = 0; k < r->nbaddwarf; k++)
 		fprintf(f, "  note: %s has malformed debug information "
 			"(DWARF), not used: its procedures are named from its "
@@ -448,10 +483,12 @@ static void heading(FILE *f, const struct report *r)
 		fprintf(f, "  note: %s matches no procedure of the profile "
 			"(a glob on the out-of-line procedure's name)\n",
 			r->unmatched[k]);
-	if (r->unresolved_objects)
-		fprintf(f, "  note: %zu object(s) could not be read; their "
-			"addresses are shown as object+offset\n",
-			r->unresolved_objects);
+	/* Objects without a path (none is expected) are counted only. */
+	if (r->unresolved_objects > r->nunreadable)
+		fprintf(f, "  note: %zu object(s) without a path could not "
+			"be read; their addresses are shown as "
+			"object+offset\n",
+			r->unresolved_objects - r->nunreadable);
 	idle_notes(f, r);
 }
 

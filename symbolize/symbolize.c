@@ -442,6 +442,7 @@ static int try_file(struct symbolizer *s, struct symobj *o, const char *path)
 	if (!elf && fd >= 0)
 		return o->err = SYM_EELF;
 	if (!elf) {
+		o->open_errno = errno;
 		if (errno == ENOMEM)
 			o->err = SYM_ENOMEM;
 		return o->err ? o->err : 1;
@@ -1128,6 +1129,33 @@ int sym_object_files(struct symbolizer *s, const struct sym_object *obj,
 	*file = o->file;
 	*mismatch = o->mismatch;
 	return SYM_OK;
+}
+
+int sym_object_error(struct symbolizer *s, const struct sym_object *obj,
+		     char *why, size_t len)
+{
+	struct symobj *o;
+	int ret = SYM_OK;
+	size_t i;
+
+	o = symobj_get(s, obj, &ret);
+	if (!o) {
+		snprintf(why, len, "%s", sym_strerror(ret));
+		return ret;
+	}
+	if (o->err != SYM_EOPEN || !o->open_errno) {
+		snprintf(why, len, "%s", sym_strerror(o->err));
+		return o->err;
+	}
+	/* inputs_open() refused it as not a regular file (and noted it). */
+	for (i = 0; o->open_errno == EINVAL && i < s->inputs.nskipped; i++)
+		if (!strcmp(s->inputs.skipped[i].path, o->path)) {
+			snprintf(why, len, "a %s, not a regular file",
+				 s->inputs.skipped[i].kind);
+			return o->err;
+		}
+	snprintf(why, len, "%s", strerror(o->open_errno));
+	return o->err;
 }
 
 int sym_resolve(struct symbolizer *s, const struct sym_object *obj,

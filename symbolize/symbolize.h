@@ -248,6 +248,17 @@ const struct sym_skipped *sym_skipped_files(const struct symbolizer *s,
 int sym_object_files(struct symbolizer *s, const struct sym_object *obj,
 		     const char **file, const char **mismatch);
 
+/*
+ * Why obj could not be read: its SYM_E* code (SYM_OK when it was), and
+ * in why (len bytes) a few words: for an object no file of which could
+ * be opened, the system's reason for the last candidate tried ("No such
+ * file or directory", "Permission denied") or "a fifo, not a regular
+ * file"; else sym_strerror()'s text.  Looks the object up first if it
+ * has not been.
+ */
+int sym_object_error(struct symbolizer *s, const struct sym_object *obj,
+		     char *why, size_t len);
+
 /* Human-readable text for a SYM_E* code. */
 const char *sym_strerror(int err);
 

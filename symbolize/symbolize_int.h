@@ -375,6 +375,8 @@ struct symobj {
 	size_t hash;
 
 	int err;			/* returned with every answer */
+	int open_errno;			/* why the last candidate could not
+					 * be opened (0: none failed) */
 	unsigned flags;			/* SYM_F_STALE, SYM_F_NOFILE */
 	const char *base;		/* basename for the fallback */
 	bool by_vaddr;			/* offsets are addresses (vmlinux) */

@@ -215,7 +215,7 @@ attr_of() {
 		fi
 		assert_equal "$status" 125
 		assert_equal "${#stderr_lines[@]}" 1
-		[[ $stderr =~ ^uprofile:\ statistic\ \'$name\'\ is\ not\ available\ here:\ [a-z]+ ]] ||
+		[[ $stderr =~ ^uprofile:\ statistic\ \'$name\'\ (is\ not\ available\ here|counts\ nothing\ in\ user\ mode):\ [a-z]+ ]] ||
 			fail "no reason for '$name': $stderr"
 		[[ ! -e umon.out ]]
 	done < <("$ROOT/$BUILD/tests/tablecheck" --names)
@@ -368,4 +368,59 @@ attr_of() {
 	# Before it, the same word is a statistic.
 	run -125 --separate-stderr "$UPROFILE" -quiet reset "$TPROG/exitwith" 0
 	[[ $stderr == "uprofile: statistic 'reset' is not available here: "* ]] || fail "$stderr"
+}
+
+@test "context-switches, cpu-migrations in user mode: refused with why and what to use" {
+	# The kernel raises both only in the scheduler, with kernel registers:
+	# opened without kernel mode they count nothing (perf's cs:u records
+	# no sample), so a user-mode run would be silently empty.
+	local s name
+	for s in context-switches cs cs:u cpu-migrations migrations:u; do
+		case $s in
+		context-switches | cs*) name=context-switches ;;
+		*) name=cpu-migrations ;;
+		esac
+		run -125 --separate-stderr "$UPROFILE" -e "$s" "$TPROG/exitwith" 0
+		assert_output ""
+		assert_equal "$stderr" "uprofile: statistic '$s' counts nothing in user mode: it happens only in kernel mode; use '$name:k' (with -g, its call stacks show the user code that led there)"
+		[[ ! -e umon.out ]]
+		# the same without asking the kernel, and when counting
+		run -125 --separate-stderr "$UPROFILE" --dry-run -e "$s" true
+		assert_equal "${#stderr_lines[@]}" 1
+		run -125 --separate-stderr "$UPROFILE" --count -e "$s" true
+		[[ $stderr == "uprofile: statistic '$s' counts nothing in user mode: "* ]]
+	done
+	run -125 --separate-stderr "$UPROFILE" --dry-run -e cs:h true
+	[[ $stderr == "uprofile: statistic 'cs:h' counts nothing in hypervisor mode: "* ]]
+	# -l says so in the default (user) mode; kprofile counts kernel mode
+	run -0 "$UPROFILE" -l
+	assert_line --regexp '^context-switches +no: kernel only, use :k +context switches'
+	assert_line --regexp '^cpu-migrations +no: kernel only, use :k +moves'
+	assert_line --regexp '^page-faults +yes '
+	run -0 "$KPROFILE" -l
+	assert_line --regexp '^context-switches +yes '
+	# with kernel mode they are opened; user-mode software events that
+	# the kernel raises with the task's registers stay allowed
+	run -0 "$UPROFILE" --dry-run -e cs:k true
+	assert_line '  exclude_user 1 exclude_kernel 0 exclude_hv 1 exclude_callchain_user 0'
+	run -0 "$UPROFILE" --dry-run -e cpu-migrations:uk true
+	assert_line '  exclude_user 0 exclude_kernel 0 exclude_hv 1 exclude_callchain_user 0'
+	run -0 "$UPROFILE" --dry-run -e page-faults,minor-faults,major-faults,task-clock,alignment-faults,emulation-faults true
+}
+
+@test "context-switches:k -g: one sample per switch, the user code on the stacks" {
+	skip_unless_perf_works
+	if [[ $(id -u) -ne 0 && $(cat /proc/sys/kernel/perf_event_paranoid) -gt 1 ]]; then
+		skip "kernel mode needs perf_event_paranoid <= 1 or root"
+	fi
+	# 200 sleeps: each blocks the task, at least one switch each
+	run -0 "$UPROFILE" -quiet -e context-switches:k -c 1 -g \
+		/usr/bin/python3 -c 'import time
+for _ in range(200): time.sleep(0.001)'
+	run -0 "$UPROFILE" -i umon.out -format json
+	run -0 jq -e '.statistics[0] | .name == "context-switches" and
+		.modes == "kernel" and .samples >= 200' <<<"$output"
+	# the advice holds: the call tree reaches the program's user frames
+	run -0 "$UPROFILE" -i umon.out -tree
+	assert_line --regexp '^ +[0-9.]+ +[0-9.]+ +[0-9]+  _start'
 }

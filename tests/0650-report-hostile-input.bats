@@ -49,6 +49,16 @@ skip_note() {
 		fail "no single line '$want' in: $output"
 }
 
+# object_note PATH WHY: the text report in $output names the object PATH
+# once as unreadable, for reason WHY, and has no other note of it.
+object_note() {
+	local want="  note: cannot read '$1' ($2): its addresses are shown as object+offset"
+	[[ $(grep -cxF -- "$want" <<<"$output") == 1 ]] ||
+		fail "no single line '$want' in: $output"
+	[[ $(grep -cF -- "'$1'" <<<"$output") == 1 ]] ||
+		fail "'$1' named more than once: $output"
+}
+
 @test "an object replaced by a FIFO or a directory: named, skipped, the report goes on" {
 	write_hot
 	cc -O1 -o hot hot.c
@@ -56,20 +66,48 @@ skip_note() {
 	rm hot
 	mkfifo hot
 	report
-	skip_note "$PWD/hot" fifo
-	assert_line --partial "1 object(s) could not be read"
+	object_note "$PWD/hot" "a fifo, not a regular file"
 	assert_line --regexp '^ +[0-9.]+ +[0-9]+ +[0-9.]+ hot\+0x[0-9a-f]+ +hot$'
 	report -asm
-	skip_note "$PWD/hot" fifo
+	object_note "$PWD/hot" "a fifo, not a regular file"
 	report -blocks
-	skip_note "$PWD/hot" fifo
+	object_note "$PWD/hot" "a fifo, not a regular file"
 	report -format json
 	run -0 jq -c .skipped_files <<<"$output"
 	assert_output "[{\"path\":\"$PWD/hot\",\"kind\":\"fifo\"}]"
 	rm hot
 	mkdir hot
 	report
-	skip_note "$PWD/hot" directory
+	object_note "$PWD/hot" "a directory, not a regular file"
+}
+
+@test "an object gone or not ELF: one note naming it and why" {
+	write_hot
+	cc -O1 -o hot hot.c
+	profile_hot hot
+	mv hot hot.saved
+	report
+	object_note "$PWD/hot" "No such file or directory"
+	assert_line --regexp '^ +[0-9.]+ +[0-9]+ +[0-9.]+ hot\+0x[0-9a-f]+ +hot$'
+	report -format json
+	run -0 jq -c '[.unresolved_objects, .unreadable_objects]' <<<"$output"
+	assert_output "[1,[{\"path\":\"$PWD/hot\",\"why\":\"No such file or directory\"}]]"
+	echo 'not an object' >hot
+	report
+	object_note "$PWD/hot" "not a valid ELF object"
+	report -blocks
+	object_note "$PWD/hot" "not a valid ELF object"
+}
+
+@test "an object its reader may not open: the note says so" {
+	nobody_dir
+	write_hot
+	cc -O1 -o hot hot.c
+	profile_hot hot
+	chmod 644 umon.out
+	chmod 700 hot
+	run -0 --separate-stderr as_nobody "$UPROFILE" -i umon.out
+	object_note "$PWD/hot" "Permission denied"
 }
 
 @test "a debug file (.gnu_debuglink) replaced by a FIFO: named, skipped" {

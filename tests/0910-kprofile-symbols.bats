@@ -251,3 +251,19 @@ print("INMOD %d" % inmod)
 		$(jq -r .file <<<"$row") == drivers/char/mem.c ]]
 	(($(jq -r .line <<<"$row") > 0))
 }
+
+@test "-blocks and -asm without a vmlinux: one note says why the kernel has no blocks" {
+	skip_unless_perf_works
+	skip_unless_root
+	run -0 "$KPROFILE" -quiet -o k.out "$TPROG/kernelloop" read 0.3
+	local note="  note: no blocks or instructions for [0-9]+ kernel procedure\(s\): the kernel's code is read only from the vmlinux image given with kprofile -k VMLINUX \(the running kernel's, with the profile's build-id\)"
+	local view
+	for view in -blocks -asm; do
+		run -0 "$KPROFILE" -i k.out $view
+		assert_line --regexp "^$note\$"
+		[[ $(grep -c "kernel's code is read only" <<<"$output") == 1 ]]
+	done
+	# not in views that list no code
+	run -0 "$KPROFILE" -i k.out
+	refute_line --partial "kernel's code"
+}

@@ -113,6 +113,50 @@ skip_unless_valgrind() {
 	assert_line --regexp 'cpu-clock/exec +retinst/exec'
 }
 
+@test "-blocks -average is per instruction of the block, as --help and the man page say" {
+	skip_unless_valgrind
+	skip_unless_perf_works
+	run -0 "$UPROFILE" -quiet -pixie -e cpu-clock -o p.out "$TPROG/spin2" 100
+	run -0 "$UPROFILE" -i p.out -blocks -average --format json
+	# exact counts: a block's executions are its runs (freq) times its
+	# length, and its retired instructions exactly that: retinst/exec 1
+	run -0 jq -r '.rows[] | select(.executions != (.weight.retinst | tonumber)
+		or .average.retinst != 1
+		or (.executions / .freq) != ((.executions / .freq) | floor)
+		or .executions < .freq) | .address' <<<"$output"
+	assert_output ""
+	run -0 "$UPROFILE" -i p.out -blocks -average --format json
+	run -0 jq -e '[.rows[] | select(.executions > .freq)] | length > 0' <<<"$output"
+	run -0 "$UPROFILE" --help
+	assert_output --partial "per instruction executed"
+	assert_output --partial "in -blocks, the block's runs"
+	run -0 "$KPROFILE" --help
+	assert_output --partial "in -blocks, the block's runs"
+	grep -q "per instruction of the block, not per run" "$ROOT/man/uprofile.1"
+	grep -q "per instruction of the block, not per run" "$ROOT/man/kprofile.1"
+}
+
+@test "-average with nothing to divide by: one note says why, in every view" {
+	skip_unless_perf_works
+	local note="  note: -average has nothing to divide by: the profile has no exact execution counts (-pixie, --engine=sim) nor retired-instruction samples (-e retinst) to estimate them from"
+	run -0 "$UPROFILE" -quiet -e cpu-clock -o c.out "$TPROG/spin2" 100
+	local view
+	for view in "" -blocks -asm -lines; do
+		run -0 --separate-stderr "$UPROFILE" -i c.out -average $view
+		assert_equal "$(grep -cxF -- "$note" <<<"$output")" 1
+		assert_line --regexp 'cpu-clock/exec'
+	done
+	# not without -average, and not when there is something to divide by
+	run -0 "$UPROFILE" -i c.out
+	refute_line --partial "-average"
+	command -v valgrind >/dev/null || return 0
+	run -0 "$UPROFILE" -quiet -pixie -e cpu-clock -o p.out "$TPROG/spin2" 100
+	run -0 "$UPROFILE" -i p.out -average
+	refute_line --partial "-average"
+	run -0 "$UPROFILE" -i p.out -average --format json
+	run -0 jq -e '.rows[0].average["cpu-clock"] > 0' <<<"$output"
+}
+
 @test "without a retired statistic: no freq, and the report says why when asked" {
 	skip_unless_perf_works
 	run -0 "$UPROFILE" -quiet -e cpu-clock -o c.out "$TPROG/spin2" 100

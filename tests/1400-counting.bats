@@ -137,7 +137,7 @@ count_of() {
 
 @test "golden: --start-after holds the statistic until the trigger" {
 	golden uprofile-count-start-after "$UPROFILE" --dry-run -count \
-		-e context-switches --start-after page-faults:100 true
+		-e minor-faults --start-after page-faults:100 true
 }
 
 @test "NAME_per_ret works as a word before PROGRAM and needs its inputs" {

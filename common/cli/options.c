@@ -148,8 +148,10 @@ const struct argp_option fe_display_options[] = {
 	  "group instructions into buckets of N (a power of two; 0: one "
 	  "bucket per procedure); with -asm, list buckets", 4 },
 	{ "average", OPT_AVERAGE, NULL, 0,
-	  "also show each statistic per execution (divided by exact "
-	  "counts from -pixie or the sim engine, else by freq)", 4 },
+	  "also show each statistic per instruction executed: the row's "
+	  "weight divided by the executions of its instructions (exact "
+	  "counts from -pixie or the sim engine, else freq); in -blocks, "
+	  "the block's runs times its length", 4 },
 	{ "callers", OPT_CALLERS, "PROC", 0,
 	  "call stacks: the callers of procedures matching PROC (a glob), "
 	  "each with its share of their total", 4 },

@@ -885,6 +885,24 @@ void stat_available(stat_probe_fn probe, void *arg, unsigned modes,
  * Resolve a table entry (not derived): 0 with the event in out, or -1
  * with the reason in why.
  */
+/*
+ * Nonzero, with why, when d happens only in kernel mode and modes leave
+ * it out: perf's ":u" opens such an event and records nothing.
+ */
+static int kernel_only_reason(const struct stat_def *d, unsigned modes,
+			      char *why, size_t len, int brief)
+{
+	if (!d->kernel_only || (modes & STAT_MODE_KERNEL))
+		return 0;
+	if (brief)
+		snprintf(why, len, "kernel only, use :k");
+	else
+		snprintf(why, len, "it happens only in kernel mode; use "
+			 "'%s:k' (with -g, its call stacks show the user "
+			 "code that led there)", d->name);
+	return 1;
+}
+
 static int resolve_def(const struct stat_def *d, unsigned modes,
 		       stat_probe_fn probe, void *arg, struct event *out,
 		       int *mech, char *why, size_t len, int brief)
@@ -895,6 +913,8 @@ static int resolve_def(const struct stat_def *d, unsigned modes,
 	int err = 0;
 
 	*mech = -1;
+	if (kernel_only_reason(d, modes, why, len, brief))
+		return -1;
 	if (d->kind == STAT_PROFILEME) {
 		if (pm_reason(d, mech, why, len, brief))
 			return -1;
@@ -1171,6 +1191,12 @@ int stat_resolve(const char *text, unsigned default_modes,
 				 "%savailable here: %s", name, hint, avail);
 	}
 	out->asked = out->def = d;
+	/* Not "available here: ..." after it: no other machine has it. */
+	if (kernel_only_reason(d, modes, why, sizeof(why), 0))
+		return prof_fail(PROF_EUNAVAIL, "statistic '%s' counts "
+				 "nothing in %s mode: %s", text,
+				 modes & STAT_MODE_USER ? "user" : "hypervisor",
+				 why);
 	r = d->kind == STAT_DERIVED ?
 	    resolve_derived(d, modes, probe, arg, &ev, &mech, why,
 			    sizeof(why), 0) :

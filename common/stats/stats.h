@@ -89,6 +89,13 @@ struct stat_def {
 	uint64_t config;
 	const char *substitute;	/* used where this one is unavailable */
 	/*
+	 * STAT_SW: the kernel raises it only in its own code, with its own
+	 * registers (a task switches or migrates inside the scheduler), so
+	 * a sample outside kernel mode never happens: without :k it is
+	 * refused, not silently zero.
+	 */
+	int kernel_only;
+	/*
 	 * STAT_HW: native events by family, libpfm4 spelling, tried when the
 	 * generic event is missing or unsupported here; "A|B" tries A, then
 	 * B (models name the same event differently).  NULL: the family has

@@ -302,6 +302,7 @@ void report_free(struct report *r)
 	free(r->stale_files);
 	free(r->nosyms);
 	free(r->baddwarf);
+	free(r->unreadable);
 	free(r->skipped);
 	free(r->ratios);
 	free(r->total_samples);
@@ -363,12 +364,14 @@ static const struct sym_code *site_code(const struct profile *p,
 /*
  * The codes of the procedures the sites fall in, each once, with the
  * object of a site in it (*code_obj); counts in *undecoded the
- * procedures whose code could not be read.
+ * procedures whose code could not be read, in *undecoded_kernel those of
+ * them in the kernel.
  */
 static int find_codes(const struct profile *p, struct symbolizer *sym,
 		      struct site *sites, size_t n, int extent_only,
 		      const struct sym_code ***pcodes, uint32_t **code_obj,
-		      size_t *pncodes, size_t *undecoded)
+		      size_t *pncodes, size_t *undecoded,
+		      size_t *undecoded_kernel)
 {
 	const struct sym_code **codes = NULL;
 	size_t ncodes = 0, alloc_codes = 0, i, k;
@@ -387,8 +390,12 @@ static int find_codes(const struct profile *p, struct symbolizer *sym,
 			memset(&res, 0, sizeof(res));
 			sym_resolve(sym, &so, sites[i].offset, &res);
 			if (sites[i].obj != last_obj ||
-			    res.symbol_start != last_sym)
+			    res.symbol_start != last_sym) {
 				(*undecoded)++;
+				if (p->objects[sites[i].obj].kind ==
+				    PROF_OBJ_KERNEL)
+					(*undecoded_kernel)++;
+			}
 			last_obj = sites[i].obj;
 			last_sym = res.symbol_start;
 			continue;
@@ -923,7 +930,8 @@ static int expand_code(struct build *b)
 	int extent_only = b->select && opt->view == REPORT_ASM;
 	unsigned char *keep = NULL, **marks = NULL;
 	int err = find_codes(p, sym, b->sites, n, extent_only, &codes,
-			     &code_obj, &ncodes, &b->r->undecoded);
+			     &code_obj, &ncodes, &b->r->undecoded,
+			     &b->r->undecoded_kernel);
 
 	if (err)
 		return err;
@@ -1948,6 +1956,23 @@ static void stale_object(struct report *r, struct symbolizer *sym,
 	r->stale[r->nstale++] = p->objects[obj].path;
 }
 
+/* Note obj as unreadable, with the symbolizer's reason. */
+static void unreadable_object(struct report *r, struct symbolizer *sym,
+			      uint32_t obj)
+{
+	const struct profile *p = r->prof;
+	struct sym_object so = sym_obj(p, obj);
+	char why[128];
+
+	r->unresolved_objects++;
+	if (!p->objects[obj].path)
+		return;
+	sym_object_error(sym, &so, why, sizeof(why));
+	r->unreadable[r->nunreadable].path = p->objects[obj].path;
+	/* Out of memory only loses the reason. */
+	r->unreadable[r->nunreadable++].why = report_pool_dup(r, why);
+}
+
 /* Name each site; list the objects that could not be used as they are. */
 static int name_sites(struct build *b)
 {
@@ -1962,8 +1987,9 @@ static int name_sites(struct build *b)
 	r->stale_files = calloc(no, sizeof(*r->stale_files));
 	r->nosyms = calloc(no, sizeof(*r->nosyms));
 	r->baddwarf = calloc(no, sizeof(*r->baddwarf));
+	r->unreadable = calloc(no, sizeof(*r->unreadable));
 	if (!state || !r->stale || !r->stale_files || !r->nosyms ||
-	    !r->baddwarf)
+	    !r->baddwarf || !r->unreadable)
 		goto out;
 	err = resolve_sites(p, b->sym, &pv->pool, b->sites, b->nsites, state);
 	if (!err)
@@ -1974,7 +2000,7 @@ static int name_sites(struct build *b)
 	resolve_left(b, state);
 	for (i = 0; i < p->nobjects; i++) {
 		if (state[i] & OBJ_UNREADABLE)
-			r->unresolved_objects++;
+			unreadable_object(r, b->sym, (uint32_t)i);
 		else if (state[i] & OBJ_BADDWARF)
 			r->baddwarf[r->nbaddwarf++] = p->objects[i].path;
 		else if (state[i] & OBJ_STALE)

@@ -205,6 +205,13 @@ struct report_skipped {
 	const char *kind;	/* "fifo", "directory", "character device", ... */
 };
 
+/* A sampled object that could not be read, and why, in a few words. */
+struct report_unreadable {
+	const char *path;
+	const char *why;	/* "No such file or directory", "not a valid
+				 * ELF object", "a fifo, not a regular file" */
+};
+
 struct report {
 	const struct profile *prof;
 	struct report_options opt;
@@ -223,6 +230,9 @@ struct report {
 	size_t nrows;
 	size_t nrows_all;		/* before -quit/-only/-exclude */
 	size_t unresolved_objects;	/* objects that could not be read */
+	struct report_unreadable *unreadable;	/* those of them that have
+						 * a path, in profile order */
+	size_t nunreadable;
 	const char **stale;		/* objects rebuilt since the profile
 					 * (build-id differs): paths */
 	const char **stale_files;	/* for each, the file found with
@@ -250,6 +260,8 @@ struct report {
 	size_t undecoded;		/* procedures whose code could not be
 					 * read: no blocks, freq is their own
 					 * samples */
+	size_t undecoded_kernel;	/* of them, the kernel's (its code is
+					 * read from -k's vmlinux only) */
 	struct report_stacks *stacks;	/* NULL: the profile has no stacks */
 	int ra_from_stacks;		/* prof's -ra figures are this
 					 * report's, from the stacks */
