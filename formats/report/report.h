@@ -223,6 +223,9 @@ struct report {
 	size_t nrows;
 	size_t nrows_all;		/* before -quit/-only/-exclude */
 	size_t unresolved_objects;	/* objects that could not be read */
+	uint64_t anon_weight;		/* the first statistic's weight in
+					 * anonymous code nothing names (JIT
+					 * code without a perf map) */
 	const char **stale;		/* objects rebuilt since the profile
 					 * (build-id differs): paths */
 	const char **stale_files;	/* for each, the file found with
