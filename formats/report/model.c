@@ -1009,6 +1009,18 @@ out:
 	return err;
 }
 
+/* Is out the function f itself or a copy of it the compiler made and
+ * named f.SUFFIX (.part.0, .constprop.0, .isra.0, .cold)? */
+static bool clone_of(const char *f, const char *out)
+{
+	size_t n;
+
+	if (!f || !out)
+		return false;
+	n = strlen(f);
+	return !strncmp(f, out, n) && (!out[n] || out[n] == '.');
+}
+
 /* What resolving an address of an object says of the object. */
 static uint8_t obj_state(int err, const struct sym_result *res)
 {
@@ -1037,6 +1049,19 @@ void report_resolve(const struct profile *p, struct symbolizer *sym,
 
 	memset(res, 0, sizeof(*res));
 	err = sym_resolve(sym, &so, offset, res);
+	/*
+	 * A function inlined into itself or a clone of itself (f inside
+	 * f.part.0 or f.constprop.0) is that out-of-line code, named as
+	 * the symbol table names it: "f [inlined into f.part.0]" would say
+	 * nothing, and rows, stacks and exports name it the same.
+	 */
+	while (res->nframes > 1 &&
+	       clone_of(res->frames[res->nframes - 2].function,
+			res->frames[res->nframes - 1].function)) {
+		res->frames[res->nframes - 2].function =
+			res->frames[res->nframes - 1].function;
+		res->nframes--;
+	}
 	if (state)
 		state[obj] |= obj_state(err, res);
 	if (res->nframes == 0) {
@@ -1065,18 +1090,6 @@ static void resolve_left(struct build *b, uint8_t *bad)
 	}
 }
 
-/* Is out the function f itself or a copy of it the compiler made and
- * named f.SUFFIX (.part.0, .constprop.0, .isra.0, .cold)? */
-static bool clone_of(const char *f, const char *out)
-{
-	size_t n;
-
-	if (!f || !out)
-		return false;
-	n = strlen(f);
-	return !strncmp(f, out, n) && (!out[n] || out[n] == '.');
-}
-
 static int resolve_sites(const struct profile *p, struct symbolizer *sym,
 			 struct strpool *pool, struct site *sites, size_t n,
 			 uint8_t *bad)
@@ -1091,11 +1104,6 @@ static int resolve_sites(const struct profile *p, struct symbolizer *sym,
 			       bad);
 		in = &res.frames[0];
 		out_f = &res.frames[res.nframes - 1];
-		/* A function inlined into itself or a clone of itself (f
-		 * inside f.part.0 or f.constprop.0) is that out-of-line
-		 * code: "f [inlined into f.part.0]" would say nothing. */
-		if (res.nframes > 1 && clone_of(in->function, out_f->function))
-			in = out_f;
 		sites[i].proc = pool_dup(pool, in->function);
 		sites[i].inl = in != out_f ? pool_dup(pool, out_f->function) :
 			       NULL;
