@@ -132,8 +132,9 @@ static int read_map(struct run *r, uint32_t pid)
 	if (err)
 		return err;
 	if (map.bad_lines)
-		run_notice(c, "JIT map %s: %zu lines are not \"START SIZE "
-			   "NAME\": skipped", path, map.bad_lines);
+		run_notice(c, "JIT map %s: %zu line%s not \"START SIZE "
+			   "NAME\": skipped", path, map.bad_lines,
+			   map.bad_lines == 1 ? " is" : "s are");
 	if (c->verbose)
 		run_notice(c, "JIT map %s: %zu names of process %" PRIu32,
 			   path, map.n, pid);
