@@ -46,6 +46,7 @@ PACKAGES=(
 	procps          # ps, pgrep
 	strace          # tests: SIGKILL injected while a file is written
 	golang-go       # tests: go tool pprof reads --format pprof
+	nodejs          # tests: node --perf-basic-prof names its JIT code
 	curl            # tests: the README's upload of a pprof export
 	libxml2-utils   # tests: xmllint checks --format flamegraph
 	chromium        # tests: the flame graph rendered headless

@@ -16,6 +16,34 @@
 /* Procedures the summary after a run shows. */
 #define SUMMARY_ROWS 5
 
+/* The JIT symbols p carries, each object's table to sym. */
+static int set_jit_symbols(struct symbolizer *sym, const struct profile *p)
+{
+	struct sym_jitsym *v;
+	size_t i, j, n;
+	int err = SYM_OK;
+
+	if (!p->njitsyms)
+		return SYM_OK;
+	v = calloc(p->njitsyms, sizeof(*v));
+	if (!v)
+		return SYM_ENOMEM;
+	/* Sorted by (object, start): one run per object. */
+	for (i = 0; i < p->njitsyms && !err; i = j) {
+		for (j = i, n = 0; j < p->njitsyms &&
+		     p->jitsyms[j].obj == p->jitsyms[i].obj; j++, n++) {
+			v[n].start = p->jitsyms[j].start;
+			v[n].end = p->jitsyms[j].end;
+			v[n].name = p->jitsyms[j].name;
+		}
+		err = sym_set_jit_symbols(sym,
+					  p->objects[p->jitsyms[i].obj].path,
+					  v, n);
+	}
+	free(v);
+	return err;
+}
+
 struct symbolizer *report_symbolizer_new(const struct profile *p,
 					 const struct sym_config *sc)
 {
@@ -23,7 +51,13 @@ struct symbolizer *report_symbolizer_new(const struct profile *p,
 	struct sym_ksym *v;
 	size_t i;
 
-	if (!sym || !p->nksyms)
+	if (!sym)
+		return NULL;
+	if (set_jit_symbols(sym, p) == SYM_ENOMEM) {
+		symbolizer_free(sym);
+		return NULL;
+	}
+	if (!p->nksyms)
 		return sym;
 	v = calloc(p->nksyms, sizeof(*v));
 	if (!v) {

@@ -483,6 +483,15 @@ static void heading(FILE *f, const struct report *r)
 		fprintf(f, "  note: %s matches no procedure of the profile "
 			"(a glob on the out-of-line procedure's name)\n",
 			r->unmatched[k]);
+	if (r->nstats && r->total_weight[0] &&
+	    100.0 * (double)r->anon_weight / (double)r->total_weight[0] >= 1)
+		fprintf(f, "  note: %.1f%% is anonymous code without names "
+			"([anon] rows), likely JIT code: node "
+			"--perf-basic-prof, python3.12+ -X perf and Java's "
+			"perf-map-agent name it in /tmp/perf-PID.map, which "
+			"is read when the run ends\n",
+			100.0 * (double)r->anon_weight /
+			(double)r->total_weight[0]);
 	/* Objects without a path (none is expected) are counted only. */
 	if (r->unresolved_objects > r->nunreadable)
 		fprintf(f, "  note: %zu object(s) without a path could not "

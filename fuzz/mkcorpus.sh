@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 
 c=fuzz/corpus
 rm -rf "$c"
-mkdir -p "$c"/{profile,elf,kallsyms,profileme,stats}
+mkdir -p "$c"/{profile,elf,kallsyms,profileme,stats,jitmap}
 
 # hex -> bytes, for records written out field by field below.
 unhex() { python3 -c 'import sys; sys.stdout.buffer.write(bytes.fromhex(sys.argv[1]))' "$1"; }
@@ -49,6 +49,16 @@ clang -w -O2 -g -gdwarf-5 -fno-omit-frame-pointer "$map" \
 cc -O1 -g -fno-omit-frame-pointer -fPIC -shared "$map" -o "$c/elf/libhot.so" \
 	tests/programs/libhot.c
 strip -o "$c/elf/inline-stripped" "$obj"
+
+# jitmap: perf map lines as node and python write them, with a stale
+# entry under a later one, an overlap, a malformed line, 0x prefixes, a
+# CRLF; and the edges of the address space.
+printf '%s\n' '7f0000001000 40 stale' 'not a line' \
+	'7f0000001000 6 JS:*fib /tmp/hot.js:1:13' \
+	'0x7f0000001100 0x6 py::f:/x.py' '7f0000001004 10 overlap' '' \
+	$'7f0000002000 100 LazyCompile:~work x.js:3\r' >"$c/jitmap/node"
+printf '%s\n' 'ffffffffffffffff 1 top' '0 1 zero' '10 ffffffffffffffff over' \
+	>"$c/jitmap/edges"
 
 # kallsyms: /proc/kallsyms lines, with aliases, a weak and a data symbol,
 # and modules.

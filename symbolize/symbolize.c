@@ -55,6 +55,15 @@ struct symbolizer {
 	struct inputs inputs;		/* skipped paths kept in pool */
 	struct demangled *dm;		/* DEMANGLED slots, or NULL */
 	bool names_only;		/* sym_set_names_only() */
+	struct jittab *jit;		/* sym_set_jit_symbols() */
+	size_t njit, alloc_jit;
+};
+
+/* One JIT object's symbols; strings in the pool. */
+struct jittab {
+	const char *path;
+	struct sym_jitsym *v;
+	size_t n;
 };
 
 static char *dup_or_null(const char *s, bool *oom)
@@ -149,6 +158,9 @@ void symbolizer_free(struct symbolizer *s)
 		}
 	}
 	free(s->tab);
+	for (i = 0; i < s->njit; i++)
+		free(s->jit[i].v);
+	free(s->jit);
 	kallsyms_release(&s->ks);
 	inputs_release(&s->inputs);
 	strpool_release(&s->pool);
@@ -1114,6 +1126,100 @@ int sym_set_kernel_symbols(struct symbolizer *s, const struct sym_ksym *v,
 	return s->ks_err;
 }
 
+int sym_set_jit_symbols(struct symbolizer *s, const char *path,
+			const struct sym_jitsym *v, size_t n)
+{
+	struct jittab *t;
+	size_t i;
+
+	if (ALLOC_GROW(s->jit, s->njit + 1, s->alloc_jit))
+		return SYM_ENOMEM;
+	t = &s->jit[s->njit];
+	t->path = strpool_add(&s->pool, path ? path : "");
+	t->v = malloc((n ? n : 1) * sizeof(*t->v));
+	if (!t->path || !t->v) {
+		free(t->v);
+		return SYM_ENOMEM;
+	}
+	for (i = 0; i < n; i++) {
+		t->v[i] = v[i];
+		t->v[i].name = strpool_add(&s->pool, v[i].name);
+		if (!t->v[i].name) {
+			free(t->v);
+			return SYM_ENOMEM;
+		}
+	}
+	t->n = n;
+	s->njit++;
+	return SYM_OK;
+}
+
+/* The JIT symbol of obj covering addr, or NULL. */
+static const struct sym_jitsym *jit_symbol(const struct symbolizer *s,
+					   const struct sym_object *obj,
+					   uint64_t addr)
+{
+	size_t i, lo, hi;
+
+	for (i = 0; i < s->njit; i++) {
+		const struct jittab *t = &s->jit[i];
+
+		if (!obj->path || strcmp(t->path, obj->path))
+			continue;
+		for (lo = 0, hi = t->n; lo < hi;) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (t->v[mid].end <= addr)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo < t->n && t->v[lo].start <= addr)
+			return &t->v[lo];
+	}
+	return NULL;
+}
+
+/* The kernel's stand-ins for what it could not place: per address. */
+static bool stand_in(const struct sym_object *obj)
+{
+	return obj->path && (!strcmp(obj->path, "[unknown]") ||
+			     !strcmp(obj->path, "[guest]") ||
+			     !strcmp(obj->path, "[hypervisor]"));
+}
+
+/*
+ * Anonymous code nothing names: one procedure for the object ("[anon]",
+ * "[anon:NAME]" as the kernel names the mapping, "[memfd:NAME]", "[JIT
+ * code without a name]"), so that it is one row, not one per address.
+ */
+static int anon_code(struct symbolizer *s, const struct sym_object *obj,
+		     struct sym_result *res)
+{
+	const char *p = obj->path && *obj->path ? obj->path : "//anon";
+	const char *name;
+	char *buf;
+
+	if (obj->kind == SYM_OBJ_JIT)
+		buf = strdup("[JIT code without a name]");
+	else if (!strncmp(p, "//anon", 6))
+		buf = strdup("[anon]");
+	else if (asprintf(&buf, "%s%s%s", *p == '[' ? "" : "[",
+			  *p == '/' ? p + 1 : p, *p == '[' ? "" : "]") < 0)
+		buf = NULL;
+	name = buf ? strpool_add(&s->pool, buf) : NULL;
+	free(buf);
+	if (!name)
+		return SYM_ENOMEM;
+	res->nframes = 1;
+	res->frames[0].function = name;
+	res->frames[0].file = NULL;
+	res->frames[0].line = 0;
+	res->symbol_start = 0;
+	res->flags |= SYM_F_ANON;
+	return SYM_OK;
+}
+
 int sym_object_files(struct symbolizer *s, const struct sym_object *obj,
 		     const char **file, const char **mismatch)
 {
@@ -1203,7 +1309,21 @@ int sym_resolve(struct symbolizer *s, const struct sym_object *obj,
 		if (res->nframes)
 			return ret;
 		break;
+	case SYM_OBJ_JIT: {
+		const struct sym_jitsym *j = jit_symbol(s, obj, offset);
+
+		if (j) {
+			res->nframes = 1;
+			res->frames[0].function = j->name;
+			res->symbol_start = j->start;
+			res->flags |= SYM_F_SYMBOL | SYM_F_JIT;
+			return SYM_OK;
+		}
+		return anon_code(s, obj, res);
+	}
 	case SYM_OBJ_ANON:
+		if (!stand_in(obj))
+			return anon_code(s, obj, res);
 		break;
 	default:
 		ret = SYM_EINVAL;

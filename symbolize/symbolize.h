@@ -18,8 +18,12 @@
  *   symbolizer converts them to ELF virtual addresses through the PT_LOAD
  *   program headers, so PIE executables and shared libraries need no load
  *   address.  For SYM_OBJ_KERNEL and SYM_OBJ_MODULE the "offset" is the
- *   absolute kernel virtual address.  SYM_OBJ_ANON has no symbols: the
- *   result is always the fallback.
+ *   absolute kernel virtual address.  SYM_OBJ_ANON and SYM_OBJ_JIT use
+ *   absolute addresses too; a JIT object's symbols are the ones
+ *   sym_set_jit_symbols() gave for its path.  Anonymous code without a
+ *   name is one procedure per object (SYM_F_ANON), not one per address;
+ *   the kernel's stand-ins [unknown], [guest] and [hypervisor] stay per
+ *   address.
  * - An object is looked up, in order: <symfs><path> when a symfs is
  *   configured, then path itself, then (with debuginfod on and a
  *   build-id known) the executable a debuginfod server has for its
@@ -54,9 +58,11 @@
 enum sym_obj_kind {
 	SYM_OBJ_FILE = 0,	/* executable or shared library on disk */
 	SYM_OBJ_VDSO = 1,	/* the kernel's vdso image of this machine */
-	SYM_OBJ_ANON = 2,	/* anonymous or JIT code, no symbols */
+	SYM_OBJ_ANON = 2,	/* anonymous code, no symbols */
 	SYM_OBJ_KERNEL = 3,	/* the running kernel, [kernel.kallsyms] */
 	SYM_OBJ_MODULE = 4,	/* a kernel module, path is its name */
+	SYM_OBJ_JIT = 5,	/* JIT code named by sym_set_jit_symbols() for
+				 * its path (the perf map it was read from) */
 };
 
 /* The object an offset belongs to, as recorded in a profile. */
@@ -92,6 +98,9 @@ struct sym_frame {
 				 * relocations, not from a symbol */
 #define SYM_F_UNWIND	0x20	/* named after the procedure the unwind
 				 * table (.eh_frame) gives */
+#define SYM_F_ANON	0x40	/* anonymous code without a name: one
+				 * procedure for the whole object */
+#define SYM_F_JIT	0x80	/* named by a JIT runtime's perf map */
 
 struct sym_result {
 	unsigned flags;
@@ -219,6 +228,20 @@ int sym_kernel_matching(struct symbolizer *s, const char *const *patterns,
  */
 int sym_set_kernel_symbols(struct symbolizer *s, const struct sym_ksym *v,
 			   size_t n);
+
+/* A name a JIT runtime gave to its code [start, end). */
+struct sym_jitsym {
+	uint64_t start, end;
+	const char *name;
+};
+
+/*
+ * The symbols of the JIT object whose path is path (a profile carries
+ * them): sorted by start, apart.  The table (strings included) is copied.
+ * Returns SYM_OK or SYM_ENOMEM.
+ */
+int sym_set_jit_symbols(struct symbolizer *s, const char *path,
+			const struct sym_jitsym *v, size_t n);
 
 /*
  * A file the symbolizer would have read but did not because it is not a

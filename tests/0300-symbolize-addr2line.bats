@@ -573,11 +573,17 @@ EOF
 	assert_output --regexp '^[1-9][0-9]*$'
 }
 
-@test "anonymous code: always the fallback" {
-	run "$SYMTOOL" --info '[anon]' 7f0012345678
-	assert_success
-	assert_line --index 0 "[anon]+0x7f0012345678	??:0"
-	assert_line --index 1 --regexp '^# flags=0x0 .* ret=0 '
+@test "anonymous code: one procedure per object ([anon]), the kernel's [unknown] per address" {
+	run -0 "$SYMTOOL" --info '//anon' 7f0012345678 7f0012345999
+	# every address the same procedure, starting at 0 (SYM_F_ANON)
+	assert_line --index 0 "[anon]	??:0"
+	assert_line --index 1 --regexp '^# flags=0x40 start=0x0 .* ret=0 '
+	assert_line --index 2 "[anon]	??:0"
+	run -0 "$SYMTOOL" --info '[anon:v8 code]' 7f0012345678
+	assert_line --index 0 "[anon:v8 code]	??:0"
+	# a stand-in for what the kernel could not place stays per address
+	run "$SYMTOOL" --info '[unknown]' 7f0012345678
+	assert_line --index 0 "[unknown]+0x7f0012345678	??:0"
 }
 
 @test "vdso: this process's image, same answers as addr2line on a copy" {

@@ -10,7 +10,7 @@
 #include "common/util/hash.h"
 #include "common/stats/stats.h"
 
-static uint32_t add_object(struct collector *c, uint32_t kind,
+static uint32_t add_object(struct collector *c, uint32_t kind, uint32_t pid,
 			   const char *path, const uint8_t *bid, size_t bidlen,
 			   uint64_t start, uint64_t end, uint64_t pgoff)
 {
@@ -21,7 +21,7 @@ static uint32_t add_object(struct collector *c, uint32_t kind,
 		bidlen = 20;
 	for (i = 0; i < c->nobjects; i++) {
 		o = &c->objects[i];
-		if (o->kind != kind || strcmp(o->path, path))
+		if (o->kind != kind || o->pid != pid || strcmp(o->path, path))
 			continue;
 		/* Same path, other build-id: the file was replaced. */
 		if (bidlen && o->build_id_len &&
@@ -42,6 +42,8 @@ static uint32_t add_object(struct collector *c, uint32_t kind,
 	if (!o->path)
 		goto oom;
 	o->kind = kind;
+	o->pid = pid;
+	o->alias = NO_OBJ;
 	if (bidlen)
 		memcpy(o->build_id, bid, bidlen);
 	o->build_id_len = (uint32_t)bidlen;
@@ -85,14 +87,14 @@ struct collector *collector_new(enum collect_split split, size_t nstats)
 	for (size_t i = 0; i < c->cap_threads; i++)
 		c->threads[i].tid = NO_PROC;
 	c->task_nobody = NO_TASK;
-	c->obj_kernel = add_object(c, PROF_OBJ_KERNEL, "[kernel.kallsyms]",
-				   NULL, 0, 0, 0, 0);
-	c->obj_unknown = add_object(c, PROF_OBJ_ANON, "[unknown]", NULL, 0,
-				    0, 0, 0);
-	c->obj_guest = add_object(c, PROF_OBJ_ANON, "[guest]", NULL, 0, 0, 0,
-				  0);
-	c->obj_hv = add_object(c, PROF_OBJ_ANON, "[hypervisor]", NULL, 0, 0,
-			       0, 0);
+	c->obj_kernel = add_object(c, PROF_OBJ_KERNEL, NO_PROC,
+				   "[kernel.kallsyms]", NULL, 0, 0, 0, 0);
+	c->obj_unknown = add_object(c, PROF_OBJ_ANON, NO_PROC, "[unknown]",
+				    NULL, 0, 0, 0, 0);
+	c->obj_guest = add_object(c, PROF_OBJ_ANON, NO_PROC, "[guest]", NULL,
+				  0, 0, 0, 0);
+	c->obj_hv = add_object(c, PROF_OBJ_ANON, NO_PROC, "[hypervisor]",
+			       NULL, 0, 0, 0, 0);
 	if (c->oom) {
 		collector_free(c);
 		return NULL;
@@ -106,8 +108,12 @@ void collector_free(struct collector *c)
 
 	if (!c)
 		return;
-	for (i = 0; i < c->nobjects; i++)
+	for (i = 0; i < c->nobjects; i++) {
 		free(c->objects[i].path);
+		if (c->objects[i].jit)
+			profile_jitmap_free(c->objects[i].jit);
+		free(c->objects[i].jit);
+	}
 	free(c->objects);
 	for (i = 0; c->procs && i < c->cap_procs; i++)
 		if (c->procs[i].pid != NO_PROC) {
@@ -468,8 +474,8 @@ void collector_mmap(struct collector *c, uint32_t pid, uint64_t start,
 	p = proc_get(c, pid);
 	if (!p)
 		return;
-	obj = add_object(c, kind, path, build_id, build_id_len, start,
-			 start + len, pgoff);
+	obj = add_object(c, kind, kind == PROF_OBJ_ANON ? pid : NO_PROC, path,
+			 build_id, build_id_len, start, start + len, pgoff);
 	if (ALLOC_GROW(p->maps, p->nmaps + 1, p->alloc_maps)) {
 		c->oom = 1;
 		return;
@@ -886,6 +892,51 @@ static int copy_meta(struct profile *dst, const struct profile *src)
 	return profile_set_argv(dst, src->argc, src->argv);
 }
 
+int collector_anon_pids(const struct collector *c, uint32_t **pids)
+{
+	size_t i, j, n = 0;
+
+	*pids = malloc((c->nobjects ? c->nobjects : 1) * sizeof(**pids));
+	if (!*pids)
+		return -PROF_ENOMEM;
+	for (i = 0; i < c->nobjects; i++) {
+		const struct object *o = &c->objects[i];
+
+		if (o->kind != PROF_OBJ_ANON || o->pid == NO_PROC)
+			continue;
+		for (j = 0; j < n && (*pids)[j] != o->pid; j++)
+			;
+		if (j == n)
+			(*pids)[n++] = o->pid;
+	}
+	return (int)n;
+}
+
+int collector_set_jit_map(struct collector *c, uint32_t pid, const char *path,
+			  struct prof_jitmap *map)
+{
+	uint32_t jit = add_object(c, PROF_OBJ_JIT, pid, path, NULL, 0, 0, 0,
+				  0);
+	size_t i;
+
+	if (c->oom)
+		return -PROF_ENOMEM;
+	if (!c->objects[jit].jit) {
+		c->objects[jit].jit = malloc(sizeof(*map));
+		if (!c->objects[jit].jit)
+			return -PROF_ENOMEM;
+	} else {
+		profile_jitmap_free(c->objects[jit].jit);
+	}
+	*c->objects[jit].jit = *map;
+	memset(map, 0, sizeof(*map));
+	for (i = 0; i < c->nobjects; i++)
+		if (c->objects[i].kind == PROF_OBJ_ANON &&
+		    c->objects[i].pid == pid)
+			c->objects[i].alias = jit;
+	return 0;
+}
+
 /* Add collector object obj to p and note its index in remap[obj]. */
 static int add_profile_object(struct collector *c, struct profile *p,
 			      uint32_t *remap, uint32_t obj)
@@ -898,6 +949,14 @@ static int add_profile_object(struct collector *c, struct profile *p,
 	};
 	int idx;
 
+	/* Anonymous code a perf map names: its process's JIT object. */
+	if (o->alias != NO_OBJ) {
+		if (remap[o->alias] == UINT32_MAX &&
+		    (idx = add_profile_object(c, p, remap, o->alias)) < 0)
+			return idx;
+		remap[obj] = remap[o->alias];
+		return (int)remap[obj];
+	}
 	memcpy(po.build_id, o->build_id, sizeof(po.build_id));
 	if (!po.build_id_len && o->kind == PROF_OBJ_FILE) {
 		int n = buildid_read(o->path, po.build_id, sizeof(po.build_id));
@@ -1042,6 +1101,54 @@ static int own_command(struct collector *c, struct profile *p, uint32_t pid)
 	return r ? -PROF_ENOMEM : 0;
 }
 
+static int cmp_u64p(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The symbols of each JIT object of p that name its counts and frames. */
+static int add_jit_symbols(struct collector *c, struct profile *p,
+			   const uint32_t *remap)
+{
+	uint64_t *addrs = NULL;
+	size_t i, k, n, u, alloc = 0;
+	int r = 0;
+
+	for (i = 0; i < c->nobjects && r >= 0; i++) {
+		uint32_t obj = remap[i];
+
+		if (!c->objects[i].jit || obj == UINT32_MAX)
+			continue;
+		n = 0;
+		for (k = 0; k < p->ncounts + p->nframes; k++) {
+			uint32_t o = k < p->ncounts ? p->counts[k].obj :
+				     p->frames[k - p->ncounts].obj;
+
+			if (o != obj)
+				continue;
+			if (ALLOC_GROW(addrs, n + 1, alloc)) {
+				r = -PROF_ENOMEM;
+				break;
+			}
+			addrs[n++] = k < p->ncounts ? p->counts[k].offset :
+				     p->frames[k - p->ncounts].offset;
+		}
+		if (r < 0)
+			break;
+		if (n > 1)
+			qsort(addrs, n, sizeof(*addrs), cmp_u64p);
+		for (k = 0, u = 0; k < n; k++)		/* unique */
+			if (!u || addrs[u - 1] != addrs[k])
+				addrs[u++] = addrs[k];
+		r = profile_jitmap_keep(p, obj, c->objects[i].jit, addrs, u);
+	}
+	free(addrs);
+	profile_sort_jitsyms(p);
+	return r < 0 ? r : 0;
+}
+
 static int build_one(struct collector *c, const struct profile *tpl,
 		     uint32_t split, struct profile **out)
 {
@@ -1086,7 +1193,10 @@ static int build_one(struct collector *c, const struct profile *tpl,
 		free(remap);
 		return r;
 	}
+	r = add_jit_symbols(c, p, remap);
 	free(remap);
+	if (r < 0)
+		return r;
 	if (p->ncounts > 1)
 		profile_sort_counts(p);
 	/* A row for every CPU profiled (sampled or not) and every CPU

@@ -145,6 +145,21 @@ uint64_t collector_samples(const struct collector *c, uint32_t stat);
 uint64_t collector_lost_total(const struct collector *c, uint32_t stat);
 
 /*
+ * JIT code.  The processes that mapped anonymous executable memory, each
+ * once, in *pids (malloc'd, the caller frees it): their runtimes may have
+ * written a perf map.  Returns their number or -PROF_ENOMEM.
+ */
+int collector_anon_pids(const struct collector *c, uint32_t **pids);
+/*
+ * Name pid's anonymous code after map, read from path: its samples and
+ * frames then belong to one JIT object (path, PROF_OBJ_JIT) whose
+ * symbols are the map's entries that name them.  The collector takes the
+ * map (and clears *map).  Returns 0 or -PROF_ENOMEM.
+ */
+int collector_set_jit_map(struct collector *c, uint32_t pid, const char *path,
+			  struct prof_jitmap *map);
+
+/*
  * Build the aggregated profiles: one with COLLECT_SPLIT_NONE, else one per
  * pid/cpu seen (sorted).  Statistics (with everything but samples and
  * lost, which the collector fills) come from the caller in template, which

@@ -16,6 +16,7 @@ struct collect_stacks;
 
 #define T_INF UINT64_MAX
 #define NO_PROC UINT32_MAX
+#define NO_OBJ UINT32_MAX
 /* A parked sample is retried this many rounds before it is given up. */
 #define PENDING_ROUNDS 3
 
@@ -25,6 +26,13 @@ struct object {
 	uint8_t build_id[20];
 	uint32_t build_id_len;
 	uint64_t start, end, pgoff;
+	/* Anonymous code is its process's (NO_PROC for the others): a JIT
+	 * runtime names it per process.  alias: the JIT object it joins
+	 * when the process's perf map is read (NO_OBJ: none); jit: that
+	 * JIT object's map. */
+	uint32_t pid;
+	uint32_t alias;
+	struct prof_jitmap *jit;
 };
 
 struct mapping {
@@ -45,8 +53,6 @@ struct process {
 	uint32_t exe_obj;
 	bool want_exe;		/* exec'd: the next file mapped is it */
 };
-
-#define NO_OBJ UINT32_MAX
 
 struct agg_entry {
 	uint64_t offset;

@@ -382,7 +382,11 @@ static enum prof_stack_end walk_user(struct collector *c,
 			uo = ou->unw;
 		else
 			vaddr = 0;
-		r = unw_step(&us, uo, vaddr, st->mode == PROF_CG_AUTO);
+		/* JIT code has no CFI, but V8's frames and python -X
+		 * perf's trampolines keep frame pointers: walked by them
+		 * in every mode. */
+		r = unw_step(&us, uo, vaddr, st->mode == PROF_CG_AUTO ||
+			     c->objects[obj].kind == PROF_OBJ_ANON);
 		if (ou)
 			ou->steps++;
 		if (r != UNW_STEPPED)

@@ -431,6 +431,29 @@ static int merge_ksyms(struct profile *dst, const struct profile *src)
 	return 0;
 }
 
+/* The union, sorted and apart: a symbol of src that overlaps one dst
+ * already has for the same object is left out (dst's name stays). */
+static int merge_jitsyms(struct profile *dst, const struct profile *src,
+			 const uint32_t *objs)
+{
+	size_t i, j, n = dst->njitsyms;
+
+	for (i = 0; i < src->njitsyms; i++) {
+		struct prof_jitsym k = src->jitsyms[i];
+
+		k.obj = objs[k.obj];
+		for (j = 0; j < n; j++)
+			if (dst->jitsyms[j].obj == k.obj &&
+			    dst->jitsyms[j].start < k.end &&
+			    k.start < dst->jitsyms[j].end)
+				break;
+		if (j == n && profile_add_jitsym(dst, &k) < 0)
+			return -PROF_ENOMEM;
+	}
+	profile_sort_jitsyms(dst);
+	return 0;
+}
+
 static void merge_meta(struct profile *dst, const struct profile *src,
 		       const uint32_t *stats)
 {
@@ -596,6 +619,8 @@ int profile_merge(struct profile *dst, const struct profile *src,
 		err = merge_modes(dst, src);
 	if (!err)
 		err = merge_ksyms(dst, src);
+	if (!err)
+		err = merge_jitsyms(dst, src, objs);
 	if (!err)
 		merge_meta(dst, src, stats);
 out:

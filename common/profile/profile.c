@@ -35,7 +35,8 @@ enum section_id {
 	SEC_STACK_COUNTS = 9,
 	SEC_TASKS = 10,		/* optional: 10-11 together */
 	SEC_TASK_COUNTS = 11,
-	SEC_LAST = SEC_TASK_COUNTS
+	SEC_JITSYMS = 12,	/* optional */
+	SEC_LAST = SEC_JITSYMS
 };
 
 #define HEADER_SIZE 32
@@ -105,6 +106,9 @@ void profile_free(struct profile *p)
 		free(p->ksyms[i].module);
 	}
 	free(p->ksyms);
+	for (i = 0; i < p->njitsyms; i++)
+		free(p->jitsyms[i].name);
+	free(p->jitsyms);
 	free(p);
 }
 
@@ -387,6 +391,36 @@ int profile_add_ksym(struct profile *p, const struct prof_ksym *k)
 		return -PROF_ENOMEM;
 	}
 	return (int)p->nksyms++;
+}
+
+static int cmp_jitsym(const void *a, const void *b)
+{
+	const struct prof_jitsym *x = a, *y = b;
+
+	if (x->obj != y->obj)
+		return x->obj < y->obj ? -1 : 1;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+void profile_sort_jitsyms(struct profile *p)
+{
+	if (p->njitsyms > 1)
+		qsort(p->jitsyms, p->njitsyms, sizeof(*p->jitsyms),
+		      cmp_jitsym);
+}
+
+int profile_add_jitsym(struct profile *p, const struct prof_jitsym *j)
+{
+	struct prof_jitsym *n;
+
+	if (ALLOC_GROW(p->jitsyms, p->njitsyms + 1, p->alloc_jitsyms))
+		return -PROF_ENOMEM;
+	n = &p->jitsyms[p->njitsyms];
+	*n = *j;
+	n->name = strdup(j->name ? j->name : "");
+	if (!n->name)
+		return -PROF_ENOMEM;
+	return (int)p->njitsyms++;
 }
 
 /* Replace p's command line with a copy of argv[0..argc). */
@@ -861,6 +895,20 @@ static void encode_task_counts(struct buf *b, const struct profile *p)
 	free(e);
 }
 
+static void encode_jitsyms(struct buf *b, const struct profile *p)
+{
+	size_t i;
+
+	put_u32(b, (uint32_t)p->njitsyms);
+	for (i = 0; i < p->njitsyms; i++) {
+		put_u32(b, p->jitsyms[i].obj);
+		put_u32(b, 0);
+		put_u64(b, p->jitsyms[i].start);
+		put_u64(b, p->jitsyms[i].end);
+		put_str(b, p->jitsyms[i].name);
+	}
+}
+
 static int encode(const struct profile *p, struct buf *b)
 {
 	static void (*const enc[])(struct buf *, const struct profile *) = {
@@ -875,6 +923,7 @@ static int encode(const struct profile *p, struct buf *b)
 		[SEC_STACK_COUNTS] = encode_stack_counts,
 		[SEC_TASKS] = encode_tasks,
 		[SEC_TASK_COUNTS] = encode_task_counts,
+		[SEC_JITSYMS] = encode_jitsyms,
 	};
 	uint32_t ids[SEC_LAST], nsec = 0, id, i;
 	size_t table, start;
@@ -888,7 +937,9 @@ static int encode(const struct profile *p, struct buf *b)
 		if (id >= SEC_FRAMES && id <= SEC_STACK_COUNTS &&
 		    !p->nframes && !p->nstacks && !p->nstack_counts)
 			continue;
-		if (id >= SEC_TASKS && !has_tasks)
+		if ((id == SEC_TASKS || id == SEC_TASK_COUNTS) && !has_tasks)
+			continue;
+		if (id == SEC_JITSYMS && !p->njitsyms)
 			continue;
 		ids[nsec++] = id;
 	}
@@ -1232,7 +1283,7 @@ static int decode_objects(struct profile *p, struct cursor *c)
 		o.kind = get_u32(c);
 		o.path = get_str(c);
 		o.build_id_len = get_u32(c);
-		if (o.kind > PROF_OBJ_MODULE ||
+		if (o.kind > PROF_OBJ_JIT ||
 		    o.build_id_len > sizeof(o.build_id) ||
 		    need(c, o.build_id_len)) {
 			free(o.path);
@@ -1320,6 +1371,38 @@ static int decode_ksyms(struct profile *p, struct cursor *c)
 		r = c->bad || k.end < k.start ? -1 : profile_add_ksym(p, &k);
 		free(k.name);
 		free(k.module);
+		if (r < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Sorted by (object, start), apart, each in a JIT object. */
+static int decode_jitsyms(struct profile *p, struct cursor *c)
+{
+	uint32_t n = get_u32(c), i;
+
+	if (n > (c->len - c->pos) / 28)
+		return -1;
+	for (i = 0; i < n; i++) {
+		struct prof_jitsym j, *prev = p->njitsyms ?
+			&p->jitsyms[p->njitsyms - 1] : NULL;
+		int r;
+
+		j.obj = get_u32(c);
+		if (get_u32(c))
+			return -1;
+		j.start = get_u64(c);
+		j.end = get_u64(c);
+		if (c->bad || j.obj >= p->nobjects ||
+		    p->objects[j.obj].kind != PROF_OBJ_JIT ||
+		    j.end <= j.start ||
+		    (prev && (prev->obj > j.obj ||
+			      (prev->obj == j.obj && prev->end > j.start))))
+			return -1;
+		j.name = get_str(c);
+		r = c->bad ? -1 : profile_add_jitsym(p, &j);
+		free(j.name);
 		if (r < 0)
 			return -1;
 	}
@@ -1528,6 +1611,7 @@ int profile_decode(const void *data, size_t len, struct profile **out)
 		[SEC_FRAMES] = "frames", [SEC_STACKS] = "stacks",
 		[SEC_STACK_COUNTS] = "stack counts",
 		[SEC_TASKS] = "tasks", [SEC_TASK_COUNTS] = "task counts",
+		[SEC_JITSYMS] = "JIT symbols",
 	};
 	static int (*const dec[])(struct profile *, struct cursor *) = {
 		[SEC_META] = decode_meta,
@@ -1541,6 +1625,7 @@ int profile_decode(const void *data, size_t len, struct profile **out)
 		[SEC_STACK_COUNTS] = decode_stack_counts,
 		[SEC_TASKS] = decode_tasks,
 		[SEC_TASK_COUNTS] = decode_task_counts,
+		[SEC_JITSYMS] = decode_jitsyms,
 	};
 	static const char task_secs_apart[] =
 		"the tasks and task counts sections must come together";
@@ -1576,7 +1661,7 @@ int profile_decode(const void *data, size_t len, struct profile **out)
 	 * before the counts that index them, frames before stacks before
 	 * stack counts.  Version 1 had no stacks: ids above its last are
 	 * unknown there, hence skipped. */
-	last = version >= 2 ? SEC_TASK_COUNTS : SEC_KSYMS;
+	last = version >= 2 ? SEC_LAST : SEC_KSYMS;
 	for (order = SEC_META; order <= last; order++) {
 		/* The optional sections index the required ones: a
 		 * missing one is said as such. */

@@ -36,6 +36,10 @@ enum prof_obj_kind {	/* same values as enum sym_obj_kind */
 	PROF_OBJ_ANON = 2,
 	PROF_OBJ_KERNEL = 3,
 	PROF_OBJ_MODULE = 4,
+	/* Code a JIT compiler generated in one process, named by the
+	 * runtime's perf map (/tmp/perf-PID.map, its path): offsets are
+	 * absolute addresses, names are the profile's jitsyms. */
+	PROF_OBJ_JIT = 5,
 };
 
 struct prof_object {
@@ -100,6 +104,16 @@ struct prof_ksym {
 	uint64_t start, end;
 	char *name;
 	char *module;		/* NULL for the kernel proper */
+};
+
+/* A name a JIT runtime gave to its code [start, end) in a JIT object,
+ * carried in the profile (the perf map is gone when the report is read
+ * elsewhere or later).  Only the symbols that name sampled addresses are
+ * kept; those of one object never overlap. */
+struct prof_jitsym {
+	uint32_t obj;		/* index into objects, kind PROF_OBJ_JIT */
+	uint64_t start, end;
+	char *name;
 };
 
 /*
@@ -216,6 +230,8 @@ struct profile {
 	size_t nmodes, alloc_modes;
 	struct prof_ksym *ksyms;
 	size_t nksyms, alloc_ksyms;
+	struct prof_jitsym *jitsyms;	/* sorted by (obj, start) */
+	size_t njitsyms, alloc_jitsyms;
 
 	/* Call stacks; all empty without -g.  Each stack's counts sum, per
 	 * statistic, to at most that statistic's samples (a sample whose
@@ -252,6 +268,11 @@ int profile_add_object(struct profile *p, const struct prof_object *o);
 int profile_add_stat(struct profile *p, const struct prof_stat *s);
 int profile_add_count(struct profile *p, const struct prof_count *c);
 int profile_add_ksym(struct profile *p, const struct prof_ksym *k);
+/* Append a JIT symbol; the caller keeps them sorted and apart (the
+ * collector does, through profile_jitmap_keep()). */
+int profile_add_jitsym(struct profile *p, const struct prof_jitsym *j);
+/* Sort the JIT symbols by (object, start). */
+void profile_sort_jitsyms(struct profile *p);
 /* Call stacks: the caller keeps frames and stacks unique (the collector
  * interns them); frames[] are indices returned by profile_add_frame(). */
 int profile_add_frame(struct profile *p, const struct prof_frame *f);
@@ -336,5 +357,42 @@ int profile_write(const struct profile *p, const char *path);
 int profile_read(const char *path, struct profile **out);
 /* Decode an in-memory image (what profile_read uses); for tests/fuzzing. */
 int profile_decode(const void *buf, size_t len, struct profile **out);
+
+/*
+ * A JIT runtime's perf map (/tmp/perf-PID.map, written by node
+ * --perf-basic-prof, python -X perf, perf-map-agent): one line per piece
+ * of generated code, "START SIZE NAME" (hexadecimal, NAME to the end of
+ * the line).  Code moves and memory is reused, so entries may overlap;
+ * an address is named by the last line written that covers it.
+ */
+struct prof_jitmap_entry {
+	uint64_t start, end;
+	uint32_t line;		/* 1-based: later lines win */
+	char *name;
+};
+
+struct prof_jitmap {
+	struct prof_jitmap_entry *v;	/* sorted by start */
+	size_t n;
+	uint64_t *max_end;	/* max_end[i]: the largest end of v[0..i] */
+	size_t bad_lines;	/* lines that are not "START SIZE NAME" */
+};
+
+/* Parse a perf map's text.  Returns 0 or -PROF_ENOMEM. */
+int profile_jitmap_parse(struct prof_jitmap *m, const char *text, size_t len);
+void profile_jitmap_free(struct prof_jitmap *m);
+/* The entry naming addr (the last written that covers it), or NULL. */
+const struct prof_jitmap_entry *
+profile_jitmap_lookup(const struct prof_jitmap *m, uint64_t addr);
+/*
+ * Add to p, as JIT symbols of object obj, the entries of m that name the
+ * addresses addrs[0..n) (sorted, unique), made not to overlap: where an
+ * entry kept for one address overlaps one kept for another, the earlier
+ * one ends where the later one starts.  Returns the number of addresses
+ * named, or -PROF_ENOMEM.
+ */
+int profile_jitmap_keep(struct profile *p, uint32_t obj,
+			const struct prof_jitmap *m, const uint64_t *addrs,
+			size_t n);
 
 #endif

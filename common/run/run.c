@@ -525,8 +525,11 @@ static void say_stacks(const struct run *r)
 static int write_profiles(struct run *r)
 {
 	struct profile **ps = NULL;
-	int n = collector_build(r->col, r->tpl, &ps), err = 0;
+	int n = run_read_jit_maps(r), err = 0;
 
+	if (n < 0)
+		return n;
+	n = collector_build(r->col, r->tpl, &ps);
 	if (n < 0)
 		return n;
 	if (r->cfg->pixie)

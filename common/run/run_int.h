@@ -19,6 +19,7 @@
  *               valgrind
  *   list.c      -l
  *   lookup.c    where a report finds objects and debug info
+ *   jitmaps.c   JIT runtimes' perf maps read into the collector
  *   message.c   run_notice(), run_fail(): every message names the tool
  */
 #ifndef COMMON_RUN_RUN_INT_H
@@ -157,5 +158,9 @@ void run_free_profiles(struct profile **ps, int n);
  * on stderr (unless -quiet).  sc points into c. */
 struct sym_config;
 void run_sym_config(const struct run_config *c, struct sym_config *sc);
+
+/* jitmaps.c: the perf map (/tmp/perf-PID.map) of every process that
+ * mapped anonymous code, into the collector. */
+int run_read_jit_maps(struct run *r);
 
 #endif

@@ -110,6 +110,7 @@ struct site {
 	uint64_t exact;			/* exact executions (sim, -pixie) */
 	unsigned line;
 	unsigned char sampled;		/* some count here has samples */
+	unsigned char anon;		/* anonymous code nothing names */
 };
 
 /* What the phases of report_build share. */
@@ -1118,6 +1119,7 @@ static int resolve_sites(const struct profile *p, struct symbolizer *sym,
 		sites[i].line = in->line;
 		sites[i].module = pool_dup(pool, res.module);
 		sites[i].vaddr = res.vaddr ? res.vaddr : sites[i].offset;
+		sites[i].anon = !!(res.flags & SYM_F_ANON);
 		if (!sites[i].proc)
 			return -PROF_ENOMEM;
 	}
@@ -2015,6 +2017,27 @@ out:
 	return err;
 }
 
+/* The first statistic's weight in anonymous code that nothing names:
+ * JIT code without its runtime's perf map (the text report says how to
+ * get one). */
+static int note_anonymous(struct build *b)
+{
+	const struct profile *p = b->r->prof;
+	size_t i;
+
+	for (i = 0; i < p->ncounts; i++) {
+		const struct prof_count *c = &p->counts[i];
+		const struct site *s;
+
+		if (c->stat != 0)
+			continue;
+		s = find_site(b->sites, b->nsites, c->obj, c->offset);
+		if (s && s->anon)
+			b->r->anon_weight += c->weight;
+	}
+	return 0;
+}
+
 /* With b->select, the sites whose rows -only/-exclude leave out (their
  * procedures named now). */
 static int select_sites(struct build *b)
@@ -2561,6 +2584,7 @@ int report_build(const struct profile *p, struct symbolizer *sym,
 		count_totals,		/* per statistic, whole profile */
 		find_sites,		/* the addresses, whole procedures */
 		name_sites,		/* symbolize; note damaged objects */
+		note_anonymous,		/* unnamed JIT code */
 		select_sites,		/* -only, -exclude when they can */
 		count_executions,	/* freq, exact counts */
 		group_rows,		/* sites into the view's rows */

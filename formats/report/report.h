@@ -233,6 +233,9 @@ struct report {
 	struct report_unreadable *unreadable;	/* those of them that have
 						 * a path, in profile order */
 	size_t nunreadable;
+	uint64_t anon_weight;		/* the first statistic's weight in
+					 * anonymous code nothing names (JIT
+					 * code without a perf map) */
 	const char **stale;		/* objects rebuilt since the profile
 					 * (build-id differs): paths */
 	const char **stale_files;	/* for each, the file found with

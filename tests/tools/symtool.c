@@ -21,7 +21,7 @@
  * Without ADDRs they are read from stdin, one a line.
  *
  * OBJECT "[kernel]" means SYM_OBJ_KERNEL, "[vdso]" this process's vdso,
- * "[anon]" SYM_OBJ_ANON.
+ * "[anon...]", "//anon..." and "[unknown]" SYM_OBJ_ANON.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -236,7 +236,8 @@ int main(int argc, char **argv)
 		obj.kind = SYM_OBJ_KERNEL;
 	else if (!strcmp(obj.path, "[vdso]"))
 		obj.kind = SYM_OBJ_VDSO;
-	else if (!strcmp(obj.path, "[anon]"))
+	else if (!strncmp(obj.path, "[anon", 5) || !strcmp(obj.path, "[unknown]") ||
+		 !strncmp(obj.path, "//anon", 6))
 		obj.kind = SYM_OBJ_ANON;
 	else
 		obj.kind = SYM_OBJ_FILE;

@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: MIT
+/*
+ * fuzz_jitmap: a JIT runtime's perf map (/tmp/perf-PID.map text, "START
+ * SIZE NAME" lines), parsed as the run reads it; every line's start (and
+ * its neighbours) looked up, and the entries naming them kept in a
+ * profile as the collector keeps them.  Aborts when an address is named
+ * otherwise than the map names it, or when the kept symbols are not
+ * sorted, non-empty and apart (profile_read() refuses such a section).
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/profile/profile.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#define MAX_ADDRS 64
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct prof_jitmap m;
+	struct prof_object o = { .path = "/tmp/perf-1.map",
+				 .kind = PROF_OBJ_JIT };
+	struct profile *p;
+	uint64_t addrs[MAX_ADDRS];
+	size_t n = 0, i, u;
+
+	if (profile_jitmap_parse(&m, (const char *)data, size))
+		return 0;
+	for (i = 0; i < m.n && n + 3 <= MAX_ADDRS; i++) {
+		addrs[n++] = m.v[i].start;
+		addrs[n++] = m.v[i].start - 1;
+		addrs[n++] = m.v[i].end - 1;
+	}
+	for (i = 0; i < n; i++) {
+		const struct prof_jitmap_entry *e =
+			profile_jitmap_lookup(&m, addrs[i]);
+
+		if (e && (addrs[i] < e->start || addrs[i] >= e->end))
+			abort();
+	}
+	qsort(addrs, n, sizeof(*addrs), cmp_u64);
+	for (i = 0, u = 0; i < n; i++)
+		if (!u || addrs[u - 1] != addrs[i])
+			addrs[u++] = addrs[i];
+	p = profile_new();
+	if (p && profile_add_object(p, &o) == 0 &&
+	    profile_jitmap_keep(p, 0, &m, addrs, u) >= 0) {
+		/* every address a map entry names keeps that name */
+		for (i = 0; i < u; i++) {
+			const struct prof_jitmap_entry *e =
+				profile_jitmap_lookup(&m, addrs[i]);
+			size_t k;
+
+			for (k = 0; k < p->njitsyms; k++)
+				if (p->jitsyms[k].start <= addrs[i] &&
+				    addrs[i] < p->jitsyms[k].end)
+					break;
+			if (!e != (k == p->njitsyms) ||
+			    (e && strcmp(e->name, p->jitsyms[k].name)))
+				abort();
+		}
+		for (i = 0; i < p->njitsyms; i++)
+			if (p->jitsyms[i].start >= p->jitsyms[i].end ||
+			    (i && p->jitsyms[i - 1].end > p->jitsyms[i].start))
+				abort();
+	}
+	profile_free(p);
+	profile_jitmap_free(&m);
+	return 0;
+}

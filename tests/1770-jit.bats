@@ -1,0 +1,224 @@
+#!/usr/bin/env bats
+# JIT code named by its runtime's perf map (/tmp/perf-PID.map): read for
+# every process profiled when the run ends, kept in the profile, never
+# followed through a link or taken from a stranger.  jitspin is a tiny JIT
+# of our own (tests/programs/jitspin.c); node --perf-basic-prof and
+# python3.12 -X perf are the real ones.
+
+load helpers
+
+setup() {
+	common_setup
+	skip_unless_perf_works
+	MAPS=()
+}
+
+teardown() {
+	local m
+	for m in "${MAPS[@]}"; do
+		rm -f "$m"
+	done
+}
+
+# note_maps JSON: the perf maps of the report's JIT objects, removed by
+# teardown (the runtimes leave them behind).
+note_maps() {
+	local m
+	for m in $(jq -r '[.rows[].object | select(test("^/tmp/perf-[0-9]+\\.map$"))] | unique[]' <<<"$1"); do
+		MAPS+=("$m")
+	done
+}
+
+# named_percent JSON: the share of the first statistic in rows with a
+# name: not "[anon]", "[JIT code without a name]" or "object+0xOFFSET".
+named_percent() {
+	jq '.statistics[0].name as $s | [.rows[]
+		| select(.procedure | test("^\\[(anon|JIT code)|\\+0x[0-9a-f]+$") | not)
+		| .percent[$s]] | add // 0' <<<"$1"
+}
+
+@test "jitspin: JIT code gets the map's names, the last line wins, in the JIT object" {
+	run -0 --separate-stderr "$UPROFILE" -e cpu-clock -report-file r.txt \
+		"$TPROG/jitspin" 2000
+	run -0 --separate-stderr "$UPROFILE" -i umon.out --format json
+	json=$output
+	note_maps "$json"
+	pid=$(jq -r '[.rows[] | select(.procedure == "jit_hot") | .object][0]' <<<"$json")
+	[[ $pid =~ ^/tmp/perf-([0-9]+)\.map$ ]] || fail "jit_hot's object: $pid"
+	assert_split "$json" jit_hot jit_warm 75 8
+	# the stale entry under jit_hot was written first: it names nothing
+	run -0 jq '[.rows[] | select(.procedure == "jit_stale")] | length' <<<"$json"
+	assert_output 0
+	# > 90% of the time is in generated code: all of it named
+	[[ $(named_percent "$json") == 100* || $(named_percent "$json") == 99.9* ]] ||
+		fail "named: $(named_percent "$json")"
+	# the text report's object column
+	run -0 grep -E '^ +[0-9.]+ +[0-9]+ +[0-9.]+ jit_hot +perf-[0-9]+\.map$' r.txt
+}
+
+@test "jitspin: a malformed map line is skipped and said, in one line" {
+	run -0 --separate-stderr "$UPROFILE" -e cpu-clock -o u.out \
+		"$TPROG/jitspin" 200
+	[[ $stderr =~ JIT\ map\ (/tmp/perf-[0-9]+\.map):\ 1\ line\ is\ not ]] ||
+		fail "stderr: $stderr"
+	MAPS+=("${BASH_REMATCH[1]}")
+}
+
+@test "jitspin: the names stay in the profile when the map is gone" {
+	run -0 "$UPROFILE" -quiet -e cpu-clock "$TPROG/jitspin" 500
+	run -0 --separate-stderr "$UPROFILE" -i umon.out --format json
+	before=$(jq -c '[.rows[] | {procedure, object, samples}]' <<<"$output")
+	note_maps "$output"
+	rm -f "${MAPS[@]}"
+	run -0 --separate-stderr "$UPROFILE" -i umon.out --format json
+	assert_equal "$(jq -c '[.rows[] | {procedure, object, samples}]' <<<"$output")" "$before"
+	[[ $before == *'"procedure":"jit_hot"'* ]] || fail "rows: $before"
+	# a copy of the profile elsewhere reports the same (nothing is read
+	# from /tmp at report time)
+	cp umon.out copy.out
+	run -0 --separate-stderr "$UPROFILE" -i copy.out --format json
+	assert_equal "$(jq -c '[.rows[] | {procedure, object, samples}]' <<<"$output")" "$before"
+}
+
+@test "jitspin fork: each process's code is named by its own map, in the same profile" {
+	run -0 "$UPROFILE" -quiet -e cpu-clock "$TPROG/jitspin" 1200 fork
+	run -0 --separate-stderr "$UPROFILE" -i umon.out -by pid --format json
+	json=$output
+	note_maps "$json"
+	# parent and child mapped their code at the same address: still
+	# each named as its own map says, each in its own pid's rows
+	parent=$(jq '[.rows[] | select(.procedure == "jit_hot") | .pid] | unique' <<<"$json")
+	child=$(jq '[.rows[] | select(.procedure == "jit_child_hot") | .pid] | unique' <<<"$json")
+	[[ $(jq length <<<"$parent") == 1 && $(jq length <<<"$child") == 1 ]] ||
+		fail "jit_hot in $parent, jit_child_hot in $child"
+	[[ $parent != "$child" ]] || fail "both in $parent"
+	run -0 jq -r '[.rows[] | select(.procedure | test("^jit_")) | "\(.pid) \(.object)"] | unique[]' <<<"$json"
+	for line in "${lines[@]}"; do
+		[[ $line =~ ^([0-9]+)\ /tmp/perf-([0-9]+)\.map$ &&
+		   ${BASH_REMATCH[1]} == "${BASH_REMATCH[2]}" ]] ||
+			fail "a row of process and map: $line"
+	done
+	assert_split "$json" jit_child_hot jit_child_warm 75 10
+	# -pids: each file has its own process's JIT object
+	run -0 "$UPROFILE" -quiet -pids -e cpu-clock "$TPROG/jitspin" 300 fork
+	for f in umon.[0-9]*.out; do
+		pid=${f#umon.}
+		pid=${pid%.out}
+		run -0 --separate-stderr "$UPROFILE" -i "$f" --format json
+		note_maps "$output"
+		run -0 jq -r '[.rows[] | select(.procedure | test("^jit_")) | .object] | unique[]' <<<"$output"
+		assert_output "/tmp/perf-$pid.map"
+	done
+}
+
+# start_waiting: jitspin in wait mode under uprofile, in the background;
+# sets PID (jitspin's) and ADDR (jit_hot's address, hex).
+start_waiting() {
+	"$UPROFILE" -e cpu-clock -report-file r.txt --format json \
+		"$TPROG/jitspin" "${1:-300}" wait >spin.out 2>err.txt &
+	UP=$!
+	wait_nonempty spin.out
+	read -r PID ADDR <spin.out
+	MAPS+=("/tmp/perf-$PID.map")
+}
+
+finish_waiting() {
+	touch go
+	wait "$UP"
+}
+
+@test "a map planted by the test (ours): its names are used" {
+	start_waiting 1000
+	printf '%s 6 planted_hot\n%x 6 planted_warm\n' "$ADDR" \
+		"$((0x$ADDR + 0x100))" >"/tmp/perf-$PID.map"
+	finish_waiting
+	assert_split "$(cat r.txt)" planted_hot planted_warm 75 10
+}
+
+@test "a map that is a symbolic link is not followed: the code stays [anon], said in one line" {
+	start_waiting
+	printf '%s 6 linked_hot\n' "$ADDR" >target.map
+	ln -s "$PWD/target.map" "/tmp/perf-$PID.map"
+	finish_waiting
+	run -0 jq '[.rows[] | select(.procedure == "linked_hot")] | length' r.txt
+	assert_output 0
+	run -0 jq '[.rows[] | select(.procedure == "[anon]")] | length' r.txt
+	assert_output 1
+	run -0 cat err.txt
+	assert_output --partial "JIT map /tmp/perf-$PID.map is a symbolic link: not followed"
+}
+
+@test "a map of another user (not root, us or the process's owner) is ignored, said in one line" {
+	skip_unless_root
+	start_waiting
+	printf '%s 6 strangers_hot\n' "$ADDR" >"/tmp/perf-$PID.map"
+	chown 65534:65534 "/tmp/perf-$PID.map"
+	finish_waiting
+	run -0 jq '[.rows[] | select(.procedure == "strangers_hot")] | length' r.txt
+	assert_output 0
+	run -0 cat err.txt
+	assert_output --partial "JIT map /tmp/perf-$PID.map belongs to uid 65534"
+}
+
+@test "a FIFO at the map's name is not opened for long, said in one line" {
+	start_waiting
+	mkfifo "/tmp/perf-$PID.map"
+	finish_waiting
+	run -0 cat err.txt
+	assert_output --partial "JIT map /tmp/perf-$PID.map is not a regular file"
+}
+
+@test "anonymous code without a map is one [anon] row per process, with a hint" {
+	start_waiting
+	finish_waiting
+	run -0 jq -c '[.rows[] | select(.object == "//anon") | .procedure]' r.txt
+	assert_output '["[anon]"]'
+	run -0 "$UPROFILE" -i umon.out
+	assert_line --regexp '^  note: (9[0-9]|100)\.[0-9]% is anonymous code without names \(\[anon\] rows\), likely JIT code: node --perf-basic-prof'
+}
+
+@test "node --perf-basic-prof: >= 95% of the samples named, the hot functions by their JavaScript names" {
+	command -v node >/dev/null || fail "node is missing (./setup.sh deps installs nodejs)"
+	run -0 "$UPROFILE" -quiet -e cpu-clock node --perf-basic-prof \
+		"$ROOT/tests/programs/jitwork.js" 2500
+	run -0 --separate-stderr "$UPROFILE" -i umon.out --format json
+	json=$output
+	note_maps "$json"
+	named=$(named_percent "$json")
+	awk -v n="$named" 'BEGIN { exit !(n >= 95) }' ||
+		fail "named: $named% (rows: $(jq -c '[.rows[:8][] | [.procedure, .percent]]' <<<"$json"))"
+	a=$(jq '[.rows[] | select(.procedure | test("^JS:.hotA ")) | .samples[]] | add // 0' <<<"$json")
+	b=$(jq '[.rows[] | select(.procedure | test("^JS:.hotB ")) | .samples[]] | add // 0' <<<"$json")
+	total=$(jq '.statistics[0].samples' <<<"$json")
+	# hotA runs three times as long as hotB: a clear majority of the two
+	((a + b > total / 2)) || fail "hotA $a, hotB $b of $total samples"
+	((a > 2 * b)) || fail "hotA $a, hotB $b"
+	# without the flag the same code is [anon], and the report says how
+	run -0 "$UPROFILE" -quiet -e cpu-clock node \
+		"$ROOT/tests/programs/jitwork.js" 600
+	run -0 "$UPROFILE" -i umon.out
+	assert_output --partial "likely JIT code: node --perf-basic-prof"
+}
+
+@test "python3.12+ -X perf: Python functions in the call stacks (skipped without such a python)" {
+	local py
+	for py in python3.14 python3.13 python3.12; do
+		if command -v "$py" >/dev/null && "$py" -X perf -c '' 2>/dev/null; then
+			break
+		fi
+		py=
+	done
+	[[ -n $py ]] || skip "no python3.12 or later with -X perf on PATH (Debian 12 has 3.11)"
+	cat >work.py <<'EOF'
+def fib(n):
+    return n if n < 2 else fib(n - 1) + fib(n - 2)
+print(sum(fib(22) for _ in range(40)))
+EOF
+	run -0 "$UPROFILE" -quiet -e cpu-clock --call-graph=dwarf "$py" -X perf work.py
+	run -0 --separate-stderr "$UPROFILE" -i umon.out --format folded
+	[[ $output == *"py::fib:"*"work.py"* ]] || fail "no py::fib frame in: ${output:0:600}"
+	for m in /tmp/perf-*.map; do
+		[[ -O $m ]] && grep -q 'py::fib' "$m" && MAPS+=("$m")
+	done
+	true
+}
