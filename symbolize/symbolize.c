@@ -697,7 +697,7 @@ static int read_procs(struct symbolizer *s, struct symobj *o)
 		if (!elf)
 			return fd < 0 ? SYM_EOPEN : SYM_EELF;
 	}
-	ret = procs_read(&o->procs, &s->pool, elf, o->machine);
+	ret = procs_read(&o->procs, &s->pool, elf, o->machine, &o->syms);
 	close_elf(elf, fd);
 	free(copy);
 	return ret;

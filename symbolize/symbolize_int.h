@@ -309,7 +309,8 @@ struct gotname {
  * procedures its unwind table (.eh_frame) describes, how code without
  * symbols is still told apart procedure by procedure; and its PLT stubs,
  * each named after the function it jumps to (the .rela.plt symbol of the
- * GOT slot it loads).  Names live in the string pool given to
+ * GOT slot it loads, or for an IFUNC's IRELATIVE slot the symbol at its
+ * resolver).  Names live in the string pool given to
  * procs_read().  Start zeroed.
  */
 struct procs {
@@ -325,12 +326,13 @@ struct procs {
 
 /*
  * Read p from an open libelf handle (an Elf *) of an object whose
- * e_machine is machine.  Returns SYM_OK, SYM_ENOCODE when its code is
+ * e_machine is machine; syms (its symbol index, or NULL) names the IFUNCs
+ * of IRELATIVE slots, which have no symbol of their own.  Returns SYM_OK, SYM_ENOCODE when its code is
  * not decoded (dec_machine_ok() in decode.h) (p stays empty), or SYM_ENOMEM (p holds what was read;
  * procs_release() it all the same).
  */
 int procs_read(struct procs *p, struct strpool *sp, void *elf,
-	       uint16_t machine);
+	       uint16_t machine, const struct symindex *syms);
 void procs_release(struct procs *p);
 /*
  * The function the PLT stub covering va jumps to (named from .rela.plt),

@@ -1,0 +1,92 @@
+#!/usr/bin/env bats
+# Names in reports: IFUNC PLT stubs, names cut to fit a column, -asm's
+# locations whose source is missing, and one name for the same code in
+# every view.
+
+load helpers
+
+# profile_of NAME PROGRAM [ARG...]
+# Profile PROGRAM once per file run (cached in $BATS_FILE_TMPDIR, so any
+# test can run alone) and copy the profile to ./NAME.out.
+profile_of() {
+	local name=$1
+	shift
+	skip_unless_perf_works
+	local cached=$BATS_FILE_TMPDIR/$name.out
+	if [[ ! -s $cached ]]; then
+		run -0 "$UPROFILE" -quiet -e cpu-clock -o "$cached.new" "$@"
+		mv "$cached.new" "$cached"
+	fi
+	cp "$cached" "$name.out"
+}
+
+skip_unless_binutils() {
+	command -v objdump >/dev/null && command -v nm >/dev/null ||
+		skip "objdump or nm (binutils) is missing"
+}
+
+# ifunc_stub PROGRAM: print "STUB RESOLVER" (hex, no 0x), the address of
+# the PLT stub ifunc_caller calls ifunc_step through, and the addend of
+# its slot's IRELATIVE relocation (the resolver's address).  (Whole
+# outputs are read: an awk that stopped early would fail its writer.)
+ifunc_stub() {
+	local prog=$1 dis relocs stub slot resolver
+	dis=$(objdump -d --no-show-raw-insn "$prog") || return 1
+	relocs=$(readelf -rW "$prog") || return 1
+	stub=$(awk '/<ifunc_caller>:/ { f = 1; next }
+		f && /^$/ { f = 0 }
+		f && $2 == "call" && $4 !~ /clock_gettime/ && !s { s = $3 }
+		END { print s }' <<<"$dis")
+	[[ -n $stub ]] || fail "no call to the stub in ifunc_caller"
+	# the stub's "jmp *OFF(%rip)  # SLOT": objdump gives the slot
+	slot=$(awk -v s="$stub" '$1 == s ":" && $2 == "jmp" { print $5 }' <<<"$dis")
+	[[ -n $slot ]] || fail "stub $stub is no jmp through a slot"
+	resolver=$(awk -v s="$slot" '$3 == "R_X86_64_IRELATIVE" &&
+		$1 ~ ("^0*" s "$") { print $4 }' <<<"$relocs")
+	[[ -n $resolver ]] || fail "slot $slot has no IRELATIVE relocation"
+	echo "$stub $resolver"
+}
+
+@test "IFUNC PLT stub: named after the IFUNC at its resolver, where objdump says *ABS*+0xRESOLVER@plt" {
+	skip_unless_binutils
+	[[ $(uname -m) == x86_64 ]] || skip "the test reads x86-64 relocations"
+	local prog stub resolver ifunc
+	for prog in ifunc ifunc-static; do
+		run -0 ifunc_stub "$TPROG/$prog"
+		read -r stub resolver <<<"$output"
+		# the symbol of type i (GNU indirect function) at the resolver
+		run -0 nm "$TPROG/$prog"
+		ifunc=$(awk -v r="$resolver" '$2 == "i" && $1 ~ ("^0*" r "$") { print $3 }' <<<"$output")
+		assert_equal "$ifunc" ifunc_step
+		if [[ $prog == ifunc ]]; then
+			# objdump labels the PIE's stub after the addend
+			run -0 objdump -d "$TPROG/$prog"
+			assert_line --regexp "^0*$stub <\*ABS\*\+0x$resolver@plt>:\$"
+		fi
+		run -0 "$TPROG/symtool" --vaddr "$TPROG/$prog" "0x$stub" \
+			"0x$(printf %x $((0x$stub + 6)))"
+		assert_equal "$output" "ifunc_step@plt	??:0
+ifunc_step@plt	??:0"
+	done
+}
+
+@test "IFUNC PLT stub: its samples, -asm's call and call stacks name it ifunc_step@plt" {
+	local prog
+	for prog in ifunc ifunc-static; do
+		profile_of "$prog" -g "$TPROG/$prog" 1000
+		run -0 "$UPROFILE" -i "$prog.out" -format json
+		local k
+		k=$(jq '[.rows[] | select(.procedure == "ifunc_step@plt") | .samples["cpu-clock"]] | add // 0' <<<"$output")
+		((k > 0)) || fail "$prog: no samples in ifunc_step@plt: $output"
+		refute_output --partial '"procedure": "'"$prog"'+0x'
+		run -0 "$UPROFILE" -i "$prog.out" -asm -only ifunc_caller
+		assert_output --regexp 'call 0x[0-9a-f]+ <ifunc_step@plt>'
+		# the stub is a jump without a frame: its caller is ifunc_caller
+		# (the static program's .plt has no CFI, and frame pointers
+		# skip the caller of code that has not pushed one)
+		[[ $prog == ifunc ]] || continue
+		run -0 "$UPROFILE" -i "$prog.out" -callers 'ifunc_step@plt'
+		assert_line --regexp '^ifunc_step@plt: total '
+		assert_line --regexp '^ +100\.00 +[0-9.]+ +[0-9]+ +ifunc_caller$' 
+	done
+}
