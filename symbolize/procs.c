@@ -242,7 +242,7 @@ static const char *ifunc_name(struct strpool *sp, const struct symindex *syms,
 
 	if (syms && symindex_lookup(syms, resolver, &hit) &&
 	    hit.addr == resolver)
-		return strpool_add(sp, hit.name);
+		return strpool_add(sp, hit.ifunc ? hit.ifunc : hit.name);
 	snprintf(buf, sizeof(buf), "*ABS*+0x%" PRIx64, resolver);
 	return strpool_add(sp, buf);
 }

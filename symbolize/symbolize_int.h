@@ -118,8 +118,11 @@ struct esym {
 	uint64_t size;
 	uint64_t sec_end;	/* end of the symbol's section */
 	const char *name;
+	const char *ifunc;	/* the IFUNC symbol at addr that callers
+				 * name (exported first), or NULL */
 	size_t order;		/* position in the symbol tables */
 	uint8_t rank;		/* higher is better at equal address */
+	uint8_t ifunc_rank;	/* 0: no IFUNC; 2 exported, 1 local */
 };
 
 struct symindex {
@@ -134,6 +137,8 @@ struct symindex {
 /* Result of a symbol-table lookup. */
 struct symhit {
 	const char *name;
+	const char *ifunc;	/* the IFUNC symbol at addr, or NULL (an
+				 * IFUNC's address is its resolver's) */
 	uint64_t addr;
 	bool covered;		/* the symbol's extent contains the address */
 	bool stretched;		/* a sized symbol that ends before the

@@ -70,6 +70,29 @@ ifunc_step@plt	??:0"
 	done
 }
 
+@test "libc's own IFUNC PLT stubs: named after the exported IFUNC at the resolver" {
+	skip_unless_binutils
+	local libc dis syms stub resolver name names checked=0
+	libc=$(ldd "$TPROG/ifunc" | awk '$1 ~ /^libc\.so/ { print $3 }')
+	[[ -r $libc ]] || skip "no libc.so found by ldd"
+	dis=$(objdump -d "$libc")
+	syms=$(readelf -W --dyn-syms "$libc")
+	# objdump's "*ABS*+0xRESOLVER@plt" stubs, the first 5
+	while read -r stub resolver; do
+		run -0 "$TPROG/symtool" --vaddr "$libc" "0x$stub"
+		name=${output%%$'\t'*}
+		# the dynamic symbols of type IFUNC at the resolver
+		names=$(awk -v r="$resolver" '$4 == "IFUNC" && $2 ~ ("^0*" r "$") {
+			sub(/@.*/, "", $8); print $8 }' <<<"$syms")
+		[[ -n $names ]] || continue
+		[[ $name == *@plt ]] || fail "stub $stub: $name"
+		grep -Fx -- "${name%@plt}" <<<"$names" >/dev/null ||
+			fail "stub $stub ($resolver): $name, not one of: $names"
+		((++checked < 5)) || break
+	done < <(sed -nE 's/^0*([0-9a-f]+) <\*ABS\*\+0x([0-9a-f]+)@plt>:$/\1 \2/p' <<<"$dis")
+	((checked > 0)) || skip "this libc has no IFUNC PLT stubs"
+}
+
 @test "IFUNC PLT stub: its samples, -asm's call and call stacks name it ifunc_step@plt" {
 	local prog
 	for prog in ifunc ifunc-static; do
@@ -90,3 +113,4 @@ ifunc_step@plt	??:0"
 		assert_line --regexp '^ +100\.00 +[0-9.]+ +[0-9]+ +ifunc_caller$' 
 	done
 }
+
