@@ -114,3 +114,84 @@ ifunc_step@plt	??:0"
 	done
 }
 
+# long_name_prog: build ./longname, whose hot function's name is
+# "fn_" and 300 times "é" (603 bytes, more than a text report's name
+# column holds), called from main through the noinline long_caller.
+long_name_prog() {
+	LONG=fn_$(printf 'é%.0s' {1..300})
+	cat >longname.c <<C
+#include <stdint.h>
+#include <time.h>
+volatile uint64_t sink;
+static uint64_t cpu_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+__attribute__((noinline, noclone)) void $LONG(uint64_t ns)
+{
+	uint64_t end = cpu_ns() + ns, x = 1;
+	do {
+		for (int i = 0; i < 12000; i++) {
+			x = x * 6364136223846793005ull + 1;
+			__asm__ volatile("" : "+r"(x));
+		}
+	} while (cpu_ns() < end);
+	sink = x;
+}
+__attribute__((noinline, noclone)) void long_caller(void)
+{
+	$LONG(300000000u);
+	sink++;
+}
+int main(void)
+{
+	long_caller();
+	return 0;
+}
+C
+	run -0 cc -O1 -g -fno-omit-frame-pointer -o longname longname.c
+}
+
+@test "text reports end a name cut to fit with ..., whole UTF-8 characters; JSON and CSV keep it whole" {
+	skip_unless_perf_works
+	long_name_prog
+	run -0 "$UPROFILE" -quiet -g -e cpu-clock -o long.out ./longname
+	local cut=${LONG:0:200}
+	# -procedures, -lines: the name, cut, then "..." and the object
+	for view in -procedures -lines; do
+		run -0 "$UPROFILE" -i long.out "$view"
+		assert_output --partial "$cut"
+		assert_output --regexp "$cut(é)*\.\.\. +longname"
+		refute_output --partial '\x'
+		refute_output --partial "$LONG"
+	done
+	# the call-stack views: callers and the tree
+	run -0 "$UPROFILE" -i long.out -tree
+	assert_output --regexp "  $cut(é)*\.\.\."
+	refute_output --partial '\x'
+	run -0 "$UPROFILE" -i long.out -callees long_caller
+	assert_output --regexp "  $cut(é)*\.\.\."
+	refute_output --partial '\x'
+	# a heading has no column to fit: -callers' and -asm's show it whole
+	run -0 "$UPROFILE" -i long.out -callers "fn_*"
+	assert_line --partial "$LONG: total "
+	run -0 "$UPROFILE" -i long.out -asm -only "fn_*"
+	assert_output --partial "$LONG (longname)"
+	# JSON and CSV never cut a name
+	run -0 "$UPROFILE" -i long.out -format json
+	assert_equal "$(jq -r --arg n "$LONG" '[.rows[] | select(.procedure == $n)] | length' <<<"$output")" 1
+	run -0 "$UPROFILE" -i long.out -format csv
+	assert_output --partial ",$LONG,"
+}
+
+@test "--diff: a ratio's name cut to its column ends with ..." {
+	command -v valgrind >/dev/null || skip "valgrind is not installed"
+	run -0 "$UPROFILE" --engine=sim -quiet -e retinst,condmispredict_per_ret \
+		-o base.out "$TPROG/evencost" 200000
+	cp base.out new.out
+	run -0 "$UPROFILE" --diff base.out new.out -v
+	# condmispredict_per_ret is 22 characters, its column 17
+	assert_line --regexp '^ +base% +new% +change +p\(Holm\) +condmispredict\.\.\. procedure$'
+}
