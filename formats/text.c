@@ -440,6 +440,9 @@ static void heading(FILE *f, const struct report *r)
 	for (size_t k = 0; k < r->nskipped; k++)
 		fprintf(f, "  note: '%s' is a %s, not a regular file: not "
 			"read\n", r->skipped[k].path, r->skipped[k].kind);
+	for (size_t k = 0; k < r->nmissing_sources; k++)
+		fprintf(f, "  note: source file %s is missing: its lines are "
+			"shown by location only\n", r->missing_sources[k]);
 	for (size_t k = 0; k < r->nbaddwarf; k++)
 		fprintf(f, "  note: %s has malformed debug information "
 			"(DWARF), not used: its procedures are named from its "
@@ -656,9 +659,13 @@ static void asm_listing(FILE *f, const struct report *r, size_t shown)
 				row->kind == ROW_BUCKET ? "bucket" : "block",
 				row->kind == ROW_BUCKET ? (unsigned)i :
 				row->block);
-		if (row->source)
-			fprintf(f, "%*s%s:%u: %s\n", indent, "",
-				base_name(row->file), row->line, row->source);
+		/* The location stays when the text cannot be read (the
+		 * heading names the missing file). */
+		if (row->line_start)
+			fprintf(f, "%*s%s:%u:%s%s\n", indent, "",
+				base_name(row->file), row->line,
+				row->source ? " " : "",
+				row->source ? row->source : "");
 		figure_cells(f, r, row);
 		/* Blank, like the figures, where nothing was sampled. */
 		for (s = 0; s < r->nstats && !row->samples[s]; s++)

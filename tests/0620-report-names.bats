@@ -195,3 +195,25 @@ C
 	# condmispredict_per_ret is 22 characters, its column 17
 	assert_line --regexp '^ +base% +new% +change +p\(Holm\) +condmispredict\.\.\. procedure$'
 }
+
+@test "-asm keeps file:line where the source file is missing, and says so once" {
+	skip_unless_perf_works
+	mkdir src
+	cp "$ROOT/tests/programs/spin2.c" src/
+	run -0 cc -O1 -g -fno-omit-frame-pointer -o spin2 src/spin2.c
+	run -0 "$UPROFILE" -quiet -e cpu-clock -o spin.out ./spin2 300
+	# with the source: line 45 with its text
+	run -0 "$UPROFILE" -i spin.out -asm -only hot_a
+	assert_line --regexp '^ +spin2\.c:45:[[:space:]]+for \(int i = 0; i < CHUNK; i\+\+\)'
+	refute_output --partial "is missing"
+	local with=$output
+	mv src moved
+	run -0 "$UPROFILE" -i spin.out -asm -only hot_a
+	# the same locations, in the same places, without the text
+	assert_line --regexp '^ +spin2\.c:45:$'
+	assert_equal "$(grep -c 'spin2\.c:[0-9]*:' <<<"$output")" \
+		"$(grep -c 'spin2\.c:[0-9]*:' <<<"$with")"
+	# one line says which file is missing
+	assert_equal "$(grep -c 'is missing' <<<"$output")" 1
+	assert_line "  note: source file $PWD/src/spin2.c is missing: its lines are shown by location only"
+}
