@@ -510,6 +510,9 @@ static int read_sections(struct procs *p, const struct dec *dec,
 			ret = read_eh_frame(p, data->d_buf, data->d_size,
 					    sh.sh_addr);
 		else if (p->npltsec < sizeof(p->pltsec) / sizeof(p->pltsec[0])) {
+			p->pltsec_name[p->npltsec] = !strcmp(name, ".plt") ?
+				".plt" : !strcmp(name, ".plt.sec") ?
+				".plt.sec" : ".plt.got";
 			p->pltsec[p->npltsec].lo = sh.sh_addr;
 			p->pltsec[p->npltsec++].hi = sh.sh_addr + sh.sh_size;
 		}
@@ -556,6 +559,23 @@ bool procs_plt_extent(const struct procs *p, uint64_t va, uint64_t *lo,
 		return true;
 	}
 	return false;
+}
+
+const char *procs_plt_other(const struct procs *p, uint64_t va,
+			    uint64_t *start, uint64_t *sec)
+{
+	uint64_t lo, hi, stub;
+	size_t i;
+
+	if (procs_plt_stub(p, va, &stub) || !procs_plt_extent(p, va, &lo, &hi))
+		return NULL;
+	for (i = 0; i < p->npltsec; i++)
+		if (va >= p->pltsec[i].lo && va < p->pltsec[i].hi) {
+			*start = lo;
+			*sec = p->pltsec[i].lo;
+			return p->pltsec_name[i];
+		}
+	return NULL;
 }
 
 int procs_read(struct procs *p, struct strpool *sp, void *elf,

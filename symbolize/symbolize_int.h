@@ -324,6 +324,7 @@ struct procs {
 	struct plt_ent *plt;	/* sorted by vaddr */
 	size_t nplt, aplt;
 	struct fde_range pltsec[3];	/* .plt, .plt.sec, .plt.got */
+	const char *pltsec_name[3];	/* their names (static strings) */
 	size_t npltsec;
 	struct gotname *got;	/* relocated slots, sorted by address */
 	size_t ngot;
@@ -361,6 +362,15 @@ const char *procs_got_name(const struct procs *p, uint64_t slot);
  */
 bool procs_plt_extent(const struct procs *p, uint64_t va, uint64_t *lo,
 		      uint64_t *hi);
+/*
+ * The PLT section holding va when va is in none of its named stubs (the
+ * header that calls the lazy resolver, slots without a relocation):
+ * its name (".plt"), with the start of the code between stubs that
+ * covers va (procs_plt_extent()) in *start and the section's in *sec;
+ * NULL elsewhere.
+ */
+const char *procs_plt_other(const struct procs *p, uint64_t va,
+			    uint64_t *start, uint64_t *sec);
 /* The unwind table's procedure (FDE) covering va, or NULL. */
 const struct fde_range *procs_fde(const struct procs *p, uint64_t va);
 

@@ -217,3 +217,80 @@ C
 	assert_equal "$(grep -c 'is missing' <<<"$output")" 1
 	assert_line "  note: source file $PWD/src/spin2.c is missing: its lines are shown by location only"
 }
+
+# view_procs PROFILE OBJECT VIEW...: the names of OBJECT's procedures in
+# a JSON report of VIEW, one a line, sorted, once each: the out-of-line
+# procedure of each row (a line row's inlined_into when it has one).
+view_procs() {
+	local prof=$1 obj=$2
+	shift 2
+	run -0 "$UPROFILE" -i "$prof" --format json -quit 100000 "$@"
+	jq -r --arg o "$obj" '.rows[] | select(.object | endswith("/" + $o)) |
+		.inlined_into // .procedure' <<<"$output" | sort -u
+}
+
+@test "one name for the same code in -procedures, -lines, -asm and -blocks (PLT header, stubs, inlined code)" {
+	command -v valgrind >/dev/null || skip "valgrind is not installed"
+	# lazily bound, so the PLT's header (the resolver's call, no symbol)
+	# runs once per function called through the PLT
+	cat >views.c <<'C'
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+volatile uint64_t sink;
+static inline __attribute__((always_inline)) uint64_t mix(uint64_t x)
+{
+	for (int i = 0; i < 200; i++)
+		x = x * 6364136223846793005ull + 1;
+	return x;
+}
+__attribute__((noinline)) uint64_t work(uint64_t x, const char *s)
+{
+	return mix(x) + strlen(s) + (uint64_t)atoi(s);
+}
+int main(int argc, char **argv)
+{
+	uint64_t x = 1;
+	for (int i = 0; i < 2000; i++)
+		x = work(x, argv[0]);
+	sink = x;
+	return 0;
+}
+C
+	run -0 cc -O2 -g -fno-omit-frame-pointer -Wl,-z,lazy -o views views.c
+	run -0 "$UPROFILE" --engine=sim -quiet -o views.out ./views
+	local procs
+	procs=$(view_procs views.out views -procedures)
+	# the cases are there: the header, stubs, code with inlined code
+	assert_equal "$(grep -cx '\.plt' <<<"$procs")" 1
+	grep -x 'strlen@plt' <<<"$procs" >/dev/null || fail "no strlen@plt: $procs"
+	grep -x work <<<"$procs" >/dev/null || fail "no work: [$procs]"
+	# nothing named after an address
+	[[ $procs != *views+0x* ]] || fail "code named by address: $procs"
+	local view
+	for view in -lines -heavy -asm -blocks "-procedures -inline"; do
+		# shellcheck disable=SC2086 # the view may be two words
+		assert_equal "$(view_procs views.out views $view)" "$procs"
+	done
+}
+
+@test "call stacks name each frame as the procedure rows do" {
+	skip_unless_perf_works
+	profile_of plt-stacks -g "$TPROG/plt" 600
+	local procs tree
+	procs=$(view_procs plt-stacks.out plt -procedures)
+	# every out-of-line frame of the tree with samples of its own is a
+	# procedure row, under the same name
+	run -0 "$UPROFILE" -i plt-stacks.out --format json -tree -quit 0%
+	tree=$(jq -r '[.tree.roots[] | recurse(.children[]?) |
+		select(.inlined | not) | select(.self_samples > 0) |
+		.procedure] | unique[]' <<<"$output")
+	local all
+	run -0 "$UPROFILE" -i plt-stacks.out --format json
+	all=$(jq -r '.rows[].procedure' <<<"$output" | sort -u)
+	while read -r name; do
+		grep -Fx -- "$name" <<<"$all" >/dev/null ||
+			fail "tree frame '$name' is no procedure row: $all"
+	done <<<"$tree"
+	grep -x 'lib_tiny@plt' <<<"$procs" >/dev/null || fail "no lib_tiny@plt: $procs"
+}
