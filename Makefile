@@ -77,7 +77,8 @@ TOOL_BIN := $(TOOLS:%=$(BUILD)/%)
 TPROG_DIR := tests/programs
 TPROG_CFLAGS := -O1 -g -fno-omit-frame-pointer
 TPROGS := spin2 inline shlib forkexec threads kernelloop exitwith demo \
-	phases tripcount branchy evencost callstack diffwork forknamed jitspin
+	phases tripcount branchy evencost callstack diffwork forknamed jitspin \
+	ifunc
 # Call-stack programs: each built with frame pointers (NAME) and without
 # (NAME-nofp), both -O2; the -nofp builds of spin2, threads and forkexec
 # are their twins for call stacks.
@@ -88,7 +89,8 @@ NOFP_TPROGS := $(STACK_TPROGS) spin2 threads forkexec
 TPROG_BIN := $(TPROGS:%=$(BUILD)/tests/%) $(BUILD)/tests/libhot.so \
 	$(BUILD)/tests/spin2-stripped $(STACK_TPROGS:%=$(BUILD)/tests/%) \
 	$(NOFP_TPROGS:%=$(BUILD)/tests/%-nofp) $(BUILD)/tests/libplt.so \
-	$(BUILD)/tests/libplt-nofp.so $(BUILD)/tests/diffwork-slow
+	$(BUILD)/tests/libplt-nofp.so $(BUILD)/tests/diffwork-slow \
+	$(BUILD)/tests/ifunc-static
 TEST_TOOLS := $(BUILD)/tests/symtool $(BUILD)/tests/tablecheck \
 	$(BUILD)/tests/pmdecode $(BUILD)/tests/mkcount \
 	$(BUILD)/tests/blockcheck $(BUILD)/tests/jsonwcheck \
@@ -157,6 +159,10 @@ $(BUILD)/tests/%-nofp: $(TPROG_DIR)/%.c
 $(BUILD)/tests/diffwork-slow: $(TPROG_DIR)/diffwork.c
 	@mkdir -p $(dir $@)
 	$(call quiet,CC,$@)$(CC) $(TPROG_CFLAGS) -DSLOW=1 -o $@ $<
+# ifunc linked statically: its IFUNC's PLT stub in a .plt without a header.
+$(BUILD)/tests/ifunc-static: $(TPROG_DIR)/ifunc.c
+	@mkdir -p $(dir $@)
+	$(call quiet,CC,$@)$(CC) $(TPROG_CFLAGS) -static -o $@ $<
 $(BUILD)/tests/spin2-stripped: $(BUILD)/tests/spin2
 	$(call quiet,STRIP,$@)strip -o $@ $<
 $(BUILD)/tests/%: $(TPROG_DIR)/%.c

@@ -62,8 +62,11 @@ static int diff_text_body(FILE *f, const struct report_diff *d)
 		"p(Holm)");
 	for (k = 0; k < d->nratios; k++) {
 		const char *name = d->base->ratios[d->ratio_base[k]].name;
+		char cut[18];
 
-		fprintf(f, " %17.17s", name);
+		fprintf(f, " %17s", esc_cut(cut, sizeof(cut),
+					   snprintf(cut, sizeof(cut), "%s",
+						    name)));
 	}
 	fprintf(f, " %s\n", d->view == REPORT_LINES ? "line  procedure" :
 		"procedure");

@@ -207,3 +207,17 @@ void esc_shell_word(FILE *f, const char *s)
 	}
 	fputc('\'', f);
 }
+
+char *esc_cut(char *buf, size_t len, int n)
+{
+	size_t p;
+
+	if (n >= 0 && (size_t)n < len)
+		return buf;
+	/* Room for "..." and the NUL; back to the start of a character. */
+	p = len - 4;
+	while (p && ((unsigned char)buf[p] & 0xc0) == 0x80)
+		p--;
+	memcpy(buf + p, "...", 4);
+	return buf;
+}

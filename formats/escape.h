@@ -41,4 +41,12 @@ FILE *esc_visible_stream(FILE *out);
  */
 void esc_shell_word(FILE *f, const char *s);
 
+/*
+ * Mark a text cut to fit: n is what snprintf() returned for buf of len
+ * (len >= 4) bytes.  When the text did not fit (n >= len, or n < 0),
+ * its end becomes "...", never in the middle of a UTF-8 sequence, so a
+ * reader knows the name goes on.  Returns buf.
+ */
+char *esc_cut(char *buf, size_t len, int n);
+
 #endif

@@ -7,6 +7,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/util/error.h"
@@ -36,10 +37,9 @@ static int is_unreadable(const struct report *r, const char *path)
 static const char *object_name(const struct report_row *row, char *buf,
 			       size_t len)
 {
-	if (row->module) {
-		snprintf(buf, len, "[%s]", row->module);
-		return buf;
-	}
+	if (row->module)
+		return esc_cut(buf, len, snprintf(buf, len, "[%s]",
+						  row->module));
 	return base_name(row->object);
 }
 
@@ -184,8 +184,9 @@ static void figure_header(FILE *f, const struct report *r)
 	if (cols_average(r))
 		for (s = 0; s < r->nstats; s++)
 			if (report_stat_counted(&p->stats[s])) {
-				snprintf(buf, sizeof(buf), "%s/exec",
-					 p->stats[s].name);
+				esc_cut(buf, sizeof(buf),
+					snprintf(buf, sizeof(buf), "%s/exec",
+						 p->stats[s].name));
 				fprintf(f, "%*s ", average_width(r, s), buf);
 			}
 }
@@ -474,6 +475,9 @@ static void heading(FILE *f, const struct report *r)
 			fprintf(f, "  note: '%s' is a %s, not a regular file: "
 				"not read\n", r->skipped[k].path,
 				r->skipped[k].kind);
+	for (size_t k = 0; k < r->nmissing_sources; k++)
+		fprintf(f, "  note: source file %s is missing: its lines are "
+			"shown by location only\n", r->missing_sources[k]);
 	for (size_t k = 0; k < r->nbaddwarf; k++)
 		fprintf(f, "  note: %s has malformed debug information "
 			"(DWARF), not used: its procedures are named from its "
@@ -564,9 +568,9 @@ static unsigned row_keys(const struct report *r)
  * after the last. */
 static void by_line_end(FILE *f, unsigned by, const struct report_by *v)
 {
-	char buf[512];
-	FILE *m = fmemopen(buf, sizeof(buf), "w");
-	size_t n;
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *m = open_memstream(&buf, &n);
 
 	if (!m)
 		return;
@@ -574,13 +578,14 @@ static void by_line_end(FILE *f, unsigned by, const struct report_by *v)
 		by_cells(m, by, v);
 	else
 		by_header(m, by);
-	n = ftell(m) < 0 ? 0 : (size_t)ftell(m);
-	fclose(m);
-	if (n >= sizeof(buf))
-		n = sizeof(buf) - 1;
+	if (fclose(m)) {
+		free(buf);
+		return;
+	}
 	while (n && buf[n - 1] == ' ')
 		n--;
 	fprintf(f, "%.*s\n", (int)n, buf);
+	free(buf);
 }
 
 /* The whole profile per value of the keys, hottest first. */
@@ -620,10 +625,10 @@ static void by_totals(FILE *f, const struct report *r, size_t shown)
 static void row_procedure(char *buf, size_t len, const struct report_row *row)
 {
 	if (row->inlined_into)
-		snprintf(buf, len, "%s [inlined into %s]", row->procedure,
-			 row->inlined_into);
+		esc_cut(buf, len, snprintf(buf, len, "%s [inlined into %s]",
+					   row->procedure, row->inlined_into));
 	else
-		snprintf(buf, len, "%s", row->procedure);
+		esc_cut(buf, len, snprintf(buf, len, "%s", row->procedure));
 }
 
 static void where_cell(char *buf, size_t len, const struct report_row *row)
@@ -631,10 +636,12 @@ static void where_cell(char *buf, size_t len, const struct report_row *row)
 	if (!row->file)
 		snprintf(buf, len, "??");
 	else if (row->last_line > row->line)
-		snprintf(buf, len, "%s:%u-%u", base_name(row->file), row->line,
-			 row->last_line);
+		esc_cut(buf, len, snprintf(buf, len, "%s:%u-%u",
+					   base_name(row->file), row->line,
+					   row->last_line));
 	else
-		snprintf(buf, len, "%s:%u", base_name(row->file), row->line);
+		esc_cut(buf, len, snprintf(buf, len, "%s:%u",
+					   base_name(row->file), row->line));
 }
 
 static void range_cell(char *buf, size_t len, const struct report_row *row)
@@ -698,9 +705,13 @@ static void asm_listing(FILE *f, const struct report *r, size_t shown)
 				row->kind == ROW_BUCKET ? "bucket" : "block",
 				row->kind == ROW_BUCKET ? (unsigned)i :
 				row->block);
-		if (row->source)
-			fprintf(f, "%*s%s:%u: %s\n", indent, "",
-				base_name(row->file), row->line, row->source);
+		/* The location stays when the text cannot be read (the
+		 * heading names the missing file). */
+		if (row->line_start)
+			fprintf(f, "%*s%s:%u:%s%s\n", indent, "",
+				base_name(row->file), row->line,
+				row->source ? " " : "",
+				row->source ? row->source : "");
 		figure_cells(f, r, row);
 		/* Blank, like the figures, where nothing was sampled. */
 		for (s = 0; s < r->nstats && !row->samples[s]; s++)
@@ -734,9 +745,9 @@ static const char *stack_view_name(const struct report *r)
 
 static void frame_text(char *buf, size_t len, const struct report_call *c)
 {
-	snprintf(buf, len, "%s%s%s", c->f.name,
-		 c->f.inlined ? " [inlined]" : "",
-		 c->recursive ? " [recursive]" : "");
+	esc_cut(buf, len, snprintf(buf, len, "%s%s%s", c->f.name,
+				   c->f.inlined ? " [inlined]" : "",
+				   c->recursive ? " [recursive]" : ""));
 }
 
 /* -callers/-callees: each procedure, then its callers or callees with

@@ -209,6 +209,9 @@ static int add_symtab(struct symindex *si, struct strpool *sp, Elf *elf,
 		e->size = sym.st_size;
 		e->sec_end = secs[sym.st_shndx].end;
 		e->rank = sym_rank(&sym, at && at[1] != '@');
+		e->ifunc = NULL;
+		e->ifunc_rank = GELF_ST_TYPE(sym.st_info) != STT_GNU_IFUNC ? 0 :
+				GELF_ST_BIND(sym.st_info) == STB_LOCAL ? 1 : 2;
 		e->order = si->n;
 		si->n++;
 	}
@@ -270,19 +273,47 @@ static int esym_cmp(const void *a, const void *b)
 	return x->order < y->order ? -1 : x->order > y->order;
 }
 
-/* Sort, keep the best symbol per address, precompute the prefix max. */
+/*
+ * Whether IFUNC symbol x names a call better than y: the name callers
+ * use (exported, strnlen) over glibc's internal aliases (__GI_strnlen),
+ * then fewer leading underscores, then the first.
+ */
+static bool ifunc_better(const struct esym *x, const struct esym *y)
+{
+	size_t ux, uy;
+
+	if (x->ifunc_rank != y->ifunc_rank)
+		return x->ifunc_rank > y->ifunc_rank;
+	ux = strspn(x->name, "_");
+	uy = strspn(y->name, "_");
+	if (ux != uy)
+		return ux < uy;
+	return x->order < y->order;
+}
+
+/* Sort, keep the best symbol per address (and the IFUNC that names calls
+ * to it), precompute the prefix max. */
 int symindex_finish(struct symindex *si)
 {
 	size_t i, n = 0;
 	uint64_t maxend = 0;
+	const struct esym *best_ifunc = NULL;
 
 	if (!si->n)
 		return SYM_OK;
 	qsort(si->v, si->n, sizeof(*si->v), esym_cmp);
 	for (i = 0; i < si->n; i++) {
-		if (n && si->v[n - 1].addr == si->v[i].addr)
-			continue;
-		si->v[n++] = si->v[i];
+		const struct esym *e = &si->v[i];
+
+		if (!n || si->v[n - 1].addr != e->addr) {
+			best_ifunc = NULL;
+			si->v[n++] = *e;
+		}
+		if (e->ifunc_rank &&
+		    (!best_ifunc || ifunc_better(e, best_ifunc))) {
+			best_ifunc = e;
+			si->v[n - 1].ifunc = e->name;
+		}
 	}
 	si->n = n;
 	si->maxend = malloc(n * sizeof(*si->maxend));
@@ -329,6 +360,7 @@ bool symindex_lookup(const struct symindex *si, uint64_t addr,
 		e = &si->v[i];
 		if (e->size && addr < e->addr + e->size) {
 			hit->name = e->name;
+			hit->ifunc = e->ifunc;
 			hit->addr = e->addr;
 			hit->covered = true;
 			hit->stretched = false;
@@ -341,6 +373,7 @@ bool symindex_lookup(const struct symindex *si, uint64_t addr,
 		return false;
 	hit->stretched = e->size != 0;
 	hit->name = e->name;
+	hit->ifunc = e->ifunc;
 	hit->addr = e->addr;
 	hit->covered = e->addr == addr;
 	hit->end = e->sec_end;

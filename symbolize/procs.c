@@ -6,10 +6,13 @@
  * its PLT stubs, named after the function each jumps to.  Read once per
  * object; the symbolizer names code with them and blocks.c cuts
  * procedures with them.  Below symbolize.c: it is handed an open ELF
- * handle and a string pool, and calls nothing above it.
+ * handle, a string pool and the object's symbol index (which names the
+ * IFUNCs of IRELATIVE slots), and calls nothing above it.
  */
 #include <gelf.h>
+#include <inttypes.h>
 #include <libelf.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -225,8 +228,37 @@ static int plt_cmp(const void *a, const void *b)
 	return x->vaddr < y->vaddr ? -1 : x->vaddr > y->vaddr;
 }
 
-/* GOT slot -> symbol name, from every SHT_RELA section with symbols. */
-static int read_relocs(Elf *elf, struct strpool *sp, struct gotname **out,
+/*
+ * The name of an IFUNC's slot: an IRELATIVE relocation has no symbol,
+ * its addend is the resolver's address.  The symbol there names it (the
+ * IFUNC symbol itself when there is one: strlen, not its resolver), else
+ * "*ABS*+0xADDR" as objdump has it.
+ */
+static const char *ifunc_name(struct strpool *sp, const struct symindex *syms,
+			      uint64_t resolver)
+{
+	struct symhit hit;
+	char buf[48];
+
+	if (syms && symindex_lookup(syms, resolver, &hit) &&
+	    hit.addr == resolver)
+		return strpool_add(sp, hit.ifunc ? hit.ifunc : hit.name);
+	snprintf(buf, sizeof(buf), "*ABS*+0x%" PRIx64, resolver);
+	return strpool_add(sp, buf);
+}
+
+static bool is_irelative(uint16_t machine, uint64_t type)
+{
+	return (machine == EM_X86_64 && type == R_X86_64_IRELATIVE) ||
+	       (machine == EM_AARCH64 && type == R_AARCH64_IRELATIVE);
+}
+
+/*
+ * GOT slot -> symbol name, from every SHT_RELA section: the symbol of
+ * each relocation that has one, the IFUNC of each IRELATIVE one.
+ */
+static int read_relocs(Elf *elf, uint16_t machine, struct strpool *sp,
+		       const struct symindex *syms, struct gotname **out,
 		       size_t *nout)
 {
 	struct gotname *v = NULL;
@@ -235,20 +267,21 @@ static int read_relocs(Elf *elf, struct strpool *sp, struct gotname **out,
 
 	while ((scn = elf_nextscn(elf, scn)) != NULL) {
 		GElf_Shdr sh, symsh;
-		Elf_Data *data, *symdata;
-		Elf_Scn *symscn;
+		Elf_Data *data, *symdata = NULL;
+		Elf_Scn *symscn = NULL;
 		size_t i, cnt;
 
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_RELA ||
-		    !sh.sh_link || !sh.sh_entsize)
+		    !sh.sh_entsize)
 			continue;
-		symscn = elf_getscn(elf, sh.sh_link);
 		data = elf_getdata(scn, NULL);
-		if (!symscn || !gelf_getshdr(symscn, &symsh) || !data)
+		if (!data)
 			continue;
-		symdata = elf_getdata(symscn, NULL);
-		if (!symdata)
-			continue;
+		/* A static program's .rela.plt (IRELATIVE only) links to
+		 * no symbol table. */
+		if (sh.sh_link && (symscn = elf_getscn(elf, sh.sh_link)) &&
+		    gelf_getshdr(symscn, &symsh))
+			symdata = elf_getdata(symscn, NULL);
 		cnt = sh.sh_size / sh.sh_entsize;
 		for (i = 0; i < cnt; i++) {
 			GElf_Rela rela;
@@ -257,23 +290,36 @@ static int read_relocs(Elf *elf, struct strpool *sp, struct gotname **out,
 
 			if (!gelf_getrela(data, (int)i, &rela))
 				break;
-			if (!GELF_R_SYM(rela.r_info) ||
-			    !gelf_getsym(symdata, (int)GELF_R_SYM(rela.r_info),
-					 &sym))
-				continue;
-			name = elf_strptr(elf, symsh.sh_link, sym.st_name);
-			if (!name || !*name)
-				continue;
+			if (!GELF_R_SYM(rela.r_info) &&
+			    is_irelative(machine, GELF_R_TYPE(rela.r_info))) {
+				name = ifunc_name(sp, syms,
+						  (uint64_t)rela.r_addend);
+				if (!name) {
+					free(v);
+					return SYM_ENOMEM;
+				}
+			} else {
+				if (!symdata || !GELF_R_SYM(rela.r_info) ||
+				    !gelf_getsym(symdata,
+						 (int)GELF_R_SYM(rela.r_info),
+						 &sym))
+					continue;
+				name = elf_strptr(elf, symsh.sh_link,
+						  sym.st_name);
+				if (!name || !*name)
+					continue;
+				name = strpool_add(sp, name);
+				if (!name) {
+					free(v);
+					return SYM_ENOMEM;
+				}
+			}
 			if (ALLOC_GROW(v, n + 1, a)) {
 				free(v);
 				return SYM_ENOMEM;
 			}
 			v[n].got = rela.r_offset;
-			v[n].name = strpool_add(sp, name);
-			if (!v[n].name) {
-				free(v);
-				return SYM_ENOMEM;
-			}
+			v[n].name = name;
 			n++;
 		}
 	}
@@ -313,6 +359,43 @@ static int add_plt(struct procs *p, uint64_t va, uint64_t size,
 	return SYM_OK;
 }
 
+/* Is in an x86-64 "jmp [rip + slot]", the jump of every PLT stub? */
+static bool x86_slot_jump(const struct dec_insn *in)
+{
+	return in->id == DEC_JMP && in->nops == 1 &&
+	       in->op[0].kind == DEC_OP_MEM && in->op[0].mem.rip;
+}
+
+/*
+ * The stub size of an x86-64 PLT section that does not give it: a
+ * static program's .plt (IFUNCs only, no header) has 8-byte stubs
+ * ("jmp [rip + slot]; xchg ax, ax"), 16 with IBT.  The stubs are all
+ * alike, so it is the distance between the first two jumps.
+ */
+static uint64_t x86_stub_size(const struct dec *dec, const unsigned char *d,
+			      size_t size, uint64_t addr)
+{
+	struct dec_insn in;
+	uint64_t va = addr, end = addr + size, first = 0;
+	bool seen = false;
+
+	while (va < end) {
+		if (!dec_decode(dec, d + (va - addr), end - va, va, false,
+				&in)) {
+			va += in.len ? in.len : 1;
+			continue;
+		}
+		if (x86_slot_jump(&in)) {
+			if (seen)
+				return va - first;
+			first = va;
+			seen = true;
+		}
+		va += in.len;
+	}
+	return PLT_STUB_SIZE;
+}
+
 /*
  * Decode a PLT section: each stub loads its target from a GOT slot
  * (x86-64 "jmp [rip + slot]", AArch64 "adrp x16, page; ldr x17, [x16,
@@ -329,8 +412,10 @@ static int read_plt_section(struct procs *p, const struct dec *dec,
 	unsigned adrp_reg = 0;
 	int ret = SYM_OK;
 
-	if (!entsize || !x86)
+	if (!x86)
 		entsize = PLT_STUB_SIZE;
+	else if (!entsize)
+		entsize = x86_stub_size(dec, d, size, addr);
 	while (va < end && ret == SYM_OK) {
 		const struct dec_op *o = in.op;
 
@@ -340,8 +425,7 @@ static int read_plt_section(struct procs *p, const struct dec *dec,
 			continue;
 		}
 		if (x86) {
-			if (in.id == DEC_JMP && in.nops == 1 &&
-			    o[0].kind == DEC_OP_MEM && o[0].mem.rip) {
+			if (x86_slot_jump(&in)) {
 				uint64_t got = va + in.len +
 					       (uint64_t)o[0].mem.disp;
 				uint64_t ent = addr + (va - addr) /
@@ -392,17 +476,19 @@ const char *procs_plt_name(const struct procs *p, uint64_t va)
 	return k && p->plt[k - 1].vaddr == va ? p->plt[k - 1].name : NULL;
 }
 
-static int read_sections(struct procs *p, const struct dec *dec, bool x86,
-			 struct strpool *sp, Elf *elf)
+static int read_sections(struct procs *p, const struct dec *dec,
+			 uint16_t machine, struct strpool *sp,
+			 const struct symindex *syms, Elf *elf)
 {
 	struct gotname *gn = NULL;
 	size_t ngn = 0, shstrndx;
 	Elf_Scn *scn = NULL;
+	bool x86 = machine == EM_X86_64;
 	int ret;
 
 	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
 		return SYM_OK;
-	ret = read_relocs(elf, sp, &gn, &ngn);
+	ret = read_relocs(elf, machine, sp, syms, &gn, &ngn);
 	while (!ret && (scn = elf_nextscn(elf, scn)) != NULL) {
 		GElf_Shdr sh;
 		Elf_Data *data;
@@ -424,6 +510,9 @@ static int read_sections(struct procs *p, const struct dec *dec, bool x86,
 			ret = read_eh_frame(p, data->d_buf, data->d_size,
 					    sh.sh_addr);
 		else if (p->npltsec < sizeof(p->pltsec) / sizeof(p->pltsec[0])) {
+			p->pltsec_name[p->npltsec] = !strcmp(name, ".plt") ?
+				".plt" : !strcmp(name, ".plt.sec") ?
+				".plt.sec" : ".plt.got";
 			p->pltsec[p->npltsec].lo = sh.sh_addr;
 			p->pltsec[p->npltsec++].hi = sh.sh_addr + sh.sh_size;
 		}
@@ -472,15 +561,32 @@ bool procs_plt_extent(const struct procs *p, uint64_t va, uint64_t *lo,
 	return false;
 }
 
+const char *procs_plt_other(const struct procs *p, uint64_t va,
+			    uint64_t *start, uint64_t *sec)
+{
+	uint64_t lo, hi, stub;
+	size_t i;
+
+	if (procs_plt_stub(p, va, &stub) || !procs_plt_extent(p, va, &lo, &hi))
+		return NULL;
+	for (i = 0; i < p->npltsec; i++)
+		if (va >= p->pltsec[i].lo && va < p->pltsec[i].hi) {
+			*start = lo;
+			*sec = p->pltsec[i].lo;
+			return p->pltsec_name[i];
+		}
+	return NULL;
+}
+
 int procs_read(struct procs *p, struct strpool *sp, void *elf,
-	       uint16_t machine)
+	       uint16_t machine, const struct symindex *syms)
 {
 	struct dec *dec;
 	int ret = dec_open(machine, &dec);
 
 	if (ret)
 		return ret;
-	ret = read_sections(p, dec, machine == EM_X86_64, sp, elf);
+	ret = read_sections(p, dec, machine, sp, syms, elf);
 	dec_free(dec);
 	return ret;
 }

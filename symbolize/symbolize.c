@@ -710,7 +710,7 @@ static int read_procs(struct symbolizer *s, struct symobj *o)
 		if (!elf)
 			return fd < 0 ? SYM_EOPEN : SYM_EELF;
 	}
-	ret = procs_read(&o->procs, &s->pool, elf, o->machine);
+	ret = procs_read(&o->procs, &s->pool, elf, o->machine, &o->syms);
 	close_elf(elf, fd);
 	free(copy);
 	return ret;
@@ -911,7 +911,7 @@ static bool unnamed_code(struct symbolizer *s, struct symobj *o, uint64_t off,
 			 struct sym_result *res)
 {
 	const struct procs *pr;
-	uint64_t va, start;
+	uint64_t va, start, sec;
 	const char *target, *name, *d;
 	char *buf = NULL;
 	unsigned flags = 0;
@@ -922,6 +922,13 @@ static bool unnamed_code(struct symbolizer *s, struct symobj *o, uint64_t off,
 	if ((target = procs_plt_stub(pr, va, &start)) != NULL) {
 		d = sym_demangle(&s->pool, target);
 		len = asprintf(&buf, "%s@plt", d ? d : target);
+		flags = SYM_F_PLT;
+	} else if ((target = procs_plt_other(pr, va, &start, &sec)) != NULL) {
+		/* One name for the code between stubs, whatever the
+		 * address in it: ".plt" from the section's start (as
+		 * objdump labels a PLT without symbols), else ".plt+0xN". */
+		len = sec == start ? asprintf(&buf, "%s", target) :
+		      asprintf(&buf, "%s+0x%" PRIx64, target, start - sec);
 		flags = SYM_F_PLT;
 	} else if (procs_unwind_proc(pr, va, &start)) {
 		struct symhit hit;

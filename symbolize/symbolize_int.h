@@ -118,8 +118,11 @@ struct esym {
 	uint64_t size;
 	uint64_t sec_end;	/* end of the symbol's section */
 	const char *name;
+	const char *ifunc;	/* the IFUNC symbol at addr that callers
+				 * name (exported first), or NULL */
 	size_t order;		/* position in the symbol tables */
 	uint8_t rank;		/* higher is better at equal address */
+	uint8_t ifunc_rank;	/* 0: no IFUNC; 2 exported, 1 local */
 };
 
 struct symindex {
@@ -134,6 +137,8 @@ struct symindex {
 /* Result of a symbol-table lookup. */
 struct symhit {
 	const char *name;
+	const char *ifunc;	/* the IFUNC symbol at addr, or NULL (an
+				 * IFUNC's address is its resolver's) */
 	uint64_t addr;
 	bool covered;		/* the symbol's extent contains the address */
 	bool stretched;		/* a sized symbol that ends before the
@@ -309,7 +314,8 @@ struct gotname {
  * procedures its unwind table (.eh_frame) describes, how code without
  * symbols is still told apart procedure by procedure; and its PLT stubs,
  * each named after the function it jumps to (the .rela.plt symbol of the
- * GOT slot it loads).  Names live in the string pool given to
+ * GOT slot it loads, or for an IFUNC's IRELATIVE slot the symbol at its
+ * resolver).  Names live in the string pool given to
  * procs_read().  Start zeroed.
  */
 struct procs {
@@ -318,6 +324,7 @@ struct procs {
 	struct plt_ent *plt;	/* sorted by vaddr */
 	size_t nplt, aplt;
 	struct fde_range pltsec[3];	/* .plt, .plt.sec, .plt.got */
+	const char *pltsec_name[3];	/* their names (static strings) */
 	size_t npltsec;
 	struct gotname *got;	/* relocated slots, sorted by address */
 	size_t ngot;
@@ -325,12 +332,13 @@ struct procs {
 
 /*
  * Read p from an open libelf handle (an Elf *) of an object whose
- * e_machine is machine.  Returns SYM_OK, SYM_ENOCODE when its code is
+ * e_machine is machine; syms (its symbol index, or NULL) names the IFUNCs
+ * of IRELATIVE slots, which have no symbol of their own.  Returns SYM_OK, SYM_ENOCODE when its code is
  * not decoded (dec_machine_ok() in decode.h) (p stays empty), or SYM_ENOMEM (p holds what was read;
  * procs_release() it all the same).
  */
 int procs_read(struct procs *p, struct strpool *sp, void *elf,
-	       uint16_t machine);
+	       uint16_t machine, const struct symindex *syms);
 void procs_release(struct procs *p);
 /*
  * The function the PLT stub covering va jumps to (named from .rela.plt),
@@ -354,6 +362,15 @@ const char *procs_got_name(const struct procs *p, uint64_t slot);
  */
 bool procs_plt_extent(const struct procs *p, uint64_t va, uint64_t *lo,
 		      uint64_t *hi);
+/*
+ * The PLT section holding va when va is in none of its named stubs (the
+ * header that calls the lazy resolver, slots without a relocation):
+ * its name (".plt"), with the start of the code between stubs that
+ * covers va (procs_plt_extent()) in *start and the section's in *sec;
+ * NULL elsewhere.
+ */
+const char *procs_plt_other(const struct procs *p, uint64_t va,
+			    uint64_t *start, uint64_t *sec);
 /* The unwind table's procedure (FDE) covering va, or NULL. */
 const struct fde_range *procs_fde(const struct procs *p, uint64_t va);
 

@@ -138,8 +138,9 @@ norm_symtool() {
 		/^0x[0-9a-f]+$/ { print "@" ++n; next }
 		{ f = $1; if (index(f, base "+0x") == 1) f = "??"
 		  # PLT stubs: we name them target@plt (as perf and
-		  # objdump do); addr2line knows nothing there.
-		  if (f ~ /@plt$/ && $2 == "??:0") f = "??"
+		  # objdump do), the code between them .plt or .plt+0xN;
+		  # addr2line knows nothing there.
+		  if ((f ~ /@plt$/ || f ~ /^\.plt/) && $2 == "??:0") f = "??"
 		  print f; print $2 }'
 }
 

@@ -41,7 +41,7 @@ struct priv {
 	size_t nmem, alloc_mem;
 	struct source *sources;
 	size_t nsources, alloc_sources;
-	size_t alloc_skipped;
+	size_t alloc_skipped, alloc_missing;
 	struct profile *own_prof;	/* report-time -ra's copy, or NULL */
 };
 
@@ -305,6 +305,7 @@ void report_free(struct report *r)
 	free(r->baddwarf);
 	free(r->unreadable);
 	free(r->skipped);
+	free(r->missing_sources);
 	free(r->ratios);
 	free(r->total_samples);
 	free(r->total_weight);
@@ -1343,6 +1344,24 @@ static void read_lines(struct source *src, FILE *f)
 	}
 }
 
+/* Name a source file that cannot be opened (once; paths are the
+ * symbolizer's, unique per file, but compared by content all the same). */
+static void note_missing(struct report *r, struct priv *pv, const char *path)
+{
+	size_t i;
+	const char *kept;
+
+	for (i = 0; i < r->nmissing_sources; i++)
+		if (!strcmp(r->missing_sources[i], path))
+			return;
+	/* Out of memory only loses the note. */
+	kept = pool_dup(&pv->pool, path);
+	if (!kept || ALLOC_GROW(r->missing_sources, r->nmissing_sources + 1,
+				pv->alloc_missing))
+		return;
+	r->missing_sources[r->nmissing_sources++] = kept;
+}
+
 static const char *source_line(struct report *r, struct priv *pv,
 			       const char *path,
 			       unsigned line)
@@ -1375,6 +1394,8 @@ static const char *source_line(struct report *r, struct priv *pv,
 			if (errno == EINVAL && st.st_mode)
 				note_skipped(r, pv, path,
 					     regfile_kind(st.st_mode));
+			else
+				note_missing(r, pv, path);
 			return NULL;
 		}
 		read_lines(src, f);
@@ -2475,9 +2496,11 @@ static void cut_asm(struct report *r, size_t nprocs_all)
 		if (row->kind != ROW_PROCEDURE) {
 			if (row->file && row->line &&
 			    (row->line != last_line ||
-			     !same_str(row->file, last_file)))
+			     !same_str(row->file, last_file))) {
+				row->line_start = 1;
 				row->source = source_line(r, r->priv,
 							  row->file, row->line);
+			}
 			last_file = row->file;
 			last_line = row->line;
 			continue;

@@ -170,6 +170,10 @@ struct report_row {
 	const char *source;		/* instructions: the source text of the
 					 * line, on the first instruction of a
 					 * run of the same line; else NULL */
+	int line_start;			/* instructions: the first of a run of
+					 * the same file and line (shown with
+					 * its location even when source is
+					 * NULL: the file is missing) */
 	int block_start;		/* instructions: starts a basic block */
 	unsigned block;			/* instructions, blocks: block number in
 					 * the procedure */
@@ -251,6 +255,10 @@ struct report {
 	size_t nbaddwarf;
 	struct report_skipped *skipped;	/* files not read: not regular */
 	size_t nskipped;
+	const char **missing_sources;	/* -asm: source files of listed
+					 * lines that cannot be opened
+					 * (moved, deleted): paths */
+	size_t nmissing_sources;
 	const char **unmatched;		/* -only/-exclude patterns that match
 					 * no sampled procedure: "-only PAT" */
 	size_t nunmatched;
