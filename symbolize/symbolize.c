@@ -138,6 +138,7 @@ static void obj_free(struct symobj *o)
 	symindex_release(&o->syms);
 	dwinfo_free(o->dw);
 	free(o->dwpath);
+	free(o->debug_file);
 	free(o);
 }
 
@@ -425,6 +426,8 @@ static int load_elf(struct symbolizer *s, struct symobj *o, Elf *elf,
 			if (!dwpath && dmeta.has_dwarf)
 				dwpath = dbg;
 			free(dmeta.debuglink);
+			if (!o->debug_file && !(o->debug_file = strdup(dbg)))
+				ret = SYM_ENOMEM;
 		}
 		if (delf)
 			close_elf(delf, dfd);
@@ -1224,6 +1227,22 @@ static int anon_code(struct symbolizer *s, const struct sym_object *obj,
 	res->frames[0].line = 0;
 	res->symbol_start = 0;
 	res->flags |= SYM_F_ANON;
+	return SYM_OK;
+}
+
+int sym_object_debug_file(struct symbolizer *s, const struct sym_object *obj,
+			  const char **debug)
+{
+	struct symobj *o;
+	int ret = SYM_OK;
+
+	*debug = NULL;
+	if (obj->kind != SYM_OBJ_FILE)
+		return SYM_EINVAL;
+	o = symobj_get(s, obj, &ret);
+	if (!o)
+		return ret;
+	*debug = o->debug_file;
 	return SYM_OK;
 }
 

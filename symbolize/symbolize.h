@@ -282,6 +282,16 @@ int sym_object_files(struct symbolizer *s, const struct sym_object *obj,
 int sym_object_error(struct symbolizer *s, const struct sym_object *obj,
 		     char *why, size_t len);
 
+/*
+ * The separate debug file the symbolizer reads for obj (found by
+ * build-id, .gnu_debuglink or from debuginfod), or NULL in *debug when
+ * the object has none or its own is all there is.  Owned by the
+ * symbolizer.  Returns SYM_OK, SYM_EINVAL for an object that is not a
+ * file, or SYM_ENOMEM.
+ */
+int sym_object_debug_file(struct symbolizer *s, const struct sym_object *obj,
+			  const char **debug);
+
 /* Human-readable text for a SYM_E* code. */
 const char *sym_strerror(int err);
 

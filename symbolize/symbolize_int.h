@@ -405,6 +405,7 @@ struct symobj {
 	struct dwinfo *dw;		/* NULL: no DWARF (or not read yet) */
 	char *dwpath;			/* the file with its DWARF, read on
 					 * first need (symobj_dwarf()) */
+	char *debug_file;		/* its separate debug file, or NULL */
 	bool dw_done;			/* dwpath has been read */
 	struct procs procs;		/* read on first use, symobj_procs() */
 	int procs_err;

@@ -17,6 +17,7 @@ enum fe_action {
 	FE_ACTION_RUN,		/* profile a program or the system */
 	FE_ACTION_REPORT,	/* -i FILE...: report a profile (a sum) */
 	FE_ACTION_MERGE,	/* --merge OUT: write the sum */
+	FE_ACTION_ARCHIVE,	/* --archive OUT: the profile and its files */
 	FE_ACTION_DIFF,		/* --diff BASE NEW */
 	FE_ACTION_LIST,		/* -l */
 	FE_ACTION_COMPLETION,	/* --completion-helper */
@@ -30,6 +31,7 @@ struct fe_args {
 					 * --merge OUT or --diff */
 	size_t ninputs, alloc_inputs;
 	const char *merge_out;		/* --merge OUT */
+	const char *archive_out;	/* --archive OUT */
 	int diff;			/* --diff */
 	int list, completion;		/* -l, --completion-helper */
 	int ra_list;			/* -ra PROCS (FE_OPT_RA_LIST) */

@@ -102,6 +102,8 @@ static int act(struct fe_args *a)
 		return run_merge_files(c, a->merge_out,
 				       (const char *const *)a->inputs,
 				       a->ninputs);
+	case FE_ACTION_ARCHIVE:
+		return run_archive_file(c, a->archive_out, a->inputs[0]);
 	case FE_ACTION_DIFF:
 		if (c->vmlinux && access(c->vmlinux, R_OK))
 			break;

@@ -32,7 +32,7 @@ enum {
 	OPT_QUIET, OPT_COMPLETION, OPT_CONTROL, OPT_LIST, OPT_DRY_RUN,
 	OPT_REPORT_FILE, OPT_PMU, OPT_COUNT, OPT_START_AFTER,
 	OPT_BLOCKS, OPT_ASM, OPT_STRIDE, OPT_AVERAGE, OPT_CALLERS,
-	OPT_CALLEES, OPT_TREE, OPT_CALL_GRAPH, OPT_MERGE, OPT_DIFF,
+	OPT_CALLEES, OPT_TREE, OPT_CALL_GRAPH, OPT_MERGE, OPT_ARCHIVE, OPT_DIFF,
 	OPT_FAIL_ABOVE, OPT_ALPHA, OPT_INLINE, OPT_BY, OPT_EXCLUDE_IDLE,
 	OPT_SYMFS, OPT_DEBUG_DIR, OPT_NO_DEBUGINFOD,
 };
@@ -115,6 +115,10 @@ const struct argp_option fe_run_options[] = {
 	  "--merge OUT IN... (or -i IN... -merge OUT): write the sum of "
 	  "the profiles IN to OUT; refused, with the reason, when they do "
 	  "not add up (other statistics, periods or tool)", 3 },
+	{ "archive", OPT_ARCHIVE, "OUT", 0,
+	  "--archive OUT IN (or -i IN --archive OUT): write IN to OUT with "
+	  "the objects its report reads and their debug files, so that OUT "
+	  "alone gives the same report on another machine", 3 },
 	{ "diff", OPT_DIFF, NULL, 0,
 	  "--diff BASE NEW: per procedure (or -lines) the change of share "
 	  "from BASE to NEW, largest first, with a significance test of "
@@ -426,6 +430,7 @@ static error_t parse_run_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case 'i': add_input(a, arg, state); break;
 	case OPT_MERGE: a->merge_out = arg; break;
+	case OPT_ARCHIVE: a->archive_out = arg; break;
 	case OPT_DIFF: a->diff = 1; break;
 	case OPT_ALPHA:
 		if (parse_double(arg, 1e-12, 0.5, &c->alpha))
@@ -668,8 +673,15 @@ static void check_compare(const struct fe_args *a, struct argp_state *state)
 		argp_error(state, "--%s applies to --diff's rows: give it "
 			   "with --diff BASE NEW", c->fail_above >= 0 ?
 			   "fail-above" : "alpha");
-	if (a->merge_out && a->diff)
-		argp_error(state, "give --merge or --diff, not both");
+	if (!!a->merge_out + !!a->diff + !!a->archive_out > 1)
+		argp_error(state, "give one of --merge, --archive and --diff");
+	if (a->archive_out && a->ninputs != 1)
+		argp_error(state, "--archive OUT takes one profile: --archive "
+			   "OUT IN or -i IN --archive OUT (%zu given)",
+			   a->ninputs);
+	if (a->archive_out && c->report_file)
+		argp_error(state, "--archive writes a profile; -report-file "
+			   "does not apply");
 	if (a->merge_out && !a->ninputs)
 		argp_error(state, "--merge OUT needs the profiles to add: "
 			   "--merge OUT IN... or -i IN -merge OUT");
@@ -810,7 +822,7 @@ error_t fe_parse_root(int key, char *arg, struct argp_state *state)
 		/* Tru64: statistics are the words before the program.  A
 		 * last word that is also a program on PATH is the program
 		 * (a program may be called "reset" or "trap"). */
-		if (a->merge_out || a->diff) {
+		if (a->merge_out || a->diff || a->archive_out) {
 			add_input(a, arg, state);
 			return 0;
 		}
@@ -850,6 +862,8 @@ enum fe_action fe_action(const struct fe_args *a)
 		return FE_ACTION_LIST;
 	if (a->merge_out)
 		return FE_ACTION_MERGE;
+	if (a->archive_out)
+		return FE_ACTION_ARCHIVE;
 	if (a->diff)
 		return FE_ACTION_DIFF;
 	return a->input ? FE_ACTION_REPORT : FE_ACTION_RUN;

@@ -454,6 +454,41 @@ static int merge_jitsyms(struct profile *dst, const struct profile *src,
 	return 0;
 }
 
+/* An archive's files: the union (one per kind, path and build-id). */
+static int merge_files(struct profile *dst, const struct profile *src)
+{
+	size_t i, j, n = dst->nfiles;
+
+	for (i = 0; i < src->nfiles; i++) {
+		const struct prof_file *f = &src->files[i];
+		struct prof_file *d;
+
+		for (j = 0; j < n; j++)
+			if (dst->files[j].kind == f->kind &&
+			    dst->files[j].build_id_len == f->build_id_len &&
+			    !memcmp(dst->files[j].build_id, f->build_id,
+				    f->build_id_len) &&
+			    !strcmp(dst->files[j].path, f->path))
+				break;
+		if (j < n)
+			continue;
+		if (ALLOC_GROW(dst->files, dst->nfiles + 1, dst->alloc_files))
+			return -PROF_ENOMEM;
+		d = &dst->files[dst->nfiles];
+		*d = *f;
+		d->path = strdup(f->path);
+		d->zdata = malloc(f->zlen ? f->zlen : 1);
+		if (!d->path || !d->zdata) {
+			free(d->path);
+			free(d->zdata);
+			return -PROF_ENOMEM;
+		}
+		memcpy(d->zdata, f->zdata, f->zlen);
+		dst->nfiles++;
+	}
+	return 0;
+}
+
 static void merge_meta(struct profile *dst, const struct profile *src,
 		       const uint32_t *stats)
 {
@@ -621,6 +656,8 @@ int profile_merge(struct profile *dst, const struct profile *src,
 		err = merge_ksyms(dst, src);
 	if (!err)
 		err = merge_jitsyms(dst, src, objs);
+	if (!err)
+		err = merge_files(dst, src);
 	if (!err)
 		merge_meta(dst, src, stats);
 out:

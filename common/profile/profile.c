@@ -36,7 +36,8 @@ enum section_id {
 	SEC_TASKS = 10,		/* optional: 10-11 together */
 	SEC_TASK_COUNTS = 11,
 	SEC_JITSYMS = 12,	/* optional */
-	SEC_LAST = SEC_JITSYMS
+	SEC_FILES = 13,		/* optional: an archive's files */
+	SEC_LAST = SEC_FILES
 };
 
 #define HEADER_SIZE 32
@@ -109,6 +110,11 @@ void profile_free(struct profile *p)
 	for (i = 0; i < p->njitsyms; i++)
 		free(p->jitsyms[i].name);
 	free(p->jitsyms);
+	for (i = 0; i < p->nfiles; i++) {
+		free(p->files[i].path);
+		free(p->files[i].zdata);
+	}
+	free(p->files);
 	free(p);
 }
 
@@ -391,6 +397,52 @@ int profile_add_ksym(struct profile *p, const struct prof_ksym *k)
 		return -PROF_ENOMEM;
 	}
 	return (int)p->nksyms++;
+}
+
+int profile_add_file(struct profile *p, uint32_t kind, const char *path,
+		     const uint8_t *build_id, uint32_t build_id_len,
+		     const void *data, size_t len)
+{
+	struct prof_file *f;
+	uLongf zlen = compressBound(len);
+
+	if (build_id_len > sizeof(f->build_id) ||
+	    ALLOC_GROW(p->files, p->nfiles + 1, p->alloc_files))
+		return -PROF_ENOMEM;
+	f = &p->files[p->nfiles];
+	memset(f, 0, sizeof(*f));
+	f->zdata = malloc(zlen ? zlen : 1);
+	f->path = strdup(path);
+	if (!f->zdata || !f->path ||
+	    compress2(f->zdata, &zlen, data, len, 6) != Z_OK) {
+		free(f->zdata);
+		free(f->path);
+		return -PROF_ENOMEM;
+	}
+	f->kind = kind;
+	f->build_id_len = build_id_len;
+	memcpy(f->build_id, build_id, build_id_len);
+	f->size = len;
+	f->zlen = zlen;
+	return (int)p->nfiles++;
+}
+
+int profile_file_data(const struct prof_file *f, uint8_t **out)
+{
+	uLongf len = (uLongf)f->size;
+	uint8_t *buf = malloc(f->size ? f->size : 1);
+
+	*out = NULL;
+	if (!buf)
+		return -PROF_ENOMEM;
+	if (uncompress(buf, &len, f->zdata, f->zlen) != Z_OK ||
+	    len != f->size) {
+		free(buf);
+		return prof_fail(PROF_EFORMAT, "archived file '%s' is damaged",
+				 f->path);
+	}
+	*out = buf;
+	return 0;
 }
 
 static int cmp_jitsym(const void *a, const void *b)
@@ -909,6 +961,24 @@ static void encode_jitsyms(struct buf *b, const struct profile *p)
 	}
 }
 
+static void encode_files(struct buf *b, const struct profile *p)
+{
+	size_t i;
+
+	put_u32(b, (uint32_t)p->nfiles);
+	for (i = 0; i < p->nfiles; i++) {
+		const struct prof_file *f = &p->files[i];
+
+		put_u32(b, f->kind);
+		put_str(b, f->path);
+		put_u32(b, f->build_id_len);
+		put(b, f->build_id, f->build_id_len);
+		put_u64(b, f->size);
+		put_u64(b, f->zlen);
+		put(b, f->zdata, f->zlen);
+	}
+}
+
 static int encode(const struct profile *p, struct buf *b)
 {
 	static void (*const enc[])(struct buf *, const struct profile *) = {
@@ -924,6 +994,7 @@ static int encode(const struct profile *p, struct buf *b)
 		[SEC_TASKS] = encode_tasks,
 		[SEC_TASK_COUNTS] = encode_task_counts,
 		[SEC_JITSYMS] = encode_jitsyms,
+		[SEC_FILES] = encode_files,
 	};
 	uint32_t ids[SEC_LAST], nsec = 0, id, i;
 	size_t table, start;
@@ -940,6 +1011,8 @@ static int encode(const struct profile *p, struct buf *b)
 		if ((id == SEC_TASKS || id == SEC_TASK_COUNTS) && !has_tasks)
 			continue;
 		if (id == SEC_JITSYMS && !p->njitsyms)
+			continue;
+		if (id == SEC_FILES && !p->nfiles)
 			continue;
 		ids[nsec++] = id;
 	}
@@ -1409,6 +1482,42 @@ static int decode_jitsyms(struct profile *p, struct cursor *c)
 	return 0;
 }
 
+/* An archive's files: kept compressed (profile_file_data() unpacks). */
+static int decode_files(struct profile *p, struct cursor *c)
+{
+	uint32_t n = get_u32(c), i;
+
+	if (n > (c->len - c->pos) / 28)
+		return -1;
+	for (i = 0; i < n; i++) {
+		struct prof_file f = { 0 };
+
+		f.kind = get_u32(c);
+		f.path = get_str(c);
+		f.build_id_len = get_u32(c);
+		if (c->bad || f.kind > PROF_FILE_DEBUG || !f.path[0] ||
+		    f.build_id_len > sizeof(f.build_id) ||
+		    need(c, f.build_id_len)) {
+			free(f.path);
+			return -1;
+		}
+		memcpy(f.build_id, c->p + c->pos, f.build_id_len);
+		c->pos += f.build_id_len;
+		f.size = get_u64(c);
+		f.zlen = get_u64(c);
+		if (c->bad || need(c, f.zlen) || f.size > SIZE_MAX / 2 ||
+		    ALLOC_GROW(p->files, p->nfiles + 1, p->alloc_files) ||
+		    !(f.zdata = malloc(f.zlen ? f.zlen : 1))) {
+			free(f.path);
+			return -1;
+		}
+		memcpy(f.zdata, c->p + c->pos, f.zlen);
+		c->pos += f.zlen;
+		p->files[p->nfiles++] = f;
+	}
+	return 0;
+}
+
 static int decode_frames(struct profile *p, struct cursor *c)
 {
 	uint32_t n = get_u32(c), i;
@@ -1611,7 +1720,7 @@ int profile_decode(const void *data, size_t len, struct profile **out)
 		[SEC_FRAMES] = "frames", [SEC_STACKS] = "stacks",
 		[SEC_STACK_COUNTS] = "stack counts",
 		[SEC_TASKS] = "tasks", [SEC_TASK_COUNTS] = "task counts",
-		[SEC_JITSYMS] = "JIT symbols",
+		[SEC_JITSYMS] = "JIT symbols", [SEC_FILES] = "archived files",
 	};
 	static int (*const dec[])(struct profile *, struct cursor *) = {
 		[SEC_META] = decode_meta,
@@ -1626,6 +1735,7 @@ int profile_decode(const void *data, size_t len, struct profile **out)
 		[SEC_TASKS] = decode_tasks,
 		[SEC_TASK_COUNTS] = decode_task_counts,
 		[SEC_JITSYMS] = decode_jitsyms,
+		[SEC_FILES] = decode_files,
 	};
 	static const char task_secs_apart[] =
 		"the tasks and task counts sections must come together";

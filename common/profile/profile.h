@@ -116,6 +116,23 @@ struct prof_jitsym {
 	char *name;
 };
 
+/* A file an archive (--archive) carries: an object the profile sampled,
+ * or its separate debug file, compressed (zlib). */
+enum prof_file_kind {
+	PROF_FILE_OBJECT = 0,	/* path: the object's path as recorded */
+	PROF_FILE_DEBUG = 1,	/* path: the object's, whose debug file it is */
+};
+
+struct prof_file {
+	uint32_t kind;		/* enum prof_file_kind */
+	char *path;
+	uint32_t build_id_len;
+	uint8_t build_id[20];	/* the object's */
+	uint64_t size;		/* uncompressed */
+	uint8_t *zdata;		/* zlib stream */
+	uint64_t zlen;
+};
+
 /*
  * Call stacks (-g / --call-graph).  A frame is an address in an object in
  * the same terms as prof_count.offset.  The leaf frame is the sampled PC;
@@ -232,6 +249,8 @@ struct profile {
 	size_t nksyms, alloc_ksyms;
 	struct prof_jitsym *jitsyms;	/* sorted by (obj, start) */
 	size_t njitsyms, alloc_jitsyms;
+	struct prof_file *files;	/* an archive's files, or none */
+	size_t nfiles, alloc_files;
 
 	/* Call stacks; all empty without -g.  Each stack's counts sum, per
 	 * statistic, to at most that statistic's samples (a sample whose
@@ -271,6 +290,14 @@ int profile_add_ksym(struct profile *p, const struct prof_ksym *k);
 /* Append a JIT symbol; the caller keeps them sorted and apart (the
  * collector does, through profile_jitmap_keep()). */
 int profile_add_jitsym(struct profile *p, const struct prof_jitsym *j);
+/* Add a file to the archive: data[0..len) is compressed into it.
+ * Returns its index or -PROF_ENOMEM. */
+int profile_add_file(struct profile *p, uint32_t kind, const char *path,
+		     const uint8_t *build_id, uint32_t build_id_len,
+		     const void *data, size_t len);
+/* The file's bytes, uncompressed, in *out (malloc'd).  Returns 0, or
+ * -PROF_EFORMAT when the stream is damaged, or -PROF_ENOMEM. */
+int profile_file_data(const struct prof_file *f, uint8_t **out);
 /* Sort the JIT symbols by (object, start). */
 void profile_sort_jitsyms(struct profile *p);
 /* Call stacks: the caller keeps frames and stacks unique (the collector

@@ -150,13 +150,21 @@ int run_show_profile(const struct run_config *c, const struct profile *p,
 		.lookup = &sc,
 	};
 
+	struct run_unpacked u;
+	int err;
+
 	run_sym_config(c, &sc);
 	s.opt.file = file;
 	if (c->row_options && !summary_only && report_is_counting(p))
 		fprintf(stderr, "%s: note: '%s' is a counting profile: it "
 			"has no rows, so row options are ignored\n",
 			c->tool->name, file ? file : "");
-	return report_show(out, p, &s);
+	err = run_unpack(p, &u, &sc);
+	if (err)
+		return err;
+	err = report_show(out, p, &s);
+	run_unpacked_remove(&u);
+	return err;
 }
 
 const char *const run_format_names[RUN_NFORMATS] = {

@@ -13,6 +13,7 @@
  *   run_report_file()       -i FILE: report a profile written before
  *                           (-i A -i B: their sum)
  *   run_merge_files()       --merge OUT: write the sum of profiles
+ *   run_archive_file()      --archive OUT IN: the profile with its files
  *   run_diff_files()        --diff BASE NEW: compare two profiles
  *
  * Both return an exit status (RUN_EXIT_* or the program's own) and print
@@ -150,6 +151,11 @@ int run_list_statistics(const struct run_config *c);
  * (profile_merge: refused with a reason when they do not add up). */
 int run_report_file(const struct run_config *c, const char *const *files,
 		    size_t nfiles);
+/* --archive OUT IN: write IN to OUT with the object files (and their
+ * debug files) its report reads, found as a report finds them. */
+int run_archive_file(const struct run_config *c, const char *out,
+		     const char *in);
+
 /* --merge OUT: write the sum of the files to OUT (atomically); with
  * -display or a row option also report it on stdout.  0 or
  * RUN_EXIT_FAIL. */

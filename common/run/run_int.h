@@ -20,6 +20,8 @@
  *   list.c      -l
  *   lookup.c    where a report finds objects and debug info
  *   jitmaps.c   JIT runtimes' perf maps read into the collector
+ *   archive.c   --archive: a profile with its files; unpacking them for
+ *               a report
  *   message.c   run_notice(), run_fail(): every message names the tool
  */
 #ifndef COMMON_RUN_RUN_INT_H
@@ -158,6 +160,17 @@ void run_free_profiles(struct profile **ps, int n);
  * on stderr (unless -quiet).  sc points into c. */
 struct sym_config;
 void run_sym_config(const struct run_config *c, struct sym_config *sc);
+
+/* archive.c: a profile's archived files unpacked into a private
+ * directory for a report (nothing to do when it has none), and sc made
+ * to look there first; run_unpacked_remove() removes them. */
+struct run_unpacked {
+	char *dir, *root, *debug;
+	const char **dirs;
+};
+int run_unpack(const struct profile *p, struct run_unpacked *u,
+	       struct sym_config *sc);
+void run_unpacked_remove(struct run_unpacked *u);
 
 /* jitmaps.c: the perf map (/tmp/perf-PID.map) of every process that
  * mapped anonymous code, into the collector. */

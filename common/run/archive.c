@@ -1,0 +1,386 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Archives: a profile that carries the files its report reads (--archive
+ * OUT IN), so that it alone gives the same report on a machine that has
+ * none of them.
+ *
+ * Writing: each file object the profile sampled (counts or stack frames)
+ * is looked up as a report looks it up (--symfs, the path, debuginfod;
+ * the build-id checked), and that file and its separate debug file, if
+ * any, go into the profile compressed (section 13).
+ *
+ * Reading: a report of a profile with files unpacks them into a private
+ * directory (mkdtemp, mode 0700) under $TMPDIR, objects at ROOT/PATH and
+ * debug files at DEBUG/.build-id/xx/rest.debug, and reports with ROOT as
+ * the symfs and DEBUG as the first debug dir; the directory is removed
+ * when the report is done.  The build-ids are checked as always, so an
+ * archived file is used only for the object it was taken from.
+ */
+#define _XOPEN_SOURCE 700
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "run_int.h"
+#include "common/profile/profile.h"
+#include "common/util/error.h"
+#include "common/util/regfile.h"
+#include "formats/show.h"
+#include "symbolize/symbolize.h"
+
+/* A file larger than this is not archived. */
+#define ARCHIVE_FILE_MAX ((uint64_t)1 << 31)
+
+/* The whole regular file at path, in *out (*len bytes). */
+static int slurp(const char *path, uint8_t **out, size_t *len)
+{
+	struct stat st;
+	int fd = regfile_open(path, &st);
+	size_t n = 0;
+	uint8_t *buf;
+
+	*out = NULL;
+	if (fd < 0)
+		return prof_fail(PROF_EIO, "cannot open '%s': %s", path,
+				 strerror(errno));
+	if ((uint64_t)st.st_size > ARCHIVE_FILE_MAX) {
+		close(fd);
+		return prof_fail(PROF_EIO, "'%s' is larger than 2 GiB", path);
+	}
+	buf = malloc(st.st_size ? (size_t)st.st_size : 1);
+	if (!buf) {
+		close(fd);
+		return -PROF_ENOMEM;
+	}
+	while (n < (size_t)st.st_size) {
+		ssize_t r = read(fd, buf + n, (size_t)st.st_size - n);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			free(buf);
+			close(fd);
+			return prof_fail(PROF_EIO, "cannot read '%s': %s", path,
+					 r ? strerror(errno) : "file shrank");
+		}
+		n += (size_t)r;
+	}
+	close(fd);
+	*out = buf;
+	*len = n;
+	return 0;
+}
+
+/* Add path's bytes to p as a file of kind for object o. */
+static int add_file(struct profile *p, uint32_t kind, const char *path,
+		    const struct prof_object *o, uint64_t *zbytes)
+{
+	uint8_t *data;
+	size_t len = 0;
+	int err = slurp(path, &data, &len), idx;
+
+	if (err)
+		return err;
+	idx = profile_add_file(p, kind, o->path, o->build_id,
+			       o->build_id_len, data, len);
+	free(data);
+	if (idx < 0)
+		return idx;
+	*zbytes += p->files[idx].zlen;
+	return 0;
+}
+
+/* Which objects the report reads: those with counts or frames. */
+static uint8_t *sampled_objects(const struct profile *p)
+{
+	uint8_t *used = calloc(p->nobjects ? p->nobjects : 1, 1);
+	size_t i;
+
+	if (!used)
+		return NULL;
+	for (i = 0; i < p->ncounts; i++)
+		used[p->counts[i].obj] = 1;
+	for (i = 0; i < p->nframes; i++)
+		used[p->frames[i].obj] = 1;
+	return used;
+}
+
+/* The files of p's sampled objects, looked up with sym, added to p. */
+static int archive_objects(const struct run_config *c, struct profile *p,
+			   struct symbolizer *sym, size_t *nobj, size_t *ndbg,
+			   uint64_t *zbytes)
+{
+	uint8_t *used = sampled_objects(p);
+	size_t i, n = p->nobjects;
+	int err = 0;
+
+	if (!used)
+		return -PROF_ENOMEM;
+	for (i = 0; i < n && !err; i++) {
+		const struct prof_object *o = &p->objects[i];
+		struct sym_object so = {
+			.kind = SYM_OBJ_FILE, .path = o->path,
+			.build_id = o->build_id_len ? o->build_id : NULL,
+			.build_id_len = o->build_id_len,
+		};
+		const char *file, *mismatch, *debug;
+
+		if (!used[i] || o->kind != PROF_OBJ_FILE)
+			continue;
+		if (sym_object_files(sym, &so, &file, &mismatch) ==
+		    SYM_ENOMEM) {
+			err = -PROF_ENOMEM;
+			break;
+		}
+		if (!file) {
+			run_notice(c, "'%s' %s: not archived, its rows will "
+				   "be addresses", o->path, mismatch ?
+				   "has another build-id here" :
+				   "cannot be read here");
+			continue;
+		}
+		err = add_file(p, PROF_FILE_OBJECT, file, o, zbytes);
+		if (!err)
+			(*nobj)++;
+		if (!err && sym_object_debug_file(sym, &so, &debug) ==
+		    SYM_ENOMEM)
+			err = -PROF_ENOMEM;
+		if (!err && debug) {
+			err = add_file(p, PROF_FILE_DEBUG, debug, o, zbytes);
+			if (!err)
+				(*ndbg)++;
+		}
+	}
+	free(used);
+	return err;
+}
+
+int run_archive_file(const struct run_config *c, const char *out,
+		     const char *in)
+{
+	struct run_unpacked u;
+	struct sym_config sc;
+	struct symbolizer *sym = NULL;
+	struct profile *p;
+	size_t nobj = 0, ndbg = 0, i;
+	uint64_t zbytes = 0;
+	int err;
+
+	err = profile_read(in, &p);
+	if (err)
+		return run_fail(c, err);
+	run_sym_config(c, &sc);
+	/* An archive archived again: its own files are where it looks. */
+	err = run_unpack(p, &u, &sc);
+	if (!err) {
+		sym = report_symbolizer_new(p, &sc);
+		if (!sym)
+			err = -PROF_ENOMEM;
+	}
+	if (!err) {
+		for (i = 0; i < p->nfiles; i++) {
+			free(p->files[i].path);
+			free(p->files[i].zdata);
+		}
+		p->nfiles = 0;
+		err = archive_objects(c, p, sym, &nobj, &ndbg, &zbytes);
+	}
+	symbolizer_free(sym);
+	run_unpacked_remove(&u);
+	if (!err && p->nksyms == 0 && p->tool && !strcmp(p->tool, "kprofile"))
+		run_notice(c, "note: the profile has no kernel symbols: "
+			   "kernel rows will be addresses elsewhere");
+	if (!err)
+		err = profile_write(p, out);
+	profile_free(p);
+	if (err)
+		return run_fail(c, err);
+	run_notice(c, "archived %zu object%s and %zu debug file%s (%.1f MB "
+		   "compressed); profile written to %s", nobj,
+		   nobj == 1 ? "" : "s", ndbg, ndbg == 1 ? "" : "s",
+		   (double)zbytes / 1e6, out);
+	return 0;
+}
+
+/* ---- unpacking for a report ---- */
+
+/* Whether path is absolute, without empty, "." or ".." components. */
+static int clean_path(const char *path)
+{
+	const char *p = path;
+
+	if (*p != '/' || strlen(p) >= 4000)
+		return 0;
+	while (*p == '/') {
+		const char *q = ++p;
+
+		while (*q && *q != '/')
+			q++;
+		if (q == p || (q - p == 1 && p[0] == '.') ||
+		    (q - p == 2 && p[0] == '.' && p[1] == '.'))
+			return 0;
+		p = q;
+	}
+	return !*p;
+}
+
+/* Create the directories of dir/rel's parent (rel without a leading
+ * slash), all inside our private directory. */
+static int make_parents(const char *dir, const char *rel)
+{
+	char path[8192];
+	char *s;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, rel) >=
+	    sizeof(path))
+		return -1;
+	for (s = path + strlen(dir) + 1; (s = strchr(s, '/')); s++) {
+		*s = '\0';
+		if (mkdir(path, 0700) && errno != EEXIST)
+			return -1;
+		*s = '/';
+	}
+	return 0;
+}
+
+/* Write f's bytes at dir/rel, a new file.  A file that cannot be put
+ * there (an archive naming both /a and /a/b) is left out: its object's
+ * rows are then addresses, and the report says it cannot read it. */
+static int write_at(const char *dir, const char *rel,
+		    const struct prof_file *f)
+{
+	char path[8192];
+	uint8_t *data;
+	size_t done = 0;
+	int fd, err;
+
+	if (make_parents(dir, rel) ||
+	    (size_t)snprintf(path, sizeof(path), "%s/%s", dir, rel) >=
+	    sizeof(path))
+		return 0;
+	err = profile_file_data(f, &data);
+	if (err)
+		return err;
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		  0600);
+	if (fd < 0) {
+		/* also the same object twice (two build-ids at one path):
+		 * the first stays, the report checks build-ids */
+		free(data);
+		return 0;
+	}
+	while (done < f->size) {
+		ssize_t w = write(fd, data + done, f->size - done);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			break;
+		done += (size_t)w;
+	}
+	free(data);
+	if (close(fd) || done != f->size)
+		return prof_fail(PROF_EIO, "cannot unpack '%s' into %s: %s",
+				 f->path, dir, strerror(errno ? errno : ENOSPC));
+	return 0;
+}
+
+int run_unpack(const struct profile *p, struct run_unpacked *u,
+	       struct sym_config *sc)
+{
+	const char *tmp = getenv("TMPDIR");
+	size_t i;
+	int err = 0;
+
+	memset(u, 0, sizeof(*u));
+	if (!p->nfiles)
+		return 0;
+	if (!tmp || !*tmp)
+		tmp = "/tmp";
+	if (asprintf(&u->dir, "%s/uprofile-archive.XXXXXX", tmp) < 0) {
+		u->dir = NULL;
+		return -PROF_ENOMEM;
+	}
+	if (!mkdtemp(u->dir)) {
+		err = prof_fail(PROF_EIO, "cannot unpack the archive: "
+				"mkdtemp in %s: %s", tmp, strerror(errno));
+		free(u->dir);
+		u->dir = NULL;
+		return err;
+	}
+	if (asprintf(&u->root, "%s/root", u->dir) < 0 ||
+	    asprintf(&u->debug, "%s/debug", u->dir) < 0) {
+		run_unpacked_remove(u);
+		return -PROF_ENOMEM;
+	}
+	if (mkdir(u->root, 0700) || mkdir(u->debug, 0700))
+		err = prof_fail(PROF_EIO, "cannot unpack the archive: %s",
+				strerror(errno));
+	for (i = 0; i < p->nfiles && !err; i++) {
+		const struct prof_file *f = &p->files[i];
+		char rel[64];
+		size_t k;
+
+		if (f->kind == PROF_FILE_OBJECT) {
+			if (clean_path(f->path))
+				err = write_at(u->root, f->path + 1, f);
+			continue;
+		}
+		if (f->build_id_len < 2)
+			continue;
+		k = (size_t)snprintf(rel, sizeof(rel), ".build-id/%02x/",
+				     f->build_id[0]);
+		for (uint32_t b = 1; b < f->build_id_len; b++)
+			k += (size_t)snprintf(rel + k, sizeof(rel) - k, "%02x",
+					      f->build_id[b]);
+		snprintf(rel + k, sizeof(rel) - k, ".debug");
+		err = write_at(u->debug, rel, f);
+	}
+	if (err) {
+		run_unpacked_remove(u);
+		return err;
+	}
+	/* The archive's files first: the build-ids are theirs. */
+	u->dirs = calloc(sc->ndebug_dirs + 1, sizeof(*u->dirs));
+	if (!u->dirs) {
+		run_unpacked_remove(u);
+		return -PROF_ENOMEM;
+	}
+	u->dirs[0] = u->debug;
+	for (i = 0; i < sc->ndebug_dirs; i++)
+		u->dirs[i + 1] = sc->debug_dirs[i];
+	sc->debug_dirs = u->dirs;
+	sc->ndebug_dirs++;
+	if (!sc->symfs)
+		sc->symfs = u->root;
+	return 0;
+}
+
+static int remove_one(const char *path, const struct stat *st, int flag,
+		      struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	if (flag == FTW_DP)
+		rmdir(path);
+	else
+		unlink(path);
+	return 0;
+}
+
+void run_unpacked_remove(struct run_unpacked *u)
+{
+	if (u->dir)
+		nftw(u->dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+	free(u->dir);
+	free(u->root);
+	free(u->debug);
+	free(u->dirs);
+	memset(u, 0, sizeof(*u));
+}
