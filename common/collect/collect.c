@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: MIT */
+#include <errno.h>
 #include <linux/perf_event.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "common/util/array.h"
 #include "common/util/buildid.h"
@@ -11,8 +14,9 @@
 #include "common/stats/stats.h"
 
 static uint32_t add_object(struct collector *c, uint32_t kind, uint32_t pid,
-			   const char *path, const uint8_t *bid, size_t bidlen,
-			   uint64_t start, uint64_t end, uint64_t pgoff)
+			   bool foreign, const char *path, const uint8_t *bid,
+			   size_t bidlen, uint64_t start, uint64_t end,
+			   uint64_t pgoff)
 {
 	struct object *o;
 	size_t i;
@@ -21,7 +25,8 @@ static uint32_t add_object(struct collector *c, uint32_t kind, uint32_t pid,
 		bidlen = 20;
 	for (i = 0; i < c->nobjects; i++) {
 		o = &c->objects[i];
-		if (o->kind != kind || o->pid != pid || strcmp(o->path, path))
+		if (o->kind != kind || o->pid != pid ||
+		    o->foreign != foreign || strcmp(o->path, path))
 			continue;
 		/* Same path, other build-id: the file was replaced. */
 		if (bidlen && o->build_id_len &&
@@ -44,6 +49,8 @@ static uint32_t add_object(struct collector *c, uint32_t kind, uint32_t pid,
 	o->kind = kind;
 	o->pid = pid;
 	o->alias = NO_OBJ;
+	o->foreign = foreign;
+	o->fd = -1;
 	if (bidlen)
 		memcpy(o->build_id, bid, bidlen);
 	o->build_id_len = (uint32_t)bidlen;
@@ -87,13 +94,14 @@ struct collector *collector_new(enum collect_split split, size_t nstats)
 	for (size_t i = 0; i < c->cap_threads; i++)
 		c->threads[i].tid = NO_PROC;
 	c->task_nobody = NO_TASK;
-	c->obj_kernel = add_object(c, PROF_OBJ_KERNEL, NO_PROC,
+	c->obj_kernel = add_object(c, PROF_OBJ_KERNEL, NO_PROC, false,
 				   "[kernel.kallsyms]", NULL, 0, 0, 0, 0);
-	c->obj_unknown = add_object(c, PROF_OBJ_ANON, NO_PROC, "[unknown]",
+	c->obj_unknown = add_object(c, PROF_OBJ_ANON, NO_PROC, false, "[unknown]",
 				    NULL, 0, 0, 0, 0);
-	c->obj_guest = add_object(c, PROF_OBJ_ANON, NO_PROC, "[guest]", NULL,
+	c->obj_guest = add_object(c, PROF_OBJ_ANON, NO_PROC, false, "[guest]", NULL,
 				  0, 0, 0, 0);
-	c->obj_hv = add_object(c, PROF_OBJ_ANON, NO_PROC, "[hypervisor]",
+	c->obj_hv = add_object(c, PROF_OBJ_ANON, NO_PROC, false,
+			       "[hypervisor]",
 			       NULL, 0, 0, 0, 0);
 	if (c->oom) {
 		collector_free(c);
@@ -112,6 +120,8 @@ void collector_free(struct collector *c)
 		free(c->objects[i].path);
 		if (c->objects[i].jit)
 			profile_jitmap_free(c->objects[i].jit);
+		if (c->objects[i].fd >= 0)
+			close(c->objects[i].fd);
 		free(c->objects[i].jit);
 	}
 	free(c->objects);
@@ -459,10 +469,12 @@ static enum prof_obj_kind kind_of(const char *path)
 	return PROF_OBJ_ANON;
 }
 
-void collector_mmap(struct collector *c, uint32_t pid, uint64_t start,
-		    uint64_t len, uint64_t pgoff, const char *path,
-		    const uint8_t *build_id, size_t build_id_len,
-		    uint64_t time)
+/* A mapping of pid: its object found or added (foreign: a file of
+ * another mount namespace).  Returns the object, or NO_OBJ. */
+static uint32_t map_object(struct collector *c, uint32_t pid, uint64_t start,
+			   uint64_t len, uint64_t pgoff, const char *path,
+			   const uint8_t *build_id, size_t build_id_len,
+			   uint64_t time, bool foreign)
 {
 	enum prof_obj_kind kind = kind_of(path);
 	struct process *p;
@@ -470,15 +482,16 @@ void collector_mmap(struct collector *c, uint32_t pid, uint64_t start,
 	uint32_t obj;
 
 	if (pid == UINT32_MAX)	/* the kernel's own maps: not per process */
-		return;
+		return NO_OBJ;
 	p = proc_get(c, pid);
 	if (!p)
-		return;
-	obj = add_object(c, kind, kind == PROF_OBJ_ANON ? pid : NO_PROC, path,
-			 build_id, build_id_len, start, start + len, pgoff);
+		return NO_OBJ;
+	obj = add_object(c, kind, kind == PROF_OBJ_ANON ? pid : NO_PROC,
+			 foreign && kind == PROF_OBJ_FILE, path, build_id,
+			 build_id_len, start, start + len, pgoff);
 	if (ALLOC_GROW(p->maps, p->nmaps + 1, p->alloc_maps)) {
 		c->oom = 1;
-		return;
+		return NO_OBJ;
 	}
 	m = &p->maps[p->nmaps++];
 	m->start = start;
@@ -491,6 +504,34 @@ void collector_mmap(struct collector *c, uint32_t pid, uint64_t start,
 		p->exe_obj = obj;
 		p->want_exe = false;
 	}
+	return obj;
+}
+
+void collector_mmap(struct collector *c, uint32_t pid, uint64_t start,
+		    uint64_t len, uint64_t pgoff, const char *path,
+		    const uint8_t *build_id, size_t build_id_len,
+		    uint64_t time)
+{
+	map_object(c, pid, start, len, pgoff, path, build_id, build_id_len,
+		   time, false);
+}
+
+void collector_mmap_foreign(struct collector *c, uint32_t pid,
+			    uint64_t start, uint64_t len, uint64_t pgoff,
+			    const char *path, uint64_t time, int fd)
+{
+	uint8_t bid[20] = { 0 };
+	int n = fd >= 0 ? buildid_read_fd(fd, bid, sizeof(bid)) : 0;
+	uint32_t obj = map_object(c, pid, start, len, pgoff, path, bid,
+				  n > 0 ? (size_t)n : 0, time, fd >= 0);
+
+	if (fd < 0)
+		return;
+	if (obj != NO_OBJ && c->objects[obj].fd < 0 &&
+	    c->objects[obj].kind == PROF_OBJ_FILE)
+		c->objects[obj].fd = fd;
+	else
+		close(fd);
 }
 
 void collector_cmdline(struct collector *c, uint32_t pid, const char *buf,
@@ -915,8 +956,8 @@ int collector_anon_pids(const struct collector *c, uint32_t **pids)
 int collector_set_jit_map(struct collector *c, uint32_t pid, const char *path,
 			  struct prof_jitmap *map)
 {
-	uint32_t jit = add_object(c, PROF_OBJ_JIT, pid, path, NULL, 0, 0, 0,
-				  0);
+	uint32_t jit = add_object(c, PROF_OBJ_JIT, pid, false, path, NULL, 0,
+				  0, 0, 0);
 	size_t i;
 
 	if (c->oom)
@@ -958,7 +999,8 @@ static int add_profile_object(struct collector *c, struct profile *p,
 		return (int)remap[obj];
 	}
 	memcpy(po.build_id, o->build_id, sizeof(po.build_id));
-	if (!po.build_id_len && o->kind == PROF_OBJ_FILE) {
+	/* A container's file is not the one at its path here. */
+	if (!po.build_id_len && o->kind == PROF_OBJ_FILE && !o->foreign) {
 		int n = buildid_read(o->path, po.build_id, sizeof(po.build_id));
 
 		po.build_id_len = n > 0 ? (uint32_t)n : 0;
@@ -1149,6 +1191,70 @@ static int add_jit_symbols(struct collector *c, struct profile *p,
 	return r < 0 ? r : 0;
 }
 
+/* The whole file of fd, from its start. */
+static int read_fd(int fd, uint8_t **out, size_t *len)
+{
+	struct stat st;
+	size_t n = 0;
+	uint8_t *buf;
+
+	if (fstat(fd, &st) || st.st_size < 0 ||
+	    (uint64_t)st.st_size > ((uint64_t)1 << 31))
+		return -PROF_EIO;
+	buf = malloc(st.st_size ? (size_t)st.st_size : 1);
+	if (!buf)
+		return -PROF_ENOMEM;
+	while (n < (size_t)st.st_size) {
+		ssize_t r = pread(fd, buf + n, (size_t)st.st_size - n,
+				  (off_t)n);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			free(buf);
+			return -PROF_EIO;
+		}
+		n += (size_t)r;
+	}
+	*out = buf;
+	*len = n;
+	return 0;
+}
+
+/* The files of other mount namespaces that p's objects are, carried in
+ * p: the report reads them as an archive's (a container's processes are
+ * gone, and their files are not at their paths here).  A file that
+ * cannot be read is left out: its rows are then addresses. */
+static int add_foreign_files(struct collector *c, struct profile *p,
+			     const uint32_t *remap)
+{
+	size_t i;
+
+	for (i = 0; i < c->nobjects; i++) {
+		const struct object *o = &c->objects[i];
+		const struct prof_object *po;
+		uint8_t *data;
+		size_t len;
+		int r;
+
+		if (o->fd < 0 || remap[i] == UINT32_MAX)
+			continue;
+		r = read_fd(o->fd, &data, &len);
+		if (r == -PROF_ENOMEM)
+			return r;
+		if (r)
+			continue;
+		po = &p->objects[remap[i]];
+		r = profile_add_file(p, PROF_FILE_OBJECT, po->path,
+				     po->build_id, po->build_id_len, data,
+				     len);
+		free(data);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
 static int build_one(struct collector *c, const struct profile *tpl,
 		     uint32_t split, struct profile **out)
 {
@@ -1194,6 +1300,8 @@ static int build_one(struct collector *c, const struct profile *tpl,
 		return r;
 	}
 	r = add_jit_symbols(c, p, remap);
+	if (!r)
+		r = add_foreign_files(c, p, remap);
 	free(remap);
 	if (r < 0)
 		return r;

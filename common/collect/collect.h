@@ -122,6 +122,13 @@ void collector_mmap(struct collector *c, uint32_t pid, uint64_t start,
 /* A thread's name (exec: it also replaced the address space); also for
  * the threads that exist before collection, from /proc (time 0).  Samples
  * are split by (process, thread, name) for reports' -by. */
+/* A mapping of a file of another mount namespace (a container's):
+ * fd (taken: closed by the collector) is the file as the process sees
+ * it, whose build-id and bytes go into the profile (its report reads
+ * them, like an archive's); fd -1: an ordinary mapping. */
+void collector_mmap_foreign(struct collector *c, uint32_t pid,
+			    uint64_t start, uint64_t len, uint64_t pgoff,
+			    const char *path, uint64_t time, int fd);
 void collector_comm(struct collector *c, uint32_t pid, uint32_t tid,
 		    const char *comm, int exec, uint64_t time);
 /* The command line of process pid (its arguments, each ended by NUL, len

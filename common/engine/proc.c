@@ -6,11 +6,13 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "proc.h"
@@ -19,6 +21,42 @@
 #include "common/util/array.h"
 #include "common/util/error.h"
 #include "common/util/parse.h"
+
+int proc_foreign_file(pid_t pid, uint64_t start, uint64_t end,
+		      const char *path)
+{
+	char buf[PATH_MAX + 64];
+	struct stat ours, theirs, ns;
+	int fd;
+
+	if (path[0] != '/' || pid <= 0)
+		return -1;
+	/* One namespace: the path is the file (whatever stat says of
+	 * overlay file systems' device numbers). */
+	snprintf(buf, sizeof(buf), "/proc/%d/ns/mnt", (int)pid);
+	if (stat(buf, &ns) || stat("/proc/self/ns/mnt", &ours) ||
+	    (ns.st_dev == ours.st_dev && ns.st_ino == ours.st_ino))
+		return -1;
+	if ((size_t)snprintf(buf, sizeof(buf), "/proc/%d/root%s", (int)pid,
+			     path) >= sizeof(buf))
+		return -1;
+	if (!stat(path, &ours) && !stat(buf, &theirs) &&
+	    ours.st_dev == theirs.st_dev && ours.st_ino == theirs.st_ino)
+		return -1;
+	/* The mapping itself (needs CAP_SYS_ADMIN), else by its path. */
+	snprintf(buf, sizeof(buf), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64,
+		 (int)pid, start, end);
+	fd = open(buf, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(buf, sizeof(buf), "/proc/%d/root%s", (int)pid, path);
+		fd = open(buf, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	}
+	if (fd >= 0 && (fstat(fd, &theirs) || !S_ISREG(theirs.st_mode))) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
 
 /* Feed the executable mappings listed in a /proc maps file; returns how
  * many there were. */
@@ -41,8 +79,10 @@ static int synthesize_from(struct collector *col, pid_t pid, const char *path)
 		while (line[name_at] == ' ')
 			name_at++;
 		line[strcspn(line, "\n")] = '\0';
-		collector_mmap(col, (uint32_t)pid, lo, hi - lo, off,
-			       line + name_at, NULL, 0, 0);
+		collector_mmap_foreign(col, (uint32_t)pid, lo, hi - lo, off,
+				       line + name_at, 0,
+				       proc_foreign_file(pid, lo, hi,
+							 line + name_at));
 		n++;
 	}
 	fclose(f);

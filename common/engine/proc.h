@@ -8,6 +8,7 @@
 #define COMMON_ENGINE_PROC_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 struct collector;
@@ -22,6 +23,18 @@ void proc_synthesize_names(struct collector *col);
 /* Give the collector pid's command line from /proc (nothing when it has
  * exited already: a short-lived process keeps the program's path). */
 void proc_read_cmdline(struct collector *col, pid_t pid);
+
+/*
+ * Containers: a file pid mapped at [start, end) from path, when path in
+ * our mount namespace is not that file (the process lives in another
+ * mount namespace, or a chroot, where path names another file or none).
+ * Returns a descriptor of the file as the process sees it (its
+ * /proc/PID/map_files/START-END entry, else /proc/PID/root/PATH), to be
+ * read when the run ends; -1 when path here is the same file (or pid is
+ * in our mount namespace, or nothing could be opened).
+ */
+int proc_foreign_file(pid_t pid, uint64_t start, uint64_t end,
+		      const char *path);
 
 /* The threads of pid, in a new array; -PROF_ENOENT when there is no
  * such process. */
