@@ -43,6 +43,12 @@ expected() {
 		# its fork; the static leaf forks without the dynamic libc
 		assert_equal "$(counts "chain$n.out")" "$(expected "$n")"
 	done
+	# the code run before each exec is placed too (execl@plt has only a
+	# runtime address in valgrind's output: its parent's log places it)
+	run -0 "$UPROFILE" -i chain37.out --format json
+	assert_equal "$(jq '[.rows[] | select(.object == "[unknown]")] | length' <<<"$output")" 0
+	run -0 jq -r '.rows[] | select(.procedure == "execl@plt") | .object' <<<"$output"
+	assert_output "$TPROG/execchain"
 }
 
 @test "sim -pids: each process image's loops in its own process, none repeated" {

@@ -683,19 +683,39 @@ static int logset_load(struct logset *ls, const char *dir)
 	return 0;
 }
 
+/* The parent of pid: from its earliest log (a later image's may name
+ * init, if the parent has exited by then). */
+static unsigned long log_ppid(const struct logset *ls, unsigned long pid)
+{
+	unsigned long ppid = 0, seq = ~0ul;
+	size_t i;
+
+	for (i = 0; i < ls->n; i++)
+		if (ls->pids[i] == pid && ls->logs[i].ppid &&
+		    ls->seqs[i] < seq) {
+			ppid = ls->logs[i].ppid;
+			seq = ls->seqs[i];
+		}
+	return ppid;
+}
+
 /*
  * The objects of pid while it ran command cmd, into *l: from its logs of
  * that command, then (a forked child's valgrind names only the objects it
  * loads itself) from its parent's logs of the same command, and so on up
- * while the command stays the same.  0, or -1 when pid has no log of cmd.
+ * while the command stays the same.  A forked child that exec'd may have
+ * no log of its command before the exec (the new image's valgrind reopens
+ * the log before the old one is closed): its parent's log, of the same
+ * command, names the same mappings.  0, or -1 when no log of cmd is
+ * found.
  */
 static int select_log(const struct logset *ls, unsigned long pid,
 		      const char *cmd, struct proclog *l)
 {
-	int depth;
+	int depth, any = 0;
 
 	for (depth = 0; pid && cmd && depth < 64; depth++) {
-		unsigned long ppid = 0;
+		unsigned long ppid = log_ppid(ls, pid);
 		int found = 0;
 		size_t i, j, k;
 
@@ -706,13 +726,11 @@ static int select_log(const struct logset *ls, unsigned long pid,
 			    strcmp(pl->command, cmd))
 				continue;
 			found = 1;
-			if (pl->ppid)
-				ppid = pl->ppid;
 			if (!l->libdir && pl->libdir)
 				l->libdir = strdup(pl->libdir);
 			if (!l->command)
 				l->command = strdup(pl->command);
-			if (!depth && !l->args && pl->args &&
+			if (!any && !l->args && pl->args &&
 			    (l->args = malloc(pl->argslen))) {
 				memcpy(l->args, pl->args, pl->argslen);
 				l->argslen = pl->argslen;
@@ -731,27 +749,12 @@ static int select_log(const struct logset *ls, unsigned long pid,
 					l->nobjs++;
 			}
 		}
-		if (!found)
-			return depth ? 0 : -1;
+		if (!found && (any || depth))
+			break;
+		any |= found;
 		pid = ppid;
 	}
-	return depth ? 0 : -1;
-}
-
-/* The parent of pid: from its earliest log (a later image's may name
- * init, if the parent has exited by then). */
-static unsigned long log_ppid(const struct logset *ls, unsigned long pid)
-{
-	unsigned long ppid = 0, seq = ~0ul;
-	size_t i;
-
-	for (i = 0; i < ls->n; i++)
-		if (ls->pids[i] == pid && ls->logs[i].ppid &&
-		    ls->seqs[i] < seq) {
-			ppid = ls->logs[i].ppid;
-			seq = ls->seqs[i];
-		}
-	return ppid;
+	return any ? 0 : -1;
 }
 
 /* ---- reading callgrind output ------------------------------------------ */
