@@ -357,7 +357,8 @@ int sim_watch_fd(const struct sim_run *s)
 
 void sim_service(struct sim_run *s)
 {
-	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+	char buf[4096]
+		__attribute__((aligned(__alignof__(struct inotify_event))));
 	ssize_t n;
 
 	if (s->watch < 0)
@@ -736,6 +737,8 @@ static int select_log(const struct logset *ls, unsigned long pid,
 				l->argslen = pl->argslen;
 			}
 			for (j = 0; j < pl->nobjs; j++) {
+				struct logobj *lo;
+
 				for (k = 0; k < l->nobjs; k++)
 					if (!strcmp(l->objs[k].path,
 						    pl->objs[j].path))
@@ -743,9 +746,10 @@ static int select_log(const struct logset *ls, unsigned long pid,
 				if (k < l->nobjs || ALLOC_GROW(l->objs,
 				    l->nobjs + 1, l->alloc_objs))
 					continue;
-				l->objs[l->nobjs].path = strdup(pl->objs[j].path);
-				l->objs[l->nobjs].bias = pl->objs[j].bias;
-				if (l->objs[l->nobjs].path)
+				lo = &l->objs[l->nobjs];
+				lo->path = strdup(pl->objs[j].path);
+				lo->bias = pl->objs[j].bias;
+				if (lo->path)
 					l->nobjs++;
 			}
 		}
@@ -768,7 +772,7 @@ struct outfile {
 	unsigned long pid, seq;
 	/* read from it */
 	char *cmd;			/* "cmd:", canonical (canon()) */
-	uint64_t from, to;		/* "Timerange: Basic block FROM - TO" */
+	uint64_t from, to;		/* "Timerange: Basic block A - B" */
 	enum trigger trig;
 	int has_range;
 	int claimed;			/* a forked child starts here */
