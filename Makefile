@@ -78,7 +78,7 @@ TPROG_DIR := tests/programs
 TPROG_CFLAGS := -O1 -g -fno-omit-frame-pointer
 TPROGS := spin2 inline shlib forkexec threads kernelloop exitwith demo \
 	phases tripcount branchy evencost callstack diffwork forknamed jitspin \
-	ifunc
+	ifunc execchain
 # Call-stack programs: each built with frame pointers (NAME) and without
 # (NAME-nofp), both -O2; the -nofp builds of spin2, threads and forkexec
 # are their twins for call stacks.
@@ -90,7 +90,8 @@ TPROG_BIN := $(TPROGS:%=$(BUILD)/tests/%) $(BUILD)/tests/libhot.so \
 	$(BUILD)/tests/spin2-stripped $(STACK_TPROGS:%=$(BUILD)/tests/%) \
 	$(NOFP_TPROGS:%=$(BUILD)/tests/%-nofp) $(BUILD)/tests/libplt.so \
 	$(BUILD)/tests/libplt-nofp.so $(BUILD)/tests/diffwork-slow \
-	$(BUILD)/tests/ifunc-static
+	$(BUILD)/tests/ifunc-static $(BUILD)/tests/execchain-static \
+	$(BUILD)/tests/execchain-static-stripped
 TEST_TOOLS := $(BUILD)/tests/symtool $(BUILD)/tests/tablecheck \
 	$(BUILD)/tests/pmdecode $(BUILD)/tests/mkcount \
 	$(BUILD)/tests/blockcheck $(BUILD)/tests/jsonwcheck \
@@ -163,6 +164,12 @@ $(BUILD)/tests/diffwork-slow: $(TPROG_DIR)/diffwork.c
 $(BUILD)/tests/ifunc-static: $(TPROG_DIR)/ifunc.c
 	@mkdir -p $(dir $@)
 	$(call quiet,CC,$@)$(CC) $(TPROG_CFLAGS) -static -o $@ $<
+# execchain's leaf program: static, and static without a symbol table.
+$(BUILD)/tests/execchain-static: $(TPROG_DIR)/execchain.c
+	@mkdir -p $(dir $@)
+	$(call quiet,CC,$@)$(CC) $(TPROG_CFLAGS) -static -o $@ $<
+$(BUILD)/tests/execchain-static-stripped: $(BUILD)/tests/execchain-static
+	$(call quiet,STRIP,$@)strip -o $@ $<
 $(BUILD)/tests/spin2-stripped: $(BUILD)/tests/spin2
 	$(call quiet,STRIP,$@)strip -o $@ $<
 $(BUILD)/tests/%: $(TPROG_DIR)/%.c

@@ -20,9 +20,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/util/array.h"
@@ -75,25 +78,48 @@ struct sim_run {
 	char *opt_out, *opt_log;
 	struct launch child;
 	int started;
+	int watch;		/* inotify on dir, -1 if none */
+	unsigned long seq;	/* files taken so far */
+	unsigned long overwritten;	/* dumps lost before taken */
 };
 
 /*
  * --skip-plt=no: a PLT stub's instructions are its own, as the perf
  * engine sees them (by default callgrind charges them to the call).
- * --dump-before=_Fork: the parent's counts so far are written (and
- * zeroed) before each fork, so the child does not inherit and repeat
- * them (glibc >= 2.34 forks in _Fork; older ones in __libc_fork).
+ * --dump-before: the counts so far are written (and zeroed) on entry to
+ * each function below.  Before a fork, so that the child does not
+ * inherit and repeat its parent's counts: glibc >= 2.34 and musl >= 1.2.3
+ * fork in _Fork, older glibc in __libc_fork, older musl in fork itself;
+ * vfork and posix_spawn make their child with clone, which valgrind
+ * turns into a fork.  Before an exec, because valgrind starts afresh at
+ * exec without writing what the image being replaced counted since its
+ * last dump.  The names are those of glibc and musl, dynamic or static;
+ * a program that forks or execs otherwise (raw system calls, no symbol
+ * table) is caught afterwards by check_dumps(), which says what is
+ * missing or repeated.  An extra dump costs a file, never a count.
  * --vgdb=no: no gdbserver FIFOs left in /tmp.
  * The cache and branch simulations (sim_needs) are added only when a
  * statistic counts their events: each slows valgrind down further.
  */
+#define FORK_FUNCS "_Fork", "__libc_fork", "fork", "__fork", "vfork", \
+	"__vfork", "posix_spawn", "posix_spawnp", "__spawni"
+#define EXEC_FUNCS "execve", "__execve", "execveat", "fexecve"
+static const char *const fork_funcs[] = { FORK_FUNCS, NULL };
+static const char *const exec_funcs[] = { EXEC_FUNCS, NULL };
 static const char *const vg_fixed[] = {
 	"--tool=callgrind", "--dump-instr=yes", "--skip-plt=no",
 	"--trace-children=yes", "--collect-atstart=yes",
 	"--separate-threads=no", "--compress-strings=no",
-	"--compress-pos=no", "--dump-before=_Fork",
-	"--dump-before=__libc_fork", "--vgdb=no", "-v", "-v", "-v",
-};
+	"--compress-pos=no",
+	"--dump-before=_Fork", "--dump-before=__libc_fork",
+	"--dump-before=fork", "--dump-before=__fork",
+	"--dump-before=vfork", "--dump-before=__vfork",
+	"--dump-before=posix_spawn", "--dump-before=posix_spawnp",
+	"--dump-before=__spawni",
+	"--dump-before=execve", "--dump-before=__execve",
+	"--dump-before=execveat", "--dump-before=fexecve",
+	"--vgdb=no", "-v", "-v", "-v",
+};	/* the --dump-before names are FORK_FUNCS and EXEC_FUNCS */
 #define NFIXED (sizeof(vg_fixed) / sizeof(vg_fixed[0]))
 
 /*
@@ -174,6 +200,7 @@ int sim_start(struct sim_run **out, const char *valgrind, const char *path,
 	if (!s)
 		return -PROF_ENOMEM;
 	s->child.pid = -1;
+	s->watch = -1;
 	while (argv[n])
 		n++;
 	if (asprintf(&s->dir, "%s/uprofile-sim.XXXXXX",
@@ -186,6 +213,15 @@ int sim_start(struct sim_run **out, const char *valgrind, const char *path,
 				"'%s': %s", s->dir, strerror(errno));
 		free(s->dir);
 		s->dir = NULL;
+		sim_free(s);
+		return err;
+	}
+	/* Before valgrind writes anything: see take_file(). */
+	s->watch = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	if (s->watch < 0 ||
+	    inotify_add_watch(s->watch, s->dir, IN_CLOSE_WRITE) < 0) {
+		err = prof_fail(PROF_EIO, "cannot watch the temporary "
+				"directory '%s': %s", s->dir, strerror(errno));
 		sim_free(s);
 		return err;
 	}
@@ -260,7 +296,140 @@ void sim_free(struct sim_run *s)
 	free(s->argv);
 	free(s->opt_out);
 	free(s->opt_log);
+	if (s->watch >= 0)
+		close(s->watch);
 	free(s);
+}
+
+/* ---- taking valgrind's files as they are written ------------------------ */
+
+/*
+ * valgrind names its files by pid only: callgrind.PID for the final dump,
+ * callgrind.PID.N for the N-th dump before a fork or exec, vg.PID for the
+ * log.  An exec starts a new valgrind in the same pid, which counts its
+ * dumps from 1 again and reopens the log: the files of the image it
+ * replaced would be overwritten.  So each file is renamed when it is
+ * closed, to cg.SEQ.PID or log.SEQ.PID in the order of closing: its
+ * writer is done with a dump (a log is closed at exec, its fd being
+ * close-on-exec; any later writes by a process that still holds it go to
+ * the renamed file), and the next image of the pid cannot write the same
+ * name before valgrind has started again, which takes far longer than
+ * the rename.  Should it still happen, the second close finds no file:
+ * a dump was overwritten, counted in s->overwritten and reported.  A final
+ * dump's file is created empty when an image starts: it is taken only
+ * once it has something.
+ */
+static void take_file(struct sim_run *s, const char *name, int sweep)
+{
+	char *from = NULL, *to = NULL, *end;
+	unsigned long pid;
+	int part, log;
+	struct stat st;
+
+	log = !strncmp(name, "vg.", 3);
+	if (!log && strncmp(name, "callgrind.", 10))
+		return;
+	pid = strtoul(name + (log ? 3 : 10), &end, 10);
+	part = *end == '.';
+	if (asprintf(&from, "%s/%s", s->dir, name) < 0)
+		return;
+	if (!log && !part && (stat(from, &st) || !st.st_size)) {
+		free(from);
+		return;
+	}
+	if (asprintf(&to, "%s/%s.%06lu.%lu", s->dir, log ? "log" : "cg",
+		     s->seq, pid) < 0) {
+		free(from);
+		return;
+	}
+	if (!rename(from, to))
+		s->seq++;
+	else if (errno == ENOENT && part && !sweep)
+		s->overwritten++;
+	free(from);
+	free(to);
+}
+
+int sim_watch_fd(const struct sim_run *s)
+{
+	return s->watch;
+}
+
+void sim_service(struct sim_run *s)
+{
+	char buf[4096]
+		__attribute__((aligned(__alignof__(struct inotify_event))));
+	ssize_t n;
+
+	if (s->watch < 0)
+		return;
+	while ((n = read(s->watch, buf, sizeof(buf))) > 0) {
+		char *p = buf;
+
+		while (p < buf + n) {
+			const struct inotify_event *ev = (const void *)p;
+
+			if (ev->len)
+				take_file(s, ev->name, 0);
+			p += sizeof(*ev) + ev->len;
+		}
+	}
+}
+
+static int cmp_sweep(const void *a, const void *b)
+{
+	const char *x = *(char *const *)a, *y = *(char *const *)b;
+	unsigned long px, py, nx = ~0ul, ny = ~0ul;
+	char *ex, *ey;
+
+	px = strtoul(strchr(x, '.') + 1, &ex, 10);
+	py = strtoul(strchr(y, '.') + 1, &ey, 10);
+	if (*ex == '.')
+		nx = strtoul(ex + 1, NULL, 10);
+	if (*ey == '.')
+		ny = strtoul(ey + 1, NULL, 10);
+	if (px != py)
+		return px < py ? -1 : 1;
+	return nx < ny ? -1 : nx > ny;
+}
+
+/* After the run: the events still queued, then whatever is left (the
+ * queue overflowed, or no event came), each pid's dumps in their order,
+ * its final dump last. */
+static int sweep_files(struct sim_run *s)
+{
+	DIR *d;
+	struct dirent *e;
+	char **names = NULL;
+	size_t n = 0, alloc = 0, i;
+	int err = 0;
+
+	sim_service(s);
+	d = opendir(s->dir);
+	if (!d)
+		return prof_fail(PROF_EIO, "cannot read '%s': %s", s->dir,
+				 strerror(errno));
+	while ((e = readdir(d))) {
+		if (strncmp(e->d_name, "callgrind.", 10) &&
+		    strncmp(e->d_name, "vg.", 3))
+			continue;
+		if (ALLOC_GROW(names, n + 1, alloc) ||
+		    !(names[n] = strdup(e->d_name))) {
+			err = -PROF_ENOMEM;
+			break;
+		}
+		n++;
+	}
+	closedir(d);
+	if (n > 1)
+		qsort(names, n, sizeof(*names), cmp_sweep);
+	for (i = 0; i < n; i++) {
+		if (!err)
+			take_file(s, names[i], 1);
+		free(names[i]);
+	}
+	free(names);
+	return err;
 }
 
 /* ---- ELF: executable segments of an object ----------------------------- */
@@ -324,7 +493,9 @@ struct logobj {
 };
 
 struct proclog {
-	char *command;		/* "Command:" line */
+	char *command;		/* "Command:" line, canonical (canon()) */
+	char *args;		/* the same, each argument ended by NUL */
+	size_t argslen;
 	unsigned long ppid;	/* "Parent PID:" line */
 	char *libdir;		/* valgrind's library directory */
 	struct logobj *objs;
@@ -339,6 +510,7 @@ static void proclog_release(struct proclog *l)
 		free(l->objs[i].path);
 	free(l->objs);
 	free(l->command);
+	free(l->args);
 	free(l->libdir);
 	memset(l, 0, sizeof(*l));
 }
@@ -388,6 +560,27 @@ static void canon(char *s, int from_log)
 	*d = '\0';
 }
 
+/* The log's "Command:" as arguments, each ended by NUL: the log escapes
+ * spaces and backslashes with a backslash (control characters stay '_'). */
+static char *split_args(const char *s, size_t *len)
+{
+	char *out = malloc(strlen(s) + 1), *d = out;
+
+	if (!out)
+		return NULL;
+	for (; *s; s++) {
+		if (*s == '\\' && s[1])
+			*d++ = *++s;
+		else if (*s == ' ')
+			*d++ = '\0';
+		else
+			*d++ = *s;
+	}
+	*d++ = '\0';
+	*len = (size_t)(d - out);
+	return out;
+}
+
 static int read_log(const char *path, struct proclog *l)
 {
 	FILE *f = fopen(path, "r");
@@ -420,6 +613,8 @@ static int read_log(const char *path, struct proclog *l)
 		} else if (!strncmp(t, "Command: ", 9) && !l->command) {
 			l->command = chomp_dup(t + 9);
 			if (l->command)
+				l->args = split_args(l->command, &l->argslen);
+			if (l->command)
 				canon(l->command, 1);
 		} else if (!strncmp(t, "Parent PID: ", 12)) {
 			l->ppid = strtoul(t + 12, NULL, 10);
@@ -434,52 +629,153 @@ static int read_log(const char *path, struct proclog *l)
 	return 0;
 }
 
-/*
- * A forked child's valgrind reopens its log and names only the objects it
- * loads itself: the ones it inherited are in its parent's log, and its
- * grandparent's, as long as each still runs the same command (no exec in
- * between, or the log would be of another image).  Add those.
- */
-static void log_inherit(const char *dir, struct proclog *l)
+/* Every log of the run, each of one process image or of the part of a
+ * forked child (sweep_files() kept them all). */
+struct logset {
+	struct proclog *logs;
+	unsigned long *pids, *seqs;
+	size_t n, alloc;
+};
+
+static void logset_release(struct logset *ls)
 {
-	unsigned long ppid = l->ppid;
-	int depth;
+	size_t i;
 
-	for (depth = 0; ppid && l->command && depth < 32; depth++) {
-		struct proclog pl;
-		char *lp = NULL;
-		size_t i, k;
-		int r;
+	for (i = 0; i < ls->n; i++)
+		proclog_release(&ls->logs[i]);
+	free(ls->logs);
+	free(ls->pids);
+	free(ls->seqs);
+	memset(ls, 0, sizeof(*ls));
+}
 
-		memset(&pl, 0, sizeof(pl));
-		if (asprintf(&lp, "%s/vg.%lu", dir, ppid) < 0)
-			return;
-		r = read_log(lp, &pl);
+static int logset_load(struct logset *ls, const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	size_t alloc_pids = 0, alloc_seqs = 0;
+
+	if (!d)
+		return prof_fail(PROF_EIO, "cannot read '%s': %s", dir,
+				 strerror(errno));
+	while ((e = readdir(d))) {
+		char *lp = NULL, *dot;
+
+		if (strncmp(e->d_name, "log.", 4) ||
+		    !(dot = strchr(e->d_name + 4, '.')))
+			continue;
+		if (ALLOC_GROW(ls->logs, ls->n + 1, ls->alloc) ||
+		    ALLOC_GROW(ls->pids, ls->n + 1, alloc_pids) ||
+		    ALLOC_GROW(ls->seqs, ls->n + 1, alloc_seqs) ||
+		    asprintf(&lp, "%s/%s", dir, e->d_name) < 0) {
+			closedir(d);
+			return -PROF_ENOMEM;
+		}
+		memset(&ls->logs[ls->n], 0, sizeof(ls->logs[0]));
+		ls->seqs[ls->n] = strtoul(e->d_name + 4, NULL, 10);
+		ls->pids[ls->n] = strtoul(dot + 1, NULL, 10);
+		if (!read_log(lp, &ls->logs[ls->n]))
+			ls->n++;
+		else
+			proclog_release(&ls->logs[ls->n]);
 		free(lp);
-		if (r || !pl.command || strcmp(pl.command, l->command)) {
-			proclog_release(&pl);
-			return;
-		}
-		for (i = 0; i < pl.nobjs; i++) {
-			for (k = 0; k < l->nobjs; k++)
-				if (!strcmp(l->objs[k].path, pl.objs[i].path))
-					break;
-			if (k < l->nobjs ||
-			    ALLOC_GROW(l->objs, l->nobjs + 1, l->alloc_objs))
-				continue;
-			l->objs[l->nobjs++] = pl.objs[i];
-			pl.objs[i].path = NULL;
-		}
-		ppid = pl.ppid;
-		proclog_release(&pl);
 	}
+	closedir(d);
+	return 0;
+}
+
+/* The parent of pid: from its earliest log (a later image's may name
+ * init, if the parent has exited by then). */
+static unsigned long log_ppid(const struct logset *ls, unsigned long pid)
+{
+	unsigned long ppid = 0, seq = ~0ul;
+	size_t i;
+
+	for (i = 0; i < ls->n; i++)
+		if (ls->pids[i] == pid && ls->logs[i].ppid &&
+		    ls->seqs[i] < seq) {
+			ppid = ls->logs[i].ppid;
+			seq = ls->seqs[i];
+		}
+	return ppid;
+}
+
+/*
+ * The objects of pid while it ran command cmd, into *l: from its logs of
+ * that command, then (a forked child's valgrind names only the objects it
+ * loads itself) from its parent's logs of the same command, and so on up
+ * while the command stays the same.  A forked child that exec'd may have
+ * no log of its command before the exec (the new image's valgrind reopens
+ * the log before the old one is closed): its parent's log, of the same
+ * command, names the same mappings.  0, or -1 when no log of cmd is
+ * found.
+ */
+static int select_log(const struct logset *ls, unsigned long pid,
+		      const char *cmd, struct proclog *l)
+{
+	int depth, any = 0;
+
+	for (depth = 0; pid && cmd && depth < 64; depth++) {
+		unsigned long ppid = log_ppid(ls, pid);
+		int found = 0;
+		size_t i, j, k;
+
+		for (i = 0; i < ls->n; i++) {
+			const struct proclog *pl = &ls->logs[i];
+
+			if (ls->pids[i] != pid || !pl->command ||
+			    strcmp(pl->command, cmd))
+				continue;
+			found = 1;
+			if (!l->libdir && pl->libdir)
+				l->libdir = strdup(pl->libdir);
+			if (!l->command)
+				l->command = strdup(pl->command);
+			if (!any && !l->args && pl->args &&
+			    (l->args = malloc(pl->argslen))) {
+				memcpy(l->args, pl->args, pl->argslen);
+				l->argslen = pl->argslen;
+			}
+			for (j = 0; j < pl->nobjs; j++) {
+				struct logobj *lo;
+
+				for (k = 0; k < l->nobjs; k++)
+					if (!strcmp(l->objs[k].path,
+						    pl->objs[j].path))
+						break;
+				if (k < l->nobjs || ALLOC_GROW(l->objs,
+				    l->nobjs + 1, l->alloc_objs))
+					continue;
+				lo = &l->objs[l->nobjs];
+				lo->path = strdup(pl->objs[j].path);
+				lo->bias = pl->objs[j].bias;
+				if (lo->path)
+					l->nobjs++;
+			}
+		}
+		if (!found && (any || depth))
+			break;
+		any |= found;
+		pid = ppid;
+	}
+	return any ? 0 : -1;
 }
 
 /* ---- reading callgrind output ------------------------------------------ */
 
+/* What ended a dump ("desc: Trigger:"). */
+enum trigger { TRIG_END, TRIG_FORK, TRIG_EXEC, TRIG_OTHER };
+
+/* One dump: a file cg.SEQ.PID (take_file()). */
 struct outfile {
 	char *name;
-	unsigned long pid, part;	/* part: ULONG_MAX for the last dump */
+	unsigned long pid, seq;
+	/* read from it */
+	char *cmd;			/* "cmd:", canonical (canon()) */
+	uint64_t from, to;		/* "Timerange: Basic block A - B" */
+	enum trigger trig;
+	int has_range;
+	int claimed;			/* a forked child starts here */
 };
 
 static int cmp_outfile(const void *a, const void *b)
@@ -488,7 +784,26 @@ static int cmp_outfile(const void *a, const void *b)
 
 	if (x->pid != y->pid)
 		return x->pid < y->pid ? -1 : 1;
-	return x->part < y->part ? -1 : x->part > y->part;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static enum trigger trigger_of(const char *t)
+{
+	size_t n = strcspn(t, "\n"), i;
+
+	if (n >= 19 && !strncmp(t, "Program termination", 19))
+		return TRIG_END;
+	if (strncmp(t, "--dump-before=", 14))
+		return TRIG_OTHER;
+	t += 14;
+	n -= 14;
+	for (i = 0; fork_funcs[i]; i++)
+		if (strlen(fork_funcs[i]) == n && !strncmp(t, fork_funcs[i], n))
+			return TRIG_FORK;
+	for (i = 0; exec_funcs[i]; i++)
+		if (strlen(exec_funcs[i]) == n && !strncmp(t, exec_funcs[i], n))
+			return TRIG_EXEC;
+	return TRIG_OTHER;
 }
 
 /* An object as used in one callgrind file. */
@@ -509,6 +824,8 @@ struct parser {
 
 	struct elfinfo **elves;		/* parsed once per path */
 	size_t nelves, alloc_elves;
+
+	const struct logset *logs;
 
 	/* the current file */
 	uint32_t pid;
@@ -782,8 +1099,9 @@ static void file_release(struct parser *p)
 	proclog_release(&p->log);
 }
 
-static int read_file(struct parser *p, const char *dir, const char *name)
+static int read_file(struct parser *p, const char *dir, struct outfile *of)
 {
+	const char *name = of->name;
 	char *path = NULL, *line = NULL, *cmd = NULL;
 	size_t cap = 0;
 	FILE *f;
@@ -827,17 +1145,19 @@ static int read_file(struct parser *p, const char *dir, const char *name)
 		} else if (!strncmp(line, "calls=", 6)) {
 			skip_next = 1;
 		} else if (!strncmp(line, "pid: ", 5)) {
-			char logname[64];
-			char *lp = NULL;
-
 			pid = strtoul(line + 5, NULL, 10);
 			p->pid = (uint32_t)pid;
-			snprintf(logname, sizeof(logname), "vg.%lu", pid);
-			if (asprintf(&lp, "%s/%s", dir, logname) >= 0) {
-				if (!read_log(lp, &p->log))
-					log_inherit(dir, &p->log);
-				free(lp);
+		} else if (!strncmp(line, "desc: Timerange: Basic block ",
+				    29)) {
+			unsigned long long a, b;
+
+			if (sscanf(line + 29, "%llu - %llu", &a, &b) == 2) {
+				of->from = a;
+				of->to = b;
+				of->has_range = 1;
 			}
+		} else if (!strncmp(line, "desc: Trigger: ", 15)) {
+			of->trig = trigger_of(line + 15);
 		} else if (!strncmp(line, "cmd: ", 5)) {
 			cmd = chomp_dup(line + 5);
 		} else if (!strncmp(line, "positions: ", 11)) {
@@ -848,14 +1168,15 @@ static int read_file(struct parser *p, const char *dir, const char *name)
 			err = setup_events(p, line + 8);
 			if (err)
 				break;
-			/* The log is of this image only if it names the same
-			 * command (an exec overwrote the old image's log). */
+			/* The logs of this image: those naming the same
+			 * command (a pid's logs are of each of its images). */
 			while (cmd && *cmd == ' ')
 				memmove(cmd, cmd + 1, strlen(cmd));
 			if (cmd)
 				canon(cmd, 0);
-			p->log_ok = cmd && p->log.command &&
-				    !strcmp(cmd, p->log.command);
+			p->log_ok = !select_log(p->logs, pid, cmd, &p->log);
+			free(of->cmd);
+			of->cmd = cmd ? strdup(cmd) : NULL;
 			base = cmd ? cmd : (char *)"?";
 			base[strcspn(base, " ")] = '\0';
 			snprintf(comm, sizeof(comm), "%s",
@@ -865,6 +1186,9 @@ static int read_file(struct parser *p, const char *dir, const char *name)
 			 * mappings of the pid end here. */
 			collector_comm(p->col, p->pid, p->pid, comm, 1,
 				       p->time);
+			if (p->log_ok && p->log.args)
+				collector_cmdline(p->col, p->pid, p->log.args,
+						  p->log.argslen);
 			body = 1;
 		}
 	}
@@ -892,7 +1216,8 @@ static void log_tail(const char *dir, char *buf, size_t len)
 	if (!d)
 		return;
 	while ((e = readdir(d)))
-		if (!strncmp(e->d_name, "vg.", 3))
+		if (!strncmp(e->d_name, "vg.", 3) ||
+		    !strncmp(e->d_name, "log.", 4))
 			break;
 	if (!e || asprintf(&path, "%s/%s", dir, e->d_name) < 0) {
 		closedir(d);
@@ -930,11 +1255,131 @@ static void log_tail(const char *dir, char *buf, size_t len)
 	}
 }
 
+/* The program's name in a command, for messages. */
+static const char *prog_name(const char *cmd, char *buf, size_t len)
+{
+	const char *base;
+	size_t n;
+
+	if (!cmd)
+		return "?";
+	n = strcspn(cmd, " ");
+	base = memrchr(cmd, '/', n);
+	base = base ? base + 1 : cmd;
+	snprintf(buf, len, "%.*s", (int)(n - (size_t)(base - cmd)), base);
+	return buf;
+}
+
+static void add_gap(struct sim_result *res, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void add_gap(struct sim_result *res, const char *fmt, ...)
+{
+	va_list ap;
+	char *m = NULL;
+	int r;
+
+	if (ALLOC_GROW(res->gaps, res->ngaps + 1, res->alloc_gaps))
+		return;
+	va_start(ap, fmt);
+	r = vasprintf(&m, fmt, ap);
+	va_end(ap);
+	if (r >= 0)
+		res->gaps[res->ngaps++] = m;
+}
+
+/*
+ * Whether the dumps account for every instruction once (files in pid and
+ * taking order).  callgrind numbers basic blocks executed per process
+ * image, from 0 at its start; a forked child goes on with its parent's
+ * number, and each dump covers the blocks since the previous one (its
+ * "Timerange").  So:
+ * - in one pid, a dump that starts at block 0 after other dumps starts a
+ *   new image: the one before must have ended with a dump at exec, or
+ *   what it ran after its last dump is missing;
+ * - a forked child's first dump starts where its parent's last dump
+ *   ended: that dump must be one made at a fork, for this child alone,
+ *   or the child repeats what its parent ran between that dump and the
+ *   fork;
+ * - a child whose first dump starts at 0 with another command than its
+ *   parent's was exec'd before any dump: what it ran between the fork
+ *   and the exec is missing.
+ */
+static void check_dumps(struct outfile *f, size_t n, unsigned long root,
+			const struct logset *ls, unsigned long overwritten,
+			struct sim_result *res)
+{
+	char b1[64], b2[64];
+	size_t i, k;
+
+	if (overwritten)
+		add_gap(res, "%lu dump(s) of processes overwritten before "
+			"they could be read: their counts are missing",
+			overwritten);
+	for (i = 0; i < n; i++) {
+		unsigned long ppid;
+		int same_cmd = 0, found = 0;
+
+		if (!f[i].has_range)
+			continue;
+		if (i && f[i - 1].pid == f[i].pid) {
+			if (f[i].from == 0 && f[i - 1].trig != TRIG_EXEC)
+				add_gap(res, "process %lu: what '%s' ran after "
+					"its last dump until it exec'd '%s' "
+					"is missing (an exec valgrind did not "
+					"see coming)", f[i].pid,
+					prog_name(f[i - 1].cmd, b1, sizeof(b1)),
+					prog_name(f[i].cmd, b2, sizeof(b2)));
+			continue;
+		}
+		if (f[i].pid == root)
+			continue;
+		ppid = log_ppid(ls, f[i].pid);
+		for (k = 0; k < n; k++) {
+			if (f[k].pid != ppid)
+				continue;
+			if (f[k].cmd && f[i].cmd && !strcmp(f[k].cmd, f[i].cmd))
+				same_cmd = 1;
+			if (f[i].from && f[k].has_range &&
+			    f[k].to == f[i].from && f[k].trig == TRIG_FORK &&
+			    !f[k].claimed) {
+				f[k].claimed = 1;
+				found = 1;
+				break;
+			}
+		}
+		if (found)
+			continue;
+		if (f[i].from == 0 && !same_cmd)
+			add_gap(res, "process %lu: what it ran from its fork "
+				"until it exec'd '%s' is missing (an exec "
+				"valgrind did not see coming)", f[i].pid,
+				prog_name(f[i].cmd, b1, sizeof(b1)));
+		else
+			add_gap(res, "process %lu ('%s'): its counts repeat "
+				"what its parent (process %lu) ran from its "
+				"last dump to the fork (a fork valgrind did "
+				"not see coming)", f[i].pid,
+				prog_name(f[i].cmd, b1, sizeof(b1)), ppid);
+	}
+}
+
+void sim_result_release(struct sim_result *res)
+{
+	size_t i;
+
+	for (i = 0; i < res->ngaps; i++)
+		free(res->gaps[i]);
+	free(res->gaps);
+	memset(res, 0, sizeof(*res));
+}
+
 int sim_collect(struct sim_run *s, struct collector *c, const size_t *stats,
 		size_t nstats, uint32_t first_stat, struct sim_result *res)
 {
 	struct parser p = { .col = c, .stats = stats, .nstats = nstats,
 			    .first_stat = first_stat, .res = res };
+	struct logset logs = { 0 };
 	struct outfile *files = NULL;
 	size_t nfiles = 0, alloc = 0, i;
 	DIR *d;
@@ -945,30 +1390,39 @@ int sim_collect(struct sim_run *s, struct collector *c, const size_t *stats,
 	if (nstats > 16)
 		return prof_fail(PROF_EINVAL, "too many statistics for the sim "
 				 "engine (at most 16)");
+	err = sweep_files(s);
+	if (!err)
+		err = logset_load(&logs, s->dir);
+	if (err) {
+		logset_release(&logs);
+		return err;
+	}
+	p.logs = &logs;
 	d = opendir(s->dir);
-	if (!d)
+	if (!d) {
+		logset_release(&logs);
 		return prof_fail(PROF_EIO, "cannot read '%s': %s", s->dir,
 				 strerror(errno));
+	}
 	while ((e = readdir(d))) {
 		struct outfile *o;
 		char *end;
-		unsigned long pid;
 
-		if (strncmp(e->d_name, "callgrind.", 10))
+		if (strncmp(e->d_name, "cg.", 3))
 			continue;
-		pid = strtoul(e->d_name + 10, &end, 10);
 		if (ALLOC_GROW(files, nfiles + 1, alloc)) {
 			err = -PROF_ENOMEM;
 			break;
 		}
 		o = &files[nfiles];
+		memset(o, 0, sizeof(*o));
 		o->name = strdup(e->d_name);
 		if (!o->name) {
 			err = -PROF_ENOMEM;
 			break;
 		}
-		o->pid = pid;
-		o->part = *end == '.' ? strtoul(end + 1, NULL, 10) : ~0ul;
+		o->seq = strtoul(e->d_name + 3, &end, 10);
+		o->pid = *end == '.' ? strtoul(end + 1, NULL, 10) : 0;
 		nfiles++;
 	}
 	closedir(d);
@@ -982,17 +1436,22 @@ int sim_collect(struct sim_run *s, struct collector *c, const size_t *stats,
 	if (nfiles > 1)
 		qsort(files, nfiles, sizeof(*files), cmp_outfile);
 	/*
-	 * Files in pid and part order, each at its own time: per pid, each
+	 * Files in pid and taking order, each at its own time: per pid, each
 	 * file describes one image completely, so the collector ends the
 	 * earlier file's mappings where the next begins.
 	 */
 	for (i = 0; !err && i < nfiles; i++) {
 		p.time = i + 1;
-		err = read_file(&p, s->dir, files[i].name);
+		err = read_file(&p, s->dir, &files[i]);
 		res->processes++;
 	}
-	for (i = 0; i < nfiles; i++)
+	if (!err)
+		check_dumps(files, nfiles, (unsigned long)s->child.pid, &logs,
+			    s->overwritten, res);
+	for (i = 0; i < nfiles; i++) {
 		free(files[i].name);
+		free(files[i].cmd);
+	}
 	free(files);
 	for (i = 0; i < p.nelves; i++) {
 		free(p.elves[i]->path);
@@ -1000,6 +1459,7 @@ int sim_collect(struct sim_run *s, struct collector *c, const size_t *stats,
 		free(p.elves[i]);
 	}
 	free(p.elves);
+	logset_release(&logs);
 	collector_round_end(c);
 	return err;
 }

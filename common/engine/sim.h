@@ -18,12 +18,14 @@
  * samples == weight == events.
  *
  * Coverage and limits (see README.md):
- * - every process of the tree has its own callgrind file; a fork is
- *   preceded by a dump (--dump-before=_Fork), so a forked child starts
- *   from zero instead of repeating its parent's counts;
- * - valgrind starts afresh at exec and does not dump the image being
- *   replaced: what a process runs between its last dump (its start or a
- *   fork) and an exec is not counted;
+ * - every process image of the tree has its own callgrind files; a fork
+ *   and an exec are preceded by a dump (--dump-before the libc functions
+ *   that do them), so a forked child starts from zero instead of
+ *   repeating its parent's counts, and what an image ran until its exec
+ *   is written before valgrind starts afresh;
+ * - where a program forks or execs without those functions (raw system
+ *   calls, a stripped static program), sim_result.gaps says which
+ *   process's counts are missing or repeated;
  * - user mode only; valgrind's own objects (vgpreload_*.so, the tool)
  *   never become rows: their events are counted as skipped.
  *
@@ -74,6 +76,14 @@ const char *sim_what(const size_t *idx, size_t n);
 int sim_start(struct sim_run **out, const char *valgrind, const char *path,
 	      char *const argv[], const size_t *idx, size_t nidx);
 struct launch *sim_child(struct sim_run *s);
+/*
+ * While the program runs: valgrind's files are renamed as they are
+ * written, so that an image that replaces another by exec does not
+ * overwrite them.  sim_watch_fd() is readable when there is work for
+ * sim_service(), which never blocks; sim_collect() does the rest.
+ */
+int sim_watch_fd(const struct sim_run *s);
+void sim_service(struct sim_run *s);
 /* The valgrind command line, NULL-terminated (owned by s). */
 char *const *sim_command(const struct sim_run *s);
 
@@ -81,7 +91,14 @@ char *const *sim_command(const struct sim_run *s);
 struct sim_result {
 	size_t processes;	/* callgrind files read (one per process part) */
 	uint64_t skipped;	/* events in valgrind's own objects */
+	/* What is missing or counted twice, one line each (a fork or exec
+	 * valgrind could not dump at, a dump overwritten): the run says so. */
+	char **gaps;
+	size_t ngaps, alloc_gaps;
 };
+
+/* Free res's lines (sim_collect() fills res, even when it fails). */
+void sim_result_release(struct sim_result *res);
 
 /*
  * After the child exited: feed the collector.  stats[i] (sim indices,
