@@ -181,5 +181,6 @@ int fe_main(const struct fe_tool *tool, int argc, char **argv)
 	free((void *)a.cfg.report.only);
 	free((void *)a.cfg.report.exclude);
 	free((void *)a.cfg.ra);
+	free((void *)a.cfg.debug_dirs);
 	return code;
 }
