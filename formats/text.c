@@ -465,6 +465,12 @@ static void heading(FILE *f, const struct report *r)
 			"table, other code object+offset; install its debug "
 			"symbols or build it with -g\n",
 			base_name(r->nosyms[k]));
+	for (size_t k = 0; k < r->nexported_only; k++)
+		fprintf(f, "  note: %s has only its exported symbols (.dynsym; "
+			"no .symtab, no debug file found): its other "
+			"procedures are named func@ADDRESS from its unwind "
+			"table; install its debug symbols or build it with "
+			"-g\n", base_name(r->exported_only[k]));
 	for (size_t k = 0; k < r->nunreadable; k++)
 		fprintf(f, "  note: cannot read '%s' (%s): its addresses "
 			"are shown as object+offset\n", r->unreadable[k].path,

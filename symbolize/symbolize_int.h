@@ -406,6 +406,7 @@ struct symobj {
 	char *dwpath;			/* the file with its DWARF, read on
 					 * first need (symobj_dwarf()) */
 	char *debug_file;		/* its separate debug file, or NULL */
+	enum sym_symbols symbols;	/* what names its code (load_elf()) */
 	bool dw_done;			/* dwpath has been read */
 	struct procs procs;		/* read on first use, symobj_procs() */
 	int procs_err;

@@ -249,6 +249,11 @@ struct report {
 	const char **nosyms;		/* sampled objects with neither symbols
 					 * nor debug info (stripped): paths */
 	size_t nnosyms;
+	const char **exported_only;	/* sampled objects with .dynsym only
+					 * (no .symtab, no debug file found)
+					 * and samples outside its exports:
+					 * paths */
+	size_t nexported_only;
 	const char **baddwarf;		/* sampled objects whose DWARF is
 					 * malformed and was not used (named
 					 * from ELF symbols): paths */
