@@ -411,10 +411,11 @@ static void heading(FILE *f, const struct report *r)
 			"(-e retinst) to estimate them from\n");
 	if (r->undecoded_kernel && code_view(r))
 		fprintf(f, "  note: no blocks or instructions for %zu kernel "
-			"procedure(s): the kernel's code is read only from "
-			"the vmlinux image given with kprofile -k VMLINUX "
-			"(the running kernel's, with the profile's "
-			"build-id)\n", r->undecoded_kernel);
+			"procedure(s): the kernel's code is read from a "
+			"vmlinux image, kprofile -k VMLINUX or the one with "
+			"the profile's kernel build-id under --debug-dir, "
+			"/usr/lib/debug or from debuginfod; none with their "
+			"code was found\n", r->undecoded_kernel);
 	if (r->undecoded && show_freq(r))
 		fprintf(f, "  note: the code of %zu procedure(s) could not be "
 			"decoded: their freq is their own count\n",

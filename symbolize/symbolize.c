@@ -183,11 +183,6 @@ struct strpool *symbolizer_pool(struct symbolizer *s)
 	return &s->pool;
 }
 
-const char *symbolizer_vmlinux(const struct symbolizer *s)
-{
-	return s->vmlinux;
-}
-
 const char *sym_strerror(int err)
 {
 	switch (err) {
@@ -970,12 +965,12 @@ static bool unnamed_code(struct symbolizer *s, struct symobj *o, uint64_t off,
 }
 
 /*
- * The kernel image with DWARF for obj (the kernel): -k's vmlinux, else
- * the one whose build-id is the profile's, under the debug dirs and
- * debug root or from debuginfod; NULL when there is none.
+ * The kernel image for obj (the kernel), for its lines and its code:
+ * -k's vmlinux, else the one whose build-id is the profile's, under the
+ * debug dirs and debug root or from debuginfod; NULL when there is none.
  */
-static const char *kernel_image(struct symbolizer *s,
-				const struct sym_object *obj)
+const char *symbolizer_kernel_image(struct symbolizer *s,
+				    const struct sym_object *obj)
 {
 	struct elfmeta meta = { 0 };
 
@@ -1002,7 +997,7 @@ static int resolve_kernel(struct symbolizer *s, const struct sym_object *obj,
 {
 	const struct ksym *k;
 	const char *image = obj->kind == SYM_OBJ_KERNEL ?
-			    kernel_image(s, obj) : NULL;
+			    symbolizer_kernel_image(s, obj) : NULL;
 	int ret;
 
 	if (image) {

@@ -277,7 +277,9 @@ struct report {
 					 * read: no blocks, freq is their own
 					 * samples */
 	size_t undecoded_kernel;	/* of them, the kernel's (its code is
-					 * read from -k's vmlinux only) */
+					 * read from the vmlinux its lines
+					 * come from: -k's, else found by
+					 * build-id) */
 	struct report_stacks *stacks;	/* NULL: the profile has no stacks */
 	int ra_from_stacks;		/* prof's -ra figures are this
 					 * report's, from the stacks */
