@@ -78,7 +78,7 @@ TPROG_DIR := tests/programs
 TPROG_CFLAGS := -O1 -g -fno-omit-frame-pointer
 TPROGS := spin2 inline shlib forkexec threads kernelloop exitwith demo \
 	phases tripcount branchy evencost callstack diffwork forknamed jitspin \
-	ifunc execchain
+	ifunc execchain exports
 # Call-stack programs: each built with frame pointers (NAME) and without
 # (NAME-nofp), both -O2; the -nofp builds of spin2, threads and forkexec
 # are their twins for call stacks.
@@ -87,6 +87,7 @@ TPROG_NOFP_CFLAGS := -O2 -g -fomit-frame-pointer
 STACK_TPROGS := callers plt
 NOFP_TPROGS := $(STACK_TPROGS) spin2 threads forkexec
 TPROG_BIN := $(TPROGS:%=$(BUILD)/tests/%) $(BUILD)/tests/libhot.so \
+	$(BUILD)/tests/libexports.so \
 	$(BUILD)/tests/spin2-stripped $(STACK_TPROGS:%=$(BUILD)/tests/%) \
 	$(NOFP_TPROGS:%=$(BUILD)/tests/%-nofp) $(BUILD)/tests/libplt.so \
 	$(BUILD)/tests/libplt-nofp.so $(BUILD)/tests/diffwork-slow \
@@ -129,6 +130,12 @@ $(BUILD)/tests/libhot.so: $(TPROG_DIR)/libhot.c
 $(BUILD)/tests/shlib: $(TPROG_DIR)/shlib.c $(BUILD)/tests/libhot.so
 	$(call quiet,CC,$@)$(CC) $(TPROG_CFLAGS) -o $@ $< \
 		-L$(BUILD)/tests -lhot -Wl,-rpath,'$$ORIGIN'
+$(BUILD)/tests/libexports.so: $(TPROG_DIR)/libexports.c
+	@mkdir -p $(dir $@)
+	$(call quiet,CC,$@)$(CC) $(TPROG_CFLAGS) -fPIC -shared -o $@ $<
+$(BUILD)/tests/exports: $(TPROG_DIR)/exports.c $(BUILD)/tests/libexports.so
+	$(call quiet,CC,$@)$(CC) $(TPROG_CFLAGS) -o $@ $< \
+		-L$(BUILD)/tests -lexports -Wl,-rpath,'$$ORIGIN'
 $(BUILD)/tests/threads: $(TPROG_DIR)/threads.c
 	@mkdir -p $(dir $@)
 	$(call quiet,CC,$@)$(CC) $(TPROG_CFLAGS) -pthread -o $@ $<

@@ -385,6 +385,8 @@ static void damage(struct json_writer *jw, const struct report *r)
 	paths(jw, "stale_objects", r->stale, r->nstale);
 	paths(jw, "stale_files", r->stale_files, r->nstale);
 	paths(jw, "objects_without_symbols", r->nosyms, r->nnosyms);
+	paths(jw, "objects_with_exported_symbols_only", r->exported_only,
+	      r->nexported_only);
 	paths(jw, "objects_with_bad_dwarf", r->baddwarf, r->nbaddwarf);
 	paths(jw, "unmatched_patterns", r->unmatched, r->nunmatched);
 	jw_object_uint(jw, "idle_excluded", r->prof->idle_dropped);

@@ -411,10 +411,11 @@ static void heading(FILE *f, const struct report *r)
 			"(-e retinst) to estimate them from\n");
 	if (r->undecoded_kernel && code_view(r))
 		fprintf(f, "  note: no blocks or instructions for %zu kernel "
-			"procedure(s): the kernel's code is read only from "
-			"the vmlinux image given with kprofile -k VMLINUX "
-			"(the running kernel's, with the profile's "
-			"build-id)\n", r->undecoded_kernel);
+			"procedure(s): the kernel's code is read from a "
+			"vmlinux image, kprofile -k VMLINUX or the one with "
+			"the profile's kernel build-id under --debug-dir, "
+			"/usr/lib/debug or from debuginfod; none with their "
+			"code was found\n", r->undecoded_kernel);
 	if (r->undecoded && show_freq(r))
 		fprintf(f, "  note: the code of %zu procedure(s) could not be "
 			"decoded: their freq is their own count\n",
@@ -465,6 +466,12 @@ static void heading(FILE *f, const struct report *r)
 			"table, other code object+offset; install its debug "
 			"symbols or build it with -g\n",
 			base_name(r->nosyms[k]));
+	for (size_t k = 0; k < r->nexported_only; k++)
+		fprintf(f, "  note: %s has only its exported symbols (.dynsym; "
+			"no .symtab, no debug file found): its other "
+			"procedures are named func@ADDRESS from its unwind "
+			"table; install its debug symbols or build it with "
+			"-g\n", base_name(r->exported_only[k]));
 	for (size_t k = 0; k < r->nunreadable; k++)
 		fprintf(f, "  note: cannot read '%s' (%s): its addresses "
 			"are shown as object+offset\n", r->unreadable[k].path,

@@ -925,6 +925,7 @@ static int find_proc(struct symbolizer *s, const struct sym_object *obj,
 	struct code_cache *c;
 	struct proc *p;
 	struct sym_result res;
+	const char *image;
 	uint64_t va, lo, hi, off0;
 	size_t at;
 	int ret = SYM_OK;
@@ -937,11 +938,14 @@ static int find_proc(struct symbolizer *s, const struct sym_object *obj,
 	case SYM_OBJ_VDSO:
 		break;
 	case SYM_OBJ_KERNEL:
-		/* Kernel code is readable only from a vmlinux image. */
-		if (!symbolizer_vmlinux(s))
+		/* Kernel code is read from a vmlinux image: the one its
+		 * lines come from (-k, else found by build-id).  A debug
+		 * file without the code (NOBITS .text) gives none. */
+		image = symbolizer_kernel_image(s, obj);
+		if (!image)
 			return SYM_ENOCODE;
 		vobj = (struct sym_object){
-			.kind = SYM_OBJ_KERNEL, .path = symbolizer_vmlinux(s),
+			.kind = SYM_OBJ_KERNEL, .path = image,
 		};
 		break;
 	default:

@@ -183,11 +183,6 @@ struct strpool *symbolizer_pool(struct symbolizer *s)
 	return &s->pool;
 }
 
-const char *symbolizer_vmlinux(const struct symbolizer *s)
-{
-	return s->vmlinux;
-}
-
 const char *sym_strerror(int err)
 {
 	switch (err) {
@@ -396,6 +391,9 @@ static int load_elf(struct symbolizer *s, struct symobj *o, Elf *elf,
 		ret = symindex_add_elf(&o->syms, &s->pool, elf);
 	if (ret)
 		goto out;
+	/* Without .symtab the index holds .dynsym's exports, if any. */
+	o->symbols = meta.has_symtab || meta.has_dwarf ? SYM_SYMS_FULL :
+		     o->syms.n ? SYM_SYMS_EXPORTED : SYM_SYMS_NONE;
 	if (path && meta.has_dwarf)
 		dwpath = path;
 	/* Images without a path (the vdso) can still be found by build-id. */
@@ -425,6 +423,8 @@ static int load_elf(struct symbolizer *s, struct symobj *o, Elf *elf,
 						       delf);
 			if (!dwpath && dmeta.has_dwarf)
 				dwpath = dbg;
+			if (dmeta.has_symtab || dmeta.has_dwarf)
+				o->symbols = SYM_SYMS_FULL;
 			free(dmeta.debuglink);
 			if (!o->debug_file && !(o->debug_file = strdup(dbg)))
 				ret = SYM_ENOMEM;
@@ -965,12 +965,12 @@ static bool unnamed_code(struct symbolizer *s, struct symobj *o, uint64_t off,
 }
 
 /*
- * The kernel image with DWARF for obj (the kernel): -k's vmlinux, else
- * the one whose build-id is the profile's, under the debug dirs and
- * debug root or from debuginfod; NULL when there is none.
+ * The kernel image for obj (the kernel), for its lines and its code:
+ * -k's vmlinux, else the one whose build-id is the profile's, under the
+ * debug dirs and debug root or from debuginfod; NULL when there is none.
  */
-static const char *kernel_image(struct symbolizer *s,
-				const struct sym_object *obj)
+const char *symbolizer_kernel_image(struct symbolizer *s,
+				    const struct sym_object *obj)
 {
 	struct elfmeta meta = { 0 };
 
@@ -997,7 +997,7 @@ static int resolve_kernel(struct symbolizer *s, const struct sym_object *obj,
 {
 	const struct ksym *k;
 	const char *image = obj->kind == SYM_OBJ_KERNEL ?
-			    kernel_image(s, obj) : NULL;
+			    symbolizer_kernel_image(s, obj) : NULL;
 	int ret;
 
 	if (image) {
@@ -1243,6 +1243,24 @@ int sym_object_debug_file(struct symbolizer *s, const struct sym_object *obj,
 	if (!o)
 		return ret;
 	*debug = o->debug_file;
+	return SYM_OK;
+}
+
+int sym_object_symbols(struct symbolizer *s, const struct sym_object *obj,
+		       enum sym_symbols *syms)
+{
+	struct symobj *o;
+	int ret = SYM_OK;
+
+	*syms = SYM_SYMS_NONE;
+	if (obj->kind != SYM_OBJ_FILE)
+		return SYM_EINVAL;
+	o = symobj_get(s, obj, &ret);
+	if (!o)
+		return ret;
+	if (o->err)
+		return o->err;
+	*syms = o->symbols;
 	return SYM_OK;
 }
 

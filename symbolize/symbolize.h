@@ -292,6 +292,26 @@ int sym_object_error(struct symbolizer *s, const struct sym_object *obj,
 int sym_object_debug_file(struct symbolizer *s, const struct sym_object *obj,
 			  const char **debug);
 
+/* What names the code of an object has: sym_object_symbols(). */
+enum sym_symbols {
+	SYM_SYMS_FULL = 0,	/* .symtab or DWARF, its own or its debug
+				 * file's: every procedure can be named */
+	SYM_SYMS_EXPORTED = 1,	/* .dynsym only, no debug file found: the
+				 * exported procedures alone are named */
+	SYM_SYMS_NONE = 2,	/* no symbol of code and no debug file
+				 * found (stripped) */
+};
+
+/*
+ * Which symbols the symbolizer has for obj, from its file and the debug
+ * file it found (sym_object_debug_file()), in *syms.  Looks the object
+ * up first if it has not been.  Returns SYM_OK, SYM_EINVAL for an object
+ * that is not a file, the object's error when it could not be read, or
+ * SYM_ENOMEM.
+ */
+int sym_object_symbols(struct symbolizer *s, const struct sym_object *obj,
+		       enum sym_symbols *syms);
+
 /* Human-readable text for a SYM_E* code. */
 const char *sym_strerror(int err);
 

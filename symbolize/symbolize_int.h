@@ -406,6 +406,7 @@ struct symobj {
 	char *dwpath;			/* the file with its DWARF, read on
 					 * first need (symobj_dwarf()) */
 	char *debug_file;		/* its separate debug file, or NULL */
+	enum sym_symbols symbols;	/* what names its code (load_elf()) */
 	bool dw_done;			/* dwpath has been read */
 	struct procs procs;		/* read on first use, symobj_procs() */
 	int procs_err;
@@ -438,8 +439,14 @@ bool symobj_off_to_vaddr(const struct symobj *o, uint64_t off, uint64_t *va);
 uint64_t symobj_vaddr_to_off(const struct symobj *o, uint64_t va,
 			     uint64_t dflt);
 struct strpool *symbolizer_pool(struct symbolizer *s);
-/* The configured vmlinux path, or NULL. */
-const char *symbolizer_vmlinux(const struct symbolizer *s);
+/*
+ * The kernel image for obj (the kernel): -k's vmlinux, else the one with
+ * obj's build-id under the debug dirs and debug root or from
+ * debuginfod, looked up once; NULL when there is none.  Its lines and
+ * its code (blocks.c) both come from it.
+ */
+const char *symbolizer_kernel_image(struct symbolizer *s,
+				    const struct sym_object *obj);
 /* This process's vdso image and its size; NULL when there is none. */
 const void *sym_vdso_image(size_t *size);
 

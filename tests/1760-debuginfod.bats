@@ -186,26 +186,17 @@ time.sleep(120)' >port &
 	assert_output "hot_a spin2.c:45"
 }
 
-# kernel_build_id: the running kernel's build-id (hex), from
-# /sys/kernel/notes; empty when it has none.
-kernel_build_id() {
-	python3 -c 'import sys
-h = open("/sys/kernel/notes", "rb").read()
-o = 0
-while o + 12 <= len(h):
-    n, d, t = (int.from_bytes(h[o + 4 * i:o + 4 * i + 4], "little") for i in range(3))
-    name = o + 12
-    desc = name + ((n + 3) & ~3)
-    if t == 3 and h[name:name + 4] == b"GNU\0":
-        print(h[desc:desc + d].hex())
-        break
-    o = desc + ((d + 3) & ~3)' 2>/dev/null || true
-}
-
-@test "kernel: a vmlinux with the kernel's build-id, under --debug-dir or from debuginfod, gives kernel source lines" {
+# fake_vmlinux: profile kernelloop read into ./kmon.out and make a
+# stand-in for this kernel's vmlinux, ./srv/vmlinux, with its copy by
+# build-id under ./dd: no vmlinux is at hand on a test machine, so the
+# lookup is given a small ELF whose build-id is the running kernel's
+# ($KERNEL_ID), with _text where the kernel's is and fake_hot over the
+# hottest procedure of the kernel proper ($HOT_PROC): nops after its
+# prologue, on line 4 of fakekernel.c.  Skips where the kernel has no
+# build-id, hides its addresses, or has its own debug info installed.
+fake_vmlinux() {
 	skip_unless_root
 	skip_unless_perf_works
-	skip_unless_debuginfod
 	local id proc start end text size
 	id=$(kernel_build_id)
 	[[ -n $id ]] || skip "the kernel has no build-id note"
@@ -223,8 +214,6 @@ while o + 12 <= len(h):
 	text=$(awk '$3 == "_text" && NF == 3 { print $1; exit }' /proc/kallsyms)
 	[[ -n $start && -n $end && $start != 0000000000000000 && -n $text ]] ||
 		skip "kernel addresses are hidden (kptr_restrict)"
-	# A stand-in for vmlinux: _text where the kernel's is, and fake_hot
-	# over the hot procedure, its code on line 4 of fakekernel.c.
 	size=$((0x$end - 0x$start - 16))
 	((size > 0)) || size=1
 	cat >fakekernel.c <<'SRC'
@@ -240,9 +229,16 @@ SRC
 	gcc -g -O0 -fno-pic -mcmodel=kernel -DSIZE="\"$size\"" -c fakekernel.c
 	mkdir srv
 	ld -o srv/vmlinux --build-id="0x$id" -e 0 -T fake.ld fakekernel.o
-	# Under --debug-dir, by build-id.
 	mkdir -p "dd/.build-id/${id:0:2}"
 	cp srv/vmlinux "dd/.build-id/${id:0:2}/${id:2}.debug"
+	KERNEL_ID=$id
+	HOT_PROC=$proc
+}
+
+@test "kernel: a vmlinux with the kernel's build-id, under --debug-dir or from debuginfod, gives kernel source lines" {
+	skip_unless_debuginfod
+	fake_vmlinux
+	# Under --debug-dir, by build-id.
 	run -0 --separate-stderr "$KPROFILE" -i kmon.out -lines --debug-dir dd \
 		--format json
 	run -0 jq -r '[.rows[] | select(.procedure == "fake_hot") |
@@ -262,4 +258,34 @@ SRC
 	run -0 jq -r '[.rows[] | select(.procedure == "fake_hot") |
 		"\(.file | split("/") | last):\(.object)"] | unique[]' <<<"$output"
 	assert_output "fakekernel.c:[kernel.kallsyms]"
+}
+
+@test "kernel: -asm and -blocks read the kernel's code from the vmlinux found by build-id, as its lines" {
+	fake_vmlinux
+	local nop='^ +[0-9.]+ +[1-9][0-9]* 0x[0-9a-f]+ nop$'
+	local block='^ +[0-9.]+ +[1-9][0-9]* +[0-9.]+ 0x[0-9a-f]+-0x[0-9a-f]+ +fakekernel\.c:[0-9-]+ +fake_hot +\[kernel\.kallsyms\]$'
+	# Without an image: the hot procedure's instructions are not decoded
+	# and the note says where an image would be looked for.
+	run -0 "$KPROFILE" -i kmon.out -asm -only "$HOT_PROC"
+	assert_line --regexp '^ +[0-9.]+ +[0-9]+ 0x[0-9a-f]+ \(not decoded\)$'
+	assert_line --regexp "^  note: no blocks or instructions for [0-9]+ kernel procedure\(s\): the kernel's code is read from a vmlinux image, kprofile -k VMLINUX or the one with the profile's kernel build-id under --debug-dir, /usr/lib/debug or from debuginfod; none with their code was found$"
+	refute_line --regexp "$nop"
+	# Under --debug-dir, by build-id: the stand-in's nops, with samples.
+	run -0 "$KPROFILE" -i kmon.out -asm --debug-dir dd -only fake_hot
+	assert_line --regexp "$nop"
+	refute_line --partial '(not decoded)'
+	run -0 "$KPROFILE" -i kmon.out -blocks --debug-dir dd -only fake_hot
+	assert_line --regexp "$block"
+	# -k names the same image.
+	run -0 "$KPROFILE" -i kmon.out -asm -k srv/vmlinux -only fake_hot
+	assert_line --regexp "$nop"
+	# From debuginfod, by the build-id the profile recorded.
+	command -v debuginfod >/dev/null || return 0
+	export DEBUGINFOD_CACHE_PATH=$BATS_TEST_TMPDIR/cache
+	start_server srv
+	run -0 --separate-stderr env DEBUGINFOD_URLS="http://127.0.0.1:$PORT" \
+		"$KPROFILE" -i kmon.out -asm -only fake_hot
+	assert_equal "$stderr" "kprofile: debug info for '[kernel.kallsyms]' from debuginfod"
+	assert_line --regexp "$nop"
+	refute_line --partial '(not decoded)'
 }

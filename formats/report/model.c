@@ -302,6 +302,7 @@ void report_free(struct report *r)
 	free(r->stale);
 	free(r->stale_files);
 	free(r->nosyms);
+	free(r->exported_only);
 	free(r->baddwarf);
 	free(r->unreadable);
 	free(r->skipped);
@@ -1996,6 +1997,27 @@ static void unreadable_object(struct report *r, struct symbolizer *sym,
 	r->unreadable[r->nunreadable++].why = report_pool_dup(r, why);
 }
 
+/*
+ * Note obj, sampled in code no symbol names, by what the symbolizer has
+ * of its symbols (from the object and the debug file it found, the same
+ * lookup that named the rows): nothing, .dynsym's exports, or all (code
+ * without a symbol in an object with debug info: nothing to say).
+ */
+static void anonymous_object(struct report *r, struct symbolizer *sym,
+			     uint32_t obj)
+{
+	const struct profile *p = r->prof;
+	struct sym_object so = sym_obj(p, obj);
+	enum sym_symbols syms;
+
+	if (sym_object_symbols(sym, &so, &syms))
+		return;
+	if (syms == SYM_SYMS_NONE)
+		r->nosyms[r->nnosyms++] = p->objects[obj].path;
+	else if (syms == SYM_SYMS_EXPORTED)
+		r->exported_only[r->nexported_only++] = p->objects[obj].path;
+}
+
 /* Name each site; list the objects that could not be used as they are. */
 static int name_sites(struct build *b)
 {
@@ -2009,10 +2031,11 @@ static int name_sites(struct build *b)
 	r->stale = calloc(no, sizeof(*r->stale));
 	r->stale_files = calloc(no, sizeof(*r->stale_files));
 	r->nosyms = calloc(no, sizeof(*r->nosyms));
+	r->exported_only = calloc(no, sizeof(*r->exported_only));
 	r->baddwarf = calloc(no, sizeof(*r->baddwarf));
 	r->unreadable = calloc(no, sizeof(*r->unreadable));
 	if (!state || !r->stale || !r->stale_files || !r->nosyms ||
-	    !r->baddwarf || !r->unreadable)
+	    !r->exported_only || !r->baddwarf || !r->unreadable)
 		goto out;
 	err = resolve_sites(p, b->sym, &pv->pool, b->sites, b->nsites, state);
 	if (!err)
@@ -2029,9 +2052,8 @@ static int name_sites(struct build *b)
 		else if (state[i] & OBJ_STALE)
 			stale_object(r, b->sym, (uint32_t)i);
 		else if (p->objects[i].kind == PROF_OBJ_FILE &&
-			 (state[i] & (OBJ_NAMED | OBJ_ANONYMOUS)) ==
-			 OBJ_ANONYMOUS)
-			r->nosyms[r->nnosyms++] = p->objects[i].path;
+			 (state[i] & OBJ_ANONYMOUS))
+			anonymous_object(r, b->sym, (uint32_t)i);
 	}
 out:
 	free(state);

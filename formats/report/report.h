@@ -249,6 +249,11 @@ struct report {
 	const char **nosyms;		/* sampled objects with neither symbols
 					 * nor debug info (stripped): paths */
 	size_t nnosyms;
+	const char **exported_only;	/* sampled objects with .dynsym only
+					 * (no .symtab, no debug file found)
+					 * and samples outside its exports:
+					 * paths */
+	size_t nexported_only;
 	const char **baddwarf;		/* sampled objects whose DWARF is
 					 * malformed and was not used (named
 					 * from ELF symbols): paths */
@@ -272,7 +277,9 @@ struct report {
 					 * read: no blocks, freq is their own
 					 * samples */
 	size_t undecoded_kernel;	/* of them, the kernel's (its code is
-					 * read from -k's vmlinux only) */
+					 * read from the vmlinux its lines
+					 * come from: -k's, else found by
+					 * build-id) */
 	struct report_stacks *stacks;	/* NULL: the profile has no stacks */
 	int ra_from_stacks;		/* prof's -ra figures are this
 					 * report's, from the stacks */
