@@ -208,7 +208,9 @@ fake_vmlinux() {
 	proc=$("$KPROFILE" -i kmon.out --format json | jq -r 'first(.rows[] |
 		select(.object == "[kernel.kallsyms]" and .module == null)) |
 		.procedure')
-	read -r start end < <(sort /proc/kallsyms | awk -v p="$proc" '
+	# (read through cat: sort reads /proc/kallsyms in a way that makes
+	# the kernel walk it again for every block, minutes instead of ms)
+	read -r start end < <(cat /proc/kallsyms | sort | awk -v p="$proc" '
 		found && $1 != start { print start, $1; exit }
 		!found && $3 == p && NF == 3 { found = 1; start = $1 }')
 	text=$(awk '$3 == "_text" && NF == 3 { print $1; exit }' /proc/kallsyms)
