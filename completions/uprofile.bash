@@ -49,7 +49,8 @@ _profile_tool_complete()
 		opt=
 	fi
 	case ${opt#-} in
-	-output | output | o | -report-file | report-file | -control | control | k)
+	-output | output | o | -report-file | report-file | -control | control | k | \
+		-merge | merge | -archive | archive)
 		_filedir
 		return
 		;;
@@ -58,7 +59,7 @@ _profile_tool_complete()
 		_filedir '@(out|umon|kmon)'
 		return
 		;;
-	-dirname | dirname)
+	-dirname | dirname | -symfs | symfs | -debug-dir | debug-dir)
 		_filedir -d
 		return
 		;;

@@ -64,14 +64,14 @@ function __profile_tool_candidates
     set -l list (string match -r -- '^.*,' $cur)
     set -l values
     switch (string replace -r -- '^--?' '' "$opt")
-        case output o report-file control k
+        case output o report-file control k merge archive
             __profile_tool_files
             return
         case input i
             # profiles: umon.out, kmon.out, umon.PID.out, NAME.umon, NAME.kmon
             __profile_tool_files '\.(?:out|umon|kmon)$'
             return
-        case dirname
+        case dirname symfs debug-dir
             __profile_tool_files '/$' only
             return
         case event e

@@ -59,22 +59,11 @@ static bool build_id_matches(struct inputs *in, const char *path,
 static char *by_build_id(struct inputs *in, const struct elfmeta *meta,
 			 const char *root)
 {
-	char *path;
-	size_t i, len;
-	int off;
+	char *path = buildid_debug_path(root, meta->build_id,
+					meta->build_id_len);
 
-	if (meta->build_id_len < 2)
-		return NULL;
-	len = strlen(root) + 2 * meta->build_id_len + 32;
-	path = malloc(len);
 	if (!path)
 		return NULL;
-	off = snprintf(path, len, "%s/.build-id/%02x/", root,
-		       meta->build_id[0]);
-	for (i = 1; i < meta->build_id_len; i++)
-		off += snprintf(path + off, len - (size_t)off, "%02x",
-				meta->build_id[i]);
-	snprintf(path + off, len - (size_t)off, ".debug");
 	if (access(path, R_OK) == 0 && build_id_matches(in, path, meta))
 		return path;
 	free(path);

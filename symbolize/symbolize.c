@@ -1230,54 +1230,24 @@ static int anon_code(struct symbolizer *s, const struct sym_object *obj,
 	return SYM_OK;
 }
 
-int sym_object_debug_file(struct symbolizer *s, const struct sym_object *obj,
-			  const char **debug)
+int sym_object_info(struct symbolizer *s, const struct sym_object *obj,
+		    struct sym_object_info *info)
 {
 	struct symobj *o;
 	int ret = SYM_OK;
 
-	*debug = NULL;
+	memset(info, 0, sizeof(*info));
+	info->symbols = SYM_SYMS_NONE;
 	if (obj->kind != SYM_OBJ_FILE)
 		return SYM_EINVAL;
 	o = symobj_get(s, obj, &ret);
 	if (!o)
 		return ret;
-	*debug = o->debug_file;
-	return SYM_OK;
-}
-
-int sym_object_symbols(struct symbolizer *s, const struct sym_object *obj,
-		       enum sym_symbols *syms)
-{
-	struct symobj *o;
-	int ret = SYM_OK;
-
-	*syms = SYM_SYMS_NONE;
-	if (obj->kind != SYM_OBJ_FILE)
-		return SYM_EINVAL;
-	o = symobj_get(s, obj, &ret);
-	if (!o)
-		return ret;
-	if (o->err)
-		return o->err;
-	*syms = o->symbols;
-	return SYM_OK;
-}
-
-int sym_object_files(struct symbolizer *s, const struct sym_object *obj,
-		     const char **file, const char **mismatch)
-{
-	struct symobj *o;
-	int ret = SYM_OK;
-
-	*file = *mismatch = NULL;
-	if (obj->kind != SYM_OBJ_FILE)
-		return SYM_EINVAL;
-	o = symobj_get(s, obj, &ret);
-	if (!o)
-		return ret;
-	*file = o->file;
-	*mismatch = o->mismatch;
+	info->file = o->file;
+	info->mismatch = o->mismatch;
+	info->debug = o->debug_file;
+	info->symbols = o->symbols;
+	info->err = o->err;
 	return SYM_OK;
 }
 

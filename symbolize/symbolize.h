@@ -43,7 +43,7 @@
  * - A file that has another build-id than the caller's is never used
  *   (it was rebuilt since the profile was taken, or is another
  *   machine's); when no candidate matches, the result is the fallback,
- *   SYM_F_STALE is set and sym_object_files() names the file.
+ *   SYM_F_STALE is set and sym_object_info() names the file.
  * - Nothing here prints or exits.  Functions that can fail return a
  *   negative SYM_E* code; sym_strerror() describes it.
  * - Not thread-safe; use one symbolizer per thread.
@@ -262,16 +262,6 @@ const struct sym_skipped *sym_skipped_files(const struct symbolizer *s,
 					    size_t *n);
 
 /*
- * The files the symbolizer chose for obj, which it looks up first if it
- * has not yet: *file the object file read (NULL when none was), *mismatch
- * the first candidate passed over because its build-id differs (NULL
- * when none was).  Owned by the symbolizer.  Returns SYM_OK, or SYM_EINVAL
- * for an object that is not a file, or SYM_ENOMEM.
- */
-int sym_object_files(struct symbolizer *s, const struct sym_object *obj,
-		     const char **file, const char **mismatch);
-
-/*
  * Why obj could not be read: its SYM_E* code (SYM_OK when it was), and
  * in why (len bytes) a few words: for an object no file of which could
  * be opened, the system's reason for the last candidate tried ("No such
@@ -282,17 +272,7 @@ int sym_object_files(struct symbolizer *s, const struct sym_object *obj,
 int sym_object_error(struct symbolizer *s, const struct sym_object *obj,
 		     char *why, size_t len);
 
-/*
- * The separate debug file the symbolizer reads for obj (found by
- * build-id, .gnu_debuglink or from debuginfod), or NULL in *debug when
- * the object has none or its own is all there is.  Owned by the
- * symbolizer.  Returns SYM_OK, SYM_EINVAL for an object that is not a
- * file, or SYM_ENOMEM.
- */
-int sym_object_debug_file(struct symbolizer *s, const struct sym_object *obj,
-			  const char **debug);
-
-/* What names the code of an object has: sym_object_symbols(). */
+/* What names the code of an object has (sym_object_info()). */
 enum sym_symbols {
 	SYM_SYMS_FULL = 0,	/* .symtab or DWARF, its own or its debug
 				 * file's: every procedure can be named */
@@ -302,15 +282,27 @@ enum sym_symbols {
 				 * found (stripped) */
 };
 
+/* What the symbolizer chose and found for a file object.  Strings are
+ * owned by the symbolizer. */
+struct sym_object_info {
+	const char *file;	/* the object file read, or NULL */
+	const char *mismatch;	/* the first candidate passed over because
+				 * its build-id differs, or NULL */
+	const char *debug;	/* its separate debug file (by build-id,
+				 * .gnu_debuglink or from debuginfod), or
+				 * NULL when it has none */
+	enum sym_symbols symbols;	/* from the file and the debug file */
+	int err;		/* why it could not be used (SYM_E*), or
+				 * SYM_OK; sym_object_error() says more */
+};
+
 /*
- * Which symbols the symbolizer has for obj, from its file and the debug
- * file it found (sym_object_debug_file()), in *syms.  Looks the object
- * up first if it has not been.  Returns SYM_OK, SYM_EINVAL for an object
- * that is not a file, the object's error when it could not be read, or
+ * Fill *info for obj, which is looked up first if it has not been.
+ * Returns SYM_OK, SYM_EINVAL for an object that is not a file, or
  * SYM_ENOMEM.
  */
-int sym_object_symbols(struct symbolizer *s, const struct sym_object *obj,
-		       enum sym_symbols *syms);
+int sym_object_info(struct symbolizer *s, const struct sym_object *obj,
+		    struct sym_object_info *info);
 
 /* Human-readable text for a SYM_E* code. */
 const char *sym_strerror(int err);

@@ -98,6 +98,11 @@ complete() {
 	assert_output $'a.umon\ndir\nk.kmon\numon.123.out\numon.out'
 	run -0 complete "$UPROFILE" -o no
 	assert_output notes.txt
+	# --archive and --merge write a file; --symfs, --debug-dir are dirs
+	run -0 complete "$UPROFILE" --archive no
+	assert_output notes.txt
+	run -0 complete "$UPROFILE" --symfs ""
+	assert_output dir
 }
 
 @test "-p offers process IDs, a running one among them" {

@@ -97,6 +97,10 @@ complete() {
 	assert_output notes.txt
 	run -0 complete "uprofile --dirname="
 	assert_output dir
+	run -0 complete "uprofile --archive no"
+	assert_output notes.txt
+	run -0 complete "uprofile --debug-dir "
+	assert_output dir
 }
 
 @test "zsh: -p offers process IDs" {

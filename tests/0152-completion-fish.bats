@@ -88,6 +88,10 @@ complete() {
 	assert_output notes.txt
 	run -0 complete "uprofile --dirname="
 	assert_output --dirname=dir/
+	run -0 complete "uprofile --merge no"
+	assert_output notes.txt
+	run -0 complete "uprofile --symfs="
+	assert_output --symfs=dir/
 }
 
 @test "fish: -p offers process IDs" {

@@ -4,21 +4,6 @@
 
 load helpers
 
-# profile_of NAME PROGRAM [ARG...]
-# Profile PROGRAM once per file run (cached in $BATS_FILE_TMPDIR, so any
-# test can run alone) and copy the profile to ./NAME.out.
-profile_of() {
-	local name=$1
-	shift
-	skip_unless_perf_works
-	local cached=$BATS_FILE_TMPDIR/$name.out
-	if [[ ! -s $cached ]]; then
-		run -0 "$UPROFILE" -quiet -e cpu-clock -o "$cached.new" "$@"
-		mv "$cached.new" "$cached"
-	fi
-	cp "$cached" "$name.out"
-}
-
 # a2l OBJECT ADDRESS: addr2line's frames for ADDRESS, one per line,
 # innermost first, as "function file:line" (no discriminators).
 a2l() {

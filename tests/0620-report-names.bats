@@ -5,21 +5,6 @@
 
 load helpers
 
-# profile_of NAME PROGRAM [ARG...]
-# Profile PROGRAM once per file run (cached in $BATS_FILE_TMPDIR, so any
-# test can run alone) and copy the profile to ./NAME.out.
-profile_of() {
-	local name=$1
-	shift
-	skip_unless_perf_works
-	local cached=$BATS_FILE_TMPDIR/$name.out
-	if [[ ! -s $cached ]]; then
-		run -0 "$UPROFILE" -quiet -e cpu-clock -o "$cached.new" "$@"
-		mv "$cached.new" "$cached"
-	fi
-	cp "$cached" "$name.out"
-}
-
 skip_unless_binutils() {
 	command -v objdump >/dev/null && command -v nm >/dev/null ||
 		skip "objdump or nm (binutils) is missing"

@@ -109,3 +109,20 @@ elsewhere() {
 	run -125 "$UPROFILE" --archive out.umon missing.umon
 	[[ ! -e out.umon ]]
 }
+
+@test "--diff of two archives reads their files" {
+	profile_prog
+	mv umon.out a.out
+	run -0 "$UPROFILE" -quiet -g -e cpu-clock ./prog 300
+	run -0 "$UPROFILE" -quiet --archive a.arch a.out
+	run -0 "$UPROFILE" -quiet --archive b.arch umon.out
+	rm prog
+	# (-v: the rows within noise too)
+	run -0 "$UPROFILE" --diff -v a.arch b.arch --format json
+	run -0 jq -r '[.rows[].procedure] | index("hot_a") != null' <<<"$output"
+	assert_output true
+	# without the files the program's code has no names
+	run -0 "$UPROFILE" --diff -v a.out umon.out --format json
+	run -0 jq -r '[.rows[].procedure] | index("hot_a") != null' <<<"$output"
+	assert_output false
+}

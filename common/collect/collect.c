@@ -11,8 +11,12 @@
 #include "collect_int.h"
 #include "common/util/error.h"
 #include "common/util/hash.h"
+#include "common/util/regfile.h"
 #include "common/stats/stats.h"
 
+/* The object of (kind, pid, path, build-id), added if new.  foreign: a
+ * file of another mount namespace, matched only with objects that hold
+ * such a file (fd >= 0); the caller gives a new one its fd. */
 static uint32_t add_object(struct collector *c, uint32_t kind, uint32_t pid,
 			   bool foreign, const char *path, const uint8_t *bid,
 			   size_t bidlen, uint64_t start, uint64_t end,
@@ -26,7 +30,7 @@ static uint32_t add_object(struct collector *c, uint32_t kind, uint32_t pid,
 	for (i = 0; i < c->nobjects; i++) {
 		o = &c->objects[i];
 		if (o->kind != kind || o->pid != pid ||
-		    o->foreign != foreign || strcmp(o->path, path))
+		    (o->fd >= 0) != foreign || strcmp(o->path, path))
 			continue;
 		/* Same path, other build-id: the file was replaced. */
 		if (bidlen && o->build_id_len &&
@@ -49,7 +53,6 @@ static uint32_t add_object(struct collector *c, uint32_t kind, uint32_t pid,
 	o->kind = kind;
 	o->pid = pid;
 	o->alias = NO_OBJ;
-	o->foreign = foreign;
 	o->fd = -1;
 	if (bidlen)
 		memcpy(o->build_id, bid, bidlen);
@@ -1000,7 +1003,7 @@ static int add_profile_object(struct collector *c, struct profile *p,
 	}
 	memcpy(po.build_id, o->build_id, sizeof(po.build_id));
 	/* A container's file is not the one at its path here. */
-	if (!po.build_id_len && o->kind == PROF_OBJ_FILE && !o->foreign) {
+	if (!po.build_id_len && o->kind == PROF_OBJ_FILE && o->fd < 0) {
 		int n = buildid_read(o->path, po.build_id, sizeof(po.build_id));
 
 		po.build_id_len = n > 0 ? (uint32_t)n : 0;
@@ -1191,36 +1194,6 @@ static int add_jit_symbols(struct collector *c, struct profile *p,
 	return r < 0 ? r : 0;
 }
 
-/* The whole file of fd, from its start. */
-static int read_fd(int fd, uint8_t **out, size_t *len)
-{
-	struct stat st;
-	size_t n = 0;
-	uint8_t *buf;
-
-	if (fstat(fd, &st) || st.st_size < 0 ||
-	    (uint64_t)st.st_size > ((uint64_t)1 << 31))
-		return -PROF_EIO;
-	buf = malloc(st.st_size ? (size_t)st.st_size : 1);
-	if (!buf)
-		return -PROF_ENOMEM;
-	while (n < (size_t)st.st_size) {
-		ssize_t r = pread(fd, buf + n, (size_t)st.st_size - n,
-				  (off_t)n);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0) {
-			free(buf);
-			return -PROF_EIO;
-		}
-		n += (size_t)r;
-	}
-	*out = buf;
-	*len = n;
-	return 0;
-}
-
 /* The files of other mount namespaces that p's objects are, carried in
  * p: the report reads them as an archive's (a container's processes are
  * gone, and their files are not at their paths here).  A file that
@@ -1233,17 +1206,17 @@ static int add_foreign_files(struct collector *c, struct profile *p,
 	for (i = 0; i < c->nobjects; i++) {
 		const struct object *o = &c->objects[i];
 		const struct prof_object *po;
-		uint8_t *data;
+		char *data;
 		size_t len;
 		int r;
 
 		if (o->fd < 0 || remap[i] == UINT32_MAX)
 			continue;
-		r = read_fd(o->fd, &data, &len);
-		if (r == -PROF_ENOMEM)
-			return r;
-		if (r)
+		if (regfile_read_all(o->fd, PROF_FILE_MAX, &data, &len)) {
+			if (errno == ENOMEM)
+				return -PROF_ENOMEM;
 			continue;
+		}
 		po = &p->objects[remap[i]];
 		r = profile_add_file(p, PROF_FILE_OBJECT, po->path,
 				     po->build_id, po->build_id_len, data,

@@ -33,10 +33,9 @@ struct object {
 	uint32_t pid;
 	uint32_t alias;
 	struct prof_jitmap *jit;
-	/* A file of another mount namespace (a container's): not the file
-	 * at path here.  fd: the file as its process saw it, read into the
-	 * profile when it is built (-1: none). */
-	bool foreign;
+	/* A file of another mount namespace (a container's), not the file
+	 * at path here: fd is the file as its process saw it, read into the
+	 * profile when it is built; -1 for every other object. */
 	int fd;
 };
 

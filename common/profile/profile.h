@@ -123,6 +123,9 @@ enum prof_file_kind {
 	PROF_FILE_DEBUG = 1,	/* path: the object's, whose debug file it is */
 };
 
+/* The largest file a profile carries (larger ones are left out). */
+#define PROF_FILE_MAX ((size_t)1 << 31)
+
 struct prof_file {
 	uint32_t kind;		/* enum prof_file_kind */
 	char *path;

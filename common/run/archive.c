@@ -29,51 +29,28 @@
 
 #include "run_int.h"
 #include "common/profile/profile.h"
+#include "common/util/buildid.h"
 #include "common/util/error.h"
 #include "common/util/regfile.h"
 #include "formats/show.h"
 #include "symbolize/symbolize.h"
 
-/* A file larger than this is not archived. */
-#define ARCHIVE_FILE_MAX ((uint64_t)1 << 31)
-
 /* The whole regular file at path, in *out (*len bytes). */
-static int slurp(const char *path, uint8_t **out, size_t *len)
+static int slurp(const char *path, char **out, size_t *len)
 {
-	struct stat st;
-	int fd = regfile_open(path, &st);
-	size_t n = 0;
-	uint8_t *buf;
+	int fd = regfile_open(path, NULL), r;
 
-	*out = NULL;
 	if (fd < 0)
 		return prof_fail(PROF_EIO, "cannot open '%s': %s", path,
 				 strerror(errno));
-	if ((uint64_t)st.st_size > ARCHIVE_FILE_MAX) {
-		close(fd);
-		return prof_fail(PROF_EIO, "'%s' is larger than 2 GiB", path);
-	}
-	buf = malloc(st.st_size ? (size_t)st.st_size : 1);
-	if (!buf) {
-		close(fd);
-		return -PROF_ENOMEM;
-	}
-	while (n < (size_t)st.st_size) {
-		ssize_t r = read(fd, buf + n, (size_t)st.st_size - n);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0) {
-			free(buf);
-			close(fd);
-			return prof_fail(PROF_EIO, "cannot read '%s': %s", path,
-					 r ? strerror(errno) : "file shrank");
-		}
-		n += (size_t)r;
-	}
+	r = regfile_read_all(fd, PROF_FILE_MAX, out, len);
 	close(fd);
-	*out = buf;
-	*len = n;
+	if (r && errno == ENOMEM)
+		return -PROF_ENOMEM;
+	if (r)
+		return prof_fail(PROF_EIO, "cannot read '%s': %s", path,
+				 errno == EFBIG ? "larger than 2 GiB" :
+				 strerror(errno));
 	return 0;
 }
 
@@ -81,7 +58,7 @@ static int slurp(const char *path, uint8_t **out, size_t *len)
 static int add_file(struct profile *p, uint32_t kind, const char *path,
 		    const struct prof_object *o, uint64_t *zbytes)
 {
-	uint8_t *data;
+	char *data;
 	size_t len = 0;
 	int err = slurp(path, &data, &len), idx;
 
@@ -129,30 +106,27 @@ static int archive_objects(const struct run_config *c, struct profile *p,
 			.build_id = o->build_id_len ? o->build_id : NULL,
 			.build_id_len = o->build_id_len,
 		};
-		const char *file, *mismatch, *debug;
+		struct sym_object_info info;
 
 		if (!used[i] || o->kind != PROF_OBJ_FILE)
 			continue;
-		if (sym_object_files(sym, &so, &file, &mismatch) ==
-		    SYM_ENOMEM) {
+		if (sym_object_info(sym, &so, &info) == SYM_ENOMEM) {
 			err = -PROF_ENOMEM;
 			break;
 		}
-		if (!file) {
+		if (!info.file) {
 			run_notice(c, "'%s' %s: not archived, its rows will "
-				   "be addresses", o->path, mismatch ?
+				   "be addresses", o->path, info.mismatch ?
 				   "has another build-id here" :
 				   "cannot be read here");
 			continue;
 		}
-		err = add_file(p, PROF_FILE_OBJECT, file, o, zbytes);
+		err = add_file(p, PROF_FILE_OBJECT, info.file, o, zbytes);
 		if (!err)
 			(*nobj)++;
-		if (!err && sym_object_debug_file(sym, &so, &debug) ==
-		    SYM_ENOMEM)
-			err = -PROF_ENOMEM;
-		if (!err && debug) {
-			err = add_file(p, PROF_FILE_DEBUG, debug, o, zbytes);
+		if (!err && info.debug) {
+			err = add_file(p, PROF_FILE_DEBUG, info.debug, o,
+				       zbytes);
 			if (!err)
 				(*ndbg)++;
 		}
@@ -324,23 +298,17 @@ int run_unpack(const struct profile *p, struct run_unpacked *u,
 				strerror(errno));
 	for (i = 0; i < p->nfiles && !err; i++) {
 		const struct prof_file *f = &p->files[i];
-		char rel[64];
-		size_t k;
+		char *rel;
 
 		if (f->kind == PROF_FILE_OBJECT) {
 			if (clean_path(f->path))
 				err = write_at(u->root, f->path + 1, f);
 			continue;
 		}
-		if (f->build_id_len < 2)
-			continue;
-		k = (size_t)snprintf(rel, sizeof(rel), ".build-id/%02x/",
-				     f->build_id[0]);
-		for (uint32_t b = 1; b < f->build_id_len; b++)
-			k += (size_t)snprintf(rel + k, sizeof(rel) - k, "%02x",
-					      f->build_id[b]);
-		snprintf(rel + k, sizeof(rel) - k, ".debug");
-		err = write_at(u->debug, rel, f);
+		rel = buildid_debug_path("", f->build_id, f->build_id_len);
+		if (rel)
+			err = write_at(u->debug, rel, f);
+		free(rel);
 	}
 	if (err) {
 		run_unpacked_remove(u);

@@ -95,6 +95,28 @@ int run_merge_files(const struct run_config *c, const char *out,
 	return 0;
 }
 
+/* The archived files of both profiles (archives made with --archive),
+ * unpacked together for the one symbolizer of the diff. */
+static int unpack_both(const struct profile *a, const struct profile *b,
+		       struct run_unpacked *u, struct sym_config *sc)
+{
+	struct profile both = { 0 };
+	int err;
+
+	both.nfiles = a->nfiles + b->nfiles;
+	if (!both.nfiles)
+		return run_unpack(&both, u, sc);
+	both.files = malloc(both.nfiles * sizeof(*both.files));
+	if (!both.files)
+		return -PROF_ENOMEM;
+	memcpy(both.files, a->files, a->nfiles * sizeof(*both.files));
+	memcpy(both.files + a->nfiles, b->files,
+	       b->nfiles * sizeof(*both.files));
+	err = run_unpack(&both, u, sc);
+	free(both.files);	/* the entries are a's and b's */
+	return err;
+}
+
 int run_diff_files(const struct run_config *c, const char *base,
 		   const char *nw)
 {
@@ -115,6 +137,7 @@ int run_diff_files(const struct run_config *c, const char *base,
 		.new_file = nw,
 	};
 	struct profile *pa = NULL, *pb = NULL;
+	struct run_unpacked u = { 0 };
 	char **worse = NULL;
 	size_t nworse = 0, i;
 	int err;
@@ -124,7 +147,10 @@ int run_diff_files(const struct run_config *c, const char *base,
 	if (!err)
 		err = profile_read(nw, &pb);
 	if (!err)
+		err = unpack_both(pa, pb, &u, &sc);
+	if (!err)
 		err = report_show_diff(stdout, pa, pb, &s, &o, &worse, &nworse);
+	run_unpacked_remove(&u);
 	profile_free(pa);
 	profile_free(pb);
 	for (i = 0; i < nworse; i++)

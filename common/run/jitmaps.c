@@ -23,52 +23,10 @@
 #include "common/collect/collect.h"
 #include "common/profile/profile.h"
 #include "common/util/error.h"
+#include "common/util/regfile.h"
 
 /* A map larger than this is not read (a runaway writer). */
 #define JIT_MAP_MAX ((size_t)1 << 30)
-
-/* The whole of fd's file, NUL-terminated, in *out (*len bytes). */
-static int read_all(int fd, size_t size, char **out, size_t *len)
-{
-	size_t cap = size + 1, n = 0;
-	char *buf = malloc(cap);
-
-	if (!buf)
-		return -PROF_ENOMEM;
-	for (;;) {
-		ssize_t r;
-
-		if (n + 1 == cap) {
-			char *nb;
-
-			if (cap > JIT_MAP_MAX) {
-				free(buf);
-				return -PROF_EIO;
-			}
-			nb = realloc(buf, cap * 2);
-			if (!nb) {
-				free(buf);
-				return -PROF_ENOMEM;
-			}
-			buf = nb;
-			cap *= 2;
-		}
-		r = read(fd, buf + n, cap - 1 - n);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			free(buf);
-			return -PROF_EIO;
-		}
-		if (r == 0)
-			break;
-		n += (size_t)r;
-	}
-	buf[n] = '\0';
-	*out = buf;
-	*len = n;
-	return 0;
-}
 
 /* Whether uid may have written pid's map: root, us, the process's
  * owner (while it still runs). */
@@ -118,15 +76,16 @@ static int read_map(struct run *r, uint32_t pid)
 		close(fd);
 		return 0;
 	}
-	err = read_all(fd, (size_t)st.st_size, &text, &len);
+	err = regfile_read_all(fd, JIT_MAP_MAX, &text, &len);
 	close(fd);
-	if (err == -PROF_EIO) {
-		run_notice(c, "cannot read JIT map %s (larger than 1 GiB or "
-			   "unreadable): ignored", path);
+	if (err && errno == ENOMEM)
+		return -PROF_ENOMEM;
+	if (err) {
+		run_notice(c, "cannot read JIT map %s: %s: ignored", path,
+			   errno == EFBIG ? "larger than 1 GiB" :
+			   strerror(errno));
 		return 0;
 	}
-	if (err)
-		return err;
 	err = profile_jitmap_parse(&map, text, len);
 	free(text);
 	if (err)

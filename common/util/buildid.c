@@ -2,6 +2,8 @@
 /* Reading the GNU build-id note of an ELF object (contract in buildid.h). */
 #include <gelf.h>
 #include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -156,4 +158,20 @@ int buildid_read_notes(const char *path, uint8_t *buf, size_t len)
 		off = next;
 	}
 	return 0;
+}
+
+char *buildid_debug_path(const char *root, const uint8_t *id, size_t len)
+{
+	size_t n = strlen(root) + 2 * len + 32, i;
+	char *path;
+	int off;
+
+	if (len < 2 || !(path = malloc(n)))
+		return NULL;
+	off = snprintf(path, n, "%s%s.build-id/%02x/", root, *root ? "/" : "",
+		       id[0]);
+	for (i = 1; i < len; i++)
+		off += snprintf(path + off, n - (size_t)off, "%02x", id[i]);
+	snprintf(path + off, n - (size_t)off, ".debug");
+	return path;
 }

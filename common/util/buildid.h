@@ -52,4 +52,12 @@ int buildid_read_elf(void *elf, uint8_t *buf, size_t len);
  */
 int buildid_read_notes(const char *path, uint8_t *buf, size_t len);
 
+/*
+ * The debug file of build-id id under a debug root, as GDB and
+ * debuginfod lay them out: "ROOT/.build-id/xx/rest.debug" (ROOT "" gives
+ * ".build-id/..."), malloc'd; NULL for an id shorter than 2 bytes or out
+ * of memory.
+ */
+char *buildid_debug_path(const char *root, const uint8_t *id, size_t len);
+
 #endif

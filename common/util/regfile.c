@@ -2,6 +2,8 @@
 /* Opening only regular files (contract in regfile.h). */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include "regfile.h"
@@ -55,6 +57,45 @@ FILE *regfile_fopen(const char *path, struct stat *st)
 		errno = saved;
 	}
 	return f;
+}
+
+int regfile_read_all(int fd, size_t max, char **out, size_t *len)
+{
+	struct stat st;
+	size_t size, n = 0;
+	char *buf;
+
+	*out = NULL;
+	*len = 0;
+	if (fstat(fd, &st))
+		return -1;
+	if (st.st_size < 0 || (uint64_t)st.st_size > max) {
+		errno = EFBIG;
+		return -1;
+	}
+	size = (size_t)st.st_size;
+	buf = malloc(size + 1);
+	if (!buf) {
+		errno = ENOMEM;
+		return -1;
+	}
+	while (n < size) {
+		ssize_t r = pread(fd, buf + n, size - n, (off_t)n);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			if (!r)
+				errno = EIO;
+			free(buf);
+			return -1;
+		}
+		n += (size_t)r;
+	}
+	buf[n] = '\0';
+	*out = buf;
+	*len = n;
+	return 0;
 }
 
 const char *regfile_kind(mode_t mode)

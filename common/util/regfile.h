@@ -33,6 +33,14 @@ int regfile_open(const char *path, struct stat *st);
 /* The same as a stdio stream for reading ("re"); NULL with errno set. */
 FILE *regfile_fopen(const char *path, struct stat *st);
 
+/*
+ * The whole of the regular file open at fd (read from offset 0, up to
+ * the size fstat() gives now) in *out, malloc'd, with a NUL after its
+ * *len bytes.  Returns 0, or -1 with errno set: EFBIG when the file is
+ * larger than max bytes, ENOMEM, EIO when it shrank, or read's error.
+ */
+int regfile_read_all(int fd, size_t max, char **out, size_t *len);
+
 /* What a file of this mode is, for messages: "fifo", "directory",
  * "character device", ..., "special file" for anything else. */
 const char *regfile_kind(mode_t mode);

@@ -1973,10 +1973,11 @@ static void stale_object(struct report *r, struct symbolizer *sym,
 {
 	const struct profile *p = r->prof;
 	struct sym_object so = sym_obj(p, obj);
-	const char *file = NULL, *mismatch = NULL;
+	struct sym_object_info info;
 
-	sym_object_files(sym, &so, &file, &mismatch);
-	r->stale_files[r->nstale] = mismatch ? mismatch : p->objects[obj].path;
+	sym_object_info(sym, &so, &info);
+	r->stale_files[r->nstale] = info.mismatch ? info.mismatch :
+				    p->objects[obj].path;
 	r->stale[r->nstale++] = p->objects[obj].path;
 }
 
@@ -2008,13 +2009,13 @@ static void anonymous_object(struct report *r, struct symbolizer *sym,
 {
 	const struct profile *p = r->prof;
 	struct sym_object so = sym_obj(p, obj);
-	enum sym_symbols syms;
+	struct sym_object_info info;
 
-	if (sym_object_symbols(sym, &so, &syms))
+	if (sym_object_info(sym, &so, &info) || info.err)
 		return;
-	if (syms == SYM_SYMS_NONE)
+	if (info.symbols == SYM_SYMS_NONE)
 		r->nosyms[r->nnosyms++] = p->objects[obj].path;
-	else if (syms == SYM_SYMS_EXPORTED)
+	else if (info.symbols == SYM_SYMS_EXPORTED)
 		r->exported_only[r->nexported_only++] = p->objects[obj].path;
 }
 
