@@ -498,9 +498,10 @@ static void heading(FILE *f, const struct report *r)
 	    100.0 * (double)r->anon_weight / (double)r->total_weight[0] >= 1)
 		fprintf(f, "  note: %.1f%% is anonymous code without names "
 			"([anon] rows), likely JIT code: node "
-			"--perf-basic-prof, python3.12+ -X perf and Java's "
-			"perf-map-agent name it in /tmp/perf-PID.map, which "
-			"is read when the run ends\n",
+			"--perf-basic-prof (or --perf-prof), python3.12+ -X "
+			"perf and Java's perf-map-agent name it in "
+			"/tmp/perf-PID.map (or a jit-PID.dump), which is read "
+			"when the run ends\n",
 			100.0 * (double)r->anon_weight /
 			(double)r->total_weight[0]);
 	/* Objects without a path (none is expected) are counted only. */

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * fuzz_jitmap: a JIT runtime's perf map (/tmp/perf-PID.map text, "START
- * SIZE NAME" lines), parsed as the run reads it; every line's start (and
- * its neighbours) looked up, and the entries naming them kept in a
- * profile as the collector keeps them.  Aborts when an address is named
+ * fuzz_jitmap: a JIT runtime's names, as the run reads them: a jitdump
+ * file (jit-PID.dump, when the input starts with its magic "DTiJ") or
+ * else a perf map (/tmp/perf-PID.map text, "START SIZE NAME" lines).
+ * Every entry's start (and its neighbours) is looked up, and the
+ * entries naming them kept in a profile as the collector keeps them.  Aborts when an address is named
  * otherwise than the map names it, or when the kept symbols are not
  * sorted, non-empty and apart (profile_read() refuses such a section).
  */
@@ -33,8 +34,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct profile *p;
 	uint64_t addrs[MAX_ADDRS];
 	size_t n = 0, i, u;
+	const char *why;
 
-	if (profile_jitmap_parse(&m, (const char *)data, size))
+	if (size >= 4 && !memcmp(data, "DTiJ", 4) ?
+	    profile_jitdump_parse(&m, data, size, &why) :
+	    profile_jitmap_parse(&m, (const char *)data, size))
 		return 0;
 	for (i = 0; i < m.n && n + 3 <= MAX_ADDRS; i++) {
 		addrs[n++] = m.v[i].start;

@@ -60,6 +60,34 @@ printf '%s\n' '7f0000001000 40 stale' 'not a line' \
 printf '%s\n' 'ffffffffffffffff 1 top' '0 1 zero' '10 ffffffffffffffff over' \
 	>"$c/jitmap/edges"
 
+# jitmap, jitdump files (see common/profile/jitdump.c): code loads with
+# their bytes, a move, debug and unwinding records, a record of an unknown
+# type, a move of an index never loaded, a close and a load after it; and
+# one cut inside its last record.
+python3 - "$c/jitmap" <<'PY'
+import struct, sys
+def rec(i, body): return struct.pack('<IIQ', i, 16 + len(body), 7) + body
+def load(addr, size, index, name):
+    return rec(0, struct.pack('<IIQQQQ', 9, 9, addr, addr, size, index)
+               + name + b'\0' + b'\xc3' * size)
+def move(old, new, size, index):
+    return rec(1, struct.pack('<IIQQQQQ', 9, 9, new, old, new, size, index))
+head = struct.pack('<IIIIIIQQ', 0x4A695444, 1, 40, 62, 0, 9, 1, 0)
+body = (load(0x7f0000001000, 64, 0, b'JS:~stale x.js:1:1')
+        + rec(2, struct.pack('<QQ', 0x7f0000001000, 1)
+              + struct.pack('<QII', 0x7f0000001000, 3, 0) + b'x.js\0')
+        + load(0x7f0000002000, 16, 1, b'JS:*hot x.js:3:14')
+        + move(0x7f0000002000, 0x7f0000001000, 16, 1)
+        + rec(4, struct.pack('<QQQ', 0, 0, 0))
+        + load(0x7f0000001008, 8, 2, b'Builtin:Inner')
+        + move(0x7f0000003000, 0x7f0000004000, 8, 77)
+        + rec(99, b'\1' * 8) + rec(3, b'')
+        + load(0x7f0000005000, 8, 3, b'after close'))
+open(sys.argv[1] + '/jitdump', 'wb').write(head + body)
+cut = head + load(0xffffffffffffff00, 0x100, 0, b'top') + load(0x10, 4, 1, b'cut')
+open(sys.argv[1] + '/jitdump-cut', 'wb').write(cut[:-3])
+PY
+
 # kallsyms: /proc/kallsyms lines, with aliases, a weak and a data symbol,
 # and modules.
 printf '%s\n' \

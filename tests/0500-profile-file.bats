@@ -196,6 +196,15 @@ craft() {
 	[[ ! -e ran ]] || fail "the program ran although its profile could not be written"
 }
 
+@test "-pids: the program started shows its arguments even when it ends before they can be read" {
+	skip_unless_perf_works
+	run -0 "$UPROFILE" -quiet -pids -o s.out sh -c ': short'
+	local files=(s.*.out)
+	assert_equal "${#files[@]}" 1
+	run -0 "$UPROFILE" -i "${files[0]}" -format json
+	assert_equal "$(jq -c .command <<<"$output")" '["sh","-c",": short"]'
+}
+
 @test "-pids: one file per process, umon.PID.out, each with its own pid" {
 	skip_unless_perf_works
 	run -0 "$UPROFILE" -quiet -pids "$TPROG/forkexec" 600

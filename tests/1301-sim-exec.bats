@@ -88,3 +88,37 @@ expected() {
 	assert_regex "$stderr" "^uprofile: warning: not counted exactly: process [0-9]+: what it ran from its fork until it exec'd 'execchain-static' is missing \(an exec valgrind did not see coming\)$"
 	assert_equal "$(counts mid.out)" "$(expected 100 top_before top_child top_after leaf_before leaf_child leaf_after)"
 }
+
+@test "-pixie -pids: each sampled process gets the exact counts of the valgrind run's process with its arguments, whatever the pid order" {
+	# Two leaves, started in the opposite order under valgrind (its
+	# preload library is in LD_PRELOAD there), as timing reorders the
+	# jobs of make -j: pid order pairs the wrong ones.  They linger
+	# before their loops, long enough for their arguments to be read.
+	cat >order.sh <<'SH'
+if [[ $LD_PRELOAD == *vgpreload* ]]; then
+	"$1" leaf 300 & "$1" leaf 100 &
+else
+	"$1" leaf 100 & "$1" leaf 300 &
+fi
+wait
+SH
+	EXECCHAIN_LINGER_MS=500 run -0 --separate-stderr "$UPROFILE" -quiet \
+		-e cpu-clock -pixie -pids -o o.out bash order.sh "$TPROG/execchain"
+	assert_equal "$stderr" ""
+	local f got=()
+	for f in o.*.out; do
+		got+=("$("$UPROFILE" -i "$f" --format json | jq -r '
+			(.command | .[0] |= sub("^.*/"; "") | join(" ")) + ": " + ([.rows[]
+			| select(.procedure | test("^leaf_"))
+			| "\(.procedure) \(.weight.retinst)"] | sort | join(", "))')")
+	done
+	run printf '%s\n' "${got[@]}"
+	# the parent of each leaf, then its child (same arguments)
+	assert_output - <<OUT
+bash order.sh $TPROG/execchain: 
+execchain leaf 100: $(expected 100 leaf_before leaf_after | paste -sd, | sed 's/,/, /')
+execchain leaf 300: $(expected 300 leaf_before leaf_after | paste -sd, | sed 's/,/, /')
+execchain leaf 100: $(expected 100 leaf_child)
+execchain leaf 300: $(expected 300 leaf_child)
+OUT
+}

@@ -1,9 +1,10 @@
 #!/usr/bin/env bats
-# JIT code named by its runtime's perf map (/tmp/perf-PID.map): read for
-# every process profiled when the run ends, kept in the profile, never
-# followed through a link or taken from a stranger.  jitspin is a tiny JIT
-# of our own (tests/programs/jitspin.c); node --perf-basic-prof and
-# python3.12 -X perf are the real ones.
+# JIT code named by its runtime's perf map (/tmp/perf-PID.map) or jitdump
+# (jit-PID.dump): read for every process profiled when the run ends, kept
+# in the profile, never followed through a link or taken from a stranger.
+# jitspin is a tiny JIT of our own (tests/programs/jitspin.c); node
+# --perf-basic-prof, node --perf-prof and python3.12 -X perf are the real
+# ones.
 
 load helpers
 
@@ -182,6 +183,46 @@ finish_waiting() {
 	finish_waiting
 	run -0 cat err.txt
 	assert_output --partial "JIT map /tmp/perf-$PID.map is not a regular file"
+}
+
+@test "jitspin dump: JIT code named by its jitdump file (loads, moves, the last record wins, nothing after the close)" {
+	run -0 --separate-stderr "$UPROFILE" -e cpu-clock -report-file r.txt \
+		"$TPROG/jitspin" 2000 dump
+	# a move of an index never loaded: one line
+	[[ $stderr =~ jitdump\ ($PWD/jit-([0-9]+)\.dump):\ 1\ code\ record\ could\ not\ be\ used ]] ||
+		fail "stderr: $stderr"
+	dump=${BASH_REMATCH[1]}
+	[[ ! -e /tmp/perf-${BASH_REMATCH[2]}.map ]] || fail "jitspin dump wrote a perf map"
+	rm -f "$dump"
+	# the names stay in the profile without the file
+	run -0 --separate-stderr "$UPROFILE" -i umon.out --format json
+	json=$output
+	run -0 jq -r '[.rows[] | select(.procedure == "jit_hot" or .procedure == "jit_warm") | .object] | unique[]' <<<"$json"
+	assert_output "$dump"
+	# jit_hot was loaded elsewhere and moved over jit_stale's bytes
+	assert_split "$json" jit_hot jit_warm 75 8
+	run -0 jq '[.rows[] | select(.procedure | test("jit_stale|jit_after_close"))] | length' <<<"$json"
+	assert_output 0
+	[[ $(named_percent "$json") == 100* || $(named_percent "$json") == 99.9* ]] ||
+		fail "named: $(named_percent "$json")"
+	run -0 grep -E '^ +[0-9.]+ +[0-9]+ +[0-9.]+ jit_warm +jit-[0-9]+\.dump$' r.txt
+}
+
+@test "node --perf-prof (a jitdump, no perf map): >= 95% of the samples named" {
+	command -v node >/dev/null || fail "node is missing (./setup.sh deps installs nodejs)"
+	run -0 "$UPROFILE" -quiet -e cpu-clock node --perf-prof \
+		"$ROOT/tests/programs/jitwork.js" 1500
+	ls jit-*.dump >/dev/null || fail "node wrote no jitdump here"
+	run -0 --separate-stderr "$UPROFILE" -i umon.out --format json
+	json=$output
+	note_maps "$json"
+	((${#MAPS[@]} == 0)) || fail "node --perf-prof wrote perf maps: ${MAPS[*]}"
+	named=$(named_percent "$json")
+	awk -v n="$named" 'BEGIN { exit !(n >= 95) }' ||
+		fail "named: $named% (rows: $(jq -c '[.rows[:8][] | [.procedure, .object, .percent]]' <<<"$json"))"
+	a=$(jq '[.rows[] | select(.procedure | test("^JS:.hotA ")) | select(.object | test("/jit-[0-9]+\\.dump$")) | .samples[]] | add // 0' <<<"$json")
+	b=$(jq '[.rows[] | select(.procedure | test("^JS:.hotB ")) | .samples[]] | add // 0' <<<"$json")
+	((a > b && b > 0)) || fail "hotA $a, hotB $b"
 }
 
 @test "anonymous code without a map is one [anon] row per process, with a hint" {

@@ -132,6 +132,9 @@ void collector_free(struct collector *c)
 		if (c->procs[i].pid != NO_PROC) {
 			free(c->procs[i].maps);
 			free(c->procs[i].cmd);
+			free(c->procs[i].jitdump);
+			if (c->procs[i].jitdump_fd >= 0)
+				close(c->procs[i].jitdump_fd);
 		}
 	free(c->procs);
 	free(c->agg);
@@ -386,7 +389,7 @@ static uint32_t task_of(struct collector *c, uint32_t pid, uint32_t tid)
 
 /* ---- processes --------------------------------------------------------- */
 
-static struct process *proc_find(struct collector *c, uint32_t pid)
+static struct process *proc_find(const struct collector *c, uint32_t pid)
 {
 	size_t mask = c->cap_procs - 1, i = hash_mix64(pid) & mask;
 
@@ -440,6 +443,7 @@ static struct process *proc_get(struct collector *c, uint32_t pid)
 	memset(p, 0, sizeof(*p));
 	p->pid = pid;
 	p->exe_obj = NO_OBJ;
+	p->jitdump_fd = -1;
 	c->nprocs++;
 	return p;
 }
@@ -510,11 +514,53 @@ static uint32_t map_object(struct collector *c, uint32_t pid, uint64_t start,
 	return obj;
 }
 
+/*
+ * A JIT runtime's jitdump file, jit-PID.dump with its own pid: mapped
+ * executable once as a marker, never run.  Noted for its process (and
+ * fd, a file of another mount namespace, kept) instead of mapped; false
+ * for any other path.
+ */
+static bool jitdump_mapped(struct collector *c, uint32_t pid, const char *path,
+			   int fd)
+{
+	const char *base = strrchr(path, '/');
+	struct process *p;
+	char *end;
+	unsigned long n;
+
+	if (!base || strncmp(++base, "jit-", 4) || base[4] < '0' ||
+	    base[4] > '9')
+		return false;
+	n = strtoul(base + 4, &end, 10);
+	if (strcmp(end, ".dump") || n != pid)
+		return false;
+	p = proc_get(c, pid);
+	if (!p)
+		goto done;
+	free(p->jitdump);
+	if (p->jitdump_fd >= 0)
+		close(p->jitdump_fd);
+	p->jitdump_fd = -1;
+	p->jitdump = strdup(path);
+	if (!p->jitdump) {
+		c->oom = 1;
+		goto done;
+	}
+	p->jitdump_fd = fd;
+	return true;
+done:
+	if (fd >= 0)
+		close(fd);
+	return true;
+}
+
 void collector_mmap(struct collector *c, uint32_t pid, uint64_t start,
 		    uint64_t len, uint64_t pgoff, const char *path,
 		    const uint8_t *build_id, size_t build_id_len,
 		    uint64_t time)
 {
+	if (jitdump_mapped(c, pid, path, -1))
+		return;
 	map_object(c, pid, start, len, pgoff, path, build_id, build_id_len,
 		   time, false);
 }
@@ -524,10 +570,14 @@ void collector_mmap_foreign(struct collector *c, uint32_t pid,
 			    const char *path, uint64_t time, int fd)
 {
 	uint8_t bid[20] = { 0 };
-	int n = fd >= 0 ? buildid_read_fd(fd, bid, sizeof(bid)) : 0;
-	uint32_t obj = map_object(c, pid, start, len, pgoff, path, bid,
-				  n > 0 ? (size_t)n : 0, time, fd >= 0);
+	int n;
+	uint32_t obj;
 
+	if (jitdump_mapped(c, pid, path, fd))
+		return;
+	n = fd >= 0 ? buildid_read_fd(fd, bid, sizeof(bid)) : 0;
+	obj = map_object(c, pid, start, len, pgoff, path, bid,
+			 n > 0 ? (size_t)n : 0, time, fd >= 0);
 	if (fd < 0)
 		return;
 	if (obj != NO_OBJ && c->objects[obj].fd < 0 &&
@@ -535,6 +585,14 @@ void collector_mmap_foreign(struct collector *c, uint32_t pid,
 		c->objects[obj].fd = fd;
 	else
 		close(fd);
+}
+
+void collector_next_exec(struct collector *c, uint32_t pid)
+{
+	struct process *p = proc_find(c, pid);
+
+	if (p && p->cmd)
+		p->cmd_next_exec = true;
 }
 
 void collector_cmdline(struct collector *c, uint32_t pid, const char *buf,
@@ -574,9 +632,12 @@ void collector_comm(struct collector *c, uint32_t pid, uint32_t tid,
 	if (!p)
 		return;
 	/* exec replaced the program and its arguments (the engine gives
-	 * the new ones when it can still read them). */
-	free(p->cmd);
-	p->cmd = NULL;
+	 * the new ones when it can still read them, or gave them ahead). */
+	if (!p->cmd_next_exec) {
+		free(p->cmd);
+		p->cmd = NULL;
+	}
+	p->cmd_next_exec = false;
 	p->exe_obj = NO_OBJ;
 	p->want_exe = true;
 	/* exec replaced the address space: earlier maps end now. */
@@ -954,6 +1015,14 @@ int collector_anon_pids(const struct collector *c, uint32_t **pids)
 			(*pids)[n++] = o->pid;
 	}
 	return (int)n;
+}
+
+const char *collector_jitdump(const struct collector *c, uint32_t pid, int *fd)
+{
+	const struct process *p = proc_find(c, pid);
+
+	*fd = p ? p->jitdump_fd : -1;
+	return p ? p->jitdump : NULL;
 }
 
 int collector_set_jit_map(struct collector *c, uint32_t pid, const char *path,

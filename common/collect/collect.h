@@ -133,7 +133,10 @@ void collector_comm(struct collector *c, uint32_t pid, uint32_t tid,
 		    const char *comm, int exec, uint64_t time);
 /* The command line of process pid (its arguments, each ended by NUL, len
  * bytes in all), read by the engine when it exec'd or from /proc for a
- * process that existed before.  -pids files show each its own. */
+ * process that existed before; or, with collector_next_exec(), the
+ * arguments its next exec will have (the program the run starts, whose
+ * exec may end before /proc is read).  -pids files show each its own. */
+void collector_next_exec(struct collector *c, uint32_t pid);
 void collector_cmdline(struct collector *c, uint32_t pid, const char *buf,
 		       size_t len);
 /* A new process (pid != ppid) or thread, tid, made by ptid: it has its
@@ -157,6 +160,12 @@ uint64_t collector_lost_total(const struct collector *c, uint32_t stat);
  * written a perf map.  Returns their number or -PROF_ENOMEM.
  */
 int collector_anon_pids(const struct collector *c, uint32_t **pids);
+/*
+ * The jitdump file pid's runtime mapped (jit-PID.dump, perf's marker
+ * mapping), NULL if none; *fd: that file open, for a process of another
+ * mount namespace (-1: open it by its path).  Both stay the collector's.
+ */
+const char *collector_jitdump(const struct collector *c, uint32_t pid, int *fd);
 /*
  * Name pid's anonymous code after map, read from path: its samples and
  * frames then belong to one JIT object (path, PROF_OBJ_JIT) whose

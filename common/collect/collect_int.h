@@ -56,6 +56,12 @@ struct process {
 	size_t cmdlen;
 	uint32_t exe_obj;
 	bool want_exe;		/* exec'd: the next file mapped is it */
+	bool cmd_next_exec;	/* cmd is what its next exec runs */
+	/* The jitdump file its JIT runtime mapped (jit-PID.dump), NULL:
+	 * none; jitdump_fd: that file kept open for a process of another
+	 * mount namespace, else -1 (read by its path). */
+	char *jitdump;
+	int jitdump_fd;
 };
 
 struct agg_entry {

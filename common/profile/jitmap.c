@@ -75,11 +75,60 @@ static int cmp_entry(const void *a, const void *b)
 	return x->line < y->line ? -1 : x->line > y->line;
 }
 
+int profile_jitmap_add(struct prof_jitmap *m, uint64_t start, uint64_t end,
+		       const char *name, size_t nlen)
+{
+	struct prof_jitmap_entry *e;
+
+	if (ALLOC_GROW(m->v, m->n + 1, m->alloc))
+		return -PROF_ENOMEM;
+	e = &m->v[m->n];
+	*e = (struct prof_jitmap_entry){ .start = start, .end = end,
+					 .line = ++m->last_line };
+	e->name = strndup(name, nlen);
+	if (!e->name)
+		return -PROF_ENOMEM;
+	m->n++;
+	return 0;
+}
+
+int profile_jitmap_finish(struct prof_jitmap *m)
+{
+	size_t i;
+
+	if (m->n > 1)
+		qsort(m->v, m->n, sizeof(*m->v), cmp_entry);
+	free(m->max_end);
+	m->max_end = malloc((m->n ? m->n : 1) * sizeof(*m->max_end));
+	if (!m->max_end)
+		return -PROF_ENOMEM;
+	for (i = 0; i < m->n; i++)
+		m->max_end[i] = i && m->max_end[i - 1] > m->v[i].end ?
+				m->max_end[i - 1] : m->v[i].end;
+	return 0;
+}
+
+int profile_jitmap_merge(struct prof_jitmap *into, struct prof_jitmap *from)
+{
+	size_t i;
+
+	if (ALLOC_GROW(into->v, into->n + from->n, into->alloc))
+		return -PROF_ENOMEM;
+	for (i = 0; i < from->n; i++) {
+		into->v[into->n] = from->v[i];
+		into->v[into->n++].line += into->last_line;
+	}
+	into->last_line += from->last_line;
+	into->bad_lines += from->bad_lines;
+	free(from->v);
+	free(from->max_end);
+	memset(from, 0, sizeof(*from));
+	return profile_jitmap_finish(into);
+}
+
 int profile_jitmap_parse(struct prof_jitmap *m, const char *text, size_t len)
 {
 	const char *p = text, *end = text + len;
-	size_t alloc = 0, i;
-	uint32_t line = 0;
 
 	memset(m, 0, sizeof(*m));
 	while (p < end) {
@@ -88,32 +137,21 @@ int profile_jitmap_parse(struct prof_jitmap *m, const char *text, size_t len)
 		struct prof_jitmap_entry e = { 0 };
 		size_t nlen;
 
-		line++;
 		if (eol == p) {		/* an empty line */
+			m->last_line++;
 			p = eol + 1;
 			continue;
 		}
 		if (parse_line(p, eol, &e, &name, &nlen)) {
 			m->bad_lines++;
-		} else {
-			if (ALLOC_GROW(m->v, m->n + 1, alloc))
-				goto oom;
-			e.line = line;
-			e.name = strndup(name, nlen);
-			if (!e.name)
-				goto oom;
-			m->v[m->n++] = e;
+			m->last_line++;
+		} else if (profile_jitmap_add(m, e.start, e.end, name, nlen)) {
+			goto oom;
 		}
 		p = eol + 1;
 	}
-	if (m->n > 1)
-		qsort(m->v, m->n, sizeof(*m->v), cmp_entry);
-	m->max_end = malloc((m->n ? m->n : 1) * sizeof(*m->max_end));
-	if (!m->max_end)
+	if (profile_jitmap_finish(m))
 		goto oom;
-	for (i = 0; i < m->n; i++)
-		m->max_end[i] = i && m->max_end[i - 1] > m->v[i].end ?
-				m->max_end[i - 1] : m->v[i].end;
 	return 0;
 oom:
 	profile_jitmap_free(m);

@@ -397,20 +397,41 @@ int profile_decode(const void *buf, size_t len, struct profile **out);
  */
 struct prof_jitmap_entry {
 	uint64_t start, end;
-	uint32_t line;		/* 1-based: later lines win */
+	uint32_t line;		/* 1-based line or record: later ones win */
 	char *name;
 };
 
 struct prof_jitmap {
 	struct prof_jitmap_entry *v;	/* sorted by start */
-	size_t n;
+	size_t n, alloc;
 	uint64_t *max_end;	/* max_end[i]: the largest end of v[0..i] */
-	size_t bad_lines;	/* lines that are not "START SIZE NAME" */
+	size_t bad_lines;	/* lines (records) that could not be used */
+	uint32_t last_line;	/* lines (records) read */
 };
 
 /* Parse a perf map's text.  Returns 0 or -PROF_ENOMEM. */
 int profile_jitmap_parse(struct prof_jitmap *m, const char *text, size_t len);
 void profile_jitmap_free(struct prof_jitmap *m);
+/* Building a map another way (jitdump.c): add [start, end) NAME as the
+ * next line, then finish (sort) before lookups.  -PROF_ENOMEM or 0. */
+int profile_jitmap_add(struct prof_jitmap *m, uint64_t start, uint64_t end,
+		       const char *name, size_t nlen);
+int profile_jitmap_finish(struct prof_jitmap *m);
+/* Move from's entries into a finished map, after its own lines (so
+ * they win where both name an address).  -PROF_ENOMEM or 0. */
+int profile_jitmap_merge(struct prof_jitmap *into, struct prof_jitmap *from);
+
+/*
+ * A jitdump file (jit-PID.dump, perf's binary format for JIT runtimes:
+ * node --perf-prof, the JVM's and .NET's agents, wasmtime): its code
+ * load records name code, code move records name it again where it
+ * moved.  Other records (debug and unwinding information) are skipped.
+ * Fills m (finished), and *why with the reason when the file is not a
+ * jitdump this reader knows (then m is empty).  Returns 0 or
+ * -PROF_ENOMEM.
+ */
+int profile_jitdump_parse(struct prof_jitmap *m, const unsigned char *buf,
+			  size_t len, const char **why);
 /* The entry naming addr (the last written that covers it), or NULL. */
 const struct prof_jitmap_entry *
 profile_jitmap_lookup(const struct prof_jitmap *m, uint64_t addr);

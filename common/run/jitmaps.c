@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * JIT runtimes' perf maps, read when collection ends: node
- * --perf-basic-prof, python -X perf (3.12 and later) and the JVM's
- * perf-map-agent write /tmp/perf-PID.map for their generated code.  Each
- * process that mapped anonymous executable memory gets its map read (the
- * profiled program and every descendant), so that its JIT code has names
- * in the profile, which keeps them for later reports.
+ * JIT runtimes' names for their generated code, read when collection
+ * ends, for every process that mapped anonymous executable memory (the
+ * profiled program and every descendant), so that the profile keeps
+ * them for later reports:
+ *  - perf maps, /tmp/perf-PID.map: node --perf-basic-prof, python -X perf
+ *    (3.12 and later), the JVM's perf-map-agent;
+ *  - jitdump files, jit-PID.dump wherever the runtime wrote it (it maps
+ *    the file, the collector notes the path): node --perf-prof, the
+ *    JVM's and .NET's agents, wasmtime --profile=jitdump.
  *
- * /tmp is everyone's: a map is read only when it is a regular file, not
+ * /tmp is everyone's: a file is read only when it is a regular file, not
  * a link, owned by root, by us or by the process's owner (as perf asks).
  */
 #include <errno.h>
@@ -25,7 +28,7 @@
 #include "common/util/error.h"
 #include "common/util/regfile.h"
 
-/* A map larger than this is not read (a runaway writer). */
+/* A file larger than this is not read (a runaway writer). */
 #define JIT_MAP_MAX ((size_t)1 << 30)
 
 /* Whether uid may have written pid's map: root, us, the process's
@@ -41,64 +44,144 @@ static int trusted_owner(uid_t uid, uint32_t pid)
 	return !stat(proc, &st) && st.st_uid == uid;
 }
 
-/* Read pid's map into the collector; a map that cannot be used is said
- * (one line) and left out. */
-static int read_map(struct run *r, uint32_t pid)
+/*
+ * Read the WHAT (perf map, jitdump) pid's runtime wrote at path, or
+ * through fd (>= 0: a file of another mount namespace, open already).
+ * Returns 0 with the bytes in *buf (malloc'd), 1 when there is nothing
+ * to use (said in one line, unless the file does not exist), or
+ * -PROF_ENOMEM.
+ */
+static int read_trusted(struct run *r, const char *what, const char *path,
+			uint32_t pid, int fd, char **buf, size_t *len)
 {
 	const struct run_config *c = r->cfg;
-	struct prof_jitmap map;
-	char path[64], *text = NULL;
 	struct stat st;
-	size_t len;
-	int fd, err;
+	int err;
 
-	snprintf(path, sizeof(path), "/tmp/perf-%" PRIu32 ".map", pid);
-	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	fd = fd >= 0 ? fcntl(fd, F_DUPFD_CLOEXEC, 0) :
+	     open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0) {
 		if (errno == ELOOP)
-			run_notice(c, "JIT map %s is a symbolic link: not "
-				   "followed, its code stays unnamed", path);
+			run_notice(c, "%s %s is a symbolic link: not "
+				   "followed, its code stays unnamed", what,
+				   path);
 		else if (errno != ENOENT)
-			run_notice(c, "cannot read JIT map %s: %s", path,
+			run_notice(c, "cannot read %s %s: %s", what, path,
 				   strerror(errno));
-		return 0;
+		return 1;
 	}
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		run_notice(c, "JIT map %s is not a regular file: ignored",
+		run_notice(c, "%s %s is not a regular file: ignored", what,
 			   path);
 		close(fd);
-		return 0;
+		return 1;
 	}
 	if (!trusted_owner(st.st_uid, pid)) {
-		run_notice(c, "JIT map %s belongs to uid %u, neither root, "
-			   "you nor the process: ignored", path,
+		run_notice(c, "%s %s belongs to uid %u, neither root, you "
+			   "nor the process: ignored", what, path,
 			   (unsigned)st.st_uid);
 		close(fd);
-		return 0;
+		return 1;
 	}
-	err = regfile_read_all(fd, JIT_MAP_MAX, &text, &len);
+	/* From the start: a descriptor kept open was never read. */
+	err = lseek(fd, 0, SEEK_SET) < 0 ? -1 :
+	      regfile_read_all(fd, JIT_MAP_MAX, buf, len);
 	close(fd);
 	if (err && errno == ENOMEM)
 		return -PROF_ENOMEM;
 	if (err) {
-		run_notice(c, "cannot read JIT map %s: %s: ignored", path,
+		run_notice(c, "cannot read %s %s: %s: ignored", what, path,
 			   errno == EFBIG ? "larger than 1 GiB" :
 			   strerror(errno));
-		return 0;
+		return 1;
 	}
-	err = profile_jitmap_parse(&map, text, len);
+	return 0;
+}
+
+/* pid's perf map into *map: 1 when there is one (it may name nothing),
+ * 0 when not, or -PROF_ENOMEM. */
+static int read_perf_map(struct run *r, uint32_t pid, char *path,
+			 size_t size, struct prof_jitmap *map)
+{
+	char *text;
+	size_t len;
+	int err;
+
+	snprintf(path, size, "/tmp/perf-%" PRIu32 ".map", pid);
+	err = read_trusted(r, "JIT map", path, pid, -1, &text, &len);
+	if (err)
+		return err < 0 ? err : 0;
+	err = profile_jitmap_parse(map, text, len);
 	free(text);
 	if (err)
 		return err;
-	if (map.bad_lines)
-		run_notice(c, "JIT map %s: %zu line%s not \"START SIZE "
-			   "NAME\": skipped", path, map.bad_lines,
-			   map.bad_lines == 1 ? " is" : "s are");
-	if (c->verbose)
-		run_notice(c, "JIT map %s: %zu names of process %" PRIu32,
-			   path, map.n, pid);
-	err = collector_set_jit_map(r->col, pid, path, &map);
+	if (map->bad_lines)
+		run_notice(r->cfg, "JIT map %s: %zu line%s not \"START SIZE "
+			   "NAME\": skipped", path, map->bad_lines,
+			   map->bad_lines == 1 ? " is" : "s are");
+	return 1;
+}
+
+/* pid's jitdump into *map, as read_perf_map(). */
+static int read_jitdump(struct run *r, uint32_t pid, const char *path, int fd,
+			struct prof_jitmap *map)
+{
+	const char *why;
+	char *buf;
+	size_t len;
+	int err;
+
+	err = read_trusted(r, "jitdump", path, pid, fd, &buf, &len);
+	if (err)
+		return err < 0 ? err : 0;
+	err = profile_jitdump_parse(map, (const unsigned char *)buf, len,
+				    &why);
+	free(buf);
+	if (err)
+		return err;
+	if (why) {
+		run_notice(r->cfg, "jitdump %s is %s: ignored", path, why);
+		return 0;
+	}
+	if (map->bad_lines)
+		run_notice(r->cfg, "jitdump %s: %zu code record%s not be "
+			   "used (no code, or a move of code never loaded): "
+			   "skipped", path, map->bad_lines,
+			   map->bad_lines == 1 ? " could" : "s could");
+	return 1;
+}
+
+/* Name pid's JIT code after its perf map and jitdump (both when it
+ * wrote both); a file that cannot be used is said and left out. */
+static int read_names(struct run *r, uint32_t pid)
+{
+	struct prof_jitmap map, dump;
+	char map_path[64];
+	int fd, has_map, has_dump = 0, err;
+	const char *dump_path = collector_jitdump(r->col, pid, &fd);
+
+	memset(&map, 0, sizeof(map));
+	memset(&dump, 0, sizeof(dump));
+	has_map = read_perf_map(r, pid, map_path, sizeof(map_path), &map);
+	if (has_map < 0)
+		return has_map;
+	if (dump_path)
+		has_dump = read_jitdump(r, pid, dump_path, fd, &dump);
+	err = has_dump < 0 ? has_dump : 0;
+	if (!err && has_map && has_dump)
+		err = profile_jitmap_merge(&dump, &map);
+	if (!err && r->cfg->verbose && (has_map || has_dump))
+		run_notice(r->cfg, "JIT names of process %" PRIu32 ": %zu "
+			   "from %s%s%s", pid, has_dump ? dump.n : map.n,
+			   has_dump ? dump_path : map_path,
+			   has_map && has_dump ? " and " : "",
+			   has_map && has_dump ? map_path : "");
+	if (!err && (has_map || has_dump))
+		err = collector_set_jit_map(r->col, pid,
+					    has_dump ? dump_path : map_path,
+					    has_dump ? &dump : &map);
 	profile_jitmap_free(&map);
+	profile_jitmap_free(&dump);
 	return err;
 }
 
@@ -110,7 +193,7 @@ int run_read_jit_maps(struct run *r)
 	if (n < 0)
 		return n;
 	for (i = 0; i < n && !err; i++)
-		err = read_map(r, pids[i]);
+		err = read_names(r, pids[i]);
 	free(pids);
 	return err;
 }

@@ -359,6 +359,27 @@ static void kill_child(struct run *r)
 	}
 }
 
+/* The program's own command line, for its -pids file: the run knows it
+ * before the exec, when reading it from /proc could come too late. */
+static int note_command(struct run *r)
+{
+	char *buf, *p;
+	size_t len = 0;
+	char **a;
+
+	for (a = r->cfg->cmd; *a; a++)
+		len += strlen(*a) + 1;
+	buf = malloc(len ? len : 1);
+	if (!buf)
+		return -PROF_ENOMEM;
+	for (a = r->cfg->cmd, p = buf; *a; a++)
+		p = stpcpy(p, *a) + 1;
+	collector_cmdline(r->col, (uint32_t)r->child.pid, buf, len);
+	collector_next_exec(r->col, (uint32_t)r->child.pid);
+	free(buf);
+	return 0;
+}
+
 /* Open the session, start the program (stopped before its exec), enable
  * sampling, and let the program go. */
 static int start(struct run *r)
@@ -372,6 +393,9 @@ static int start(struct run *r)
 		if (err)
 			return err;
 		r->have_child = 1;
+		err = note_command(r);
+		if (err)
+			return err;
 		if (c->tool->scope == RUN_SCOPE_TASKS) {
 			t->kind = PERF_TARGET_TASKS;
 			t->tids = &r->child.pid;

@@ -137,6 +137,105 @@ static int has_object(struct profile *const *ps, int n, const char *path)
 	return 0;
 }
 
+static const char *base_of(const char *path)
+{
+	const char *b = strrchr(path, '/');
+
+	return b ? b + 1 : path;
+}
+
+/* How well two processes' commands agree: 2 the same arguments, 1 the
+ * same program name (a command line one run could not read is only its
+ * program), 0 not at all. */
+static int same_command(const struct profile *a, const struct profile *b)
+{
+	int i;
+
+	if (!a->argc || !b->argc || strcmp(base_of(a->argv[0]),
+					   base_of(b->argv[0])))
+		return 0;
+	if (a->argc != b->argc)
+		return 1;
+	for (i = 0; i < a->argc; i++)
+		if (strcmp(a->argv[i], b->argv[i]))
+			return 1;
+	return 2;
+}
+
+/*
+ * -pixie -pids: which process of the valgrind run (qs, in pid order) is
+ * each sampled one (ps, in pid order): the same command line first, else
+ * the same program; among equals, in pid (birth) order, which the two
+ * runs of concurrent children need not share.  match[i]: an index of qs,
+ * or -1.  Returns how many sampled processes have none.
+ */
+static int pair_processes(struct profile *const *ps, int n,
+			  struct profile *const *qs, int m, int *match,
+			  int *guessed)
+{
+	char *used = calloc((size_t)(m ? m : 1), 1);
+	int i, j, level, missing = 0;
+
+	if (!used)
+		return -PROF_ENOMEM;
+	*guessed = 0;
+	for (i = 0; i < n; i++)
+		match[i] = -1;
+	for (level = 2; level >= 1; level--)
+		for (i = 0; i < n; i++) {
+			int other = 0;
+
+			for (j = 0; j < m; j++) {
+				if (used[j] || same_command(ps[i], qs[j]) < level)
+					continue;
+				if (match[i] < 0) {
+					match[i] = j;
+					continue;
+				}
+				/* by name only, among different commands */
+				if (level == 1 &&
+				    same_command(qs[match[i]], qs[j]) < 2)
+					other = 1;
+			}
+			if (match[i] >= 0 && !used[match[i]]) {
+				used[match[i]] = 1;
+				*guessed += other;
+			}
+		}
+	for (i = 0; i < n; i++)
+		missing += match[i] < 0;
+	free(used);
+	return missing;
+}
+
+/* One line: the sampled processes no process of the valgrind run
+ * matched, which get no exact counts. */
+static void say_unpaired(const struct run_config *c,
+			 struct profile *const *ps, int n, const int *match,
+			 int m)
+{
+	int i, k = 0, said = 0;
+
+	for (i = 0; i < n; i++)
+		k += match[i] < 0;
+	fprintf(stderr, "%s: warning: the -pixie run diverged (%d "
+		"process(es) sampled, %d under valgrind): no process under "
+		"valgrind ran the command of", c->tool->name, n, m);
+	for (i = 0; i < n; i++) {
+		if (match[i] >= 0)
+			continue;
+		if (said++ == 3) {
+			fprintf(stderr, " and %d more", k - 3);
+			break;
+		}
+		fprintf(stderr, "%s %d (%s)", said > 1 ? "," : "",
+			(int)ps[i]->pid,
+			ps[i]->argc ? base_of(ps[i]->argv[0]) : "?");
+	}
+	fprintf(stderr, ": %s no exact counts\n", k == 1 ? "it gets" :
+		"they get");
+}
+
 /* A pipe given to -pixie as stdin is kept in memory up to this size. */
 #define PIXIE_STDIN_MAX (256u << 20)
 
@@ -215,7 +314,7 @@ int run_pixie_stdin(struct run *r)
 /*
  * -pixie: run the program again under valgrind and add its exact
  * instruction counts to the sampled profiles ps (per process with -pids:
- * the processes of both runs are matched in pid order).
+ * the processes of both runs are matched by pair_processes()).
  */
 int run_add_pixie(struct run *r, const struct profile *tpl,
 	      struct profile **ps, int n)
@@ -226,7 +325,8 @@ int run_add_pixie(struct run *r, const struct profile *tpl,
 	struct prof_stat st;
 	size_t idx;
 	uint64_t t0 = prof_clock_ns(CLOCK_MONOTONIC);
-	int status = 0, m = 0, i, err;
+	int status = 0, m = 0, i, err, missing = 0, guessed = 0;
+	int *match = NULL;
 
 	err = stat_sim_resolve("retinst", &idx);
 	if (err)
@@ -264,12 +364,37 @@ int run_add_pixie(struct run *r, const struct profile *tpl,
 		m = 0;
 		goto out;
 	}
+	match = malloc((size_t)(n ? n : 1) * sizeof(*match));
+	if (!match) {
+		err = -PROF_ENOMEM;
+		goto out;
+	}
+	if (c->pids) {
+		missing = pair_processes(ps, n, qs, m, match, &guessed);
+		if (missing < 0) {
+			err = missing;
+			goto out;
+		}
+	} else {
+		for (i = 0; i < n; i++)
+			match[i] = i < m ? i : -1;
+	}
 	/* Warn, do not fail: the sampled profile is still right. */
+	if (guessed)
+		fprintf(stderr, "%s: warning: -pixie -pids: %d process(es) "
+			"paired with the valgrind run's by program and birth "
+			"order only (their arguments were not read while they "
+			"ran, or differ between the runs): their exact counts "
+			"may be those of another run of the same program\n",
+			c->tool->name,
+			guessed);
 	if (tpl->exit_status >= 0 && status != tpl->exit_status)
 		fprintf(stderr, "%s: warning: the -pixie run diverged: the "
 			"program exited %d in the sampled run and %d under "
 			"valgrind; its exact counts may not match the samples\n",
 			c->tool->name, tpl->exit_status, status);
+	else if (missing)
+		say_unpaired(c, ps, n, match, m);
 	else if (m != n)
 		fprintf(stderr, "%s: warning: the -pixie run diverged: %d "
 			"process(es) in the sampled run, %d under valgrind\n",
@@ -294,7 +419,8 @@ int run_add_pixie(struct run *r, const struct profile *tpl,
 		}
 	for (i = 0; i < n && !err; i++) {
 		struct profile *empty = NULL;
-		const struct profile *src = i < m ? qs[i] : NULL;
+		const struct profile *src = match[i] >= 0 ? qs[match[i]] :
+					    NULL;
 
 		if (!src) {	/* no matching process: the statistic, no counts */
 			empty = profile_new();
@@ -310,6 +436,7 @@ out:
 	for (i = 0; i < m; i++)
 		profile_free(qs[i]);
 	free(qs);
+	free(match);
 	profile_free(t2);
 	collector_free(col);
 	return err;

@@ -37,6 +37,9 @@
  * MID and LEAF: the programs exec'd by top and mid, in this program's
  * directory: the names in the environment variables EXECCHAIN_MID and
  * EXECCHAIN_LEAF, or execchain and execchain-static.
+ * EXECCHAIN_LINGER_MS: each process image sleeps that long (wall time)
+ * before its first loop, so that it lives long enough for a profiler to
+ * read its arguments; its loops' counts stay the same.
  * Exits 0 when every process of the chain exited 0, else 1 with a message
  * on stderr.  Prints nothing on success.
  */
@@ -101,6 +104,7 @@ static void sibling(const char *name, char *buf, size_t size)
 int main(int argc, char **argv)
 {
 	const char *role = argc > 2 ? argv[1] : "top";
+	const char *linger = getenv("EXECCHAIN_LINGER_MS");
 	long n = argc > 1 ? atol(argv[argc > 2 ? 2 : 1]) : 1000;
 	char path[4200], arg[32];
 	void (*before)(long), (*child)(long), (*after)(long);
@@ -130,6 +134,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "execchain: unknown role '%s'\n", role);
 		return 2;
 	}
+	if (linger && atol(linger) > 0)
+		usleep((useconds_t)atol(linger) * 1000);
 	before(k * n);
 	fflush(NULL);
 	pid = fork();

@@ -2,7 +2,7 @@
  * jitspin - a tiny "JIT": machine code copied into anonymous executable
  * memory and named in a perf map, as node --perf-basic-prof does.
  *
- * Usage: jitspin [MILLISECONDS [fork|wait]]     (default 1000, CPU time)
+ * Usage: jitspin [MILLISECONDS [fork|wait|dump]]   (default 1000, CPU time)
  *
  * Guarantees:
  *  - two pieces of generated code, jit_hot at the start of an anonymous
@@ -22,6 +22,14 @@
  *    of jit_hot; jit_warm is 0x100 further) is printed on a line, then
  *    the program waits until a file "go" exists in the current directory
  *    before it runs (a test plants the map meanwhile).
+ *  - with "dump": no perf map; the names are in a jitdump file instead,
+ *    ./jit-PID.dump, mapped read+exec as runtimes do (node --perf-prof).
+ *    Its records, in order: a load of "jit_stale" over jit_hot's bytes;
+ *    a debug-info record; a load of jit_hot 512 bytes further, with its
+ *    code, then a move of it (its index) to jit_hot's place; a load of
+ *    jit_warm; a move of an index never loaded; a record of an unknown
+ *    type; a close; after the close, a load of "jit_after_close" over
+ *    jit_warm (not to be read).  The file is left behind.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -61,7 +69,87 @@ static void run_for(loop_fn f, unsigned ms)
 		f(200000);
 }
 
-static void work(unsigned ms, const char *hot, const char *warm, int wait)
+/* jitdump records (perf's jitdump-specification.txt), host byte order. */
+static void rec_head(FILE *f, uint32_t id, uint32_t size)
+{
+	uint64_t ts = 0;
+
+	fwrite(&id, 4, 1, f);
+	fwrite(&size, 4, 1, f);
+	fwrite(&ts, 8, 1, f);
+}
+
+static void rec_load(FILE *f, uint64_t addr, uint64_t size, uint64_t index,
+		     const char *name)
+{
+	uint32_t pt[2] = { (uint32_t)getpid(), (uint32_t)getpid() };
+	uint64_t v[4] = { addr, addr, size, index };
+	size_t nlen = strlen(name) + 1;
+
+	rec_head(f, 0, (uint32_t)(16 + 8 + 32 + nlen + size));
+	fwrite(pt, 4, 2, f);
+	fwrite(v, 8, 4, f);
+	fwrite(name, 1, nlen, f);
+	fwrite((const void *)(uintptr_t)addr, 1, size, f);
+}
+
+static void rec_move(FILE *f, uint64_t from, uint64_t to, uint64_t size,
+		     uint64_t index)
+{
+	uint32_t pt[2] = { (uint32_t)getpid(), (uint32_t)getpid() };
+	uint64_t v[5] = { to, from, to, size, index };
+
+	rec_head(f, 1, 16 + 8 + 40);
+	fwrite(pt, 4, 2, f);
+	fwrite(v, 8, 5, f);
+}
+
+static void write_jitdump(unsigned char *code)
+{
+	char path[64];
+	uint32_t h[6] = { 0x4A695444, 1, 40, 0, 0, (uint32_t)getpid() };
+	uint64_t h2[2] = { 0, 0 }, dbg[2];
+	FILE *f;
+	long page = sysconf(_SC_PAGESIZE);
+
+#if defined(__x86_64__)
+	h[3] = 62;	/* EM_X86_64 */
+#else
+	h[3] = 183;	/* EM_AARCH64 */
+#endif
+	snprintf(path, sizeof(path), "jit-%d.dump", (int)getpid());
+	f = fopen(path, "w+");
+	if (!f) {
+		perror(path);
+		exit(1);
+	}
+	fwrite(h, 4, 6, f);
+	fwrite(h2, 8, 2, f);
+	rec_load(f, (uintptr_t)code, 40, 0, "jit_stale");
+	dbg[0] = (uintptr_t)code;	/* code_addr, no entries */
+	dbg[1] = 0;
+	rec_head(f, 2, 32);
+	fwrite(dbg, 8, 2, f);
+	rec_load(f, (uintptr_t)(code + 512), sizeof(loop_code), 1, "jit_hot");
+	rec_move(f, (uintptr_t)(code + 512), (uintptr_t)code,
+		 sizeof(loop_code), 1);
+	rec_load(f, (uintptr_t)(code + 256), sizeof(loop_code), 2,
+		 "jit_warm");
+	rec_move(f, (uintptr_t)code, (uintptr_t)(code + 128), 8, 77);
+	rec_head(f, 99, 24);
+	fwrite(dbg, 8, 1, f);
+	rec_head(f, 3, 16);	/* close */
+	rec_load(f, (uintptr_t)(code + 256), sizeof(loop_code), 3,
+		 "jit_after_close");
+	if (fflush(f) || mmap(NULL, (size_t)page, PROT_READ | PROT_EXEC,
+			      MAP_PRIVATE, fileno(f), 0) == MAP_FAILED) {
+		perror(path);
+		exit(1);
+	}
+	fclose(f);
+}
+
+static void work(unsigned ms, const char *hot, const char *warm, int mode)
 {
 	long page = sysconf(_SC_PAGESIZE);
 	unsigned char *code = mmap(NULL, (size_t)page, PROT_READ | PROT_WRITE,
@@ -75,12 +163,18 @@ static void work(unsigned ms, const char *hot, const char *warm, int wait)
 	}
 	memcpy(code, loop_code, sizeof(loop_code));
 	memcpy(code + 256, loop_code, sizeof(loop_code));
+	/* where "dump" loads jit_hot before it moves */
+	memcpy(code + 512, loop_code, sizeof(loop_code));
 	if (mprotect(code, (size_t)page, PROT_READ | PROT_EXEC)) {
 		perror("jitspin: mprotect");
 		exit(1);
 	}
 	__builtin___clear_cache((char *)code, (char *)code + page);
-	if (wait) {
+	if (mode == 2) {
+		write_jitdump(code);
+		goto run;
+	}
+	if (mode == 1) {
 		printf("%d %lx\n", (int)getpid(), (unsigned long)code);
 		fflush(stdout);
 		while (access("go", F_OK))
@@ -127,7 +221,9 @@ int main(int argc, char **argv)
 			return 0;
 		}
 	}
-	work(ms, "jit_hot", "jit_warm", argc > 2 && !strcmp(argv[2], "wait"));
+	work(ms, "jit_hot", "jit_warm",
+	     argc < 3 ? 0 : !strcmp(argv[2], "wait") ? 1 :
+	     !strcmp(argv[2], "dump") ? 2 : 0);
 	if (child > 0 && (waitpid(child, &status, 0) != child ||
 			  !WIFEXITED(status) || WEXITSTATUS(status)))
 		return 1;
