@@ -143,10 +143,9 @@ int profile_jitdump_parse(struct prof_jitmap *m, const unsigned char *buf,
 				const char *nul = size > 56 ?
 					memchr(name, '\0', size - 56) : NULL;
 				size_t nlen = nul ? (size_t)(nul - name) : 0;
-				uint64_t csize = rd64(r + 40);
 
-				if (size < 56 || !nul ||
-				    csize > size - 56 - nlen - 1) {
+				/* the name ends inside, the code fits */
+				if (!nul || rd64(r + 40) > size - 56 - nlen - 1) {
 					if (pass) {
 						m->bad_lines++;
 						m->last_line++;
@@ -160,8 +159,8 @@ int profile_jitdump_parse(struct prof_jitmap *m, const unsigned char *buf,
 					loads[nloads++] = (struct load){
 						.index = rd64(r + 48),
 						.name = name, .nlen = nlen };
-				} else if (add_code(m, rd64(r + 32), csize,
-						    name, nlen)) {
+				} else if (add_code(m, rd64(r + 32),
+						    rd64(r + 40), name, nlen)) {
 					goto oom;
 				}
 			} else if (id == JIT_CODE_MOVE && pass) {
