@@ -38,6 +38,14 @@ struct unw_object {
 
 	struct unw_seg *segs;
 	size_t nsegs, alloc_segs;
+	/* PLT sections (.plt, .plt.sec, .plt.got, .iplt) and their bytes:
+	 * a static program's have no CFI, and their stubs' shape is known. */
+	struct plt {
+		uint64_t vaddr, size;
+		uint8_t *bytes;
+		int lazy0;	/* starts with the lazy PLT0 (push GOT+8) */
+	} plt[4];
+	size_t nplt;
 	struct ehframe ehf;	/* .eh_frame read in place, if ehf_ok */
 	int ehf_ok;
 	int dwarf_tried;	/* libdwarf opened (the fallback) */
@@ -95,6 +103,65 @@ static int read_full(int fd, void *buf, size_t len, uint64_t off)
 	return 0;
 }
 
+/* The PLT sections' addresses and bytes (at most PLT_MAX each); none
+ * read is no loss but the stubs' steps. */
+#define PLT_MAX (1u << 20)
+
+static void read_plts(struct unw_object *o, const Elf64_Ehdr *eh)
+{
+	Elf64_Shdr *sh = NULL, *names;
+	char *str = NULL;
+	size_t i;
+
+	if (eh->e_shentsize != sizeof(Elf64_Shdr) || !eh->e_shnum ||
+	    eh->e_shstrndx >= eh->e_shnum)
+		return;
+	sh = calloc(eh->e_shnum, sizeof(*sh));
+	if (!sh || read_full(o->fd, sh, eh->e_shnum * sizeof(*sh),
+			     eh->e_shoff))
+		goto out;
+	names = &sh[eh->e_shstrndx];
+	if (names->sh_size > PLT_MAX)
+		goto out;
+	str = malloc(names->sh_size + 1);
+	if (!str || read_full(o->fd, str, names->sh_size, names->sh_offset))
+		goto out;
+	str[names->sh_size] = '\0';
+	for (i = 0; i < eh->e_shnum && o->nplt < 4; i++) {
+		const Elf64_Shdr *s = &sh[i];
+		const char *name = s->sh_name < names->sh_size ?
+				   str + s->sh_name : "";
+		struct plt *p = &o->plt[o->nplt];
+
+		if (s->sh_type != SHT_PROGBITS ||
+		    !(s->sh_flags & SHF_EXECINSTR) || !s->sh_size ||
+		    s->sh_size > PLT_MAX || (strcmp(name, ".plt") &&
+		    strcmp(name, ".plt.sec") && strcmp(name, ".plt.got") &&
+		    strcmp(name, ".iplt")))
+			continue;
+		p->bytes = malloc(s->sh_size);
+		if (!p->bytes)
+			break;
+		if (read_full(o->fd, p->bytes, s->sh_size, s->sh_offset)) {
+			free(p->bytes);
+			p->bytes = NULL;
+			continue;
+		}
+		p->vaddr = s->sh_addr;
+		p->size = s->sh_size;
+		/* pushq GOT+8(%rip), after an endbr64 or not */
+		p->lazy0 = !strcmp(name, ".plt") &&
+			   ((p->size >= 2 && p->bytes[0] == 0xff &&
+			     p->bytes[1] == 0x35) ||
+			    (p->size >= 6 && !memcmp(p->bytes,
+			     "\xf3\x0f\x1e\xfa\xff\x35", 6)));
+		o->nplt++;
+	}
+out:
+	free(str);
+	free(sh);
+}
+
 /*
  * The PT_LOAD segments, the entry point, and .eh_frame_hdr's segment
  * (PT_GNU_EH_FRAME) if the file has one this reader handles.  The
@@ -117,6 +184,7 @@ static int read_segments(struct unw_object *o)
 	    eh.e_phentsize != sizeof(Elf64_Phdr) || !eh.e_phnum)
 		return -1;
 	o->entry = eh.e_entry;
+	read_plts(o, &eh);
 	ph = calloc(eh.e_phnum, sizeof(*ph));
 	if (!ph || read_full(o->fd, ph, eh.e_phnum * sizeof(*ph), eh.e_phoff))
 		goto out;
@@ -248,6 +316,8 @@ void unw_object_free(struct unw_object *o)
 		dwarf_finish(o->dbg, NULL);
 	}
 	free(o->ehimage);
+	while (o->nplt)
+		free(o->plt[--o->nplt].bytes);
 	if (o->fd >= 0)
 		close(o->fd);
 	free(o->segs);
@@ -766,6 +836,54 @@ static enum unw_result fp_step(struct unw_state *st)
 	return UNW_STEPPED;
 }
 
+/*
+ * The sampled frame in a PLT stub without CFI: a stub is jumps around
+ * one push, so where the return address is follows from the instruction
+ * at the PC.  At the stub's jmp *GOT (after an endbr64 or not, bnd or
+ * not) or its push, nothing is pushed yet: [sp]; at the jmp after the
+ * push (a lazy stub's way to PLT0): [sp + 8].  Registers are all the
+ * caller's.  -1 where this does not apply (PLT0 of a lazy PLT, other
+ * code): the caller tries frame pointers.
+ */
+static int plt_step(struct unw_state *st, const struct unw_object *o,
+		    uint64_t vaddr)
+{
+	const struct plt *p = NULL;
+	const uint8_t *b;
+	uint64_t left, pushed, ra;
+	size_t i, k = 0;
+
+	for (i = 0; i < o->nplt && !p; i++)
+		if (vaddr >= o->plt[i].vaddr &&
+		    vaddr - o->plt[i].vaddr < o->plt[i].size)
+			p = &o->plt[i];
+	if (!p || !st->exact || (p->lazy0 && vaddr - p->vaddr < 16))
+		return -1;
+	b = p->bytes + (vaddr - p->vaddr);
+	left = p->size - (vaddr - p->vaddr);
+	if (b[0] == 0xf2)			/* bnd prefix */
+		k = 1;
+	if (!k && left >= 4 && !memcmp(b, "\xf3\x0f\x1e\xfa", 4))
+		pushed = 0;			/* endbr64 */
+	else if (left > k + 1 && b[k] == 0xff && b[k + 1] == 0x25)
+		pushed = 0;			/* jmp *GOT(%rip) */
+	else if (!k && b[0] == 0x68)
+		pushed = 0;			/* push $index */
+	else if (left > k && b[k] == 0xe9)
+		pushed = 8;			/* jmp PLT0, index pushed */
+	else
+		return -1;
+	if (read_stack(st, st->r[UNW_REG_SP] + pushed, &ra))
+		return UNW_TRUNC_DUMP;
+	if (!ra)
+		return UNW_END;
+	st->r[UNW_REG_SP] += pushed + 8;
+	st->r[UNW_REG_IP] = ra;
+	st->first = 0;
+	st->exact = 0;
+	return UNW_STEPPED;
+}
+
 enum unw_result unw_step(struct unw_state *st, struct unw_object *o,
 			 uint64_t vaddr, int fp_fallback)
 {
@@ -781,6 +899,8 @@ enum unw_result unw_step(struct unw_state *st, struct unw_object *o,
 		if (o && o->entry && vaddr >= o->entry &&
 		    vaddr - o->entry < ENTRY_STUB)
 			return UNW_END;
+		if (o && (e = plt_step(st, o, vaddr)) >= 0)
+			return (enum unw_result)e;
 		return fp_fallback ? fp_step(st) : UNW_TRUNC_NO_CFI;
 	}
 	if (row->cfa.kind == R_CFA_REG) {

@@ -22,6 +22,10 @@
  *   walk (UNW_TRUNC_DUMP), it is never guessed.  In the sampled frame
  *   only, a register saved below the stack pointer (an epilogue) still
  *   holds its value and is read from the registers.
+ * - Where an object has no CFI, a sampled PC in a PLT stub (a static
+ *   program's .plt) is stepped by the stub's known shape (jumps around
+ *   one push: the return address at [sp] or [sp + 8], by the instruction
+ *   at the PC); elsewhere, with the fallback, by frame pointers.
  * - x86-64 only: the register numbering is DWARF's for x86-64.
  *
  * An object is read once per file and shared by every process mapping it.
