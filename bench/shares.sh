@@ -1,11 +1,12 @@
 #!/bin/bash
 # Do uprofile and perf agree on where a program spends its time?
 #
-# Usage: bench/shares.sh [-n TOP] [--separate] [--kernel] COMMAND [ARG...]
+# Usage: bench/shares.sh [-n TOP] [-F HZ] [--separate] [--kernel] COMMAND [ARG...]
 #
 # By default both profilers sample the SAME run, at the same event and
-# rate: `perf record -e cpu-clock:u -F 1000 -- uprofile -e cpu-clock -F 1000
-# COMMAND`, so the comparison is not blurred by run-to-run variation of the
+# rate (-F, default 1000): `perf record -e cpu-clock:u -F 1000 --
+# uprofile -e cpu-clock -F 1000 COMMAND`, so the comparison is not
+# blurred by run-to-run variation of the
 # workload (a few points for cache-sensitive code on a shared machine).
 # perf's samples of uprofile itself are left out.  With --separate each
 # profiler gets its own run.
@@ -26,18 +27,20 @@
 # uprofile shows the DWARF name, kallsyms the suffixed one.
 set -euo pipefail
 top=10
+hz=1000
 separate=
 kernel=
 while [[ $# -gt 0 ]]; do
 	case $1 in
 	-n) top=$2; shift 2 ;;
+	-F) hz=$2; shift 2 ;;
 	--separate) separate=1; shift ;;
 	--kernel) kernel=1; shift ;;
 	*) break ;;
 	esac
 done
 [[ $# -gt 0 ]] || {
-	echo "usage: $0 [-n TOP] [--separate] COMMAND [ARG...]" >&2
+	echo "usage: $0 [-n TOP] [-F HZ] [--separate] [--kernel] COMMAND [ARG...]" >&2
 	exit 2
 }
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -49,21 +52,21 @@ trap 'rm -rf "$work"' EXIT
 window=
 if [[ -n $kernel ]]; then
 	kprofile=$root/${BUILD:-build}/kprofile
-	perf record -B -q -k realtime -a -e cpu-clock -F 1000 \
-		-o "$work/perf.data" -- "$kprofile" -quiet -e cpu-clock -F 1000 \
+	perf record -B -q -k realtime -a -e cpu-clock -F "$hz" \
+		-o "$work/perf.data" -- "$kprofile" -quiet -e cpu-clock -F "$hz" \
 		-o "$work/umon.out" "$@" >/dev/null 2>&1
 	window=$("$kprofile" -i "$work/umon.out" --format json | jq -r '
 		"\(.start_time_ns / 1e9),\(.start_time_ns / 1e9 +
 		 .duration_seconds)"' | awk -F, '{ printf "%.6f,%.6f", $1, $2 }')
 	uprofile=$kprofile
 elif [[ -n $separate ]]; then
-	perf record -B -q -e cpu-clock:u -F 1000 -o "$work/perf.data" -- "$@" \
+	perf record -B -q -e cpu-clock:u -F "$hz" -o "$work/perf.data" -- "$@" \
 		>/dev/null 2>&1
-	"$uprofile" -quiet -e cpu-clock -F 1000 -o "$work/umon.out" "$@" \
+	"$uprofile" -quiet -e cpu-clock -F "$hz" -o "$work/umon.out" "$@" \
 		>/dev/null
 else
-	perf record -B -q -e cpu-clock:u -F 1000 -o "$work/perf.data" -- \
-		"$uprofile" -quiet -e cpu-clock -F 1000 -o "$work/umon.out" \
+	perf record -B -q -e cpu-clock:u -F "$hz" -o "$work/perf.data" -- \
+		"$uprofile" -quiet -e cpu-clock -F "$hz" -o "$work/umon.out" \
 		"$@" >/dev/null 2>&1
 fi
 

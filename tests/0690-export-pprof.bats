@@ -15,27 +15,29 @@
 #    (a receiver on 127.0.0.1 stands in for Pyroscope and Parca).
 #
 # The profiles are taken once (setup_file) of a copy of tests/programs/
-# callers; the tests only read them.
+# callers (and inline, whose hot loop is an inlined function); the tests
+# only read them.
 
 load helpers
 
 setup_file() {
 	local d=$BATS_FILE_TMPDIR
 	cd "$d" || return 1
-	cp "$TPROG/callers" "$d/callers"
-	"$UPROFILE" -quiet -g -o stacks.umon ./callers 1000 &&
+	cp "$TPROG/callers" "$TPROG/inline" "$d/"
+	"$UPROFILE" -quiet -g -o inline.umon ./inline 300 &&
+		"$UPROFILE" -quiet -g -o stacks.umon ./callers 1000 &&
 		"$UPROFILE" -quiet -g -o stacks2.umon ./callers 500 &&
 		"$UPROFILE" -quiet -o flat.umon ./callers 300 &&
 		"$UPROFILE" -quiet -e cpu-clock,task-clock -o two.umon \
 			./callers 300 || return 1
 	local p
-	for p in stacks stacks2 flat two; do
+	for p in stacks stacks2 flat two inline; do
 		"$UPROFILE" -i $p.umon --format pprof >$p.pb.gz &&
 			"$UPROFILE" -i $p.umon -inline --format json >$p.json ||
 			return 1
 	done
 	# pprof reads the exports without the program.
-	rm "$d/callers"
+	rm "$d/callers" "$d/inline"
 }
 
 setup() {
@@ -160,14 +162,14 @@ check_top() {
 }
 
 @test "pprof -raw: inline frames in one location, mappings with build-ids, already symbolized" {
-	pprof -raw "$F/stacks.pb.gz"
-	# cpu_ns is inlined into leaf_work: one location, two lines, the
-	# inlined function first.
+	pprof -raw "$F/inline.pb.gz"
+	# inner_kernel is inlined into outer_driver, where ~90% of the
+	# samples are: one location, two lines, the inlined function first.
 	run -0 awk '/^Locations/ { on = 1; next } /^Mappings/ { on = 0 }
 		    on && /^ +[0-9]+: / { prev = $4; next }
-		    on && prev == "cpu_ns" && $1 == "leaf_work" { n++ }
+		    on && prev == "inner_kernel" && $1 == "outer_driver" { n++ }
 		    END { print n + 0 }' <<<"$output"
-	((output > 0)) || fail "no location with cpu_ns inlined into leaf_work"
+	((output > 0)) || fail "no location with inner_kernel inlined into outer_driver"
 	pprof -raw "$F/stacks.pb.gz"
 	local id
 	id=$(readelf -n "$TPROG/callers" | awk '/Build ID:/ { print $3 }')
