@@ -4,9 +4,10 @@
  * file (jit-PID.dump, when the input starts with its magic "DTiJ") or
  * else a perf map (/tmp/perf-PID.map text, "START SIZE NAME" lines).
  * Every entry's start (and its neighbours) is looked up, and the
- * entries naming them kept in a profile as the collector keeps them.  Aborts when an address is named
- * otherwise than the map names it, or when the kept symbols are not
- * sorted, non-empty and apart (profile_read() refuses such a section).
+ * entries naming them kept in a profile as the collector keeps them.
+ * Aborts when an address is named otherwise than the map names it, or
+ * when the kept symbols are not sorted, non-empty and apart
+ * (profile_read() refuses such a section).
  */
 #include <stdint.h>
 #include <stdio.h>

@@ -62,8 +62,8 @@ printf '%s\n' 'ffffffffffffffff 1 top' '0 1 zero' '10 ffffffffffffffff over' \
 
 # jitmap, jitdump files (see common/profile/jitdump.c): code loads with
 # their bytes, a move, debug and unwinding records, a record of an unknown
-# type, a move of an index never loaded, a close and a load after it; and
-# one cut inside its last record.
+# type, a move of an index never loaded, a close and a load after it; one
+# cut inside its last record; a load shorter than its fields.
 python3 - "$c/jitmap" <<'PY'
 import struct, sys
 def rec(i, body): return struct.pack('<IIQ', i, 16 + len(body), 7) + body
@@ -86,6 +86,9 @@ body = (load(0x7f0000001000, 64, 0, b'JS:~stale x.js:1:1')
 open(sys.argv[1] + '/jitdump', 'wb').write(head + body)
 cut = head + load(0xffffffffffffff00, 0x100, 0, b'top') + load(0x10, 4, 1, b'cut')
 open(sys.argv[1] + '/jitdump-cut', 'wb').write(cut[:-3])
+# a code load shorter than its fixed fields (once read past its end)
+short = head + rec(0, struct.pack('<IIQQ', 9, 9, 0x7f0000001000, 0x7f0000001000))
+open(sys.argv[1] + '/jitdump-short-load', 'wb').write(short)
 PY
 
 # kallsyms: /proc/kallsyms lines, with aliases, a weak and a data symbol,

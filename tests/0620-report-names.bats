@@ -81,10 +81,12 @@ ifunc_step@plt	??:0"
 @test "IFUNC PLT stub: its samples, -asm's call and call stacks name it ifunc_step@plt" {
 	local prog
 	for prog in ifunc ifunc-static; do
-		# a one-jump stub gets 0.2-0.8% of the samples (where a timer
-		# interrupt lands next to a jump depends on the CPU): 4 kHz
-		# for 2 s expects 16 or more there, none with odds below 1e-7
-		profile_of "$prog" -g -F 4000 "$TPROG/$prog" 2000
+		# a one-jump stub gets 0.06-0.8% of the samples (where a
+		# timer interrupt lands next to a jump depends on the CPU and
+		# the load): one every 250 us for 5 s (20000 samples; a period,
+		# which the kernel's rate limit does not refuse) expects 12 or
+		# more there, none with odds below 1e-5
+		profile_of "$prog" -g -c 250000 "$TPROG/$prog" 5000
 		run -0 "$UPROFILE" -i "$prog.out" -format json
 		local k
 		k=$(jq '[.rows[] | select(.procedure == "ifunc_step@plt") | .samples["cpu-clock"]] | add // 0' <<<"$output")

@@ -72,6 +72,71 @@ frames() {
 	assert_line "= truncated: stack copy"
 }
 
+@test "unwind: a PLT stub without CFI is stepped by its shape (lazy, IBT, .plt.sec, .plt.got); PLT0 is not" {
+	command -v as >/dev/null && command -v ld >/dev/null ||
+		skip "as or ld (binutils) is missing"
+	# ld's PLT forms byte for byte, in a program without CFI; unwstep
+	# steps once from each label on a stack of 0x1111, 0x2222, ...
+	cat >plt.s <<'ASM'
+	.section .plt,"ax",@progbits
+plt0:	.byte 0xff, 0x35, 0, 0x20, 0, 0		# push GOT+8(%rip)
+plt0_jmp:
+	.byte 0xff, 0x25, 0, 0x20, 0, 0		# jmp *GOT+16(%rip)
+	.byte 0x0f, 0x1f, 0x40, 0		# nopl 0(%rax)
+lazy:	.byte 0xff, 0x25, 0, 0x20, 0, 0		# jmp *GOT(%rip)
+lazy_push:
+	.byte 0x68, 0, 0, 0, 0			# push $0
+lazy_jmp:
+	.byte 0xe9				# jmp plt0
+	.long plt0 - (lazy_jmp + 5)
+ibt:	.byte 0xf3, 0x0f, 0x1e, 0xfa		# endbr64
+ibt_push:
+	.byte 0x68, 1, 0, 0, 0			# push $1
+ibt_jmp:
+	.byte 0xf2, 0xe9			# bnd jmp plt0
+	.long plt0 - (ibt_jmp + 6)
+	.byte 0x90
+	.section .plt.sec,"ax",@progbits
+sec:	.byte 0xf3, 0x0f, 0x1e, 0xfa		# endbr64
+sec_jmp:
+	.byte 0xf2, 0xff, 0x25, 0, 0x20, 0, 0	# bnd jmp *GOT(%rip)
+	.byte 0x0f, 0x1f, 0x44, 0, 0
+	.section .plt.got,"ax",@progbits
+got:	.byte 0xff, 0x25, 0, 0x20, 0, 0		# jmp *GOT(%rip)
+	.byte 0x66, 0x90
+	.text
+other:	ret
+	.globl _start
+_start:	ret
+ASM
+	run -0 as plt.s -o plt.o
+	run -0 ld -o plt plt.o
+	run -0 readelf -SW plt
+	refute_output --partial eh_frame
+	local f out=""
+	for f in plt0 plt0_jmp lazy lazy_push lazy_jmp ibt ibt_push ibt_jmp \
+		sec sec_jmp got other; do
+		run -0 "$ROOT/$BUILD/tests/unwstep" plt \
+			"$(nm plt | awk -v f="$f" '$3 == f { print $1 }')"
+		out+="$f ${output#* }"$'\n'
+	done
+	# before the push: [sp]; after it: [sp + 8]; PLT0 and code that is
+	# not a PLT: nothing known without CFI
+	assert_equal "$out" "plt0 truncated: no CFI
+plt0_jmp truncated: no CFI
+lazy stepped 0x1111 sp+8
+lazy_push stepped 0x1111 sp+8
+lazy_jmp stepped 0x2222 sp+16
+ibt stepped 0x1111 sp+8
+ibt_push stepped 0x1111 sp+8
+ibt_jmp stepped 0x2222 sp+16
+sec stepped 0x1111 sp+8
+sec_jmp stepped 0x1111 sp+8
+got stepped 0x1111 sp+8
+other truncated: no CFI
+"
+}
+
 # Link-time addresses to check in object $1: every $2-th byte of each
 # FDE's range, as readelf lists them (it exits 1 on libc: no
 # .debug_info; the count of addresses is checked by the caller).

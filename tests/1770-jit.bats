@@ -162,7 +162,7 @@ finish_waiting() {
 	run -0 jq '[.rows[] | select(.procedure == "[anon]")] | length' r.txt
 	assert_output 1
 	run -0 cat err.txt
-	assert_output --partial "JIT map /tmp/perf-$PID.map is a symbolic link: not followed"
+	assert_output --partial "JIT map /tmp/perf-$PID.map is, or is reached through, a symbolic link: not followed"
 }
 
 @test "a map of another user (not root, us or the process's owner) is ignored, said in one line" {
@@ -206,6 +206,40 @@ finish_waiting() {
 	[[ $(named_percent "$json") == 100* || $(named_percent "$json") == 99.9* ]] ||
 		fail "named: $(named_percent "$json")"
 	run -0 grep -E '^ +[0-9.]+ +[0-9]+ +[0-9.]+ jit_warm +jit-[0-9]+\.dump$' r.txt
+}
+
+@test "a jitdump whose directory became a symbolic link is not read, said in one line" {
+	mkdir d
+	(cd d && JITSPIN_WAIT=1 exec "$UPROFILE" -e cpu-clock -o ../l.out \
+		"$TPROG/jitspin" 300 dump 2>../err.txt) &
+	local upid=$! i
+	for ((i = 0; i < 500; i++)); do
+		compgen -G 'd/jit-*.dump' >/dev/null && break
+		sleep 0.01
+	done
+	compgen -G 'd/jit-*.dump' >/dev/null || fail "no jitdump written"
+	# the recorded path's directory is now a link to where it went
+	mv d d2
+	ln -s d2 d
+	touch d2/go
+	wait "$upid" || fail "uprofile: status $?: $(cat err.txt)"
+	run cat err.txt
+	assert_line --regexp "^uprofile: jitdump $PWD/d/jit-[0-9]+\.dump is, or is reached through, a symbolic link: not followed, its code stays unnamed$"
+	run -0 --separate-stderr "$UPROFILE" -i l.out --format json
+	run -0 jq '[.rows[] | select(.procedure | test("^jit_"))] | length' <<<"$output"
+	assert_output 0
+}
+
+@test "jitspin dump in a pid namespace of its own: its jit-1.dump names its code" {
+	skip_unless_root
+	unshare -pf --mount-proc true 2>/dev/null ||
+		skip "unshare -p does not work here"
+	run -0 --separate-stderr "$UPROFILE" -e cpu-clock -o ns.out \
+		unshare -pf --mount-proc "$TPROG/jitspin" 1000 dump
+	[[ -f jit-1.dump ]] || fail "jitspin wrote no jit-1.dump: $(ls)"
+	run -0 --separate-stderr "$UPROFILE" -i ns.out --format json
+	run -0 jq -r '[.rows[] | select(.procedure == "jit_hot" or .procedure == "jit_warm") | .object] | unique[]' <<<"$output"
+	assert_output "$PWD/jit-1.dump"
 }
 
 @test "node --perf-prof (a jitdump, no perf map): >= 95% of the samples named" {

@@ -514,11 +514,22 @@ static uint32_t map_object(struct collector *c, uint32_t pid, uint64_t start,
 	return obj;
 }
 
+/* Forget pid's jitdump (its image is gone: exec, or a pid reused). */
+static void drop_jitdump(struct process *p)
+{
+	free(p->jitdump);
+	p->jitdump = NULL;
+	if (p->jitdump_fd >= 0)
+		close(p->jitdump_fd);
+	p->jitdump_fd = -1;
+}
+
 /*
- * A JIT runtime's jitdump file, jit-PID.dump with its own pid: mapped
- * executable once as a marker, never run.  Noted for its process (and
- * fd, a file of another mount namespace, kept) instead of mapped; false
- * for any other path.
+ * A JIT runtime's jitdump file, jit-PID.dump: mapped executable once as
+ * a marker, never run.  Its PID is the process's own as it sees it (in a
+ * container's pid namespace, not ours), so any number is taken.  Noted
+ * for its process (and fd, a file of another mount namespace, kept)
+ * instead of mapped; false for any other path.
  */
 static bool jitdump_mapped(struct collector *c, uint32_t pid, const char *path,
 			   int fd)
@@ -526,21 +537,17 @@ static bool jitdump_mapped(struct collector *c, uint32_t pid, const char *path,
 	const char *base = strrchr(path, '/');
 	struct process *p;
 	char *end;
-	unsigned long n;
 
 	if (!base || strncmp(++base, "jit-", 4) || base[4] < '0' ||
 	    base[4] > '9')
 		return false;
-	n = strtoul(base + 4, &end, 10);
-	if (strcmp(end, ".dump") || n != pid)
+	strtoul(base + 4, &end, 10);
+	if (strcmp(end, ".dump"))
 		return false;
 	p = proc_get(c, pid);
 	if (!p)
 		goto done;
-	free(p->jitdump);
-	if (p->jitdump_fd >= 0)
-		close(p->jitdump_fd);
-	p->jitdump_fd = -1;
+	drop_jitdump(p);
 	p->jitdump = strdup(path);
 	if (!p->jitdump) {
 		c->oom = 1;
@@ -638,6 +645,7 @@ void collector_comm(struct collector *c, uint32_t pid, uint32_t tid,
 		p->cmd = NULL;
 	}
 	p->cmd_next_exec = false;
+	drop_jitdump(p);
 	p->exe_obj = NO_OBJ;
 	p->want_exe = true;
 	/* exec replaced the address space: earlier maps end now. */
@@ -673,6 +681,8 @@ void collector_fork(struct collector *c, uint32_t pid, uint32_t ppid,
 	/* proc_get may have moved the table: look the parent up again. */
 	parent = proc_find(c, ppid);
 	child->nmaps = 0;
+	child->cmd_next_exec = false;
+	drop_jitdump(child);
 	/* A fork runs its parent's program with its arguments. */
 	free(child->cmd);
 	child->cmd = NULL;

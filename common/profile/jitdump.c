@@ -21,7 +21,9 @@
  * The file is the runtime's: every size is checked against the bytes
  * there are, and a record cut short (a runtime killed while writing)
  * ends the reading.  Records are taken in file order, so where code is
- * reused the name written last wins, as with a perf map's lines.
+ * reused the name written last wins, as with a perf map's lines; a move
+ * is named by the last load of its code index in the file (runtimes
+ * give each piece of code an index of its own).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -112,16 +114,17 @@ int profile_jitdump_parse(struct prof_jitmap *m, const unsigned char *buf,
 	*why = NULL;
 	if (len < JITDUMP_HEADER || rd32(buf) != JITDUMP_MAGIC) {
 		*why = len >= 4 && rd32(buf) == __builtin_bswap32(JITDUMP_MAGIC) ?
-		       "written in the other byte order" : "not a jitdump";
+		       "is written in the other byte order" :
+		       "is not a jitdump";
 		goto done;
 	}
 	if (rd32(buf + 4) != 1) {
-		*why = "a jitdump version other than 1";
+		*why = "is of a version other than 1";
 		goto done;
 	}
 	hsize = rd32(buf + 8);
 	if (hsize < JITDUMP_HEADER || hsize > len) {
-		*why = "its header's size is wrong";
+		*why = "has a header of a wrong size";
 		goto done;
 	}
 	/*

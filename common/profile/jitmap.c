@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * JIT runtimes' perf maps (/tmp/perf-PID.map): parsed, looked up, and the
- * entries that name sampled code kept in the profile as JIT symbols.
+ * JIT runtimes' names for their code: perf maps (/tmp/perf-PID.map)
+ * parsed, maps built from other sources (jitdump.c) and merged, looked
+ * up, and the entries that name sampled code kept in the profile as JIT
+ * symbols.
  */
 #include <stdlib.h>
 #include <string.h>

@@ -426,8 +426,9 @@ int profile_jitmap_merge(struct prof_jitmap *into, struct prof_jitmap *from);
  * node --perf-prof, the JVM's and .NET's agents, wasmtime): its code
  * load records name code, code move records name it again where it
  * moved.  Other records (debug and unwinding information) are skipped.
- * Fills m (finished), and *why with the reason when the file is not a
- * jitdump this reader knows (then m is empty).  Returns 0 or
+ * Fills m (finished), and *why when the file is not a jitdump this
+ * reader knows (then m is empty): "is not a jitdump", "has a header of a
+ * wrong size", ...  Returns 0 or
  * -PROF_ENOMEM.
  */
 int profile_jitdump_parse(struct prof_jitmap *m, const unsigned char *buf,

@@ -10,8 +10,9 @@
  *    the file, the collector notes the path): node --perf-prof, the
  *    JVM's and .NET's agents, wasmtime --profile=jitdump.
  *
- * /tmp is everyone's: a file is read only when it is a regular file, not
- * a link, owned by root, by us or by the process's owner (as perf asks).
+ * /tmp is everyone's, a jitdump's directory the runtime's: a file is read
+ * only when it is a regular file reached through no symbolic link, owned
+ * by root, by us or by the process's owner (as perf asks).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,7 +20,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/openat2.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "run_int.h"
@@ -45,6 +48,25 @@ static int trusted_owner(uid_t uid, uint32_t pid)
 }
 
 /*
+ * Open path for reading with no symbolic link anywhere on the way
+ * (openat2's RESOLVE_NO_SYMLINKS: a jitdump's directory is the
+ * runtime's, /tmp is everyone's); where the kernel has no openat2, no
+ * link as the last component.  FIFOs do not block (O_NONBLOCK).
+ */
+static int open_no_links(const char *path)
+{
+	struct open_how how = {
+		.flags = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC,
+		.resolve = RESOLVE_NO_SYMLINKS,
+	};
+	int fd = (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
+
+	if (fd >= 0 || (errno != ENOSYS && errno != EPERM))
+		return fd;
+	return open(path, (int)how.flags);
+}
+
+/*
  * Read the WHAT (perf map, jitdump) pid's runtime wrote at path, or
  * through fd (>= 0: a file of another mount namespace, open already).
  * Returns 0 with the bytes in *buf (malloc'd), 1 when there is nothing
@@ -58,13 +80,12 @@ static int read_trusted(struct run *r, const char *what, const char *path,
 	struct stat st;
 	int err;
 
-	fd = fd >= 0 ? fcntl(fd, F_DUPFD_CLOEXEC, 0) :
-	     open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	fd = fd >= 0 ? fcntl(fd, F_DUPFD_CLOEXEC, 0) : open_no_links(path);
 	if (fd < 0) {
 		if (errno == ELOOP)
-			run_notice(c, "%s %s is a symbolic link: not "
-				   "followed, its code stays unnamed", what,
-				   path);
+			run_notice(c, "%s %s is, or is reached through, a "
+				   "symbolic link: not followed, its code "
+				   "stays unnamed", what, path);
 		else if (errno != ENOENT)
 			run_notice(c, "cannot read %s %s: %s", what, path,
 				   strerror(errno));
@@ -83,9 +104,7 @@ static int read_trusted(struct run *r, const char *what, const char *path,
 		close(fd);
 		return 1;
 	}
-	/* From the start: a descriptor kept open was never read. */
-	err = lseek(fd, 0, SEEK_SET) < 0 ? -1 :
-	      regfile_read_all(fd, JIT_MAP_MAX, buf, len);
+	err = regfile_read_all(fd, JIT_MAP_MAX, buf, len);
 	close(fd);
 	if (err && errno == ENOMEM)
 		return -PROF_ENOMEM;
@@ -140,7 +159,7 @@ static int read_jitdump(struct run *r, uint32_t pid, const char *path, int fd,
 	if (err)
 		return err;
 	if (why) {
-		run_notice(r->cfg, "jitdump %s is %s: ignored", path, why);
+		run_notice(r->cfg, "jitdump %s %s: ignored", path, why);
 		return 0;
 	}
 	if (map->bad_lines)

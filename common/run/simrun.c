@@ -144,9 +144,10 @@ static const char *base_of(const char *path)
 	return b ? b + 1 : path;
 }
 
-/* How well two processes' commands agree: 2 the same arguments, 1 the
- * same program name (a command line one run could not read is only its
- * program), 0 not at all. */
+/* How well two processes' commands agree: 2 the same arguments after
+ * the same program name (valgrind names the file exec'd, the sampled
+ * run what argv[0] says), 1 the same program name (a command line one
+ * run could not read is only its program), 0 not at all. */
 static int same_command(const struct profile *a, const struct profile *b)
 {
 	int i;
@@ -156,7 +157,7 @@ static int same_command(const struct profile *a, const struct profile *b)
 		return 0;
 	if (a->argc != b->argc)
 		return 1;
-	for (i = 0; i < a->argc; i++)
+	for (i = 1; i < a->argc; i++)
 		if (strcmp(a->argv[i], b->argv[i]))
 			return 1;
 	return 2;
@@ -164,10 +165,14 @@ static int same_command(const struct profile *a, const struct profile *b)
 
 /*
  * -pixie -pids: which process of the valgrind run (qs, in pid order) is
- * each sampled one (ps, in pid order): the same command line first, else
- * the same program; among equals, in pid (birth) order, which the two
- * runs of concurrent children need not share.  match[i]: an index of qs,
- * or -1.  Returns how many sampled processes have none.
+ * each sampled one (ps, in pid order): the same command line first, then
+ * the same program, then (a script the sampled run saw as its
+ * interpreter, valgrind as the script) what is left; among equals in pid
+ * (birth) order, which the two runs of concurrent children need not
+ * share.  match[i]: an index of qs, or -1.  *guessed: the pairings by
+ * birth order alone (of different programs, or of one program where
+ * another of its processes could have been the one).
+ * Returns how many sampled processes have none.
  */
 static int pair_processes(struct profile *const *ps, int n,
 			  struct profile *const *qs, int m, int *match,
@@ -181,25 +186,24 @@ static int pair_processes(struct profile *const *ps, int n,
 	*guessed = 0;
 	for (i = 0; i < n; i++)
 		match[i] = -1;
-	for (level = 2; level >= 1; level--)
+	for (level = 2; level >= 0; level--)
 		for (i = 0; i < n; i++) {
 			int other = 0;
 
+			if (match[i] >= 0)
+				continue;
 			for (j = 0; j < m; j++) {
 				if (used[j] || same_command(ps[i], qs[j]) < level)
 					continue;
-				if (match[i] < 0) {
+				if (match[i] < 0)
 					match[i] = j;
-					continue;
-				}
-				/* by name only, among different commands */
-				if (level == 1 &&
-				    same_command(qs[match[i]], qs[j]) < 2)
-					other = 1;
+				else if (level < 2 &&
+					 same_command(qs[match[i]], qs[j]) < 2)
+					other = 1;	/* a different one */
 			}
-			if (match[i] >= 0 && !used[match[i]]) {
+			if (match[i] >= 0) {
 				used[match[i]] = 1;
-				*guessed += other;
+				*guessed += other || !level;
 			}
 		}
 	for (i = 0; i < n; i++)
@@ -382,11 +386,11 @@ int run_add_pixie(struct run *r, const struct profile *tpl,
 	/* Warn, do not fail: the sampled profile is still right. */
 	if (guessed)
 		fprintf(stderr, "%s: warning: -pixie -pids: %d process(es) "
-			"paired with the valgrind run's by program and birth "
-			"order only (their arguments were not read while they "
-			"ran, or differ between the runs): their exact counts "
-			"may be those of another run of the same program\n",
-			c->tool->name,
+			"paired with the valgrind run's by birth order, not "
+			"by command line (their arguments were not read while "
+			"they ran, a script showed as its interpreter, or the "
+			"runs differ): their exact counts may be another "
+			"process's\n", c->tool->name,
 			guessed);
 	if (tpl->exit_status >= 0 && status != tpl->exit_status)
 		fprintf(stderr, "%s: warning: the -pixie run diverged: the "

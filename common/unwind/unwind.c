@@ -113,7 +113,9 @@ static void read_plts(struct unw_object *o, const Elf64_Ehdr *eh)
 	char *str = NULL;
 	size_t i;
 
-	if (eh->e_shentsize != sizeof(Elf64_Shdr) || !eh->e_shnum ||
+	/* The stubs' shapes are x86-64's. */
+	if (eh->e_machine != EM_X86_64 ||
+	    eh->e_shentsize != sizeof(Elf64_Shdr) || !eh->e_shnum ||
 	    eh->e_shstrndx >= eh->e_shnum)
 		return;
 	sh = calloc(eh->e_shnum, sizeof(*sh));
@@ -867,9 +869,9 @@ static int plt_step(struct unw_state *st, const struct unw_object *o,
 		pushed = 0;			/* endbr64 */
 	else if (left > k + 1 && b[k] == 0xff && b[k + 1] == 0x25)
 		pushed = 0;			/* jmp *GOT(%rip) */
-	else if (!k && b[0] == 0x68)
+	else if (!k && (b[0] == 0x68 || b[0] == 0x6a))
 		pushed = 0;			/* push $index */
-	else if (left > k && b[k] == 0xe9)
+	else if (left > k && (b[k] == 0xe9 || b[k] == 0xeb))
 		pushed = 8;			/* jmp PLT0, index pushed */
 	else
 		return -1;

@@ -17,7 +17,8 @@
  *    thousand times between reads of the thread CPU clock, for
  *    MILLISECONDS of CPU time in all: its samples land in ifunc_caller,
  *    in step_impl (well above 1%) and in the stub ifunc_step@plt (a
- *    single jump: 0.2-0.8% of the samples, depending on the CPU).
+ *    single jump: 0.06-0.8% of the samples, depending on the CPU and
+ *    the machine's load).
  *  - single-threaded, no children, exits 0, prints nothing.
  */
 #include <stdint.h>

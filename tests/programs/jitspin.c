@@ -29,7 +29,10 @@
  *    code, then a move of it (its index) to jit_hot's place; a load of
  *    jit_warm; a move of an index never loaded; a record of an unknown
  *    type; a close; after the close, a load of "jit_after_close" over
- *    jit_warm (not to be read).  The file is left behind.
+ *    jit_warm (not to be read).  The file is left behind.  With
+ *    JITSPIN_WAIT set, the program then waits until a file "go" exists
+ *    in its current directory before it runs (a test moves things
+ *    meanwhile).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -172,6 +175,8 @@ static void work(unsigned ms, const char *hot, const char *warm, int mode)
 	__builtin___clear_cache((char *)code, (char *)code + page);
 	if (mode == 2) {
 		write_jitdump(code);
+		while (getenv("JITSPIN_WAIT") && access("go", F_OK))
+			usleep(10000);
 		goto run;
 	}
 	if (mode == 1) {
