@@ -72,7 +72,7 @@ frames() {
 	assert_line "= truncated: stack copy"
 }
 
-@test "unwind: a PLT stub without CFI is stepped by its shape (lazy, IBT, .plt.sec, .plt.got); PLT0 is not" {
+@test "unwind: a PLT stub without CFI is stepped by its shape (PLT0, lazy, IBT, .plt.sec, .plt.got)" {
 	command -v as >/dev/null && command -v ld >/dev/null ||
 		skip "as or ld (binutils) is missing"
 	# ld's PLT forms byte for byte, in a program without CFI; unwstep
@@ -120,10 +120,11 @@ ASM
 			"$(nm plt | awk -v f="$f" '$3 == f { print $1 }')"
 		out+="$f ${output#* }"$'\n'
 	done
-	# before the push: [sp]; after it: [sp + 8]; PLT0 and code that is
-	# not a PLT: nothing known without CFI
-	assert_equal "$out" "plt0 truncated: no CFI
-plt0_jmp truncated: no CFI
+	# before the push: [sp]; after it: [sp + 8]; in PLT0 (the index
+	# pushed) [sp + 8], then [sp + 16]; code that is not a PLT: nothing
+	# known without CFI
+	assert_equal "$out" "plt0 stepped 0x2222 sp+16
+plt0_jmp stepped 0x3333 sp+24
 lazy stepped 0x1111 sp+8
 lazy_push stepped 0x1111 sp+8
 lazy_jmp stepped 0x2222 sp+16

@@ -843,9 +843,10 @@ static enum unw_result fp_step(struct unw_state *st)
  * one push, so where the return address is follows from the instruction
  * at the PC.  At the stub's jmp *GOT (after an endbr64 or not, bnd or
  * not) or its push, nothing is pushed yet: [sp]; at the jmp after the
- * push (a lazy stub's way to PLT0): [sp + 8].  Registers are all the
- * caller's.  -1 where this does not apply (PLT0 of a lazy PLT, other
- * code): the caller tries frame pointers.
+ * push (a lazy stub's way to PLT0): [sp + 8].  In a lazy PLT's PLT0,
+ * entered with the index pushed: [sp + 8] at its push of GOT+8, [sp +
+ * 16] at its jmp.  Registers are all the caller's.  -1 where this does
+ * not apply (other code): the caller tries frame pointers.
  */
 static int plt_step(struct unw_state *st, const struct unw_object *o,
 		    uint64_t vaddr)
@@ -859,13 +860,23 @@ static int plt_step(struct unw_state *st, const struct unw_object *o,
 		if (vaddr >= o->plt[i].vaddr &&
 		    vaddr - o->plt[i].vaddr < o->plt[i].size)
 			p = &o->plt[i];
-	if (!p || !st->exact || (p->lazy0 && vaddr - p->vaddr < 16))
+	if (!p || !st->exact)
 		return -1;
 	b = p->bytes + (vaddr - p->vaddr);
 	left = p->size - (vaddr - p->vaddr);
 	if (b[0] == 0xf2)			/* bnd prefix */
 		k = 1;
-	if (!k && left >= 4 && !memcmp(b, "\xf3\x0f\x1e\xfa", 4))
+	if (p->lazy0 && vaddr - p->vaddr < 16) {
+		/* PLT0: [endbr64] push GOT+8(%rip); [bnd] jmp *GOT+16 */
+		if (!k && left >= 4 && !memcmp(b, "\xf3\x0f\x1e\xfa", 4))
+			pushed = 8;
+		else if (!k && left >= 2 && b[0] == 0xff && b[1] == 0x35)
+			pushed = 8;
+		else if (left > k + 1 && b[k] == 0xff && b[k + 1] == 0x25)
+			pushed = 16;
+		else
+			return -1;
+	} else if (!k && left >= 4 && !memcmp(b, "\xf3\x0f\x1e\xfa", 4))
 		pushed = 0;			/* endbr64 */
 	else if (left > k + 1 && b[k] == 0xff && b[k + 1] == 0x25)
 		pushed = 0;			/* jmp *GOT(%rip) */
