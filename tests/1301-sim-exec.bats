@@ -105,7 +105,7 @@ else
 fi
 wait
 SH
-	EXECCHAIN_LINGER_MS=500 run -0 --separate-stderr "$UPROFILE" -quiet \
+	EXECCHAIN_LINGER_MS=1000 run -0 --separate-stderr "$UPROFILE" -quiet \
 		-e cpu-clock -pixie -pids -o o.out bash order.sh "$TPROG/execchain"
 	assert_equal "$stderr" ""
 	local f got=()

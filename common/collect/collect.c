@@ -594,10 +594,13 @@ void collector_mmap_foreign(struct collector *c, uint32_t pid,
 		close(fd);
 }
 
-void collector_next_exec(struct collector *c, uint32_t pid)
+void collector_next_exec(struct collector *c, uint32_t pid, const char *buf,
+			 size_t len)
 {
-	struct process *p = proc_find(c, pid);
+	struct process *p;
 
+	collector_cmdline(c, pid, buf, len);
+	p = proc_find(c, pid);
 	if (p && p->cmd)
 		p->cmd_next_exec = true;
 }

@@ -136,7 +136,8 @@ void collector_comm(struct collector *c, uint32_t pid, uint32_t tid,
  * process that existed before; or, with collector_next_exec(), the
  * arguments its next exec will have (the program the run starts, whose
  * exec may end before /proc is read).  -pids files show each its own. */
-void collector_next_exec(struct collector *c, uint32_t pid);
+void collector_next_exec(struct collector *c, uint32_t pid, const char *buf,
+			 size_t len);
 void collector_cmdline(struct collector *c, uint32_t pid, const char *buf,
 		       size_t len);
 /* A new process (pid != ppid) or thread, tid, made by ptid: it has its

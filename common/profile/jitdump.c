@@ -18,9 +18,9 @@
  *                   u64 new_code_addr, u64 code_size, u64 code_index
  *     2 DEBUG_INFO, 4 UNWINDING_INFO: skipped; 3 CODE_CLOSE: the end
  *
- * The file is the runtime's: every size is checked against the bytes
- * there are, and a record cut short (a runtime killed while writing)
- * ends the reading.  Records are taken in file order, so where code is
+ * The file is the runtime's: fields are read through a cursor that ends
+ * with their record (common/util/bytes.h), a record larger than the
+ * bytes left (a runtime killed while writing) ends the reading.  Records are taken in file order, so where code is
  * reused the name written last wins, as with a perf map's lines; a move
  * is named by the last load of its code index in the file (runtimes
  * give each piece of code an index of its own).
@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "common/util/array.h"
+#include "common/util/bytes.h"
 #include "common/util/error.h"
 #include "profile.h"
 
@@ -42,20 +43,39 @@ enum {
 	JIT_CODE_CLOSE = 3,
 };
 
-static uint32_t rd32(const unsigned char *p)
+/* A code load's or move's fields, read within its record. */
+struct code {
+	uint64_t addr, size, index;
+	const char *name;	/* a load's, not NUL-terminated */
+	size_t nlen;
+};
+
+/* The record at r (size bytes) as a load (move 0) or a move: 0, or -1
+ * when its fields do not fit in it. */
+static int read_code(const unsigned char *r, uint32_t size, int move,
+		     struct code *c)
 {
-	uint32_t v;
+	struct bytes b = { r + JITDUMP_RECORD, r + size, 0 };
+	const uint8_t *nul;
 
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
-static uint64_t rd64(const unsigned char *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
+	bytes_u(&b, 8);			/* pid, tid */
+	bytes_u(&b, 8);			/* vma */
+	if (move)
+		bytes_u(&b, 8);		/* old_code_addr */
+	c->addr = bytes_u(&b, 8);
+	c->size = bytes_u(&b, 8);
+	c->index = bytes_u(&b, 8);
+	if (b.bad)
+		return -1;
+	if (move)
+		return 0;
+	/* the name, then the code's bytes */
+	nul = memchr(b.p, '\0', (size_t)(b.end - b.p));
+	if (!nul || c->size > (uint64_t)(b.end - nul - 1))
+		return -1;
+	c->name = (const char *)b.p;
+	c->nlen = (size_t)(nul - b.p);
+	return 0;
 }
 
 /* A code load's index and where its name is, for the moves. */
@@ -91,13 +111,19 @@ static const struct load *find_load(const struct load *v, size_t n,
 	return lo < n && v[lo].index == index ? &v[lo] : NULL;
 }
 
+/* A record that names no code: counted, and its place taken. */
+static void bad_record(struct prof_jitmap *m)
+{
+	m->bad_lines++;
+	m->last_line++;
+}
+
 /* [addr, addr + size) as an entry, or counted as bad. */
 static int add_code(struct prof_jitmap *m, uint64_t addr, uint64_t size,
 		    const char *name, size_t nlen)
 {
 	if (!size || addr > UINT64_MAX - size || !nlen) {
-		m->bad_lines++;
-		m->last_line++;
+		bad_record(m);
 		return 0;
 	}
 	return profile_jitmap_add(m, addr, addr + size, name, nlen);
@@ -106,23 +132,26 @@ static int add_code(struct prof_jitmap *m, uint64_t addr, uint64_t size,
 int profile_jitdump_parse(struct prof_jitmap *m, const unsigned char *buf,
 			  size_t len, const char **why)
 {
+	struct bytes h = { buf, buf + len, 0 };
 	struct load *loads = NULL;
 	size_t nloads = 0, alloc = 0, off, pass;
-	uint32_t hsize;
+	uint64_t magic, version, hsize;
 
 	memset(m, 0, sizeof(*m));
 	*why = NULL;
-	if (len < JITDUMP_HEADER || rd32(buf) != JITDUMP_MAGIC) {
-		*why = len >= 4 && rd32(buf) == __builtin_bswap32(JITDUMP_MAGIC) ?
+	magic = bytes_u(&h, 4);
+	version = bytes_u(&h, 4);
+	hsize = bytes_u(&h, 4);
+	if (h.bad || len < JITDUMP_HEADER || magic != JITDUMP_MAGIC) {
+		*why = magic == __builtin_bswap32(JITDUMP_MAGIC) ?
 		       "is written in the other byte order" :
 		       "is not a jitdump";
 		goto done;
 	}
-	if (rd32(buf + 4) != 1) {
+	if (version != 1) {
 		*why = "is of a version other than 1";
 		goto done;
 	}
-	hsize = rd32(buf + 8);
 	if (hsize < JITDUMP_HEADER || hsize > len) {
 		*why = "has a header of a wrong size";
 		goto done;
@@ -133,53 +162,44 @@ int profile_jitdump_parse(struct prof_jitmap *m, const unsigned char *buf,
 	 */
 	for (pass = 0; pass < 2; pass++) {
 		for (off = hsize; len - off >= JITDUMP_RECORD;) {
+			struct bytes rh = { buf + off, buf + len, 0 };
+			uint32_t id = (uint32_t)bytes_u(&rh, 4);
+			uint32_t size = (uint32_t)bytes_u(&rh, 4);
 			const unsigned char *r = buf + off;
-			uint32_t id = rd32(r), size = rd32(r + 4);
+			const struct load *l;
+			struct code c;
 
 			if (size < JITDUMP_RECORD || size > len - off)
 				break;	/* cut short: the end */
 			off += size;
 			if (id == JIT_CODE_CLOSE)
 				break;
-			if (id == JIT_CODE_LOAD) {
-				const char *name = (const char *)r + 56;
-				const char *nul = size > 56 ?
-					memchr(name, '\0', size - 56) : NULL;
-				size_t nlen = nul ? (size_t)(nul - name) : 0;
-
-				/* the name ends inside, the code fits */
-				if (!nul || rd64(r + 40) > size - 56 - nlen - 1) {
-					if (pass) {
-						m->bad_lines++;
-						m->last_line++;
-					}
+			if (id != JIT_CODE_LOAD && (id != JIT_CODE_MOVE || !pass))
+				continue;	/* debug, unwinding, ... */
+			if (read_code(r, size, id == JIT_CODE_MOVE, &c)) {
+				if (pass)
+					bad_record(m);
+				continue;
+			}
+			if (id == JIT_CODE_LOAD && !pass) {
+				if (ALLOC_GROW(loads, nloads + 1, alloc))
+					goto oom;
+				loads[nloads++] = (struct load){
+					.index = c.index, .name = c.name,
+					.nlen = c.nlen };
+				continue;
+			}
+			if (id == JIT_CODE_MOVE) {
+				l = find_load(loads, nloads, c.index);
+				if (!l) {
+					bad_record(m);
 					continue;
 				}
-				if (!pass) {
-					if (ALLOC_GROW(loads, nloads + 1,
-						       alloc))
-						goto oom;
-					loads[nloads++] = (struct load){
-						.index = rd64(r + 48),
-						.name = name, .nlen = nlen };
-				} else if (add_code(m, rd64(r + 32),
-						    rd64(r + 40), name, nlen)) {
-					goto oom;
-				}
-			} else if (id == JIT_CODE_MOVE && pass) {
-				const struct load *l = size < 64 ? NULL :
-					find_load(loads, nloads,
-						  rd64(r + 56));
-
-				if (!l) {
-					m->bad_lines++;
-					m->last_line++;
-				} else if (add_code(m, rd64(r + 40),
-						    rd64(r + 48), l->name,
-						    l->nlen)) {
-					goto oom;
-				}
+				c.name = l->name;
+				c.nlen = l->nlen;
 			}
+			if (add_code(m, c.addr, c.size, c.name, c.nlen))
+				goto oom;
 		}
 		if (!pass && nloads > 1)
 			qsort(loads, nloads, sizeof(*loads), cmp_load);

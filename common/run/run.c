@@ -374,8 +374,7 @@ static int note_command(struct run *r)
 		return -PROF_ENOMEM;
 	for (a = r->cfg->cmd, p = buf; *a; a++)
 		p = stpcpy(p, *a) + 1;
-	collector_cmdline(r->col, (uint32_t)r->child.pid, buf, len);
-	collector_next_exec(r->col, (uint32_t)r->child.pid);
+	collector_next_exec(r->col, (uint32_t)r->child.pid, buf, len);
 	free(buf);
 	return 0;
 }
