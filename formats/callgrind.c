@@ -45,6 +45,7 @@
 #include "common/util/error.h"
 #include "common/util/hash.h"
 #include "formats/report/report.h"
+#include "writers.h"
 
 #define NONE UINT32_MAX
 #define UNKNOWN_NAME "???"	/* Valgrind's name for an unknown file */
@@ -532,7 +533,7 @@ static void release(struct cg *c)
 	free(c->files);
 }
 
-int report_callgrind(FILE *f, const struct report *r)
+int fmt_callgrind(FILE *f, const struct report *r)
 {
 	const struct report_samples *s = r->samples;
 	struct cg c = { .r = r, .s = s };

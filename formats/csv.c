@@ -28,6 +28,7 @@
 #include "common/util/error.h"
 #include "escape.h"
 #include "formats/report/report.h"
+#include "writers.h"
 
 /* Decimals of percentages and other figures, as in the JSON report. */
 #define FIGURE_DECIMALS 4
@@ -260,7 +261,7 @@ static void record(struct csv *c, const struct report *r,
 	end_record(c);
 }
 
-int report_csv(FILE *f, const struct report *r)
+int fmt_csv(FILE *f, const struct report *r)
 {
 	struct csv c = { .f = f, .first = 1 };
 	struct layout l = { 0 };

@@ -9,26 +9,13 @@
 #include <string.h>
 
 #include "common/util/error.h"
+#include "common/util/path.h"
 #include "escape.h"
 #include "formats/report/report.h"
+#include "writers.h"
 #include "jsonw.h"
 
 #define DIFF_DECIMALS 2
-
-static const char *base_name(const char *path)
-{
-	const char *s = path ? strrchr(path, '/') : NULL;
-
-	return s && s[1] ? s + 1 : path ? path : "";
-}
-
-/* Whether a row is listed: significant ones always, noise with -v;
- * -quit N keeps the first N listed. */
-static int listed(const struct report_diff *d,
-		  const struct report_diff_row *dr)
-{
-	return dr->significant || d->opt.show_noise;
-}
 
 static void text_p(FILE *f, double p)
 {
@@ -48,7 +35,7 @@ static void text_ratio(FILE *f, double v)
 
 static int diff_text_body(FILE *f, const struct report_diff *d)
 {
-	size_t i, k, shown = 0, hidden = 0;
+	size_t i, k;
 
 	fprintf(f, "Diff of %s, %s: base '%s' %" PRIu64 " samples, new "
 		"'%s' %" PRIu64 " samples\n", d->stat_name,
@@ -74,13 +61,8 @@ static int diff_text_body(FILE *f, const struct report_diff *d)
 		const struct report_diff_row *dr = &d->rows[i];
 		const struct report_row *row = dr->row;
 
-		if (!listed(d, dr)) {
-			hidden++;
+		if (!dr->shown)
 			continue;
-		}
-		if (d->opt.quit_rows && shown == d->opt.quit_rows)
-			continue;
-		shown++;
 		fprintf(f, " %7.2f %7.2f %+8.2f", dr->base_percent,
 			dr->new_percent, dr->change);
 		text_p(f, dr->p_holm);
@@ -91,29 +73,29 @@ static int diff_text_body(FILE *f, const struct report_diff *d)
 		}
 		if (d->view == REPORT_LINES)
 			fprintf(f, " %s:%u ", row->file ?
-				base_name(row->file) : "??", row->line);
+				path_base(row->file) : "??", row->line);
 		fprintf(f, " %s", row->procedure);
 		if (row->inlined_into)
 			fprintf(f, " [inlined into %s]", row->inlined_into);
-		fprintf(f, " (%s)\n", base_name(row->object));
+		fprintf(f, " (%s)\n", path_base(row->object));
 	}
 	if (d->nratios) {
 		fprintf(f, "\nRatios (*_per_ret): the base's value, then the "
 			"new one.\n");
 	}
-	if (!shown && !hidden)
+	if (!d->nshown && !d->nhidden)
 		fprintf(f, "\nNo rows.\n");
 	else if (!d->nsignificant)
 		fprintf(f, "\nNo significant change: every difference is "
 			"within sampling noise.\n");
-	if (hidden)
+	if (d->nhidden)
 		fprintf(f, "%s%zu row%s within noise not shown (-v shows "
-			"them).\n", d->nsignificant ? "\n" : "", hidden,
-			hidden == 1 ? "" : "s");
+			"them).\n", d->nsignificant ? "\n" : "", d->nhidden,
+			d->nhidden == 1 ? "" : "s");
 	return ferror(f) ? -PROF_EIO : 0;
 }
 
-int report_diff_text(FILE *out, const struct report_diff *d)
+int fmt_diff_text(FILE *out, const struct report_diff *d)
 {
 	FILE *f = esc_visible_stream(out);
 	int err;
@@ -175,10 +157,10 @@ static void json_row(struct json_writer *jw, const struct report_diff *d,
 	jw_end(jw);
 }
 
-int report_diff_json(FILE *out, const struct report_diff *d)
+int fmt_diff_json(FILE *out, const struct report_diff *d)
 {
 	struct json_writer jw;
-	size_t i, shown = 0;
+	size_t i;
 	int err;
 
 	jw_init(&jw, out);
@@ -208,12 +190,8 @@ int report_diff_json(FILE *out, const struct report_diff *d)
 	jw_object_uint(&jw, "rows_total", d->nrows);
 	jw_object_begin_array(&jw, "rows", JW_LINES);
 	for (i = 0; i < d->nrows; i++) {
-		if (!listed(d, &d->rows[i]))
-			continue;
-		if (d->opt.quit_rows && shown == d->opt.quit_rows)
-			break;
-		shown++;
-		json_row(&jw, d, &d->rows[i]);
+		if (d->rows[i].shown)
+			json_row(&jw, d, &d->rows[i]);
 	}
 	jw_end(&jw);
 	jw_end(&jw);

@@ -37,8 +37,10 @@
 #include "common/util/array.h"
 #include "common/util/error.h"
 #include "common/util/hash.h"
+#include "common/util/path.h"
 #include "escape.h"
 #include "formats/report/report.h"
+#include "writers.h"
 
 #define FG_WIDTH 1200.0		/* px */
 #define FG_PAD 10.0		/* left and right margins */
@@ -181,15 +183,6 @@ static void put_label(FILE *f, const char *name, double w)
 		xml_put(f, name, text_prefix(name, fit - 2));
 		fputs("..", f);
 	}
-}
-
-static const char *base_name(const char *path)
-{
-	const char *s = path ? strrchr(path, '/') : NULL;
-
-	if (!path)
-		return "";
-	return s && s[1] ? s + 1 : path;
 }
 
 /* ------------------------------------------------------------------ */
@@ -904,7 +897,7 @@ static int clean_names(struct fg *g)
 		if (!(g->fnames[i] = clean_text(g->s->funcs[i].name)))
 			return -PROF_ENOMEM;
 	for (i = 0; i < p->nobjects; i++)
-		if (!(g->onames[i] = clean_text(base_name(p->objects[i].path))))
+		if (!(g->onames[i] = clean_text(path_base(p->objects[i].path))))
 			return -PROF_ENOMEM;
 	return 0;
 }
@@ -926,7 +919,7 @@ static void fg_release(struct fg *g)
 	free(g->order);
 }
 
-int report_flamegraph(FILE *f, const struct report *r)
+int fmt_flamegraph(FILE *f, const struct report *r)
 {
 	struct fg g = { .r = r, .s = r->samples };
 	int err;

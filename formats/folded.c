@@ -11,8 +11,9 @@
 #include "common/util/error.h"
 #include "escape.h"
 #include "formats/report/report.h"
+#include "writers.h"
 
-int report_folded(FILE *out, const struct report *r)
+int fmt_folded(FILE *out, const struct report *r)
 {
 	FILE *f = esc_visible_stream(out);
 	size_t i;

@@ -12,6 +12,7 @@
 #include "common/stats/stats.h"
 #include "common/util/error.h"
 #include "formats/report/report.h"
+#include "writers.h"
 #include "jsonw.h"
 
 /* Decimals of percentages and other figures of the report, of times in
@@ -354,50 +355,61 @@ static void freq(struct json_writer *jw, const struct report *r)
 	jw_end(jw);
 }
 
+/* The subjects (or, with detail, the details) of r's notes of kind. */
 static void paths(struct json_writer *jw, const char *key,
-		  const char *const *path, size_t n)
+		  const struct report *r, enum report_note_kind kind,
+		  int detail)
 {
 	size_t i;
 
 	jw_object_begin_array(jw, key, JW_INLINE);
-	for (i = 0; i < n; i++)
-		jw_array_string(jw, path[i]);
+	for (i = 0; i < r->nnotes; i++)
+		if (r->notes[i].kind == kind)
+			jw_array_string(jw, detail ? r->notes[i].detail :
+					r->notes[i].subject);
+	jw_end(jw);
+}
+
+/* The notes of kind as objects: "path", and the detail as key. */
+static void path_objects(struct json_writer *jw, const char *key,
+			 const struct report *r, enum report_note_kind kind,
+			 const char *detail_key)
+{
+	size_t i;
+
+	jw_object_begin_array(jw, key, JW_INLINE);
+	for (i = 0; i < r->nnotes; i++) {
+		const struct report_note *n = &r->notes[i];
+
+		if (n->kind != kind)
+			continue;
+		jw_object_begin(jw, JW_INLINE);
+		jw_object_string(jw, "path", n->subject);
+		if (n->detail)
+			jw_object_string(jw, detail_key, n->detail);
+		else
+			jw_object_null(jw, detail_key);
+		jw_end(jw);
+	}
 	jw_end(jw);
 }
 
 /* What the report could not use: objects and files. */
 static void damage(struct json_writer *jw, const struct report *r)
 {
-	size_t i;
-
 	jw_object_uint(jw, "unresolved_objects", r->unresolved_objects);
-	jw_object_begin_array(jw, "unreadable_objects", JW_INLINE);
-	for (i = 0; i < r->nunreadable; i++) {
-		jw_object_begin(jw, JW_INLINE);
-		jw_object_string(jw, "path", r->unreadable[i].path);
-		if (r->unreadable[i].why)
-			jw_object_string(jw, "why", r->unreadable[i].why);
-		else
-			jw_object_null(jw, "why");
-		jw_end(jw);
-	}
-	jw_end(jw);
-	paths(jw, "stale_objects", r->stale, r->nstale);
-	paths(jw, "stale_files", r->stale_files, r->nstale);
-	paths(jw, "objects_without_symbols", r->nosyms, r->nnosyms);
-	paths(jw, "objects_with_exported_symbols_only", r->exported_only,
-	      r->nexported_only);
-	paths(jw, "objects_with_bad_dwarf", r->baddwarf, r->nbaddwarf);
-	paths(jw, "unmatched_patterns", r->unmatched, r->nunmatched);
+	path_objects(jw, "unreadable_objects", r, REPORT_NOTE_UNREADABLE,
+		     "why");
+	paths(jw, "stale_objects", r, REPORT_NOTE_STALE, 0);
+	paths(jw, "stale_files", r, REPORT_NOTE_STALE, 1);
+	paths(jw, "objects_without_symbols", r, REPORT_NOTE_NO_SYMBOLS, 0);
+	paths(jw, "objects_with_exported_symbols_only", r,
+	      REPORT_NOTE_EXPORTED_ONLY, 0);
+	paths(jw, "objects_with_bad_dwarf", r, REPORT_NOTE_BAD_DWARF, 0);
+	paths(jw, "unmatched_patterns", r, REPORT_NOTE_UNMATCHED, 0);
 	jw_object_uint(jw, "idle_excluded", r->prof->idle_dropped);
-	jw_object_begin_array(jw, "skipped_files", JW_INLINE);
-	for (i = 0; i < r->nskipped; i++) {
-		jw_object_begin(jw, JW_INLINE);
-		jw_object_string(jw, "path", r->skipped[i].path);
-		jw_object_string(jw, "kind", r->skipped[i].kind);
-		jw_end(jw);
-	}
-	jw_end(jw);
+	/* Every skipped file, those an unreadable note names too. */
+	path_objects(jw, "skipped_files", r, REPORT_NOTE_SKIPPED, "kind");
 }
 
 /*
@@ -583,7 +595,7 @@ static void cpu_modes(struct json_writer *jw, const struct profile *p)
 	jw_end(jw);
 }
 
-int report_json(FILE *f, const struct report *r)
+int fmt_json(FILE *f, const struct report *r)
 {
 	struct json_writer jw;
 
@@ -639,7 +651,7 @@ static void count_statistics(struct json_writer *jw,
 	jw_end(jw);
 }
 
-int report_counts_json(FILE *f, const struct report_counts *rc)
+int fmt_counts_json(FILE *f, const struct report_counts *rc)
 {
 	struct json_writer jw;
 	size_t i;

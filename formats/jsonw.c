@@ -7,6 +7,7 @@
 
 #include "common/util/array.h"
 #include "common/util/error.h"
+#include "common/util/hash.h"
 #include "escape.h"
 #include "jsonw.h"
 
@@ -124,13 +125,11 @@ static void put_string(FILE *f, const char *str)
 
 /* ---- the keys of the open objects ---- */
 
+/* Keys are chained per bucket, not probed: the keys of an object that
+ * closes are dropped, newest first, by unlinking them. */
 static size_t key_hash(const char *s)
 {
-	size_t h = 5381;
-
-	while (*s)
-		h = h * 33 + (unsigned char)*s++;
-	return h;
+	return (size_t)hash_mix64(hash_str(HASH_STR_SEED, s));
 }
 
 /* Chain every key again into a table of at least twice their number. */

@@ -41,7 +41,9 @@
 #include "common/util/array.h"
 #include "common/util/error.h"
 #include "common/util/hash.h"
+#include "common/util/path.h"
 #include "formats/report/report.h"
+#include "writers.h"
 
 /* ---- protobuf encoding ------------------------------------------------ */
 
@@ -395,22 +397,15 @@ static uint64_t loc_address(const struct profile *p,
 	return l->offset;
 }
 
-static const char *base_name(const char *path)
-{
-	const char *slash = path ? strrchr(path, '/') : NULL;
-
-	return slash ? slash + 1 : path ? path : "";
-}
-
 /* The object that is the profiled program: a file named as argv[0]. */
 static size_t main_object(const struct profile *p)
 {
-	const char *prog = p->argv && p->argc ? base_name(p->argv[0]) : "";
+	const char *prog = p->argv && p->argc ? path_base(p->argv[0]) : "";
 	size_t i;
 
 	for (i = 0; *prog && i < p->nobjects; i++)
 		if (p->objects[i].kind == PROF_OBJ_FILE &&
-		    !strcmp(base_name(p->objects[i].path), prog))
+		    !strcmp(path_base(p->objects[i].path), prog))
 			return i;
 	return SIZE_MAX;
 }
@@ -613,7 +608,7 @@ static void string_table(struct pprof *w)
 	}
 }
 
-int report_pprof(FILE *f, const struct report *r)
+int fmt_pprof(FILE *f, const struct report *r)
 {
 	struct pprof w = { .f = f, .r = r, .s = r->samples };
 	int err;

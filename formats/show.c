@@ -12,6 +12,7 @@
 #include "common/profile/profile.h"
 #include "common/util/error.h"
 #include "symbolize/symbolize.h"
+#include "writers.h"
 
 /* Procedures the summary after a run shows. */
 #define SUMMARY_ROWS 5
@@ -100,9 +101,9 @@ static int show_counts(FILE *out, const struct profile *p,
 				"--format text or json)",
 				s->opt.file ? s->opt.file : "profile");
 	else if (s->format == REPORT_SHOW_JSON)
-		err = report_counts_json(out, rc);
+		err = fmt_counts_json(out, rc);
 	else
-		err = report_counts_text(out, rc);
+		err = fmt_counts_text(out, rc);
 	report_counts_free(rc);
 	return err;
 }
@@ -151,28 +152,28 @@ static int show_rows(FILE *out, const struct profile *p,
 	}
 	switch (s->format) {
 	case REPORT_SHOW_SUMMARY:
-		err = report_summary(out, r, SUMMARY_ROWS);
+		err = fmt_summary(out, r, SUMMARY_ROWS);
 		break;
 	case REPORT_SHOW_JSON:
-		err = report_json(out, r);
+		err = fmt_json(out, r);
 		break;
 	case REPORT_SHOW_TEXT:
-		err = report_text(out, r);
+		err = fmt_text(out, r);
 		break;
 	case REPORT_SHOW_FOLDED:
-		err = report_folded(out, r);
+		err = fmt_folded(out, r);
 		break;
 	case REPORT_SHOW_PPROF:
-		err = report_pprof(out, r);
+		err = fmt_pprof(out, r);
 		break;
 	case REPORT_SHOW_FLAMEGRAPH:
-		err = report_flamegraph(out, r);
+		err = fmt_flamegraph(out, r);
 		break;
 	case REPORT_SHOW_CALLGRIND:
-		err = report_callgrind(out, r);
+		err = fmt_callgrind(out, r);
 		break;
 	case REPORT_SHOW_CSV:
-		err = report_csv(out, r);
+		err = fmt_csv(out, r);
 		break;
 	}
 	report_free(r);
@@ -247,8 +248,8 @@ int report_show_diff(FILE *out, const struct profile *base,
 	if (!err)
 		err = report_diff_build(ra, rb, dopt, &d);
 	if (!err)
-		err = s->format == REPORT_SHOW_JSON ? report_diff_json(out, d) :
-		      report_diff_text(out, d);
+		err = s->format == REPORT_SHOW_JSON ? fmt_diff_json(out, d) :
+		      fmt_diff_text(out, d);
 	if (!err && fflush(out))
 		err = prof_fail(PROF_EIO, "cannot write report: %s",
 				strerror(errno));

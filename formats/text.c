@@ -11,26 +11,11 @@
 #include <string.h>
 
 #include "common/util/error.h"
+#include "common/util/path.h"
 #include "escape.h"
 #include "formats/report/report.h"
+#include "writers.h"
 #include "common/stats/stats.h"
-
-static const char *base_name(const char *path)
-{
-	const char *s = strrchr(path, '/');
-
-	return s && s[1] ? s + 1 : path;
-}
-
-/* Whether path is an object the report names as unreadable (its own
- * note says why: no second one). */
-static int is_unreadable(const struct report *r, const char *path)
-{
-	for (size_t k = 0; k < r->nunreadable; k++)
-		if (!strcmp(r->unreadable[k].path, path))
-			return 1;
-	return 0;
-}
 
 /* The object column: a file's base name, or [module] for kernel code in
  * a module (the kernel itself is [kernel.kallsyms]). */
@@ -40,7 +25,7 @@ static const char *object_name(const struct report_row *row, char *buf,
 	if (row->module)
 		return esc_cut(buf, len, snprintf(buf, len, "[%s]",
 						  row->module));
-	return base_name(row->object);
+	return path_base(row->object);
 }
 
 static int ratio_width(const struct report_ratio *ra)
@@ -62,55 +47,9 @@ static const char *view_name(enum report_view v)
 	}
 }
 
-/* The views that list code: blocks, instructions, buckets. */
-static int code_view(const struct report *r)
-{
-	return r->opt.view == REPORT_BLOCKS || r->opt.view == REPORT_ASM ||
-	       r->opt.view == REPORT_BUCKETS;
-}
-
 static int show_freq(const struct report *r)
 {
-	const struct profile *p = r->prof;
-	size_t s;
-
-	if (r->freq_stat < 0)
-		return 0;
-	if (r->opt.view == REPORT_BLOCKS || r->opt.view == REPORT_ASM ||
-	    r->opt.view == REPORT_BUCKETS)
-		return 1;
-	for (s = 0; s < r->nstats; s++)
-		if ((p->stats[s].flags & PROF_STAT_DERIVED) &&
-		    !strcmp(p->stats[s].name, "freq"))
-			return 1;
-	return 0;
-}
-
-/* Derived statistics asked for whose inputs the profile lacks. */
-static void unavailable_derived(FILE *f, const struct report *r)
-{
-	const struct profile *p = r->prof;
-	size_t s, k;
-
-	for (s = 0; s < r->nstats; s++) {
-		const struct prof_stat *st = &p->stats[s];
-		int found = 0;
-
-		if (!(st->flags & PROF_STAT_DERIVED))
-			continue;
-		if (!strcmp(st->name, "freq")) {
-			if (r->freq_stat < 0)
-				fputs("  note: freq needs a retired-instruction "
-				      "statistic (retinst, retire) or -pixie\n",
-				      f);
-			continue;
-		}
-		for (k = 0; k < r->nratios; k++)
-			found |= r->ratios[k].name == st->name;
-		if (!found)
-			fprintf(f, "  note: %s cannot be computed: its inputs "
-				"were not measured\n", st->name);
-	}
+	return r->freq_shown;
 }
 
 static int cols_average(const struct report *r)
@@ -277,65 +216,139 @@ static void completeness_line(FILE *f, const struct report *r)
 	fputc('\n', f);
 }
 
-/* Samples of statistic 0 the idle task (pid 0) took. */
-static uint64_t idle_samples(const struct profile *p)
+/* One note of the heading, as the model made it. */
+static void note_text(FILE *f, const struct report_note *n)
 {
-	uint64_t n = 0;
-	size_t i;
-
-	for (i = 0; i < p->ntask_counts; i++) {
-		const struct prof_task_count *t = &p->task_counts[i];
-
-		if (t->stat == 0 && t->task < p->ntasks &&
-		    p->tasks[t->task].pid == 0)
-			n += t->samples;
-	}
-	return n;
-}
-
-/*
- * A system-wide profile of a quiet machine is mostly the idle task:
- * CPUs halted with nothing to run (default_idle, or on a VM the
- * hypervisor's halt, pvm_safe_halt_hc).  Say so, and what hides it.
- * And a kernel routine that re-enables interrupts at the top is where
- * timer-driven samples wait while interrupts are off (skid).
- */
-static void idle_notes(FILE *f, const struct report *r)
-{
-	const struct profile *p = r->prof;
-	uint64_t all = r->nstats ? r->total_samples[0] : 0, idle;
-	size_t i;
-
-	if (p->idle_excluded)
+	switch (n->kind) {
+	case REPORT_NOTE_NO_FREQ:
+		fputs("  note: freq needs a retired-instruction statistic "
+		      "(retinst, retire) or -pixie\n", f);
+		break;
+	case REPORT_NOTE_NO_RATIO:
+		fprintf(f, "  note: %s cannot be computed: its inputs were "
+			"not measured\n", n->subject);
+		break;
+	case REPORT_NOTE_NO_AVERAGE:
+		fprintf(f, "  note: -average has nothing to divide by: the "
+			"profile has no exact execution counts (-pixie, "
+			"--engine=sim) nor retired-instruction samples "
+			"(-e retinst) to estimate them from\n");
+		break;
+	case REPORT_NOTE_UNDECODED_KERNEL:
+		fprintf(f, "  note: no blocks or instructions for %" PRIu64
+			" kernel procedure(s): the kernel's code is read from "
+			"a vmlinux image, kprofile -k VMLINUX or the one with "
+			"the profile's kernel build-id under --debug-dir, "
+			"/usr/lib/debug or from debuginfod; none with their "
+			"code was found\n", n->count);
+		break;
+	case REPORT_NOTE_UNDECODED:
+		fprintf(f, "  note: the code of %" PRIu64 " procedure(s) could "
+			"not be decoded: their freq is their own count\n",
+			n->count);
+		break;
+	case REPORT_NOTE_STALE:
+		if (strcmp(n->detail, n->subject))
+			fprintf(f, "  note: '%s' is not the %s of the profile "
+				"(its build-id differs): not used; its rows "
+				"are addresses\n", n->detail,
+				path_base(n->subject));
+		else
+			fprintf(f, "  note: %s was rebuilt since the profile "
+				"was taken (its build-id differs): its rows "
+				"are addresses\n", path_base(n->subject));
+		break;
+	case REPORT_NOTE_NO_SYMBOLS:
+		fprintf(f, "  note: %s has no symbols (stripped): its "
+			"procedures are named func@ADDRESS from its unwind "
+			"table, other code object+offset; install its debug "
+			"symbols or build it with -g\n", path_base(n->subject));
+		break;
+	case REPORT_NOTE_EXPORTED_ONLY:
+		fprintf(f, "  note: %s has only its exported symbols (.dynsym; "
+			"no .symtab, no debug file found): its other "
+			"procedures are named func@ADDRESS from its unwind "
+			"table; install its debug symbols or build it with "
+			"-g\n", path_base(n->subject));
+		break;
+	case REPORT_NOTE_UNREADABLE:
+		fprintf(f, "  note: cannot read '%s' (%s): its addresses "
+			"are shown as object+offset\n", n->subject,
+			n->detail ? n->detail : "out of memory");
+		break;
+	case REPORT_NOTE_SKIPPED:
+		/* The unreadable note says why already. */
+		if (!n->repeats)
+			fprintf(f, "  note: '%s' is a %s, not a regular file: "
+				"not read\n", n->subject, n->detail);
+		break;
+	case REPORT_NOTE_MISSING_SOURCE:
+		fprintf(f, "  note: source file %s is missing: its lines are "
+			"shown by location only\n", n->subject);
+		break;
+	case REPORT_NOTE_BAD_DWARF:
+		fprintf(f, "  note: %s has malformed debug information "
+			"(DWARF), not used: its procedures are named from its "
+			"symbol table, without source lines\n",
+			path_base(n->subject));
+		break;
+	case REPORT_NOTE_UNMATCHED:
+		fprintf(f, "  note: %s matches no procedure of the profile "
+			"(a glob on the out-of-line procedure's name)\n",
+			n->subject);
+		break;
+	case REPORT_NOTE_ANONYMOUS:
+		fprintf(f, "  note: %.1f%% is anonymous code without names "
+			"([anon] rows), likely JIT code: node "
+			"--perf-basic-prof (or --perf-prof), python3.12+ -X "
+			"perf and Java's perf-map-agent name it in "
+			"/tmp/perf-PID.map (or a jit-PID.dump), which is read "
+			"when the run ends\n", n->percent);
+		break;
+	case REPORT_NOTE_UNRESOLVED:
+		/* Objects without a path (none is expected). */
+		fprintf(f, "  note: %" PRIu64 " object(s) without a path could "
+			"not be read; their addresses are shown as "
+			"object+offset\n", n->count);
+		break;
+	case REPORT_NOTE_IDLE_EXCLUDED:
 		fprintf(f, "  note: -exclude-idle: %" PRIu64 " samples of the "
 			"idle task (pid 0) are left out; percentages are of "
-			"the rest\n", p->idle_dropped);
-	else if (all && (idle = idle_samples(p)) * 10 >= all)
+			"the rest\n", n->count);
+		break;
+	case REPORT_NOTE_IDLE:
+		/* A system-wide profile of a quiet machine is mostly CPUs
+		 * halted with nothing to run. */
 		fprintf(f, "  note: %.1f%% of the samples are the idle task "
 			"(pid 0: CPUs with nothing to run, halted; on a VM "
 			"in the hypervisor's halt call): -exclude-idle leaves "
-			"them out\n", 100.0 * (double)idle / (double)all);
-	for (i = 0; i < r->nrows && i < 3; i++) {
-		const struct report_row *row = &r->rows[i];
-
-		if (row->kind != ROW_PROCEDURE || !row->procedure ||
-		    !row->object || strcmp(row->object, "[kernel.kallsyms]") ||
-		    (!strstr(row->procedure, "irq_enable") &&
-		     !strstr(row->procedure, "irqrestore")))
-			continue;
+			"them out\n", n->percent);
+		break;
+	case REPORT_NOTE_IRQ_SKID:
 		fprintf(f, "  note: %s re-enables interrupts: timer-driven "
 			"samples (cpu-clock) that fell due while they were "
 			"off are taken there; they belong to the code that "
-			"ran just before it\n", row->procedure);
+			"ran just before it\n", n->subject);
 		break;
 	}
 }
 
-static void heading(FILE *f, const struct report *r)
+/* The notes of kinds first .. last, in the model's order. */
+static void notes(FILE *f, const struct report *r,
+		  enum report_note_kind first, enum report_note_kind last)
+{
+	size_t k;
+
+	for (k = 0; k < r->nnotes; k++)
+		if (r->notes[k].kind >= first && r->notes[k].kind <= last)
+			note_text(f, &r->notes[k]);
+}
+
+/* "Profile FILE (TOOL): ARGV (process PID) (CPU N)" */
+static void title(FILE *f, const struct report *r)
 {
 	const struct profile *p = r->prof;
 	int i;
-	size_t s;
 
 	fputs("Profile", f);
 	if (r->opt.file)
@@ -354,6 +367,14 @@ static void heading(FILE *f, const struct report *r)
 	if (p->cpu >= 0)
 		fprintf(f, " (CPU %d)", p->cpu);
 	fputc('\n', f);
+}
+
+/* A line per counted statistic: how it was sampled, its totals. */
+static void stat_lines(FILE *f, const struct report *r)
+{
+	const struct profile *p = r->prof;
+	size_t s;
+
 	for (s = 0; s < r->nstats; s++) {
 		const struct prof_stat *st = &p->stats[s];
 
@@ -382,6 +403,14 @@ static void heading(FILE *f, const struct report *r)
 				r->running_percent[s]);
 		fputc('\n', f);
 	}
+}
+
+/* A line per ratio: its formula and its value for the whole run. */
+static void ratio_lines(FILE *f, const struct report *r)
+{
+	const struct profile *p = r->prof;
+	size_t s;
+
 	for (s = 0; s < r->nratios; s++) {
 		const struct report_ratio *ra = &r->ratios[s];
 
@@ -397,29 +426,11 @@ static void heading(FILE *f, const struct report *r)
 				ra->total_low ? " (few samples)" : "");
 		fputs(" for the whole run\n", f);
 	}
-	unavailable_derived(f, r);
-	if (show_freq(r)) {
-		fprintf(f, "  freq: %s", p->stats[r->freq_stat].name);
-		fputs(r->exact_execs ? ", exact execution counts\n" :
-		      " samples averaged over each basic block (estimated "
-		      "executions)\n", f);
-	}
-	if (r->opt.average && r->freq_stat < 0)
-		fprintf(f, "  note: -average has nothing to divide by: the "
-			"profile has no exact execution counts (-pixie, "
-			"--engine=sim) nor retired-instruction samples "
-			"(-e retinst) to estimate them from\n");
-	if (r->undecoded_kernel && code_view(r))
-		fprintf(f, "  note: no blocks or instructions for %zu kernel "
-			"procedure(s): the kernel's code is read from a "
-			"vmlinux image, kprofile -k VMLINUX or the one with "
-			"the profile's kernel build-id under --debug-dir, "
-			"/usr/lib/debug or from debuginfod; none with their "
-			"code was found\n", r->undecoded_kernel);
-	if (r->undecoded && show_freq(r))
-		fprintf(f, "  note: the code of %zu procedure(s) could not be "
-			"decoded: their freq is their own count\n",
-			r->undecoded);
+}
+
+/* The run: how long, how it ended, where. */
+static void run_line(FILE *f, const struct profile *p)
+{
 	fprintf(f, "  %.2f s", (double)p->duration_ns / 1e9);
 	if (p->exit_status >= 0)
 		fprintf(f, ", exit status %d", p->exit_status);
@@ -427,90 +438,52 @@ static void heading(FILE *f, const struct report *r)
 		fprintf(f, ", on %s (%s %s)", p->hostname,
 			p->sysname ? p->sysname : "", p->release ? p->release : "");
 	fputc('\n', f);
-	start_after_line(f, p);
-	if (p->ra_routines) {
-		const char *list = p->ra_routines, *c;
-		size_t n = 1, shown = strlen(list);
+}
 
-		for (c = list; *c; c++)
-			n += *c == ',';
-		if (shown > 48) {
-			/* Show whole patterns only. */
-			for (shown = 48; shown && list[shown] != ','; shown--)
-				;
-		}
-		fprintf(f, "  -ra: %" PRIu64 " samples in %s were charged "
-			"to their %s (%.*s%s; %zu pattern%s)\n", p->ra_moved,
-			r->ra_from_stacks ? "utility routines" :
-			"kernel utility routines",
-			r->ra_from_stacks ? "first caller outside them, from "
-			"the call stacks" : "callers", (int)shown, list,
-			list[shown] ? ",..." : "", n,
-				n == 1 ? "" : "s");
+/* -ra: where the samples of the routines went. */
+static void ra_line(FILE *f, const struct report *r)
+{
+	const struct profile *p = r->prof;
+	const char *list = p->ra_routines;
+	size_t shown = strlen(list);
+
+	if (shown > 48) {
+		/* Show whole patterns only. */
+		for (shown = 48; shown && list[shown] != ','; shown--)
+			;
 	}
+	fprintf(f, "  -ra: %" PRIu64 " samples in %s were charged "
+		"to their %s (%.*s%s; %zu pattern%s)\n", p->ra_moved,
+		r->ra_from_stacks ? "utility routines" :
+		"kernel utility routines",
+		r->ra_from_stacks ? "first caller outside them, from "
+		"the call stacks" : "callers", (int)shown, list,
+		list[shown] ? ",..." : "", r->ra_patterns,
+			r->ra_patterns == 1 ? "" : "s");
+}
+
+static void heading(FILE *f, const struct report *r)
+{
+	const struct profile *p = r->prof;
+
+	title(f, r);
+	stat_lines(f, r);
+	ratio_lines(f, r);
+	notes(f, r, REPORT_NOTE_NO_FREQ, REPORT_NOTE_NO_RATIO);
+	if (show_freq(r)) {
+		fprintf(f, "  freq: %s", p->stats[r->freq_stat].name);
+		fputs(r->exact_execs ? ", exact execution counts\n" :
+		      " samples averaged over each basic block (estimated "
+		      "executions)\n", f);
+	}
+	notes(f, r, REPORT_NOTE_NO_AVERAGE, REPORT_NOTE_UNDECODED);
+	run_line(f, p);
+	start_after_line(f, p);
+	if (p->ra_routines)
+		ra_line(f, r);
 	if (r->stacks)
 		completeness_line(f, r);
-	for (size_t k = 0; k < r->nstale; k++)
-		if (strcmp(r->stale_files[k], r->stale[k]))
-			fprintf(f, "  note: '%s' is not the %s of the profile "
-				"(its build-id differs): not used; its rows "
-				"are addresses\n", r->stale_files[k],
-				base_name(r->stale[k]));
-		else
-			fprintf(f, "  note: %s was rebuilt since the profile "
-				"was taken (its build-id differs): its rows "
-				"are addresses\n", base_name(r->stale[k]));
-	for (size_t k = 0; k < r->nnosyms; k++)
-		fprintf(f, "  note: %s has no symbols (stripped): its "
-			"procedures are named func@ADDRESS from its unwind "
-			"table, other code object+offset; install its debug "
-			"symbols or build it with -g\n",
-			base_name(r->nosyms[k]));
-	for (size_t k = 0; k < r->nexported_only; k++)
-		fprintf(f, "  note: %s has only its exported symbols (.dynsym; "
-			"no .symtab, no debug file found): its other "
-			"procedures are named func@ADDRESS from its unwind "
-			"table; install its debug symbols or build it with "
-			"-g\n", base_name(r->exported_only[k]));
-	for (size_t k = 0; k < r->nunreadable; k++)
-		fprintf(f, "  note: cannot read '%s' (%s): its addresses "
-			"are shown as object+offset\n", r->unreadable[k].path,
-			r->unreadable[k].why ? r->unreadable[k].why :
-			"out of memory");
-	for (size_t k = 0; k < r->nskipped; k++)
-		if (!is_unreadable(r, r->skipped[k].path))
-			fprintf(f, "  note: '%s' is a %s, not a regular file: "
-				"not read\n", r->skipped[k].path,
-				r->skipped[k].kind);
-	for (size_t k = 0; k < r->nmissing_sources; k++)
-		fprintf(f, "  note: source file %s is missing: its lines are "
-			"shown by location only\n", r->missing_sources[k]);
-	for (size_t k = 0; k < r->nbaddwarf; k++)
-		fprintf(f, "  note: %s has malformed debug information "
-			"(DWARF), not used: its procedures are named from its "
-			"symbol table, without source lines\n",
-			base_name(r->baddwarf[k]));
-	for (size_t k = 0; k < r->nunmatched; k++)
-		fprintf(f, "  note: %s matches no procedure of the profile "
-			"(a glob on the out-of-line procedure's name)\n",
-			r->unmatched[k]);
-	if (r->nstats && r->total_weight[0] &&
-	    100.0 * (double)r->anon_weight / (double)r->total_weight[0] >= 1)
-		fprintf(f, "  note: %.1f%% is anonymous code without names "
-			"([anon] rows), likely JIT code: node "
-			"--perf-basic-prof (or --perf-prof), python3.12+ -X "
-			"perf and Java's perf-map-agent name it in "
-			"/tmp/perf-PID.map (or a jit-PID.dump), which is read "
-			"when the run ends\n",
-			100.0 * (double)r->anon_weight /
-			(double)r->total_weight[0]);
-	/* Objects without a path (none is expected) are counted only. */
-	if (r->unresolved_objects > r->nunreadable)
-		fprintf(f, "  note: %zu object(s) without a path could not "
-			"be read; their addresses are shown as "
-			"object+offset\n",
-			r->unresolved_objects - r->nunreadable);
-	idle_notes(f, r);
+	notes(f, r, REPORT_NOTE_STALE, REPORT_NOTE_IRQ_SKID);
 }
 
 static void mode_histogram(FILE *f, const struct profile *p);
@@ -555,7 +528,7 @@ static void by_cells(FILE *f, unsigned by, const struct report_by *v)
 	if (by & REPORT_BY_CPU)
 		by_number(f, 4, v->cpu);
 	if (by & REPORT_BY_OBJECT)
-		fprintf(f, "%s ", v->object ? base_name(v->object) : "-");
+		fprintf(f, "%s ", v->object ? path_base(v->object) : "-");
 }
 
 /* Width of the key columns (not the object's). */
@@ -645,11 +618,11 @@ static void where_cell(char *buf, size_t len, const struct report_row *row)
 		snprintf(buf, len, "??");
 	else if (row->last_line > row->line)
 		esc_cut(buf, len, snprintf(buf, len, "%s:%u-%u",
-					   base_name(row->file), row->line,
+					   path_base(row->file), row->line,
 					   row->last_line));
 	else
 		esc_cut(buf, len, snprintf(buf, len, "%s:%u",
-					   base_name(row->file), row->line));
+					   path_base(row->file), row->line));
 }
 
 static void range_cell(char *buf, size_t len, const struct report_row *row)
@@ -717,7 +690,7 @@ static void asm_listing(FILE *f, const struct report *r, size_t shown)
 		 * heading names the missing file). */
 		if (row->line_start)
 			fprintf(f, "%*s%s:%u:%s%s\n", indent, "",
-				base_name(row->file), row->line,
+				path_base(row->file), row->line,
 				row->source ? " " : "",
 				row->source ? row->source : "");
 		figure_cells(f, r, row);
@@ -1083,7 +1056,7 @@ static int report_counts_text_body(FILE *f, const struct report_counts *rc)
 	return ferror(f) ? -PROF_EIO : 0;
 }
 
-int report_text(FILE *out, const struct report *r)
+int fmt_text(FILE *out, const struct report *r)
 {
 	FILE *f = esc_visible_stream(out);
 	int err;
@@ -1096,7 +1069,7 @@ int report_text(FILE *out, const struct report *r)
 	return err;
 }
 
-int report_summary(FILE *out, const struct report *r, size_t n)
+int fmt_summary(FILE *out, const struct report *r, size_t n)
 {
 	FILE *f = esc_visible_stream(out);
 	int err;
@@ -1109,7 +1082,7 @@ int report_summary(FILE *out, const struct report *r, size_t n)
 	return err;
 }
 
-int report_counts_text(FILE *out, const struct report_counts *rc)
+int fmt_counts_text(FILE *out, const struct report_counts *rc)
 {
 	FILE *f = esc_visible_stream(out);
 	int err;

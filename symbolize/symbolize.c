@@ -17,6 +17,8 @@
 #include <sys/auxv.h>
 #include <unistd.h>
 
+#include "common/util/hash.h"
+#include "common/util/path.h"
 #include "decode.h"
 #include "symbolize_int.h"
 
@@ -209,7 +211,7 @@ const char *sym_strerror(int err)
 
 static const char *obj_base(const struct sym_object *obj)
 {
-	const char *p = obj->path, *slash;
+	const char *p = obj->path;
 
 	if (!p || !*p) {
 		switch (obj->kind) {
@@ -223,8 +225,7 @@ static const char *obj_base(const struct sym_object *obj)
 			return "??";
 		}
 	}
-	slash = strrchr(p, '/');
-	return slash && slash[1] ? slash + 1 : p;
+	return path_base(p);
 }
 
 static size_t obj_hash(const struct sym_object *obj)
@@ -232,11 +233,11 @@ static size_t obj_hash(const struct sym_object *obj)
 	size_t h = (size_t)obj->kind * 0x9e3779b97f4a7c15ull;
 
 	if (obj->path)
-		h ^= strpool_hash(obj->path, strlen(obj->path));
+		h ^= hash_str(HASH_STR_SEED, obj->path);
 	if (obj->build_id && obj->build_id_len)
-		h ^= strpool_hash((const char *)obj->build_id,
-				 obj->build_id_len) * 31;
-	return h;
+		h ^= hash_mem(HASH_STR_SEED, obj->build_id,
+			      obj->build_id_len) * 31;
+	return (size_t)hash_mix64(h);
 }
 
 /* Whether o is obj (the hash of obj is o's then). */

@@ -7,7 +7,7 @@
  * One section per file, in the order the files build on each other: a
  * file calls only into files whose sections come before its own.
  *
- *   strpool.c, demangle.c, input.c, dwcheck.c,
+ *   demangle.c, input.c, dwcheck.c,
  *   decode.c (decode_x86.c, decode_arm64.c)      (leaves)
  *   elfsym.c, dwarf.c, debuginfo.c, debuginfod.c, kallsyms.c, procs.c
  *   symbolize.c                                   (the object cache)
@@ -24,30 +24,11 @@
 #include <stdint.h>
 
 #include "common/util/array.h"		/* ALLOC_GROW: the one checked grow helper */
+/* Every string handed to callers lives in the symbolizer's pool,
+ * deduplicated, until the symbolizer is freed: parsed objects copy their
+ * names in so that ELF handles can be closed right after parsing. */
+#include "common/util/strpool.h"
 #include "symbolize.h"
-
-/* ---- strpool.c ---- */
-
-/*
- * String pool: every string handed to callers lives here, deduplicated,
- * until the symbolizer is freed.  Parsed objects copy their names in so
- * that ELF handles can be closed right after parsing (DWARF handles stay
- * open for lazy reading, but their strings are copied all the same).
- */
-struct strpool {
-	char *chunk;		/* current chunk, linked through its head */
-	size_t used, size;	/* bytes used / usable in chunk */
-	const char **slots;	/* open-addressing hash set */
-	size_t nslots, nused;
-};
-
-void strpool_init(struct strpool *sp);
-void strpool_release(struct strpool *sp);
-/* NULL on out of memory. */
-const char *strpool_intern(struct strpool *sp, const char *s, size_t len);
-const char *strpool_add(struct strpool *sp, const char *s);
-/* The pool's hash of len bytes at s (FNV-1a), for other tables to use. */
-size_t strpool_hash(const char *s, size_t len);
 
 /* ---- demangle.c ---- */
 
@@ -245,19 +226,24 @@ struct fetcher {
 	bool enabled;		/* sym_config.debuginfod */
 	bool down;		/* a fetch failed: ask no more */
 	unsigned wait;		/* seconds without progress */
+	bool watch_stall;	/* DEBUGINFOD_TIMEOUT unset: wait is ours */
+	long long max_bytes;	/* DEBUGINFOD_MAXSIZE or ours; 0: no cap */
+	char *cache;		/* the library's cache, checked; malloc'd */
 	void *client;		/* debuginfod_client *, NULL until used */
 	long last_bytes;	/* progress of the fetch under way */
 	double last_time;
 	bool cancelled;		/* it waited too long */
-	char reason[96];	/* why it went down */
+	bool cut;		/* it passed max_bytes */
+	char reason[512];	/* why it went down (paths are cut) */
 };
 
 /*
  * The executable (executable true) or the debug file with build-id
  * id[0..len) from the servers of DEBUGINFOD_URLS.  Returns SYM_OK with
  * *path (malloc'ed, in the library's cache); 1 when not on, no build-id,
- * no servers, or not found; SYM_EOPEN when the fetch failed (*reason
- * says why; f is then down), SYM_ENOMEM.
+ * no servers, or not found; SYM_EOPEN when the fetch failed or was
+ * refused (another build-id, over the size cap, a cache others can
+ * write: debuginfod.c; *reason says why; f is then down), SYM_ENOMEM.
  */
 int debuginfo_fetch(struct fetcher *f, bool executable, const uint8_t *id,
 		    size_t len, char **path, const char **reason);

@@ -125,12 +125,17 @@ def layer_of(path, owner):
 
 def tree_files(repo):
     try:
-        out = subprocess.run(["git", "-C", repo, "ls-files", "--", "*.c", "*.h"],
+        # The work tree's files, tracked or new (not ignored): a file
+        # moved before it is committed is checked where it is now.
+        out = subprocess.run(["git", "-C", repo, "ls-files", "--cached",
+                              "--others", "--exclude-standard", "--",
+                              "*.c", "*.h"],
                              check=True, capture_output=True, text=True)
         if os.path.samefile(subprocess.run(
                 ["git", "-C", repo, "rev-parse", "--show-toplevel"],
                 check=True, capture_output=True, text=True).stdout.strip(), repo):
-            return out.stdout.split()
+            return sorted(set(f for f in out.stdout.split()
+                              if os.path.exists(os.path.join(repo, f))))
     except (subprocess.CalledProcessError, FileNotFoundError):
         pass
     files = []

@@ -12,8 +12,27 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "profile.h"
 #include "common/util/error.h"
+#include "idle.h"
+#include "profile.h"
+
+/* Whether task count t is the idle task's. */
+static int is_idle(const struct profile *p, const struct prof_task_count *t)
+{
+	return t->task < p->ntasks && p->tasks[t->task].pid == 0;
+}
+
+uint64_t profile_idle_samples(const struct profile *p, size_t stat)
+{
+	uint64_t n = 0;
+	size_t i;
+
+	for (i = 0; i < p->ntask_counts; i++)
+		if (p->task_counts[i].stat == stat &&
+		    is_idle(p, &p->task_counts[i]))
+			n += p->task_counts[i].samples;
+	return n;
+}
 
 int profile_drop_idle(struct profile *p, uint64_t *dropped)
 {
@@ -35,7 +54,7 @@ int profile_drop_idle(struct profile *p, uint64_t *dropped)
 			.obj = t->obj, .stat = t->stat, .offset = t->offset,
 		}, *c;
 
-		if (t->task >= p->ntasks || p->tasks[t->task].pid != 0) {
+		if (!is_idle(p, t)) {
 			p->task_counts[j++] = *t;
 			continue;
 		}

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Finding a program as a shell would (path.h). */
+/* Finding a program as a shell would; base names (path.h). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,4 +73,13 @@ int path_find_program(const char *name, char **path)
 	}
 	return prof_fail(PROF_ENOENT, "cannot run '%s': command not found",
 			 name);
+}
+
+const char *path_base(const char *path)
+{
+	const char *s = path ? strrchr(path, '/') : NULL;
+
+	if (!path)
+		return "";
+	return s && s[1] ? s + 1 : path;
 }

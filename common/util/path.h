@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Finding the program to run. */
+/* Paths: finding the program to run, naming a file by its base name. */
 #ifndef COMMON_UTIL_PATH_H
 #define COMMON_UTIL_PATH_H
 
@@ -10,5 +10,11 @@
  * executable) with a detail naming it (prof_error()).
  */
 int path_find_program(const char *name, char **path);
+
+/*
+ * The file name of path: what follows its last '/' (path itself when
+ * it has none, or ends in one); "" for NULL.  Points into path.
+ */
+const char *path_base(const char *path);
 
 #endif

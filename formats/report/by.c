@@ -13,6 +13,7 @@
 
 #include "common/util/array.h"
 #include "common/util/error.h"
+#include "common/util/hash.h"
 #include "report_int.h"
 
 /* A row (SIZE_MAX: a total) and its values of the keys. */
@@ -28,30 +29,18 @@ struct bytable {
 	size_t n, alloc_keys;
 	uint64_t *vals;		/* per key: samples[], weight[] */
 	size_t alloc_vals;
-	size_t *bucket, nbuckets;
+	struct hashmap index;		/* of keys */
 };
 
-static size_t str_hash(const char *s)
+static uint64_t key_hash(const struct bykey *k)
 {
-	size_t h = 7;
+	uint64_t x = hash_mix64((uint64_t)k->row);
 
-	if (!s)
-		return 3;
-	while (*s)
-		h = h * 131 + (unsigned char)*s++;
-	return h;
-}
-
-static size_t key_hash(const struct bykey *k)
-{
-	uint64_t x = (uint64_t)k->row * 1000003u;
-
-	x = (x ^ str_hash(k->by.comm)) * 0x9e3779b97f4a7c15ULL;
-	x = (x ^ (uint64_t)k->by.pid) * 0x9e3779b97f4a7c15ULL;
-	x = (x ^ (uint64_t)k->by.tid) * 0x9e3779b97f4a7c15ULL;
-	x = (x ^ (uint64_t)k->by.cpu) * 0x9e3779b97f4a7c15ULL;
-	x = (x ^ (uint64_t)(uintptr_t)k->by.object) * 0xff51afd7ed558ccdULL;
-	return (size_t)(x ^ (x >> 29));
+	x = hash_str(x, k->by.comm) ^ (k->by.comm ? 1 : 2);
+	x = hash_mix64(x ^ (uint64_t)k->by.pid);
+	x = hash_mix64(x ^ (uint64_t)k->by.tid);
+	x = hash_mix64(x ^ (uint64_t)k->by.cpu);
+	return hash_mix64(x ^ (uint64_t)(uintptr_t)k->by.object);
 }
 
 static int same_comm(const char *a, const char *b)
@@ -67,49 +56,37 @@ static int key_eq(const struct bykey *x, const struct bykey *y)
 	       same_comm(x->by.comm, y->by.comm);
 }
 
-static int table_rehash(struct bytable *t)
-{
-	size_t nb = t->nbuckets ? t->nbuckets * 2 : 256, i, h;
-	size_t *b = malloc(nb * sizeof(*b));
+/* table_add()'s lookup: whether key entry of the table is the key. */
+struct key_lookup {
+	const struct bytable *t;
+	const struct bykey *k;
+};
 
-	if (!b)
-		return -PROF_ENOMEM;
-	for (i = 0; i < nb; i++)
-		b[i] = SIZE_MAX;
-	for (i = 0; i < t->n; i++) {
-		h = key_hash(&t->keys[i]) & (nb - 1);
-		while (b[h] != SIZE_MAX)
-			h = (h + 1) & (nb - 1);
-		b[h] = i;
-	}
-	free(t->bucket);
-	t->bucket = b;
-	t->nbuckets = nb;
-	return 0;
+static int key_at(const void *ctx, size_t entry)
+{
+	const struct key_lookup *l = ctx;
+
+	return key_eq(l->k, &l->t->keys[entry]);
 }
 
 /* Add samples and weight of statistic stat to key k. */
 static int table_add(struct bytable *t, const struct bykey *k, size_t stat,
 		     uint64_t samples, uint64_t weight)
 {
-	size_t h, i;
+	struct key_lookup l = { .t = t, .k = k };
+	uint64_t h = key_hash(k);
+	size_t i = hashmap_find(&t->index, h, key_at, &l);
 
-	if ((t->n + 1) * 2 > t->nbuckets && table_rehash(t))
-		return -PROF_ENOMEM;
-	h = key_hash(k) & (t->nbuckets - 1);
-	while (t->bucket[h] != SIZE_MAX && !key_eq(k, &t->keys[t->bucket[h]]))
-		h = (h + 1) & (t->nbuckets - 1);
-	i = t->bucket[h];
 	if (i == SIZE_MAX) {
 		if (ALLOC_GROW(t->keys, t->n + 1, t->alloc_keys) ||
 		    ALLOC_GROW(t->vals, (t->n + 1) * 2 * t->nstats,
-			       t->alloc_vals))
+			       t->alloc_vals) ||
+		    hashmap_add(&t->index, h, t->n))
 			return -PROF_ENOMEM;
 		i = t->n++;
 		t->keys[i] = *k;
 		memset(t->vals + i * 2 * t->nstats, 0,
 		       2 * t->nstats * sizeof(*t->vals));
-		t->bucket[h] = i;
 	}
 	t->vals[i * 2 * t->nstats + stat] += samples;
 	t->vals[i * 2 * t->nstats + t->nstats + stat] += weight;
@@ -120,7 +97,7 @@ static void table_release(struct bytable *t)
 {
 	free(t->keys);
 	free(t->vals);
-	free(t->bucket);
+	hashmap_release(&t->index);
 }
 
 static const char *const key_names[] = {

@@ -11,6 +11,7 @@
 #include "report_int.h"
 #include "common/util/array.h"
 #include "common/util/error.h"
+#include "common/util/path.h"
 
 /* What a row is across two builds: its procedure (and the function it
  * is inlined into), and in the lines view its source line.  Objects are
@@ -26,8 +27,8 @@ static int same_key(const struct report_row *a, const struct report_row *b,
 	if (view != REPORT_LINES)
 		return 1;
 	return a->line == b->line &&
-	       !strcmp(a->file ? report_base_name(a->file) : "",
-		       b->file ? report_base_name(b->file) : "");
+	       !strcmp(a->file ? path_base(a->file) : "",
+		       b->file ? path_base(b->file) : "");
 }
 
 static size_t find_stat(const struct profile *p, const char *name)
@@ -229,6 +230,26 @@ double report_diff_ratio(const struct report_diff *d,
 	return r->rows[i].ratio[is_new ? d->ratio_new[k] : d->ratio_base[k]];
 }
 
+/* Which rows the writers list: significant ones always, noise with -v;
+ * -quit N keeps the first N of them. */
+static void choose_shown(struct report_diff *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->nrows; i++) {
+		struct report_diff_row *dr = &d->rows[i];
+
+		if (!dr->significant && !d->opt.show_noise) {
+			d->nhidden++;
+			continue;
+		}
+		if (report_quit_reached(d->opt.quit_rows, 0, d->nshown, NULL))
+			continue;
+		dr->shown = 1;
+		d->nshown++;
+	}
+}
+
 int report_diff_build(const struct report *base, const struct report *nw,
 		      const struct report_diff_options *o,
 		      struct report_diff **out)
@@ -285,6 +306,7 @@ int report_diff_build(const struct report *base, const struct report *nw,
 	}
 	if (d->nrows > 1)
 		qsort(d->rows, d->nrows, sizeof(*d->rows), cmp_change);
+	choose_shown(d);
 	*out = d;
 	return 0;
 fail:

@@ -3,9 +3,10 @@
  * The report model: rows (procedure | source line | basic block |
  * instruction | stride bucket) x statistics, built from a profile and a
  * symbolizer.  All figures a report shows are computed here
- * (report_build); the writers in formats/ (text.c, json.c) only lay
- * them out, except the mode histogram, which text.c sums from the
- * profile's per-CPU mode counts as it prints them.
+ * (report_build), the notes of the heading too; the writers in formats/
+ * (formats/writers.h) only lay them out, except the mode histogram,
+ * which text.c sums from the profile's per-CPU mode counts as it prints
+ * them.
  * Percentages are of the statistic's total in the whole profile, so
  * -only/-exclude never inflate them.
  *
@@ -201,19 +202,73 @@ struct report_row {
 };
 
 /*
- * An object, debug file or source file that was not read because it is
- * not a regular file (a FIFO would block the report forever).
+ * What the heading says besides the figures: one list of notes, computed
+ * with the report (notes.c), in the order the text report gives them;
+ * every writer renders the kinds it shows from it, so none recounts.
+ * Where a field is not named for a kind it is NULL or 0.
  */
-struct report_skipped {
-	const char *path;
-	const char *kind;	/* "fifo", "directory", "character device", ... */
+enum report_note_kind {
+	/* Of the statistics (before the run's line). */
+	REPORT_NOTE_NO_FREQ,		/* freq asked for, no retired
+					 * statistic to estimate it */
+	REPORT_NOTE_NO_RATIO,		/* subject: a derived statistic whose
+					 * inputs were not measured */
+	REPORT_NOTE_NO_AVERAGE,		/* -average with nothing to divide by */
+	REPORT_NOTE_UNDECODED_KERNEL,	/* count: kernel procedures without
+					 * code (a code view) */
+	REPORT_NOTE_UNDECODED,		/* count: procedures whose code could
+					 * not be decoded (freq shown) */
+	/* Of the objects and files (after the call stacks' line). */
+	REPORT_NOTE_STALE,		/* subject: an object rebuilt since the
+					 * profile (build-id differs); detail:
+					 * the file found (its path, or a copy
+					 * under --symfs) */
+	REPORT_NOTE_NO_SYMBOLS,		/* subject: a sampled object with
+					 * neither symbols nor debug info */
+	REPORT_NOTE_EXPORTED_ONLY,	/* subject: a sampled object with
+					 * .dynsym only, sampled outside its
+					 * exports */
+	REPORT_NOTE_UNREADABLE,		/* subject: a sampled object that
+					 * could not be read; detail: why ("No
+					 * such file or directory", "not a
+					 * valid ELF object"), NULL: out of
+					 * memory */
+	REPORT_NOTE_SKIPPED,		/* subject: an object, debug file or
+					 * source file not read because it is
+					 * not a regular file (a FIFO would
+					 * block the report forever); detail:
+					 * "fifo", "directory", ...; repeats: an
+					 * UNREADABLE note names it too */
+	REPORT_NOTE_MISSING_SOURCE,	/* subject: a source file of -asm's
+					 * lines that cannot be opened */
+	REPORT_NOTE_BAD_DWARF,		/* subject: a sampled object whose
+					 * DWARF is malformed, not used */
+	REPORT_NOTE_UNMATCHED,		/* subject: "-only 'PAT'": a pattern
+					 * that matches no sampled procedure */
+	REPORT_NOTE_ANONYMOUS,		/* percent: of the first statistic's
+					 * weight, in anonymous code nothing
+					 * names (JIT code without a perf map);
+					 * 1% or more */
+	REPORT_NOTE_UNRESOLVED,		/* count: objects without a path that
+					 * could not be read */
+	/* Of the tasks. */
+	REPORT_NOTE_IDLE_EXCLUDED,	/* count: the idle task's samples
+					 * -exclude-idle left out */
+	REPORT_NOTE_IDLE,		/* percent: of the samples, the idle
+					 * task's (10% or more) */
+	REPORT_NOTE_IRQ_SKID,		/* subject: a kernel procedure among
+					 * the first rows that re-enables
+					 * interrupts (where skid lands) */
 };
 
-/* A sampled object that could not be read, and why, in a few words. */
-struct report_unreadable {
-	const char *path;
-	const char *why;	/* "No such file or directory", "not a valid
-				 * ELF object", "a fifo, not a regular file" */
+struct report_note {
+	enum report_note_kind kind;
+	const char *subject;		/* a path, statistic, pattern or
+					 * procedure */
+	const char *detail;
+	uint64_t count;
+	double percent;
+	int repeats;
 };
 
 struct report {
@@ -234,39 +289,11 @@ struct report {
 	size_t nrows;
 	size_t nrows_all;		/* before -quit/-only/-exclude */
 	size_t unresolved_objects;	/* objects that could not be read */
-	struct report_unreadable *unreadable;	/* those of them that have
-						 * a path, in profile order */
-	size_t nunreadable;
 	uint64_t anon_weight;		/* the first statistic's weight in
 					 * anonymous code nothing names (JIT
 					 * code without a perf map) */
-	const char **stale;		/* objects rebuilt since the profile
-					 * (build-id differs): paths */
-	const char **stale_files;	/* for each, the file found with
-					 * another build-id (its path, or a
-					 * copy under --symfs) */
-	size_t nstale;
-	const char **nosyms;		/* sampled objects with neither symbols
-					 * nor debug info (stripped): paths */
-	size_t nnosyms;
-	const char **exported_only;	/* sampled objects with .dynsym only
-					 * (no .symtab, no debug file found)
-					 * and samples outside its exports:
-					 * paths */
-	size_t nexported_only;
-	const char **baddwarf;		/* sampled objects whose DWARF is
-					 * malformed and was not used (named
-					 * from ELF symbols): paths */
-	size_t nbaddwarf;
-	struct report_skipped *skipped;	/* files not read: not regular */
-	size_t nskipped;
-	const char **missing_sources;	/* -asm: source files of listed
-					 * lines that cannot be opened
-					 * (moved, deleted): paths */
-	size_t nmissing_sources;
-	const char **unmatched;		/* -only/-exclude patterns that match
-					 * no sampled procedure: "-only PAT" */
-	size_t nunmatched;
+	struct report_note *notes;	/* in the text report's order */
+	size_t nnotes;
 	struct report_ratio *ratios;	/* the profile's derived statistics */
 	size_t nratios;
 	int exact_execs;		/* execution counts are exact */
@@ -283,6 +310,10 @@ struct report {
 	struct report_stacks *stacks;	/* NULL: the profile has no stacks */
 	int ra_from_stacks;		/* prof's -ra figures are this
 					 * report's, from the stacks */
+	size_t ra_patterns;		/* how many globs prof's ra_routines
+					 * lists (0: no -ra) */
+	int freq_shown;			/* freq is one of the figures shown: a
+					 * code view, or freq asked for */
 	struct report_samples *samples;	/* with opt.samples, else NULL */
 	struct report_by_total *by_totals;	/* -by: hottest first */
 	size_t nby_totals;
@@ -434,26 +465,14 @@ int report_build(const struct profile *p, struct symbolizer *sym,
 		 const struct report_options *opt, struct report **out);
 void report_free(struct report *r);
 
-/* Renderers: write the report to f.  Return 0 or -PROF_EIO. */
-int report_text(FILE *f, const struct report *r);
-int report_json(FILE *f, const struct report *r);
-/* Folded stacks, "frame;frame;frame count" lines (formats/folded.c). */
-int report_folded(FILE *f, const struct report *r);
-/* Exports (need report_options.samples, but csv, which lays out the
- * rows): formats/pprof.c, flamegraph.c, callgrind.c, csv.c. */
-int report_pprof(FILE *f, const struct report *r);
-int report_flamegraph(FILE *f, const struct report *r);
-int report_callgrind(FILE *f, const struct report *r);
-int report_csv(FILE *f, const struct report *r);
-/* The short summary printed after a run: top n procedures. */
-int report_summary(FILE *f, const struct report *r, size_t n);
+/* The writers that render a report are in formats/writers.h. */
 
 /*
  * Counting profiles (every statistic PROF_STAT_COUNTING): whole-run
  * totals, scaled where the kernel multiplexed the counters, and the ratios
- * they give.  Built by report_counts_build (formats/report/model.c), rendered by
- * report_counts_text/_json.  Points into the profile, which must outlive
- * it; report_counts_free(NULL) is a no-op.
+ * they give.  Built by report_counts_build (formats/report/counts.c),
+ * rendered by fmt_counts_text/_json (formats/writers.h).  Points into the
+ * profile, which must outlive it; report_counts_free(NULL) is a no-op.
  */
 struct report_count {
 	const struct prof_stat *stat;
@@ -484,8 +503,6 @@ int report_is_counting(const struct profile *p);
 int report_counts_build(const struct profile *p, const char *file,
 			struct report_counts **out);
 void report_counts_free(struct report_counts *rc);
-int report_counts_text(FILE *f, const struct report_counts *rc);
-int report_counts_json(FILE *f, const struct report_counts *rc);
 
 /*
  * The diff of two reports of one view (procedures or lines), BASE and
@@ -528,6 +545,8 @@ struct report_diff_row {
 	int tested;			/* samples in either profile */
 	int significant;		/* p_holm < alpha */
 	int worse;			/* significant, change > fail_above */
+	int shown;			/* listed: significant, or noise with
+					 * show_noise; within quit_rows */
 	long base_ratio, new_ratio;	/* private: rows giving ratios */
 };
 
@@ -542,6 +561,9 @@ struct report_diff {
 	struct report_diff_row *rows;	/* by absolute change, largest first */
 	size_t nrows;
 	size_t ntested, nsignificant, nworse;
+	size_t nshown;			/* rows shown */
+	size_t nhidden;			/* noise rows not shown (without
+					 * show_noise; -quit's cut aside) */
 	size_t nratios;			/* ratios both have */
 	size_t *ratio_base, *ratio_new;	/* their indices in each report */
 };
@@ -554,9 +576,6 @@ void report_diff_free(struct report_diff *d);
 double report_diff_ratio(const struct report_diff *d,
 			 const struct report_diff_row *dr, size_t k,
 			 int is_new);
-/* formats/diff.c */
-int report_diff_text(FILE *f, const struct report_diff *d);
-int report_diff_json(FILE *f, const struct report_diff *d);
 
 #define REPORT_JSON_VERSION 1
 

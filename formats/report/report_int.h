@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Private to formats/report/: what the rows (model.c) and the call-stack
- * views (stacks.c) share.  One symbolization path: every address, a
- * sampled one or a stack frame, is named by report_resolve().
+ * Private to formats/report/: the services every file of the model uses
+ * (the report's memory, -only/-exclude/-quit, the notes, the statistics'
+ * figures, resolving an address), and what report_build (model.c) asks
+ * of the call-stack views (stacks.c), -by (by.c) and the samples model
+ * (samples.c).  The files of report_build itself share build.h.  One
+ * symbolization path: every address, a sampled one or a stack frame, is
+ * named by report_resolve() (resolve.c).
  */
 #ifndef FORMATS_REPORT_INT_H
 #define FORMATS_REPORT_INT_H
@@ -10,10 +14,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/util/strpool.h"
 #include "report.h"
 
 struct symbolizer;
 struct sym_result;
+
+/* ---- resolve.c ---- */
 
 /* What report_resolve() learnt about each object (a byte per object). */
 #define OBJ_UNREADABLE	0x1
@@ -31,19 +38,105 @@ void report_resolve(const struct profile *p, struct symbolizer *sym,
 		    uint32_t obj, uint64_t offset, struct sym_result *res,
 		    uint8_t *state);
 
-/* Memory and strings that live as long as the report r. */
+/* ---- select.c: what -only, -exclude and -quit choose ---- */
+
 /* Whether name matches one of the n globs (-only, -exclude, -ra). */
 int report_name_matches(const char *const *pats, size_t n, const char *name);
+/* Whether -only/-exclude of opt leave out a procedure named name. */
+int report_name_filtered(const struct report_options *opt, const char *name);
+/*
+ * -quit, the one cut of every list (rows, the asm view's procedures, a
+ * tree node's children, the diff's rows): whether the list ends before
+ * its entry that has kept entries before it and whose share of the
+ * first statistic is *percent (NULL: the list is not cut by percent).
+ * quit_rows 0 and quit_percent 0: no cut.
+ */
+int report_quit_reached(size_t quit_rows, double quit_percent, size_t kept,
+			const double *percent);
 
+/* ---- the report's own memory (r->priv) ---- */
+
+/* A source file read for the asm view: its lines. */
+struct source {
+	const char *path;
+	char *text;
+	char **lines;
+	size_t nlines;
+};
+
+struct priv {
+	/* Strings owned by the report (row keys are built from symbolizer
+	 * strings, which die with the symbolizer, so they are copied
+	 * here). */
+	struct strpool pool;
+	void **mem;		/* arrays the rows point into */
+	size_t nmem, alloc_mem;
+	struct source *sources;
+	size_t nsources, alloc_sources;
+	size_t alloc_notes;
+	struct profile *own_prof;	/* report-time -ra's copy, or NULL */
+};
+
+/* Memory and strings that live as long as the report r. */
 void *report_alloc(struct report *r, size_t n, size_t size);
+/* The pool's copy of s (NULL: NULL, or out of memory). */
 const char *report_pool_dup(struct report *r, const char *s);
 /* A profile the report owns (report-time -ra): freed with the report.
  * Only its counts and ra_routines are its own; the rest is borrowed. */
 void report_own_profile(struct report *r, struct profile *copy);
 
+/* Per-row arrays (samples, weight, percent, ratios, averages) for n
+ * rows, from memory the report owns. */
+int report_row_arrays(struct report *r, struct report_row *rows, size_t n);
+/* Free what pv holds (not pv, nor the asm view's sources). */
+void report_arena_release(struct priv *pv);
+
+/* ---- figures.c: the statistics' figures ---- */
+
 /* The statistic the rows sort by and the stack views count: the first
  * with counts of its own; 0 when none. */
 size_t report_stack_stat(const struct profile *p);
+
+/* Per statistic: totals over the whole profile, the ratios (r->ratios)
+ * and their totals, and whether the kernel multiplexed it. */
+int report_count_totals(struct report *r);
+/* The statistic that counts retired instructions: exact counts first,
+ * then the one of kind_flags (PROF_STAT_PROFILEME or 0); -1: none. */
+long report_find_retired(const struct profile *p, uint32_t kind_flags);
+/* The exact retired statistic (simulated: -pixie, the sim engine), or
+ * -1. */
+long report_find_exact(const struct profile *p);
+/* Whether freq was asked for (a derived statistic). */
+int report_asks_freq(const struct profile *p);
+/* A row's ratios (and low marks) and averages, from its counts and
+ * executions. */
+void report_row_derived(const struct report *r, struct report_row *row);
+/* X_per_ret's scale: 100 (per 100 instructions), 1 for cycles. */
+double report_per_ret_scale(const char *x);
+/* Whether statistic st of p ran only part of the time it was enabled
+ * (multiplexed); *percent is 100 * running / enabled. */
+int report_stat_multiplexed(const struct profile *p,
+			    const struct prof_stat *st, double *percent);
+
+/* ---- notes.c ---- */
+
+/* Add a note of kind (its other fields 0) at the end of r's list;
+ * NULL: out of memory.  subject and detail must live as long as r. */
+struct report_note *report_note_add(struct report *r,
+				    enum report_note_kind kind,
+				    const char *subject, const char *detail);
+/* Note a file not read because it is not a regular file (once). */
+void report_note_skipped(struct report *r, const char *path,
+			 const char *kind);
+/* Whether r has a note of kind about subject. */
+int report_note_has(const struct report *r, enum report_note_kind kind,
+		    const char *subject);
+/* The last phase of report_build: the notes found while building put in
+ * the text report's order (report.h), with those of the figures, once
+ * the rows are final; and r->ra_patterns. */
+int report_notes_finish(struct report *r);
+
+/* ---- stacks.c, by.c, samples.c: what report_build asks of them ---- */
 
 /*
  * The call-stack phases of report_build (stacks.c), around the rows':
@@ -59,10 +152,6 @@ int report_stacks_prepare(struct report *r, struct symbolizer *sym,
 int report_stacks_finish(struct report *r, struct report_sbuild *sb);
 void report_stacks_release(struct report_sbuild *sb);
 
-/* Per-row arrays (samples, weight, percent, ratios, averages) for n
- * rows, from memory the report owns. */
-int report_row_arrays(struct report *r, struct report_row *rows, size_t n);
-
 /*
  * -by (by.c): split the rows, whose counts are filled, by the keys of
  * r->opt.by; trow[i] is the row of the profile's task count i
@@ -73,9 +162,6 @@ int report_by_check(const struct report *r);
 int report_by_split(struct report *r, const size_t *trow);
 /* Order of two rows' -by values (0 without -by). */
 int report_by_cmp(const struct report_row *x, const struct report_row *y);
-
-/* The file name of a path (what follows the last '/'). */
-const char *report_base_name(const char *path);
 
 /* Why stack st ends short, or NULL when it is complete; outer_fn: the
  * outermost function of its last frame (a frame-pointer chain is

@@ -22,6 +22,7 @@
 
 #include "common/util/array.h"
 #include "common/util/error.h"
+#include "common/util/path.h"
 #include "common/util/hash.h"
 #include "report_int.h"
 #include "symbolize/symbolize.h"
@@ -299,7 +300,7 @@ static int stack_samples(struct sbuild *b, uint32_t *stack_sample)
 			outer->first_line + outer->nlines - 1].func].name);
 		if (why) {
 			snprintf(buf, sizeof(buf), REPORT_TRUNCATED_FMT, why,
-				 report_base_name(p->objects[outer->obj].path));
+				 path_base(p->objects[outer->obj].path));
 			if (push_loc(b, loc_id(b, UINT32_MAX, 0, buf)))
 				return -PROF_ENOMEM;
 		}

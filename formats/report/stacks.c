@@ -14,6 +14,8 @@
 
 #include "common/util/array.h"
 #include "common/util/error.h"
+#include "common/util/hash.h"
+#include "common/util/path.h"
 #include "report.h"
 #include "report_int.h"
 #include "symbolize/symbolize.h"
@@ -27,12 +29,10 @@ struct xframe {
 };
 
 struct report_sbuild {
-	/* Interned procedure names: names[id], and an open-addressing
-	 * table of ids + 1 (0: empty). */
+	/* Interned procedure names: names[id], indexed by their hash. */
 	const char **names;
 	size_t nnames, alloc_names;
-	uint32_t *name_slots;
-	size_t name_cap;
+	struct hashmap name_index;
 	/* Each prof frame's procedures, outermost first: xf[xf_first[i]],
 	 * xf_n[i] of them. */
 	struct xframe *xf;
@@ -53,53 +53,27 @@ struct report_sbuild {
 	uint32_t *charged;
 };
 
-const char *report_base_name(const char *path)
+/* find_name()'s lookup: whether name id is the name. */
+struct name_lookup {
+	const struct report_sbuild *sb;
+	const char *name;
+};
+
+static int name_at(const void *ctx, size_t id)
 {
-	const char *sl = path ? strrchr(path, '/') : NULL;
+	const struct name_lookup *l = ctx;
 
-	return sl ? sl + 1 : path ? path : "";
-}
-
-static size_t name_hash(const char *s)
-{
-	size_t h = 5381;
-
-	while (*s)
-		h = h * 33 + (unsigned char)*s++;
-	return h;
+	return !strcmp(l->sb->names[id], l->name);
 }
 
 /* The id of name, or -1 when it was never interned. */
 static long find_name(const struct report_sbuild *sb, const char *name)
 {
-	size_t i;
+	struct name_lookup l = { .sb = sb, .name = name };
+	size_t id = hashmap_find(&sb->name_index,
+				 hash_str(HASH_STR_SEED, name), name_at, &l);
 
-	if (!sb->name_cap)
-		return -1;
-	for (i = name_hash(name) & (sb->name_cap - 1); sb->name_slots[i];
-	     i = (i + 1) & (sb->name_cap - 1))
-		if (!strcmp(sb->names[sb->name_slots[i] - 1], name))
-			return sb->name_slots[i] - 1;
-	return -1;
-}
-
-static int grow_names(struct report_sbuild *sb)
-{
-	size_t cap = sb->name_cap ? sb->name_cap * 2 : 256, i, j;
-	uint32_t *slots = calloc(cap, sizeof(*slots));
-
-	if (!slots)
-		return -PROF_ENOMEM;
-	for (i = 0; i < sb->nnames; i++) {
-		for (j = name_hash(sb->names[i]) & (cap - 1); slots[j];
-		     j = (j + 1) & (cap - 1))
-			;
-		slots[j] = (uint32_t)i + 1;
-	}
-	free(sb->name_slots);
-	sb->name_slots = slots;
-	sb->name_cap = cap;
-	return 0;
+	return id == SIZE_MAX ? -1 : (long)id;
 }
 
 /* Intern name (copied into the report); its id, or a negative error. */
@@ -111,22 +85,13 @@ static long intern(struct report *r, struct report_sbuild *sb,
 
 	if (id >= 0)
 		return id;
-	if ((sb->nnames + 1) * 2 > sb->name_cap && grow_names(sb))
-		return -PROF_ENOMEM;
 	copy = report_pool_dup(r, name);
-	if (!copy || ALLOC_GROW(sb->names, sb->nnames + 1, sb->alloc_names))
+	if (!copy || ALLOC_GROW(sb->names, sb->nnames + 1, sb->alloc_names) ||
+	    hashmap_add(&sb->name_index, hash_str(HASH_STR_SEED, name),
+			sb->nnames))
 		return -PROF_ENOMEM;
 	sb->names[sb->nnames] = copy;
-	id = (long)sb->nnames++;
-	{
-		size_t i;
-
-		for (i = name_hash(name) & (sb->name_cap - 1);
-		     sb->name_slots[i]; i = (i + 1) & (sb->name_cap - 1))
-			;
-		sb->name_slots[i] = (uint32_t)id + 1;
-	}
-	return id;
+	return (long)sb->nnames++;
 }
 
 static int add_xf(struct xframe **v, size_t *n, size_t *alloc,
@@ -248,7 +213,7 @@ static int expand_stacks(struct report *r, struct report_sbuild *sb)
 		}
 		outer = p->stack_frames[st->first + st->nframes - 1];
 		of = &p->frames[outer];
-		sb->last_obj[k] = report_base_name(p->objects[of->obj].path);
+		sb->last_obj[k] = path_base(p->objects[of->obj].path);
 		sb->reason[k] = report_stack_truncated(st, sb->xf_n[outer] ?
 			sb->names[sb->xf[sb->xf_first[outer]].name] : NULL);
 		sb->complete[k] = !sb->reason[k];
@@ -839,9 +804,11 @@ static int tree_out(struct report *r, const struct report_sbuild *sb,
 	}
 	if (n > 1)
 		qsort(out->children, n, sizeof(*out->children), cmp_call);
-	if (r->opt.quit_rows && n > r->opt.quit_rows)
-		n = r->opt.quit_rows;
-	out->nchildren = n;
+	/* -quit N: N children per node (its percent prunes instead). */
+	for (k = 0; k < n && !report_quit_reached(r->opt.quit_rows, 0, k,
+						  NULL); k++)
+		;
+	out->nchildren = k;
 	return 0;
 }
 
@@ -990,7 +957,7 @@ void report_stacks_release(struct report_sbuild *sb)
 	if (!sb)
 		return;
 	free(sb->names);
-	free(sb->name_slots);
+	hashmap_release(&sb->name_index);
 	free(sb->xf);
 	free(sb->xf_first);
 	free(sb->xf_n);

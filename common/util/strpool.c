@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: MIT
-/*
- * The string pool every string the symbolizer hands out lives in
- * (contract in symbolize_int.h).  A leaf of symbolize/: it uses nothing
- * else of the directory.
- */
+/* The string pool (strpool.h): chunks, and an open-addressing set of the
+ * strings in them, hashed with hash.h's string hash. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "symbolize_int.h"
+#include "hash.h"
+#include "strpool.h"
 
 #define POOL_CHUNK 65536
 
@@ -31,16 +30,9 @@ void strpool_release(struct strpool *sp)
 	memset(sp, 0, sizeof(*sp));
 }
 
-size_t strpool_hash(const char *s, size_t len)
+static size_t slot_of(const char *s, size_t len)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
-	size_t i;
-
-	for (i = 0; i < len; i++) {
-		h ^= (unsigned char)s[i];
-		h *= 0x100000001b3ull;
-	}
-	return (size_t)(h ^ (h >> 29));
+	return (size_t)hash_mix64(hash_mem(HASH_STR_SEED, s, len));
 }
 
 /* Chunks are linked through a pointer stored in their first bytes. */
@@ -72,14 +64,14 @@ static int pool_rehash(struct strpool *sp)
 	const char **slots = calloc(n, sizeof(*slots));
 
 	if (!slots)
-		return SYM_ENOMEM;
+		return -1;
 	for (i = 0; i < sp->nslots; i++) {
 		const char *s = sp->slots[i];
 		size_t j;
 
 		if (!s)
 			continue;
-		for (j = strpool_hash(s, strlen(s)) & mask; slots[j];
+		for (j = slot_of(s, strlen(s)) & mask; slots[j];
 		     j = (j + 1) & mask)
 			;
 		slots[j] = s;
@@ -87,7 +79,7 @@ static int pool_rehash(struct strpool *sp)
 	free(sp->slots);
 	sp->slots = slots;
 	sp->nslots = n;
-	return SYM_OK;
+	return 0;
 }
 
 const char *strpool_intern(struct strpool *sp, const char *s, size_t len)
@@ -98,7 +90,7 @@ const char *strpool_intern(struct strpool *sp, const char *s, size_t len)
 	if ((sp->nused + 1) * 4 > sp->nslots * 3 && pool_rehash(sp))
 		return NULL;
 	mask = sp->nslots - 1;
-	for (i = strpool_hash(s, len) & mask; sp->slots[i]; i = (i + 1) & mask) {
+	for (i = slot_of(s, len) & mask; sp->slots[i]; i = (i + 1) & mask) {
 		const char *t = sp->slots[i];
 
 		if (!strncmp(t, s, len) && !t[len])

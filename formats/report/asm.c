@@ -1,0 +1,382 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The asm view: a heading row per procedure (its totals), procedures
+ * hottest first, each followed by its instructions in address order,
+ * cut by procedure; the source line each run of instructions starts,
+ * read from the source file.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "common/util/array.h"
+#include "common/util/error.h"
+#include "common/util/regfile.h"
+#include "build.h"
+
+static int cmp_asm(const void *a, const void *b)
+{
+	const struct report_row *x = a, *y = b;
+	int c;
+
+	if ((c = report_cmp_str0(x->object, y->object)))
+		return c;
+	if ((c = report_cmp_str0(x->procedure, y->procedure)))
+		return c;
+	return x->address < y->address ? -1 : x->address > y->address;
+}
+
+/* cmp_asm() on rows[*a], rows[*b] (ctx is rows), stable. */
+static int cmp_asm_at(const void *a, const void *b, void *ctx)
+{
+	const struct report_row *rows = ctx;
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	int c = cmp_asm(&rows[x], &rows[y]);
+
+	if (c)
+		return c;
+	return x < y ? -1 : x > y;
+}
+
+/* The heading of the procedure whose rows are all[idx[start .. end)]:
+ * its totals (h has its arrays). */
+static void make_heading(const struct report *r, struct report_row *h,
+			 const struct report_row *all, const size_t *idx,
+			 size_t start, size_t end)
+{
+	const struct report_row *first = &all[idx[start]];
+	double freq = 0, execs = 0;
+	int any_freq = 0, any_execs = 0;
+	size_t j, s;
+
+	h->kind = ROW_PROCEDURE;
+	h->by.pid = h->by.tid = h->by.cpu = -1;	/* the whole procedure */
+	h->procedure = first->procedure;
+	h->object = first->object;
+	h->module = first->module;
+	h->address = first->address;
+	h->end = all[idx[end - 1]].end;
+	for (j = start; j < end; j++) {
+		const struct report_row *row = &all[idx[j]];
+
+		for (s = 0; s < r->nstats; s++) {
+			h->samples[s] += row->samples[s];
+			h->weight[s] += row->weight[s];
+			h->percent[s] += row->percent[s];
+		}
+		if (!isnan(row->freq)) {
+			freq += row->freq;
+			any_freq = 1;
+		}
+		if (!isnan(row->execs)) {
+			execs += row->execs;
+			any_execs = 1;
+		}
+	}
+	h->freq = any_freq ? freq : NAN;
+	h->execs = any_execs ? execs : NAN;
+	report_row_derived(r, h);
+}
+
+/* order[]: the n headings, hottest first (insertion sort: stable, and
+ * there are few). */
+static void order_headings(const struct report *r,
+			   const struct report_row *heads, size_t *order,
+			   size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		order[i] = i;
+	for (i = 1; i < n; i++) {
+		size_t x = order[i], k = i;
+
+		while (k > 0 &&
+		       report_row_hotter(&heads[x], &heads[order[k - 1]],
+					 r->nstats) < 0) {
+			order[k] = order[k - 1];
+			k--;
+		}
+		order[k] = x;
+	}
+}
+
+static int same_proc(const struct report_row *x, const struct report_row *y)
+{
+	return !report_cmp_str0(x->object, y->object) &&
+	       !report_cmp_str0(x->procedure, y->procedure);
+}
+
+/*
+ * idx[] (0 .. n - 1) in cmp_asm_at() order.  Rows come in runs of a
+ * procedure already in that order (its instructions by address): the runs
+ * are sorted by their first rows; the rows of a procedure whose runs then
+ * overlap (two procedures of one name, a sampled address that is no
+ * instruction) are sorted again among themselves.  1 when out of memory
+ * (idx[] untouched).
+ */
+static int sort_runs(struct report_row *rows, size_t *idx, size_t n)
+{
+	/* first leads: cmp_asm_at() reads it as a row index. */
+	struct run { size_t first, len, at; } *run = malloc(n * sizeof(*run));
+	size_t nruns = 0, i, k, g, o = 0;
+
+	if (!run)
+		return 1;
+	for (i = 0; i < n; i++) {
+		if (!i || !same_proc(&rows[i - 1], &rows[i]) ||
+		    cmp_asm_at(&idx[i - 1], &idx[i], rows) > 0)
+			run[nruns++] = (struct run){ .first = i };
+		run[nruns - 1].len++;
+	}
+	/* Runs are few. */
+	qsort_r(run, nruns, sizeof(*run), cmp_asm_at, rows);
+	for (k = 0; k < nruns; k++) {
+		run[k].at = o;
+		for (i = 0; i < run[k].len; i++)
+			idx[o++] = run[k].first + i;
+	}
+	for (k = 0; k < nruns; k++) {
+		int sorted = 1;
+
+		for (g = k; k + 1 < nruns &&
+			    same_proc(&rows[run[k + 1].first],
+				      &rows[run[g].first]); k++)
+			if (cmp_asm_at(&idx[run[k + 1].at - 1],
+				       &idx[run[k + 1].at], rows) > 0)
+				sorted = 0;
+		if (!sorted)
+			qsort_r(idx + run[g].at, run[k].at + run[k].len -
+				run[g].at, sizeof(*idx), cmp_asm_at, rows);
+	}
+	free(run);
+	return 0;
+}
+
+/*
+ * Insert a heading row (kind ROW_PROCEDURE, the procedure's totals)
+ * before each procedure's instructions, procedures hottest first.
+ */
+int report_asm_arrange(struct report *r)
+{
+	struct report_row *rows = r->rows, *heads = NULL, *grown;
+	size_t n = r->nrows, nprocs = 0, i, k, o = 0, all;
+	size_t *idx = NULL, *starts = NULL, *order = NULL, *dest = NULL;
+	unsigned char *done = NULL;
+	int err = -PROF_ENOMEM;
+
+	/* Rows are big and many (one per instruction): sort their
+	 * indices, and move each row once, in place. */
+	idx = malloc((n + 1) * sizeof(*idx));
+	starts = malloc((n + 1) * sizeof(*starts));
+	if (!idx || !starts)
+		goto out;
+	for (i = 0; i < n; i++)
+		idx[i] = i;
+	if (n > 1 && sort_runs(rows, idx, n))
+		qsort_r(idx, n, sizeof(*idx), cmp_asm_at, rows);
+	for (i = 0; i < n; i++)
+		if (!i || report_cmp_str0(rows[idx[i]].object,
+					  rows[idx[i - 1]].object) ||
+		    report_cmp_str0(rows[idx[i]].procedure,
+			     rows[idx[i - 1]].procedure))
+			starts[nprocs++] = i;
+	starts[nprocs] = n;
+	all = n + nprocs;
+	heads = calloc(nprocs ? nprocs : 1, sizeof(*heads));
+	order = malloc((nprocs ? nprocs : 1) * sizeof(*order));
+	dest = malloc((all + 1) * sizeof(*dest));
+	done = calloc(all + 1, 1);
+	if (!heads || !order || !dest || !done ||
+	    report_row_arrays(r, heads, nprocs))
+		goto out;
+	for (i = 0; i < nprocs; i++)
+		make_heading(r, &heads[i], rows, idx, starts[i], starts[i + 1]);
+	order_headings(r, heads, order, nprocs);
+	/* Where each row goes, and heading p (at n + p for now). */
+	for (i = 0; i < nprocs; i++) {
+		size_t p = order[i];
+
+		dest[n + p] = o++;
+		for (k = starts[p]; k < starts[p + 1]; k++)
+			dest[idx[k]] = o++;
+	}
+	grown = realloc(rows, (all + 1) * sizeof(*rows));
+	if (!grown)
+		goto out;
+	rows = r->rows = grown;
+	if (nprocs)
+		memcpy(&rows[n], heads, nprocs * sizeof(*heads));
+	for (i = 0; i < all; i++) {
+		struct report_row carry, t;
+
+		if (done[i])
+			continue;
+		carry = rows[i];
+		done[i] = 1;
+		for (k = dest[i]; k != i; k = dest[k]) {
+			t = rows[k];
+			rows[k] = carry;
+			carry = t;
+			done[k] = 1;
+		}
+		rows[i] = carry;
+	}
+	r->nrows = all;
+	err = 0;
+out:
+	free(idx);
+	free(starts);
+	free(heads);
+	free(order);
+	free(dest);
+	free(done);
+	return err;
+}
+
+/* Read the lines of src from f (up to 64 MiB; what cannot be read
+ * leaves src with fewer lines, or none). */
+static void read_lines(struct source *src, FILE *f)
+{
+	size_t alloc = 0;
+	char *s, *e;
+	long len;
+
+	if (fseek(f, 0, SEEK_END) || (len = ftell(f)) <= 0 ||
+	    len >= (64 << 20) || fseek(f, 0, SEEK_SET))
+		return;
+	src->text = malloc((size_t)len + 1);
+	if (!src->text || fread(src->text, 1, (size_t)len, f) != (size_t)len)
+		return;
+	src->text[len] = 0;
+	for (s = src->text;;) {
+		if (ALLOC_GROW(src->lines, src->nlines + 1, alloc))
+			break;
+		src->lines[src->nlines++] = s;
+		e = strchr(s, '\n');
+		if (!e)
+			break;
+		*e = 0;
+		s = e + 1;
+		if (!*s)
+			break;
+	}
+}
+
+/* Name a source file that cannot be opened (once; paths are the
+ * symbolizer's, unique per file, but compared by content all the same). */
+static void note_missing(struct report *r, struct priv *pv, const char *path)
+{
+	const char *kept;
+
+	if (report_note_has(r, REPORT_NOTE_MISSING_SOURCE, path))
+		return;
+	/* Out of memory only loses the note. */
+	kept = strpool_add(&pv->pool, path);
+	if (kept)
+		report_note_add(r, REPORT_NOTE_MISSING_SOURCE, kept, NULL);
+}
+
+static const char *source_line(struct report *r, struct priv *pv,
+			       const char *path,
+			       unsigned line)
+{
+	struct source *src = NULL;
+	size_t i;
+
+	if (!path || !line)
+		return NULL;
+	for (i = 0; i < pv->nsources; i++)
+		if (pv->sources[i].path == path ||
+		    !strcmp(pv->sources[i].path, path)) {
+			src = &pv->sources[i];
+			break;
+		}
+	if (!src) {
+		struct stat st;
+		FILE *f;
+
+		if (ALLOC_GROW(pv->sources, pv->nsources + 1,
+			       pv->alloc_sources))
+			return NULL;
+		src = &pv->sources[pv->nsources++];
+		memset(src, 0, sizeof(*src));
+		src->path = path;
+		/* DWARF names the file: it may be a FIFO, which a plain
+		 * fopen() would wait on forever. */
+		f = regfile_fopen(path, &st);
+		if (!f) {
+			if (errno == EINVAL && st.st_mode)
+				report_note_skipped(r, path,
+						    regfile_kind(st.st_mode));
+			else
+				note_missing(r, pv, path);
+			return NULL;
+		}
+		read_lines(src, f);
+		fclose(f);
+	}
+	if (line > src->nlines)
+		return NULL;
+	return src->lines[line - 1];
+}
+
+/* The asm view's cut: cumulative percentages and -quit count procedures
+ * (headings); instructions get the source line they start.  nprocs_all:
+ * the headings before -quit when code.c's select_hottest() chose them, else
+ * SIZE_MAX (counted here). */
+void report_asm_cut(struct report *r, size_t nprocs_all)
+{
+	const struct report_options *opt = &r->opt;
+	size_t procs = 0, i;
+	const char *last_file = NULL;
+	unsigned last_line = 0;
+	double cum = 0;
+
+	r->nrows_all = 0;
+	for (i = 0; i < r->nrows; i++)
+		r->nrows_all += r->rows[i].kind == ROW_PROCEDURE;
+	if (nprocs_all != SIZE_MAX)
+		r->nrows_all = nprocs_all;
+	for (i = 0; i < r->nrows; i++) {
+		struct report_row *row = &r->rows[i];
+
+		if (row->kind != ROW_PROCEDURE) {
+			if (row->file && row->line &&
+			    (row->line != last_line ||
+			     !report_same_str(row->file, last_file))) {
+				row->line_start = 1;
+				row->source = source_line(r, r->priv,
+							  row->file, row->line);
+			}
+			last_file = row->file;
+			last_line = row->line;
+			continue;
+		}
+		last_file = NULL;
+		last_line = 0;
+		if (r->nstats)
+			cum += row->percent[0];
+		row->cum_percent = cum > 100.0 ? 100.0 : cum;
+		if (report_quit_reached(opt->quit_rows, opt->quit_percent,
+					procs, r->nstats ? &row->percent[0] :
+					NULL))
+			break;
+		procs++;
+	}
+	r->nrows = i;
+}
+
+void report_asm_release(struct priv *pv)
+{
+	size_t i;
+
+	for (i = 0; i < pv->nsources; i++) {
+		free(pv->sources[i].text);
+		free(pv->sources[i].lines);
+	}
+	free(pv->sources);
+}

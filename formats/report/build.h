@@ -1,0 +1,173 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Private to the files of report_build (model.c and the files it drives:
+ * sites.c, resolve.c, code.c, rows.c, asm.c): what its phases share.
+ * The order of the files, each calling only those before it:
+ *
+ *   arena.c, select.c, notes.c, figures.c   (services, report_int.h)
+ *   sites.c                                  (a site, its row's key)
+ *   resolve.c                                (naming sites and frames)
+ *   code.c                                   (procedures decoded)
+ *   rows.c, asm.c                            (the rows; the asm view)
+ *   stacks.c, by.c, samples.c                (report_int.h)
+ *   model.c                                  (the phases, report_build)
+ */
+#ifndef FORMATS_REPORT_BUILD_H
+#define FORMATS_REPORT_BUILD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "report_int.h"
+
+struct sym_code;
+struct sym_object;
+
+/*
+ * One unique (object, offset) with what the symbolizer said.  There is
+ * one per instruction of every decoded procedure: the fields are in the
+ * order that leaves no padding between them.
+ */
+struct site {
+	uint32_t obj;
+	uint32_t insn;			/* index into code->insns */
+	uint64_t offset;
+	uint64_t vaddr;
+	const char *proc, *inl, *file, *module;
+	const struct sym_code *code;	/* its procedure's code, or NULL */
+	size_t row;
+	double execs;			/* estimated executions */
+	uint64_t exact;			/* exact executions (sim, -pixie) */
+	unsigned line;
+	unsigned char sampled;		/* some count here has samples */
+	unsigned char anon;		/* anonymous code nothing names */
+};
+
+/* What the phases of report_build share. */
+struct build {
+	struct report *r;
+	struct symbolizer *sym;
+	struct site *sites;		/* unique (object, offset), sorted */
+	size_t nsites, alloc_sites;
+	long exact_stat;		/* the exact retired statistic, or -1 */
+	/*
+	 * -only/-exclude applied to procedures before their code is
+	 * decoded and their rows built (code.c: select_first()): the sampled
+	 * sites left out, still named for the notes on objects; the rows
+	 * with data there would have been without them.
+	 */
+	int select;
+	int select_quit;		/* -quit too (asm view): the hottest
+					 * procedures chosen before decoding */
+	struct site *dropped;
+	size_t ndropped, alloc_dropped;
+	size_t nrows_all;
+	/*
+	 * The blocks view without freq shows only blocks with counts: the
+	 * instructions of the others are no sites (code.c:
+	 * wanted_blocks()), but are resolved all the same, for what
+	 * name_sites() (model.c) notes on objects.  Per decoded procedure:
+	 * its object, and which of its blocks have sites.
+	 */
+	const struct sym_code **left_codes;
+	uint32_t *left_obj;
+	unsigned char **left_marks;
+	size_t nleft;
+	struct report_sbuild *sb;	/* the call stacks' working state */
+};
+
+/* A row's identity in the view (see report_site_key). */
+struct rowkey {
+	uint32_t obj;
+	const char *proc, *inl, *file;
+	unsigned line;
+	uint64_t a, b;		/* view-specific: block, bucket, address */
+};
+
+/* ---- sites.c ---- */
+
+/* Strings equal, or both NULL. */
+int report_same_str(const char *a, const char *b);
+/* strcmp(), NULL as "" (and equal to itself). */
+int report_cmp_str0(const char *a, const char *b);
+/* Sites by (object, offset). */
+int report_site_cmp(const void *a, const void *b);
+/* The site (obj, offset) of the sorted sites[0 .. n), or NULL. */
+struct site *report_site_find(struct site *sites, size_t n, uint32_t obj,
+			      uint64_t offset);
+/* Sort sites[0 .. *n) and keep each (object, offset) once. */
+int report_sites_sort_unique(struct site *sites, size_t *n);
+/* The index of the instruction of c that starts at offset, or SIZE_MAX
+ * (an offset inside an instruction, or in bytes that did not decode). */
+size_t report_insn_at(const struct sym_code *c, uint64_t offset);
+/* The symbolizer's description of object obj of p. */
+struct sym_object report_sym_obj(const struct profile *p, uint32_t obj);
+/* The code of site i's procedure: its predecessor's when it is in the
+ * same one (sites are sorted), else from the symbolizer (with
+ * extent_only, its extent alone, not decoded). */
+const struct sym_code *report_site_code(const struct profile *p,
+					struct symbolizer *sym,
+					const struct site *sites, size_t i,
+					int extent_only);
+/* The outer (out-of-line) procedure of a site. */
+const char *report_site_outer(const struct site *s);
+/* The identity of the row site s belongs to in r's view, its hash, an
+ * order of them, and their equality. */
+void report_site_key(const struct report *r, const struct site *s,
+		     struct rowkey *k);
+uint64_t report_key_hash(const struct rowkey *k);
+int report_key_cmp(const void *a, const void *b);
+int report_key_eq(const struct rowkey *x, const struct rowkey *y);
+
+/* ---- resolve.c ---- */
+
+/* Name sites[0 .. n) (strings in r's pool); state as report_resolve(). */
+int report_resolve_sites(struct report *r, struct symbolizer *sym,
+			 struct site *sites, size_t n, uint8_t *state);
+/* Note what resolving told of object obj (its OBJ_* state). */
+int report_note_object(struct report *r, struct symbolizer *sym,
+		       uint32_t obj, uint8_t state);
+/* Note the -only and -exclude patterns that match no procedure of the
+ * profile. */
+int report_note_unmatched(struct report *r, struct symbolizer *sym);
+
+/* ---- code.c ---- */
+
+/* The phase: each sampled (object, offset) a site, and every
+ * instruction of their procedures when the report needs code. */
+int report_code_find_sites(struct build *b);
+/* Resolve the instructions that are no sites (b->left_*) for their
+ * objects' state alone. */
+void report_code_resolve_left(struct build *b, uint8_t *state);
+void report_code_free_marks(unsigned char **marks, size_t n);
+
+/* ---- rows.c: the phases of the rows, in order ---- */
+
+int report_rows_select(struct build *b);	/* -only/-exclude first */
+int report_rows_executions(struct build *b);	/* freq, exact counts */
+int report_rows_group(struct build *b);		/* sites into rows */
+int report_rows_fill(struct build *b);		/* code, counts */
+int report_rows_figures(struct build *b);	/* percentages, ratios */
+/* In the view's order (not the asm view's: report_asm_arrange()). */
+void report_rows_sort(struct report *r);
+int report_rows_filter(struct build *b);	/* -only, -exclude */
+/* Cumulative percentages, then -quit (not the asm view's). */
+void report_rows_cut(struct report *r);
+/* Hottest first: by the weight of each statistic in turn, then freq,
+ * then name and place; < 0 when x is hotter. */
+int report_row_hotter(const struct report_row *x, const struct report_row *y,
+		      size_t nstats);
+
+/* ---- asm.c ---- */
+
+/* Insert a heading row (the procedure's totals) before each
+ * procedure's instructions, procedures hottest first. */
+int report_asm_arrange(struct report *r);
+/* Cumulative percentages and -quit by procedure; the source lines.
+ * nprocs_all: the headings before -quit when code.c chose them, else
+ * SIZE_MAX. */
+void report_asm_cut(struct report *r, size_t nprocs_all);
+/* Free the source files pv holds. */
+void report_asm_release(struct priv *pv);
+
+#endif
