@@ -2,9 +2,11 @@
 # Set up a Debian 12 machine for the profiler suite, build it, and run the
 # demo or the tests.
 #
-#   ./setup.sh deps    install the missing Debian packages (needs root)
-#   ./setup.sh demo    deps + build + profile the bundled demo program
-#   ./setup.sh test    deps + build + run the test suite (bats)
+#   ./setup.sh deps    install the missing Debian packages, for building
+#                      and for the tests (needs root)
+#   ./setup.sh demo    what building needs + build + profile the bundled
+#                      demo program
+#   ./setup.sh test    all packages + build + run the test suite (bats)
 #
 # Environment: BUILD=build-san builds with sanitizers (make SANITIZE=1)
 # and runs the demo or the tests with that build; BATS_FLAGS adds options
@@ -12,9 +14,10 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
-# Debian package -> why it is needed.
-PACKAGES=(
-	build-essential # gcc, make
+# Debian package -> why it is needed.  Building and the demo need only
+# the first list; the tests need the second too.
+BUILD_PACKAGES=(
+	build-essential # gcc, make, the static C library (test programs)
 	pkg-config
 	libelf-dev
 	libdwarf-dev
@@ -24,6 +27,8 @@ PACKAGES=(
 	libpfm4-dev     # native event names (INST_RETIRED:ANY_P) per CPU model
 	libiberty-dev   # C++ names demangled as perf shows them (no parameters)
 	libdebuginfod-dev # debug info fetched by build-id (symbolize/debuginfod.c)
+)
+TEST_PACKAGES=(
 	binutils        # objdump, strip, readelf for tests
 	elfutils        # eu-readelf, eu-addr2line for tests
 	bats bats-support bats-assert
@@ -42,7 +47,7 @@ PACKAGES=(
 	linux-perf      # reference profiler for tests and bench
 	valgrind        # the sim engine and -pixie; oracle in tests
 	hyperfine       # bench only
-	util-linux      # setpriv
+	util-linux      # setpriv, unshare
 	procps          # ps, pgrep
 	strace          # tests: SIGKILL injected while a file is written
 	golang-go       # tests: go tool pprof reads --format pprof
@@ -53,17 +58,22 @@ PACKAGES=(
 	debuginfod      # tests: a local server for the debuginfod fetches
 )
 
+# The packages of the lists named ($@) that are not installed.
 missing_packages() {
-	local p
-	for p in "${PACKAGES[@]}"; do
-		dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null |
-			grep -q '^install ok installed$' || echo "$p"
+	local list p
+	for list in "$@"; do
+		local -n pkgs=$list
+		for p in "${pkgs[@]}"; do
+			dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null |
+				grep -q '^install ok installed$' || echo "$p"
+		done
 	done
 }
 
+# Install what the lists named ($@) hold and this machine lacks.
 deps() {
 	local missing
-	missing=$(missing_packages | paste -sd ' ')
+	missing=$(missing_packages "$@" | paste -sd ' ')
 	[[ -z $missing ]] && return 0
 	if [[ $(id -u) -ne 0 ]]; then
 		echo "setup.sh: missing Debian packages; install them with:" >&2
@@ -91,10 +101,10 @@ build() {
 
 case ${1:-} in
 deps)
-	deps
+	deps BUILD_PACKAGES TEST_PACKAGES
 	;;
 demo)
-	deps
+	deps BUILD_PACKAGES
 	build
 	bin=$(realpath "$BUILD")
 	mkdir -p "$bin/demo"
@@ -114,7 +124,7 @@ demo)
 	echo "  $bin/uprofile -i g.out --format pprof -report-file g.pb.gz && go tool pprof -top g.pb.gz"
 	;;
 test)
-	deps
+	deps BUILD_PACKAGES TEST_PACKAGES
 	build
 	# shellcheck disable=SC2086
 	exec bats ${BATS_FLAGS:-} tests/
