@@ -92,7 +92,7 @@ TPROG_BIN := $(TPROGS:%=$(BUILD)/tests/%) $(BUILD)/tests/libhot.so \
 	$(NOFP_TPROGS:%=$(BUILD)/tests/%-nofp) $(BUILD)/tests/libplt.so \
 	$(BUILD)/tests/libplt-nofp.so $(BUILD)/tests/diffwork-slow \
 	$(BUILD)/tests/ifunc-static $(BUILD)/tests/execchain-static \
-	$(BUILD)/tests/execchain-static-stripped
+	$(BUILD)/tests/execchain-static-stripped $(BUILD)/tests/mapswap
 TEST_TOOLS := $(BUILD)/tests/symtool $(BUILD)/tests/tablecheck \
 	$(BUILD)/tests/pmdecode $(BUILD)/tests/mkcount \
 	$(BUILD)/tests/blockcheck $(BUILD)/tests/jsonwcheck \
@@ -174,6 +174,10 @@ $(BUILD)/tests/ifunc-static: $(TPROG_DIR)/ifunc.c
 	$(call quiet,CC,$@)$(CC) $(TPROG_CFLAGS) -static -o $@ $<
 # execchain's leaf program: static, and static without a symbol table.
 $(BUILD)/tests/execchain-static: $(TPROG_DIR)/execchain.c
+	@mkdir -p $(dir $@)
+	$(call quiet,CC,$@)$(CC) $(TPROG_CFLAGS) -static -o $@ $<
+# A hostile profiled process (tests/1768): static, to run in a bare chroot.
+$(BUILD)/tests/mapswap: $(TPROG_DIR)/mapswap.c
 	@mkdir -p $(dir $@)
 	$(call quiet,CC,$@)$(CC) $(TPROG_CFLAGS) -static -o $@ $<
 $(BUILD)/tests/execchain-static-stripped: $(BUILD)/tests/execchain-static

@@ -286,6 +286,11 @@ static void note_text(FILE *f, const struct report_note *n)
 		fprintf(f, "  note: source file %s is missing: its lines are "
 			"shown by location only\n", n->subject);
 		break;
+	case REPORT_NOTE_SOURCE_NOT_READ:
+		fprintf(f, "  note: the source files of %s are not read (%s): "
+			"its lines are shown by location only\n", n->subject,
+			n->detail);
+		break;
 	case REPORT_NOTE_BAD_DWARF:
 		fprintf(f, "  note: %s has malformed debug information "
 			"(DWARF), not used: its procedures are named from its "

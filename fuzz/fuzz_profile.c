@@ -17,7 +17,9 @@
  * program (profile-object, see the Makefile); its build-id is kept when
  * the first byte of the profile's is odd (so stale objects are reached
  * too), else dropped.  The kernel's symbols are the profile's own, never
- * /proc/kallsyms; no debug root exists.
+ * /proc/kallsyms; no debug root exists.  Archived files (section 13)
+ * are unpacked into /dev/null, as a report unpacks them: never more than
+ * each declares, and the caps bound what that is.
  */
 #include <limits.h>
 #include <stdint.h>
@@ -30,6 +32,7 @@
 #include "common/profile/profile.h"
 #include "formats/report/report.h"
 #include "formats/show.h"
+#include "formats/writers.h"
 #include "symbolize/symbolize.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
@@ -108,8 +111,8 @@ static void counts(const struct profile *p)
 
 	if (report_counts_build(p, "fuzz.out", &rc))
 		return;
-	report_counts_text(sink, rc);
-	report_counts_json(sink, rc);
+	fmt_counts_text(sink, rc);
+	fmt_counts_json(sink, rc);
 	report_counts_free(rc);
 }
 
@@ -141,12 +144,20 @@ static void rows(const struct profile *p, const uint8_t opt[3])
 		ro.nexclude = 1;
 	}
 	if (!report_build(p, sym, &ro, &r)) {
-		report_text(sink, r);
-		report_json(sink, r);
-		report_summary(sink, r, 10);
+		fmt_text(sink, r);
+		fmt_json(sink, r);
+		fmt_summary(sink, r, 10);
 		report_free(r);
 	}
 	symbolizer_free(sym);
+}
+
+static void unpack(const struct profile *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->nfiles; i++)
+		profile_file_write(&p->files[i], fileno(sink));
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -174,6 +185,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	free(buf);
+	unpack(p);
 	confine(p);
 	if (report_is_counting(p))
 		counts(p);

@@ -39,6 +39,8 @@ build/uprofile --quiet -o "$c/profile/tasks.umon" -- sh -c \
 # Call stacks (sections 7-9): a small profile built by the test tool, the
 # same bytes every time.
 build/tests/mkstacks write "$c/profile/stacks.umon"
+# Archived files (section 13): within and over the caps on their sizes.
+fuzz/mkfiles.py "$c/profile/stacks.umon" "$c/profile"
 
 # elf: the same program from both compilers (gcc's and clang's DWARF 5:
 # rnglists, loclists, different line programs), a shared library, and a

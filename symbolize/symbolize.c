@@ -40,6 +40,7 @@ struct symbolizer {
 	char *vmlinux;
 	char *kallsyms_path;
 	char *symfs;
+	int symfs_archive;	/* sym_config.symfs_archive */
 	char **debug_dirs;
 	size_t ndebug_dirs;
 	struct fetcher fetch;
@@ -95,6 +96,7 @@ struct symbolizer *symbolizer_new(const struct sym_config *cfg)
 		s->vmlinux = dup_or_null(cfg->vmlinux, &oom);
 		s->kallsyms_path = dup_or_null(cfg->kallsyms, &oom);
 		s->symfs = dup_or_null(cfg->symfs, &oom);
+		s->symfs_archive = cfg->symfs_archive;
 		if (cfg->ndebug_dirs) {
 			s->debug_dirs = calloc(cfg->ndebug_dirs,
 					       sizeof(*s->debug_dirs));
@@ -1231,6 +1233,42 @@ static int anon_code(struct symbolizer *s, const struct sym_object *obj,
 	return SYM_OK;
 }
 
+/* Whether path is dir or under it. */
+static bool under(const char *path, const char *dir)
+{
+	size_t n = dir ? strlen(dir) : 0;
+
+	while (n > 1 && dir[n - 1] == '/')
+		n--;
+	return path && n && !strncmp(path, dir, n) &&
+	       (path[n] == '/' || !path[n]);
+}
+
+/* Where o's source files may be read (sym_object_info.source_root):
+ * the DWARF that names them is outside input, as are the paths. */
+static void source_root(const struct symbolizer *s, const struct symobj *o,
+			struct sym_object_info *info)
+{
+	if (!o->file)
+		return;
+	if (under(o->file, s->fetch.cache) ||
+	    under(o->debug_file, s->fetch.cache)) {
+		info->source_why = "its debug information came from a "
+				   "debuginfod server";
+	} else if (s->symfs && under(o->file, s->symfs)) {
+		if (s->symfs_archive)
+			info->source_why = "it was read from the profile's "
+					   "own copy, which carries no source "
+					   "files";
+		else {
+			info->source_root = s->symfs;
+			info->source_here = 1;
+		}
+	} else {
+		info->source_root = "/";
+	}
+}
+
 int sym_object_info(struct symbolizer *s, const struct sym_object *obj,
 		    struct sym_object_info *info)
 {
@@ -1249,6 +1287,7 @@ int sym_object_info(struct symbolizer *s, const struct sym_object *obj,
 	info->debug = o->debug_file;
 	info->symbols = o->symbols;
 	info->err = o->err;
+	source_root(s, o, info);
 	return SYM_OK;
 }
 

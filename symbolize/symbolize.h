@@ -139,6 +139,11 @@ struct sym_config {
 	const char *vmlinux;	/* NULL: kernel symbols from /proc/kallsyms */
 	const char *kallsyms;	/* NULL: /proc/kallsyms (tests pass a copy) */
 	const char *symfs;	/* NULL: objects only at their own paths */
+	/* Nonzero: the symfs is an archive's files, unpacked: the source
+	 * files its objects' DWARF names are not there, and never read
+	 * from this machine's paths instead (they may be a container's or
+	 * another machine's names for files here that they are not). */
+	int symfs_archive;
 	const char *const *debug_dirs;	/* searched before debug_root, in
 					 * order, like it */
 	size_t ndebug_dirs;
@@ -294,6 +299,17 @@ struct sym_object_info {
 	enum sym_symbols symbols;	/* from the file and the debug file */
 	int err;		/* why it could not be used (SYM_E*), or
 				 * SYM_OK; sym_object_error() says more */
+	/*
+	 * Where the source files its DWARF names may be read: inside
+	 * source_root (resolved there, as if it were /: "/" for this
+	 * machine's own objects, the --symfs for objects found there, then
+	 * also at the paths themselves when source_here), or nowhere
+	 * (NULL, source_why says why: an archive's or a container's
+	 * object, debug information from a debuginfod server).
+	 */
+	const char *source_root;
+	int source_here;
+	const char *source_why;
 };
 
 /*

@@ -51,7 +51,7 @@ assert b[:8] == b'UMONPROF' and u32(b, 8) == 2, 'not a version 2 profile'
 sec = {u32(b, 32 + 24 * i): (32 + 24 * i, u64(b, 40 + 24 * i),
                              u64(b, 48 + 24 * i))
        for i in range(u32(b, 12))}
-assert set(sec) - {10, 11} in ({1, 2, 3, 4, 5}, {1, 2, 3, 4, 5, 7, 8, 9}), \
+assert set(sec) - {10, 11, 14} in ({1, 2, 3, 4, 5}, {1, 2, 3, 4, 5, 7, 8, 9}), \
     'unexpected sections %r' % sec
 fix_crc = True
 if mode == 'truncate':
@@ -93,6 +93,12 @@ elif mode == 'object-index':            # first count entry's object
     put32(b, sec[4][1] + 4, u32(b, sec[3][1]))
 elif mode == 'stat-index':              # first count entry's statistic
     put32(b, sec[4][1] + 8, u32(b, sec[2][1]))
+elif mode == 'identity-object':         # first identity's object: ARG
+    # ('count': one past the last object; 'dup': the second's, twice)
+    o = u32(b, sec[3][1]) if arg == 'count' else u32(b, sec[14][1] + 44)
+    put32(b, sec[14][1] + 4, o)
+elif mode == 'identity-ino':            # first identity's inode: 0
+    put64(b, sec[14][1] + 4 + 8 + 8, 0)
 elif mode == 'build-id-length':         # first object's, above 20
     o = sec[3][1] + 4 + 4
     o += 4 + u32(b, o)
@@ -438,6 +444,24 @@ craft() {
 	rejects d.out 'counts'
 	craft build-id-length good.out d.out
 	rejects d.out 'objects'
+}
+
+@test "file identities (section 14): recorded for the program's files; bad indices and inode 0 rejected" {
+	run -0 "$UPROFILE" -quiet -e cpu-clock -o good.out "$TPROG/spin2" 200
+	write_craft
+	python3 - good.out <<-'PY'
+	import struct, sys
+	b = open(sys.argv[1], 'rb').read()
+	ids = [struct.unpack_from('<I', b, 32 + 24 * i)[0]
+	       for i in range(struct.unpack_from('<I', b, 12)[0])]
+	assert 14 in ids, 'no identities section: %r' % ids
+	PY
+	craft identity-object good.out d.out count
+	rejects d.out 'file identities'
+	craft identity-object good.out d.out dup
+	rejects d.out 'file identities'
+	craft identity-ino good.out d.out
+	rejects d.out 'file identities'
 }
 
 @test "section count 0 or huge, wrong size field: rejected" {

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
+#include <limits.h>
 #include <linux/perf_event.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,24 +15,41 @@
 #include "common/util/regfile.h"
 #include "common/stats/stats.h"
 
-/* The object of (kind, pid, path, build-id), added if new.  foreign: a
- * file of another mount namespace, matched only with objects that hold
- * such a file (fd >= 0); the caller gives a new one its fd. */
+static bool same_rid(const struct collect_file_id *a,
+		     const struct collect_file_id *b)
+{
+	return a->ino == b->ino && a->maj == b->maj && a->min == b->min;
+}
+
+/* The object of (kind, pid, path, build-id, recorded identity), added if
+ * new.  foreign: a file of another mount namespace, matched only with
+ * objects that hold such a file (fd >= 0), unless the recorded
+ * identities say it is the same file; the caller gives a new one its
+ * fd. */
 static uint32_t add_object(struct collector *c, uint32_t kind, uint32_t pid,
 			   bool foreign, const char *path, const uint8_t *bid,
-			   size_t bidlen, uint64_t start, uint64_t end,
-			   uint64_t pgoff)
+			   size_t bidlen, const struct collect_file_id *rid,
+			   uint64_t start, uint64_t end, uint64_t pgoff)
 {
+	static const struct collect_file_id none;
 	struct object *o;
 	size_t i;
 
 	if (bidlen > 20)
 		bidlen = 20;
+	if (!rid)
+		rid = &none;
 	for (i = 0; i < c->nobjects; i++) {
 		o = &c->objects[i];
-		if (o->kind != kind || o->pid != pid ||
-		    (o->fd >= 0) != foreign || strcmp(o->path, path))
+		if (o->kind != kind || o->pid != pid || strcmp(o->path, path))
 			continue;
+		/* Both recorded: the same file, or another one. */
+		if (rid->ino && o->rid.ino) {
+			if (!same_rid(rid, &o->rid))
+				continue;
+		} else if ((o->fd >= 0) != foreign) {
+			continue;
+		}
 		/* Same path, other build-id: the file was replaced. */
 		if (bidlen && o->build_id_len &&
 		    (o->build_id_len != bidlen ||
@@ -54,6 +72,7 @@ static uint32_t add_object(struct collector *c, uint32_t kind, uint32_t pid,
 	o->pid = pid;
 	o->alias = NO_OBJ;
 	o->fd = -1;
+	o->rid = *rid;
 	if (bidlen)
 		memcpy(o->build_id, bid, bidlen);
 	o->build_id_len = (uint32_t)bidlen;
@@ -98,14 +117,14 @@ struct collector *collector_new(enum collect_split split, size_t nstats)
 		c->threads[i].tid = NO_PROC;
 	c->task_nobody = NO_TASK;
 	c->obj_kernel = add_object(c, PROF_OBJ_KERNEL, NO_PROC, false,
-				   "[kernel.kallsyms]", NULL, 0, 0, 0, 0);
+				   "[kernel.kallsyms]", NULL, 0, NULL, 0, 0, 0);
 	c->obj_unknown = add_object(c, PROF_OBJ_ANON, NO_PROC, false, "[unknown]",
-				    NULL, 0, 0, 0, 0);
+				    NULL, 0, NULL, 0, 0, 0);
 	c->obj_guest = add_object(c, PROF_OBJ_ANON, NO_PROC, false, "[guest]", NULL,
-				  0, 0, 0, 0);
+				  0, NULL, 0, 0, 0);
 	c->obj_hv = add_object(c, PROF_OBJ_ANON, NO_PROC, false,
 			       "[hypervisor]",
-			       NULL, 0, 0, 0, 0);
+			       NULL, 0, NULL, 0, 0, 0);
 	if (c->oom) {
 		collector_free(c);
 		return NULL;
@@ -481,7 +500,8 @@ static enum prof_obj_kind kind_of(const char *path)
 static uint32_t map_object(struct collector *c, uint32_t pid, uint64_t start,
 			   uint64_t len, uint64_t pgoff, const char *path,
 			   const uint8_t *build_id, size_t build_id_len,
-			   uint64_t time, bool foreign)
+			   const struct collect_file_id *rid, uint64_t time,
+			   bool foreign)
 {
 	enum prof_obj_kind kind = kind_of(path);
 	struct process *p;
@@ -495,7 +515,8 @@ static uint32_t map_object(struct collector *c, uint32_t pid, uint64_t start,
 		return NO_OBJ;
 	obj = add_object(c, kind, kind == PROF_OBJ_ANON ? pid : NO_PROC,
 			 foreign && kind == PROF_OBJ_FILE, path, build_id,
-			 build_id_len, start, start + len, pgoff);
+			 build_id_len, kind == PROF_OBJ_FILE ? rid : NULL,
+			 start, start + len, pgoff);
 	if (ALLOC_GROW(p->maps, p->nmaps + 1, p->alloc_maps)) {
 		c->oom = 1;
 		return NO_OBJ;
@@ -569,29 +590,99 @@ void collector_mmap(struct collector *c, uint32_t pid, uint64_t start,
 	if (jitdump_mapped(c, pid, path, -1))
 		return;
 	map_object(c, pid, start, len, pgoff, path, build_id, build_id_len,
-		   time, false);
+		   NULL, time, false);
 }
 
-void collector_mmap_foreign(struct collector *c, uint32_t pid,
-			    uint64_t start, uint64_t len, uint64_t pgoff,
-			    const char *path, uint64_t time, int fd)
+bool collector_file_known(const struct collector *c, const char *path,
+			  const struct collect_file_id *rid)
 {
-	uint8_t bid[20] = { 0 };
-	int n;
-	uint32_t obj;
+	size_t i;
 
-	if (jitdump_mapped(c, pid, path, fd))
+	if (!rid->ino)
+		return false;
+	for (i = 0; i < c->nobjects; i++) {
+		const struct object *o = &c->objects[i];
+
+		if (o->kind == PROF_OBJ_FILE && same_rid(&o->rid, rid) &&
+		    !strcmp(o->path, path))
+			return true;
+	}
+	return false;
+}
+
+/* What the file open at fd is: its identity and build-id. */
+static int file_identity(int fd, struct prof_identity *id, uint8_t *bid,
+			 size_t size)
+{
+	struct stat st;
+	int n;
+
+	if (fstat(fd, &st))
+		return 0;
+	id->dev = (uint64_t)st.st_dev;
+	id->ino = (uint64_t)st.st_ino;
+	id->size = (uint64_t)st.st_size;
+	id->mtime_ns = (uint64_t)st.st_mtim.tv_sec * 1000000000u +
+		       (uint64_t)st.st_mtim.tv_nsec;
+	n = buildid_read_fd(fd, bid, size);
+	return n > 0 ? n : 0;
+}
+
+void collector_mmap_file(struct collector *c, uint32_t pid, uint64_t start,
+			 uint64_t len, uint64_t pgoff, const char *path,
+			 uint64_t time, const struct collect_file_id *rid,
+			 int fd, bool foreign)
+{
+	struct prof_identity id = { 0 };
+	uint8_t bid[20] = { 0 };
+	struct object *o;
+	uint32_t obj;
+	int n = 0;
+
+	if (jitdump_mapped(c, pid, path, foreign ? fd : -1)) {
+		if (!foreign && fd >= 0)
+			close(fd);
 		return;
-	n = fd >= 0 ? buildid_read_fd(fd, bid, sizeof(bid)) : 0;
-	obj = map_object(c, pid, start, len, pgoff, path, bid,
-			 n > 0 ? (size_t)n : 0, time, fd >= 0);
-	if (fd < 0)
-		return;
-	if (obj != NO_OBJ && c->objects[obj].fd < 0 &&
-	    c->objects[obj].kind == PROF_OBJ_FILE)
-		c->objects[obj].fd = fd;
-	else
+	}
+	if (fd >= 0)
+		n = file_identity(fd, &id, bid, sizeof(bid));
+	obj = map_object(c, pid, start, len, pgoff, path, bid, (size_t)n,
+			 rid, time, foreign && fd >= 0);
+	o = obj != NO_OBJ ? &c->objects[obj] : NULL;
+	if (o && o->kind == PROF_OBJ_FILE && id.ino && !o->id.ino)
+		o->id = id;
+	if (o && foreign && fd >= 0 && o->fd < 0 &&
+	    o->kind == PROF_OBJ_FILE)
+		o->fd = fd;
+	else if (fd >= 0)
 		close(fd);
+}
+
+bool collector_owner_wanted(const struct collector *c, uint32_t pid)
+{
+	const struct process *p = proc_find(c, pid);
+
+	return !p || !p->uid_known;
+}
+
+void collector_set_owner(struct collector *c, uint32_t pid, uint32_t uid)
+{
+	struct process *p = proc_get(c, pid);
+
+	if (!p)
+		return;
+	p->uid = uid;
+	p->uid_known = true;
+}
+
+int collector_owner(const struct collector *c, uint32_t pid, uint32_t *uid)
+{
+	const struct process *p = proc_find(c, pid);
+
+	if (!p || !p->uid_known)
+		return -1;
+	*uid = p->uid;
+	return 0;
 }
 
 void collector_next_exec(struct collector *c, uint32_t pid, const char *buf,
@@ -648,6 +739,7 @@ void collector_comm(struct collector *c, uint32_t pid, uint32_t tid,
 		p->cmd = NULL;
 	}
 	p->cmd_next_exec = false;
+	p->uid_known = false;	/* a set-user-ID program runs as another */
 	drop_jitdump(p);
 	p->exe_obj = NO_OBJ;
 	p->want_exe = true;
@@ -685,6 +777,7 @@ void collector_fork(struct collector *c, uint32_t pid, uint32_t ppid,
 	parent = proc_find(c, ppid);
 	child->nmaps = 0;
 	child->cmd_next_exec = false;
+	child->uid_known = false;
 	drop_jitdump(child);
 	/* A fork runs its parent's program with its arguments. */
 	free(child->cmd);
@@ -1042,7 +1135,7 @@ int collector_set_jit_map(struct collector *c, uint32_t pid, const char *path,
 			  struct prof_jitmap *map)
 {
 	uint32_t jit = add_object(c, PROF_OBJ_JIT, pid, false, path, NULL, 0,
-				  0, 0, 0);
+				  NULL, 0, 0, 0);
 	size_t i;
 
 	if (c->oom)
@@ -1084,8 +1177,13 @@ static int add_profile_object(struct collector *c, struct profile *p,
 		return (int)remap[obj];
 	}
 	memcpy(po.build_id, o->build_id, sizeof(po.build_id));
-	/* A container's file is not the one at its path here. */
-	if (!po.build_id_len && o->kind == PROF_OBJ_FILE && o->fd < 0) {
+	po.id = o->id;
+	/* An object the engine checked has its build-id from the mapped
+	 * file: the path may name another file now (a profiled user's link
+	 * to a file it cannot read).  Only the sim engine's, which maps
+	 * files it loaded itself, are read by path. */
+	if (!po.build_id_len && o->kind == PROF_OBJ_FILE && o->fd < 0 &&
+	    !o->rid.ino) {
 		int n = buildid_read(o->path, po.build_id, sizeof(po.build_id));
 
 		po.build_id_len = n > 0 ? (uint32_t)n : 0;
@@ -1288,23 +1386,30 @@ static int add_foreign_files(struct collector *c, struct profile *p,
 	for (i = 0; i < c->nobjects; i++) {
 		const struct object *o = &c->objects[i];
 		const struct prof_object *po;
-		char *data;
-		size_t len;
+		struct stat st;
 		int r;
 
 		if (o->fd < 0 || remap[i] == UINT32_MAX)
 			continue;
-		if (regfile_read_all(o->fd, PROF_FILE_MAX, &data, &len)) {
-			if (errno == ENOMEM)
+		po = &p->objects[remap[i]];
+		/* What was mapped, not what the process made of the file
+		 * since (grown, to fill the profile). */
+		if (fstat(o->fd, &st) || (uint64_t)st.st_size != o->id.size) {
+			char line[PATH_MAX + 96];
+
+			snprintf(line, sizeof(line), "'%s' is not archived: "
+				 "its size changed after it was mapped",
+				 po->path);
+			if (profile_file_left_out(p, line))
 				return -PROF_ENOMEM;
 			continue;
 		}
-		po = &p->objects[remap[i]];
-		r = profile_add_file(p, PROF_FILE_OBJECT, po->path,
-				     po->build_id, po->build_id_len, data,
-				     len);
-		free(data);
-		if (r < 0)
+		/* Compressed as it is read; a file over the caps is left
+		 * out, named in p->files_left_out, and so is one that
+		 * cannot be read: its rows are addresses. */
+		r = profile_add_file_fd(p, PROF_FILE_OBJECT, po->path,
+					po->build_id, po->build_id_len, o->fd);
+		if (r == -PROF_ENOMEM)
 			return r;
 	}
 	return 0;

@@ -19,6 +19,7 @@
 #ifndef COMMON_COLLECT_H
 #define COMMON_COLLECT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -122,13 +123,35 @@ void collector_mmap(struct collector *c, uint32_t pid, uint64_t start,
 /* A thread's name (exec: it also replaced the address space); also for
  * the threads that exist before collection, from /proc (time 0).  Samples
  * are split by (process, thread, name) for reports' -by. */
-/* A mapping of a file of another mount namespace (a container's):
- * fd (taken: closed by the collector) is the file as the process sees
- * it, whose build-id and bytes go into the profile (its report reads
- * them, like an archive's); fd -1: an ordinary mapping. */
-void collector_mmap_foreign(struct collector *c, uint32_t pid,
-			    uint64_t start, uint64_t len, uint64_t pgoff,
-			    const char *path, uint64_t time, int fd);
+/* A file mapping as the kernel recorded it: device and inode (ino 0:
+ * unknown). */
+struct collect_file_id {
+	uint32_t maj, min;
+	uint64_t ino;
+};
+
+/*
+ * A mapping of a file that the engine could check (PERF_RECORD_MMAP2,
+ * /proc/PID/maps): rid is its recorded identity; fd (taken: closed by
+ * the collector; -1: none) the mapped file itself, opened so that it is
+ * that file (proc_mapped_file()): its build-id and identity are read
+ * from it, never from the path.  foreign: path here is not the file the
+ * process saw (a container's): fd's bytes go into the profile (its
+ * report reads them, like an archive's).
+ */
+void collector_mmap_file(struct collector *c, uint32_t pid, uint64_t start,
+			 uint64_t len, uint64_t pgoff, const char *path,
+			 uint64_t time, const struct collect_file_id *rid,
+			 int fd, bool foreign);
+/* Whether a mapping of path with identity rid is of an object known
+ * already (checked, nothing more to open for it). */
+bool collector_file_known(const struct collector *c, const char *path,
+			  const struct collect_file_id *rid);
+/* Process pid's owner, noted while it runs (set once per exec); the
+ * owner noted, or -1 when none was. */
+bool collector_owner_wanted(const struct collector *c, uint32_t pid);
+void collector_set_owner(struct collector *c, uint32_t pid, uint32_t uid);
+int collector_owner(const struct collector *c, uint32_t pid, uint32_t *uid);
 void collector_comm(struct collector *c, uint32_t pid, uint32_t tid,
 		    const char *comm, int exec, uint64_t time);
 /* The command line of process pid (its arguments, each ended by NUL, len

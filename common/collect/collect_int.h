@@ -37,6 +37,12 @@ struct object {
 	 * at path here: fd is the file as its process saw it, read into the
 	 * profile when it is built; -1 for every other object. */
 	int fd;
+	/* The file's device and inode as the kernel recorded the mapping
+	 * (rid.ino 0: unknown, a plain MMAP record or the sim engine's),
+	 * and what the mapped file itself was (id.ino 0: it could not be
+	 * checked: its build-id is then unknown too). */
+	struct collect_file_id rid;
+	struct prof_identity id;
 };
 
 struct mapping {
@@ -62,6 +68,10 @@ struct process {
 	 * mount namespace, else -1 (read by its path). */
 	char *jitdump;
 	int jitdump_fd;
+	/* Its owner while it ran (the JIT maps it may write are trusted
+	 * from that user); reset by fork and exec. */
+	uint32_t uid;
+	bool uid_known;
 };
 
 struct agg_entry {

@@ -1200,13 +1200,11 @@ static void deliver(struct perf_session *s, const uint8_t *p)
 		 * the bytes are device and inode numbers. */
 		if (!(rd32(b + 56) & PROT_EXEC))
 			return;
-		/* A container's file: kept open while its process is. */
-		collector_mmap_foreign(s->col, rd32(b), rd64(b + 8),
-				       rd64(b + 16), rd64(b + 24), name, time,
-				       proc_foreign_file((pid_t)rd32(b),
-							 rd64(b + 8),
-							 rd64(b + 8) +
-							 rd64(b + 16), name));
+		proc_map_file(s->col, rd32(b), rd64(b + 8), rd64(b + 16),
+			      rd64(b + 24), name, time,
+			      &(struct collect_file_id){ .maj = rd32(b + 32),
+							 .min = rd32(b + 36),
+							 .ino = rd64(b + 40) });
 		return;
 	}
 	case PERF_RECORD_MMAP: {

@@ -12,7 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdbool.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "proc.h"
@@ -21,41 +23,127 @@
 #include "common/util/array.h"
 #include "common/util/error.h"
 #include "common/util/parse.h"
+#include "common/util/regfile.h"
 
-int proc_foreign_file(pid_t pid, uint64_t start, uint64_t end,
-		      const char *path)
+/* Whether pid sees another file system than ours at its paths: another
+ * mount namespace, or a chroot (another root directory). */
+static bool other_root(pid_t pid)
 {
-	char buf[PATH_MAX + 64];
-	struct stat ours, theirs, ns;
+	char buf[64];
+	struct stat ours, theirs;
+
+	snprintf(buf, sizeof(buf), "/proc/%d/ns/mnt", (int)pid);
+	if (stat(buf, &theirs) || stat("/proc/self/ns/mnt", &ours) ||
+	    theirs.st_dev != ours.st_dev || theirs.st_ino != ours.st_ino)
+		return true;
+	snprintf(buf, sizeof(buf), "/proc/%d/root", (int)pid);
+	return stat(buf, &theirs) || stat("/", &ours) ||
+	       theirs.st_dev != ours.st_dev || theirs.st_ino != ours.st_ino;
+}
+
+/*
+ * The live mapping of pid that holds [start, end), through
+ * /proc/PID/map_files (root only): the kernel's own reference to the
+ * file, whatever its path names now.  A mapping split since the record
+ * (mprotect of a part) is found by overlap.
+ */
+static int open_map_files(pid_t pid, uint64_t start, uint64_t end)
+{
+	char buf[96];
+	struct dirent *e;
+	DIR *d;
 	int fd;
 
-	if (path[0] != '/' || pid <= 0)
-		return -1;
-	/* One namespace: the path is the file (whatever stat says of
-	 * overlay file systems' device numbers). */
-	snprintf(buf, sizeof(buf), "/proc/%d/ns/mnt", (int)pid);
-	if (stat(buf, &ns) || stat("/proc/self/ns/mnt", &ours) ||
-	    (ns.st_dev == ours.st_dev && ns.st_ino == ours.st_ino))
-		return -1;
-	if ((size_t)snprintf(buf, sizeof(buf), "/proc/%d/root%s", (int)pid,
-			     path) >= sizeof(buf))
-		return -1;
-	if (!stat(path, &ours) && !stat(buf, &theirs) &&
-	    ours.st_dev == theirs.st_dev && ours.st_ino == theirs.st_ino)
-		return -1;
-	/* The mapping itself (needs CAP_SYS_ADMIN), else by its path. */
 	snprintf(buf, sizeof(buf), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64,
 		 (int)pid, start, end);
-	fd = open(buf, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		snprintf(buf, sizeof(buf), "/proc/%d/root%s", (int)pid, path);
-		fd = open(buf, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	fd = open(buf, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd >= 0 || errno != ENOENT)
+		return fd;
+	snprintf(buf, sizeof(buf), "/proc/%d/map_files", (int)pid);
+	d = opendir(buf);
+	if (!d)
+		return -1;
+	while ((e = readdir(d))) {
+		unsigned long long lo, hi;
+
+		if (sscanf(e->d_name, "%llx-%llx", &lo, &hi) != 2 ||
+		    hi <= start || lo >= end)
+			continue;
+		fd = openat(dirfd(d), e->d_name,
+			    O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+		if (fd >= 0)
+			break;
 	}
-	if (fd >= 0 && (fstat(fd, &theirs) || !S_ISREG(theirs.st_mode))) {
-		close(fd);
-		fd = -1;
-	}
+	closedir(d);
 	return fd;
+}
+
+/* path resolved inside pid's root, as the process resolves it: an
+ * absolute link in a container leads to the container's file, never to
+ * ours. */
+static int open_in_root(pid_t pid, const char *path)
+{
+	char root[32];
+
+	snprintf(root, sizeof(root), "/proc/%d/root", (int)pid);
+	return regfile_open_in(root, path, NULL);
+}
+
+int proc_mapped_file(pid_t pid, uint64_t start, uint64_t end,
+		     const char *path, const struct collect_file_id *id,
+		     bool *foreign)
+{
+	struct stat st, here;
+	int fd, live;
+
+	*foreign = false;
+	if (path[0] != '/' || pid <= 0 || !strncmp(path, "//anon", 6) ||
+	    !strncmp(path, "/memfd:", 7))
+		return -1;
+	*foreign = other_root(pid);
+	fd = open_map_files(pid, start, end);
+	live = fd >= 0;
+	if (!live)
+		fd = *foreign ? open_in_root(pid, path) :
+		     regfile_open(path, NULL);
+	if (fd < 0)
+		return -1;
+	/* By path, only the very file the kernel recorded (a link planted
+	 * since is another file); through map_files, the inode at least
+	 * (the range may hold another mapping now). */
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || !id->ino ||
+	    st.st_ino != id->ino ||
+	    (!live && (major(st.st_dev) != id->maj ||
+		       minor(st.st_dev) != id->min))) {
+		close(fd);
+		return -1;
+	}
+	/* The same file at the same path here: an ordinary object. */
+	if (*foreign && !stat(path, &here) && here.st_dev == st.st_dev &&
+	    here.st_ino == st.st_ino)
+		*foreign = false;
+	return fd;
+}
+
+void proc_map_file(struct collector *col, uint32_t pid, uint64_t start,
+		   uint64_t len, uint64_t pgoff, const char *path,
+		   uint64_t time, const struct collect_file_id *id)
+{
+	char buf[32];
+	struct stat st;
+	bool foreign = false;
+	int fd = -1;
+
+	if (collector_owner_wanted(col, pid)) {
+		snprintf(buf, sizeof(buf), "/proc/%" PRIu32, pid);
+		if (!stat(buf, &st))
+			collector_set_owner(col, pid, (uint32_t)st.st_uid);
+	}
+	if (!collector_file_known(col, path, id))
+		fd = proc_mapped_file((pid_t)pid, start, start + len, path, id,
+				      &foreign);
+	collector_mmap_file(col, pid, start, len, pgoff, path, time, id, fd,
+			    foreign);
 }
 
 /* Feed the executable mappings listed in a /proc maps file; returns how
@@ -69,20 +157,23 @@ static int synthesize_from(struct collector *col, pid_t pid, const char *path)
 	if (!f)
 		return 0;
 	while (fgets(line, sizeof(line), f)) {
-		unsigned long long lo, hi, off;
+		unsigned long long lo, hi, off, ino;
+		unsigned maj, min;
 		char perm[8];
 		int name_at = 0;
 
-		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s%n", &lo, &hi,
-			   perm, &off, &name_at) < 4 || perm[2] != 'x')
+		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu%n", &lo, &hi,
+			   perm, &off, &maj, &min, &ino, &name_at) < 7 ||
+		    perm[2] != 'x')
 			continue;
 		while (line[name_at] == ' ')
 			name_at++;
 		line[strcspn(line, "\n")] = '\0';
-		collector_mmap_foreign(col, (uint32_t)pid, lo, hi - lo, off,
-				       line + name_at, 0,
-				       proc_foreign_file(pid, lo, hi,
-							 line + name_at));
+		proc_map_file(col, (uint32_t)pid, lo, hi - lo, off,
+			      line + name_at, 0,
+			      &(struct collect_file_id){ .maj = maj,
+							 .min = min,
+							 .ino = ino });
 		n++;
 	}
 	fclose(f);

@@ -7,11 +7,13 @@
 #ifndef COMMON_ENGINE_PROC_H
 #define COMMON_ENGINE_PROC_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
 struct collector;
+struct collect_file_id;
 
 /* Feed the collector the executable mappings of pid (any live thread's
  * view when its main thread has exited), or of every process. */
@@ -25,16 +27,31 @@ void proc_synthesize_names(struct collector *col);
 void proc_read_cmdline(struct collector *col, pid_t pid);
 
 /*
- * Containers: a file pid mapped at [start, end) from path, when path in
- * our mount namespace is not that file (the process lives in another
- * mount namespace, or a chroot, where path names another file or none).
- * Returns a descriptor of the file as the process sees it (its
- * /proc/PID/map_files/START-END entry, else /proc/PID/root/PATH), to be
- * read when the run ends; -1 when path here is the same file (or pid is
- * in our mount namespace, or nothing could be opened).
+ * The file pid mapped at [start, end) from path, opened so that nothing
+ * the process controls can make it another file: its live mapping
+ * (/proc/PID/map_files, by overlap when it was split since), else path
+ * resolved inside the process's root (openat2 RESOLVE_IN_ROOT, no magic
+ * links) or, in our root, as it is; a file opened by path must be the
+ * recorded device and inode.  Returns the descriptor (a regular file),
+ * or -1 when no such file could be opened (id unknown, replaced, gone).
+ * *foreign: the process sees another file at path than we do (another
+ * mount namespace or root, and path here is not that file): the file
+ * must then be read through the descriptor, never by path.
  */
-int proc_foreign_file(pid_t pid, uint64_t start, uint64_t end,
-		      const char *path);
+int proc_mapped_file(pid_t pid, uint64_t start, uint64_t end,
+		     const char *path, const struct collect_file_id *id,
+		     bool *foreign);
+
+/*
+ * An executable mapping of pid, id as the kernel recorded it, given to
+ * the collector: for a file not known yet, the mapped file itself
+ * opened by proc_mapped_file(); the process's owner noted the first
+ * time it maps anything after an exec (its JIT maps are trusted from
+ * that user).
+ */
+void proc_map_file(struct collector *col, uint32_t pid, uint64_t start,
+		   uint64_t len, uint64_t pgoff, const char *path,
+		   uint64_t time, const struct collect_file_id *id);
 
 /* The threads of pid, in a new array; -PROF_ENOENT when there is no
  * such process. */

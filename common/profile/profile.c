@@ -37,7 +37,8 @@ enum section_id {
 	SEC_TASK_COUNTS = 11,
 	SEC_JITSYMS = 12,	/* optional */
 	SEC_FILES = 13,		/* optional: an archive's files */
-	SEC_LAST = SEC_FILES
+	SEC_IDENTITIES = 14,	/* optional: what file objects were */
+	SEC_LAST = SEC_IDENTITIES
 };
 
 #define HEADER_SIZE 32
@@ -115,6 +116,9 @@ void profile_free(struct profile *p)
 		free(p->files[i].zdata);
 	}
 	free(p->files);
+	for (i = 0; i < p->nfiles_left_out; i++)
+		free(p->files_left_out[i]);
+	free(p->files_left_out);
 	free(p);
 }
 
@@ -399,50 +403,259 @@ int profile_add_ksym(struct profile *p, const struct prof_ksym *k)
 	return (int)p->nksyms++;
 }
 
-int profile_add_file(struct profile *p, uint32_t kind, const char *path,
-		     const uint8_t *build_id, uint32_t build_id_len,
-		     const void *data, size_t len)
+static int write_all(int fd, const uint8_t *p, size_t n)
 {
-	struct prof_file *f;
-	uLongf zlen = compressBound(len);
+	while (n) {
+		ssize_t w = write(fd, p, n);
 
-	if (build_id_len > sizeof(f->build_id) ||
-	    ALLOC_GROW(p->files, p->nfiles + 1, p->alloc_files))
-		return -PROF_ENOMEM;
-	f = &p->files[p->nfiles];
-	memset(f, 0, sizeof(*f));
-	f->zdata = malloc(zlen ? zlen : 1);
-	f->path = strdup(path);
-	if (!f->zdata || !f->path ||
-	    compress2(f->zdata, &zlen, data, len, 6) != Z_OK) {
-		free(f->zdata);
-		free(f->path);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/* Reads and writes of archived files go by this much. */
+#define FILE_CHUNK ((size_t)64 << 10)
+
+/* The cap on sizes a file of size bytes after total bytes of files is
+ * over (PROF_FILE_MAX, PROF_FILES_TOTAL_MAX), or NULL. */
+static const char *size_cap(uint64_t size, uint64_t total)
+{
+	if (size > PROF_FILE_MAX)
+		return "the 1 GiB cap per file";
+	if (total > PROF_FILES_TOTAL_MAX ||
+	    size > PROF_FILES_TOTAL_MAX - total)
+		return "the 4 GiB cap on all the files of a profile";
+	return NULL;
+}
+
+/* The cap a file of size bytes, zlen compressed, after total bytes of
+ * files, is over, or NULL. */
+static const char *file_cap(uint64_t size, uint64_t zlen, uint64_t total)
+{
+	const char *cap = size_cap(size, total);
+
+	if (cap)
+		return cap;
+	/* zlen is at most the profile's size: no overflow */
+	if (size > zlen * PROF_FILE_RATIO_MAX + PROF_FILE_RATIO_SLACK)
+		return "the 200:1 cap on the compression ratio";
+	return NULL;
+}
+
+int profile_file_left_out(struct profile *p, const char *line)
+{
+	char *copy = strdup(line);
+
+	if (!copy || ALLOC_GROW(p->files_left_out, p->nfiles_left_out + 1,
+				p->alloc_files_left_out)) {
+		free(copy);
 		return -PROF_ENOMEM;
 	}
-	f->kind = kind;
-	f->build_id_len = build_id_len;
-	memcpy(f->build_id, build_id, build_id_len);
-	f->size = len;
-	f->zlen = zlen;
+	p->files_left_out[p->nfiles_left_out++] = copy;
+	return 0;
+}
+
+/* path left out of p, over cap: -PROF_EINVAL, the line kept in p. */
+static int file_refused(struct profile *p, const char *path, uint64_t size,
+			const char *cap)
+{
+	char *line;
+	int err;
+
+	if (asprintf(&line, "'%s' is not archived: %" PRIu64 " bytes, "
+		     "over %s", path, size, cap) < 0)
+		return -PROF_ENOMEM;
+	err = profile_file_left_out(p, line);
+	if (!err)
+		err = prof_fail(PROF_EINVAL, "%s", line);
+	free(line);
+	return err;
+}
+
+static uint64_t files_total(const struct profile *p)
+{
+	uint64_t total = 0;
+	size_t i;
+
+	for (i = 0; i < p->nfiles; i++)
+		total += p->files[i].size;
+	return total;
+}
+
+/* Room for more compressed bytes in f->zdata (*alloc bytes). */
+static int grow_zdata(struct prof_file *f, size_t *alloc)
+{
+	size_t n = *alloc ? *alloc * 2 : FILE_CHUNK;
+	uint8_t *d = realloc(f->zdata, n);
+
+	if (!d)
+		return -PROF_ENOMEM;
+	f->zdata = d;
+	*alloc = n;
+	return 0;
+}
+
+/* Deflate fd's bytes into f (zdata, zlen, size), in chunks; a file
+ * over the caps on sizes (after total bytes) is refused as soon as that
+ * much is read (it may have grown since its size was checked). */
+static int deflate_fd(struct profile *p, int fd, const char *path,
+		      uint64_t total, struct prof_file *f, uint8_t *in)
+{
+	z_stream z = { 0 };
+	size_t alloc = 0;
+	int flush = Z_NO_FLUSH, zr = Z_OK, err = 0;
+
+	if (deflateInit(&z, 6) != Z_OK)
+		return -PROF_ENOMEM;
+	do {
+		uInt room;
+
+		if (!z.avail_in && flush == Z_NO_FLUSH) {
+			ssize_t r = pread(fd, in, FILE_CHUNK, (off_t)f->size);
+
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r < 0) {
+				err = prof_fail(PROF_EIO, "cannot read '%s': %s",
+						path, strerror(errno));
+				break;
+			}
+			f->size += (uint64_t)r;
+			if (size_cap(f->size, total)) {
+				err = file_refused(p, path, f->size,
+						   size_cap(f->size, total));
+				break;
+			}
+			flush = r ? Z_NO_FLUSH : Z_FINISH;
+			z.next_in = in;
+			z.avail_in = (uInt)r;
+		}
+		if (f->zlen == alloc && (err = grow_zdata(f, &alloc)))
+			break;
+		room = (uInt)(alloc - f->zlen < UINT_MAX ? alloc - f->zlen :
+			      UINT_MAX);
+		z.next_out = f->zdata + f->zlen;
+		z.avail_out = room;
+		zr = deflate(&z, flush);
+		f->zlen += room - z.avail_out;
+		if (zr != Z_OK && zr != Z_STREAM_END && zr != Z_BUF_ERROR)
+			err = -PROF_ENOMEM;
+	} while (!err && zr != Z_STREAM_END);
+	deflateEnd(&z);
+	return err;
+}
+
+int profile_add_file_fd(struct profile *p, uint32_t kind, const char *path,
+			const uint8_t *build_id, uint32_t build_id_len,
+			int fd)
+{
+	uint64_t total = files_total(p);
+	struct prof_file f = { 0 };
+	const char *cap;
+	struct stat st;
+	uint8_t *in;
+	int err;
+
+	if (fstat(fd, &st))
+		return prof_fail(PROF_EIO, "cannot read '%s': %s", path,
+				 strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		return prof_fail(PROF_EIO, "cannot read '%s': not a regular "
+				 "file", path);
+	/* Over a cap by its size: refused without reading it. */
+	cap = size_cap((uint64_t)st.st_size, total);
+	if (cap)
+		return file_refused(p, path, (uint64_t)st.st_size, cap);
+	if (build_id_len > sizeof(f.build_id) ||
+	    ALLOC_GROW(p->files, p->nfiles + 1, p->alloc_files) ||
+	    !(in = malloc(FILE_CHUNK)))
+		return -PROF_ENOMEM;
+	err = deflate_fd(p, fd, path, total, &f, in);
+	free(in);
+	cap = err ? NULL : file_cap(f.size, f.zlen, total);
+	if (cap)
+		err = file_refused(p, path, f.size, cap);
+	if (!err && !(f.path = strdup(path)))
+		err = -PROF_ENOMEM;
+	if (err) {
+		free(f.zdata);
+		return err;
+	}
+	/* Give back what doubling took beyond the stream. */
+	in = realloc(f.zdata, f.zlen ? f.zlen : 1);
+	if (in)
+		f.zdata = in;
+	f.kind = kind;
+	f.build_id_len = build_id_len;
+	memcpy(f.build_id, build_id, build_id_len);
+	p->files[p->nfiles] = f;
 	return (int)p->nfiles++;
 }
 
-int profile_file_data(const struct prof_file *f, uint8_t **out)
+static int file_damaged(const struct prof_file *f)
 {
-	uLongf len = (uLongf)f->size;
-	uint8_t *buf = malloc(f->size ? f->size : 1);
+	return prof_fail(PROF_EFORMAT, "archived file '%s' is damaged",
+			 f->path);
+}
 
-	*out = NULL;
-	if (!buf)
-		return -PROF_ENOMEM;
-	if (uncompress(buf, &len, f->zdata, f->zlen) != Z_OK ||
-	    len != f->size) {
-		free(buf);
-		return prof_fail(PROF_EFORMAT, "archived file '%s' is damaged",
-				 f->path);
+/* Inflate z (f's stream) into fd until the stream ends, through out
+ * (FILE_CHUNK bytes): never more than f->size bytes. */
+static int inflate_to(z_stream *z, const struct prof_file *f, int fd,
+		      uint8_t *out)
+{
+	uint64_t in_left = f->zlen, out_left = f->size;
+	int zr = Z_OK;
+
+	while (zr != Z_STREAM_END) {
+		size_t n;
+
+		if (!z->avail_in) {
+			if (!in_left)
+				return file_damaged(f);
+			z->avail_in = in_left < UINT_MAX ? (uInt)in_left :
+				      UINT_MAX;
+			in_left -= z->avail_in;
+		}
+		z->next_out = out;
+		z->avail_out = FILE_CHUNK;
+		zr = inflate(z, Z_NO_FLUSH);
+		if (zr == Z_MEM_ERROR)
+			return -PROF_ENOMEM;
+		if (zr != Z_OK && zr != Z_STREAM_END)
+			return file_damaged(f);
+		n = FILE_CHUNK - z->avail_out;
+		if (n > out_left)
+			return file_damaged(f);
+		out_left -= n;
+		if (write_all(fd, out, n))
+			return prof_fail(PROF_EIO, "cannot unpack '%s': %s",
+					 f->path, strerror(errno));
 	}
-	*out = buf;
-	return 0;
+	/* All the stream, no bytes after it, and the size declared. */
+	return in_left || z->avail_in || out_left ? file_damaged(f) : 0;
+}
+
+int profile_file_write(const struct prof_file *f, int fd)
+{
+	z_stream z = { 0 };
+	uint8_t *out = malloc(FILE_CHUNK);
+	int err;
+
+	if (!out || inflateInit(&z) != Z_OK) {
+		free(out);
+		return -PROF_ENOMEM;
+	}
+	z.next_in = f->zdata;
+	err = inflate_to(&z, f, fd, out);
+	inflateEnd(&z);
+	free(out);
+	return err;
 }
 
 static int cmp_jitsym(const void *a, const void *b)
@@ -580,6 +793,11 @@ int profile_map_objects(struct profile *dst, const struct profile *src,
 			if (idx < 0)
 				return idx;
 			j = (size_t)idx;
+		} else if (memcmp(&dst->objects[j].id, &src->objects[i].id,
+				  sizeof(struct prof_identity))) {
+			/* Two files under one name: neither is "the" file. */
+			memset(&dst->objects[j].id, 0,
+			       sizeof(struct prof_identity));
 		}
 		remap[i] = (uint32_t)j;
 	}
@@ -979,6 +1197,34 @@ static void encode_files(struct buf *b, const struct profile *p)
 	}
 }
 
+static size_t count_identities(const struct profile *p)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < p->nobjects; i++)
+		n += p->objects[i].id.ino != 0;
+	return n;
+}
+
+static void encode_identities(struct buf *b, const struct profile *p)
+{
+	size_t i;
+
+	put_u32(b, (uint32_t)count_identities(p));
+	for (i = 0; i < p->nobjects; i++) {
+		const struct prof_identity *id = &p->objects[i].id;
+
+		if (!id->ino)
+			continue;
+		put_u32(b, (uint32_t)i);
+		put_u32(b, 0);
+		put_u64(b, id->dev);
+		put_u64(b, id->ino);
+		put_u64(b, id->size);
+		put_u64(b, id->mtime_ns);
+	}
+}
+
 static int encode(const struct profile *p, struct buf *b)
 {
 	static void (*const enc[])(struct buf *, const struct profile *) = {
@@ -995,6 +1241,7 @@ static int encode(const struct profile *p, struct buf *b)
 		[SEC_TASK_COUNTS] = encode_task_counts,
 		[SEC_JITSYMS] = encode_jitsyms,
 		[SEC_FILES] = encode_files,
+		[SEC_IDENTITIES] = encode_identities,
 	};
 	uint32_t ids[SEC_LAST], nsec = 0, id, i;
 	size_t table, start;
@@ -1013,6 +1260,8 @@ static int encode(const struct profile *p, struct buf *b)
 		if (id == SEC_JITSYMS && !p->njitsyms)
 			continue;
 		if (id == SEC_FILES && !p->nfiles)
+			continue;
+		if (id == SEC_IDENTITIES && !count_identities(p))
 			continue;
 		ids[nsec++] = id;
 	}
@@ -1046,18 +1295,23 @@ static int encode(const struct profile *p, struct buf *b)
 	return 0;
 }
 
-static int write_all(int fd, const uint8_t *p, size_t n)
+/* Files over the caps (--merge adds files up) would make a profile no
+ * reader accepts: refused before anything is written. */
+static int files_writable(const struct profile *p, const char *path)
 {
-	while (n) {
-		ssize_t w = write(fd, p, n);
+	uint64_t total = 0;
+	const char *cap;
+	size_t i;
 
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		p += w;
-		n -= (size_t)w;
+	for (i = 0; i < p->nfiles; i++) {
+		const struct prof_file *f = &p->files[i];
+
+		cap = file_cap(f->size, f->zlen, total);
+		if (cap)
+			return prof_fail(PROF_EINVAL, "cannot write '%s': "
+					 "archived file '%s' is over %s", path,
+					 f->path, cap);
+		total += f->size;
 	}
 	return 0;
 }
@@ -1068,13 +1322,18 @@ int profile_write(const struct profile *p, const char *path)
 	struct outfile o;
 	int err;
 
+	err = files_writable(p, path);
+	if (err)
+		return err;
 	err = encode(p, &b);
 	if (err) {
 		free(b.data);
 		return prof_fail(PROF_ENOMEM, "cannot write '%s': %s", path,
 				 prof_strerror(err));
 	}
-	err = outfile_open(&o, path);
+	/* Embedded files are copies of objects the user running the report
+	 * may not be able to read: only the owner reads the profile. */
+	err = outfile_open_mode(&o, path, p->nfiles ? 0600 : 0666);
 	if (err) {
 		free(b.data);
 		return err;
@@ -1096,6 +1355,7 @@ struct cursor {
 	const uint8_t *p;
 	size_t len, pos;
 	int bad;
+	int refused;		/* bad, and a decoder said why (prof_fail) */
 	uint32_t version;	/* of the file */
 };
 
@@ -1450,6 +1710,32 @@ static int decode_ksyms(struct profile *p, struct cursor *c)
 	return 0;
 }
 
+/* Identities of file objects, in increasing object order, each once. */
+static int decode_identities(struct profile *p, struct cursor *c)
+{
+	uint32_t n = get_u32(c), i, next = 0;
+
+	if (n > (c->len - c->pos) / 40)
+		return -1;
+	for (i = 0; i < n; i++) {
+		struct prof_identity id;
+		uint32_t obj = get_u32(c);
+
+		if (get_u32(c))
+			return -1;
+		id.dev = get_u64(c);
+		id.ino = get_u64(c);
+		id.size = get_u64(c);
+		id.mtime_ns = get_u64(c);
+		if (c->bad || obj < next || obj >= p->nobjects || !id.ino ||
+		    p->objects[obj].kind != PROF_OBJ_FILE)
+			return -1;
+		p->objects[obj].id = id;
+		next = obj + 1;
+	}
+	return 0;
+}
+
 /* Sorted by (object, start), apart, each in a JIT object. */
 static int decode_jitsyms(struct profile *p, struct cursor *c)
 {
@@ -1482,10 +1768,27 @@ static int decode_jitsyms(struct profile *p, struct cursor *c)
 	return 0;
 }
 
-/* An archive's files: kept compressed (profile_file_data() unpacks). */
+/* f over the caps on archived files (after total bytes of files):
+ * refused with the file and the cap named, before any reader unpacks. */
+static int file_over_caps(struct cursor *c, const struct prof_file *f,
+			  uint64_t total)
+{
+	const char *cap = file_cap(f->size, f->zlen, total);
+
+	if (!cap)
+		return 0;
+	c->refused = 1;
+	prof_fail(PROF_EFORMAT, "archived file '%s' declares %" PRIu64
+		  " bytes (%" PRIu64 " compressed), over %s", f->path,
+		  f->size, f->zlen, cap);
+	return -1;
+}
+
+/* An archive's files: kept compressed (profile_file_write() unpacks). */
 static int decode_files(struct profile *p, struct cursor *c)
 {
 	uint32_t n = get_u32(c), i;
+	uint64_t total = 0;
 
 	if (n > (c->len - c->pos) / 28)
 		return -1;
@@ -1505,7 +1808,8 @@ static int decode_files(struct profile *p, struct cursor *c)
 		c->pos += f.build_id_len;
 		f.size = get_u64(c);
 		f.zlen = get_u64(c);
-		if (c->bad || need(c, f.zlen) || f.size > SIZE_MAX / 2 ||
+		if (c->bad || need(c, f.zlen) ||
+		    file_over_caps(c, &f, total) ||
 		    ALLOC_GROW(p->files, p->nfiles + 1, p->alloc_files) ||
 		    !(f.zdata = malloc(f.zlen ? f.zlen : 1))) {
 			free(f.path);
@@ -1513,6 +1817,7 @@ static int decode_files(struct profile *p, struct cursor *c)
 		}
 		memcpy(f.zdata, c->p + c->pos, f.zlen);
 		c->pos += f.zlen;
+		total += f.size;
 		p->files[p->nfiles++] = f;
 	}
 	return 0;
@@ -1721,6 +2026,7 @@ int profile_decode(const void *data, size_t len, struct profile **out)
 		[SEC_STACK_COUNTS] = "stack counts",
 		[SEC_TASKS] = "tasks", [SEC_TASK_COUNTS] = "task counts",
 		[SEC_JITSYMS] = "JIT symbols", [SEC_FILES] = "archived files",
+		[SEC_IDENTITIES] = "file identities",
 	};
 	static int (*const dec[])(struct profile *, struct cursor *) = {
 		[SEC_META] = decode_meta,
@@ -1736,6 +2042,7 @@ int profile_decode(const void *data, size_t len, struct profile **out)
 		[SEC_TASK_COUNTS] = decode_task_counts,
 		[SEC_JITSYMS] = decode_jitsyms,
 		[SEC_FILES] = decode_files,
+		[SEC_IDENTITIES] = decode_identities,
 	};
 	static const char task_secs_apart[] =
 		"the tasks and task counts sections must come together";
@@ -1812,6 +2119,8 @@ int profile_decode(const void *data, size_t len, struct profile **out)
 			if (seen & (1 << id) || dec[id](p, &c) || c.bad ||
 			    c.pos != c.len) {
 				profile_free(p);
+				if (c.refused)
+					return -PROF_EFORMAT;
 				return prof_fail(PROF_EFORMAT,
 						 "%s section is malformed",
 						 names[id]);

@@ -42,12 +42,24 @@ enum prof_obj_kind {	/* same values as enum sym_obj_kind */
 	PROF_OBJ_JIT = 5,
 };
 
+/*
+ * What a file object was when it was profiled: fstat of the mapped file
+ * itself (section 14).  --archive takes a file without a build-id only
+ * if the file at its path is still this one, so a profiled user cannot
+ * swap in another file (a link to a root-only one) after the run.
+ * ino 0: unknown (an older profile, or the file could not be checked).
+ */
+struct prof_identity {
+	uint64_t dev, ino, size, mtime_ns;
+};
+
 struct prof_object {
 	char *path;
 	uint32_t kind;
 	uint32_t build_id_len;
 	uint8_t build_id[20];
 	uint64_t start, end, pgoff;	/* first executable mapping seen */
+	struct prof_identity id;
 };
 
 struct prof_stat {
@@ -123,8 +135,27 @@ enum prof_file_kind {
 	PROF_FILE_DEBUG = 1,	/* path: the object's, whose debug file it is */
 };
 
-/* The largest file a profile carries (larger ones are left out). */
-#define PROF_FILE_MAX ((size_t)1 << 31)
+/*
+ * Caps on the files a profile carries.  The writer leaves out a file over
+ * them (profile_add_file_fd(): -PROF_EINVAL); the reader refuses a
+ * profile over them (-PROF_EFORMAT naming the file and the cap) while it
+ * decodes, before any reader has unpacked a byte.  A report unpacks the
+ * files to disk, so a hostile profile must not be able to declare more
+ * than it could plausibly hold:
+ * - one file, uncompressed: 1 GiB (the largest debug files seen are a few
+ *   hundred MB);
+ * - all the files of one profile, uncompressed: 4 GiB;
+ * - declared size over compressed size: 200, plus 4 KiB.  zlib reaches
+ *   about 1032:1 on runs of zeros (a sparse file); real ELF and debug
+ *   files compress 2-10x, and even one mostly padding stays far below
+ *   200.  The 4 KiB of slack lets a tiny file of zeros through (its
+ *   stream has a fixed size), while a declared size still costs a byte of
+ *   profile per 200 bytes written.
+ */
+#define PROF_FILE_MAX ((uint64_t)1 << 30)
+#define PROF_FILES_TOTAL_MAX ((uint64_t)1 << 32)
+#define PROF_FILE_RATIO_MAX 200
+#define PROF_FILE_RATIO_SLACK 4096
 
 struct prof_file {
 	uint32_t kind;		/* enum prof_file_kind */
@@ -254,6 +285,11 @@ struct profile {
 	size_t njitsyms, alloc_jitsyms;
 	struct prof_file *files;	/* an archive's files, or none */
 	size_t nfiles, alloc_files;
+	/* One line per file profile_add_file_fd() left out, over the caps
+	 * (its -PROF_EINVAL detail), for the writer of the profile to say;
+	 * not in the file. */
+	char **files_left_out;
+	size_t nfiles_left_out, alloc_files_left_out;
 
 	/* Call stacks; all empty without -g.  Each stack's counts sum, per
 	 * statistic, to at most that statistic's samples (a sample whose
@@ -293,14 +329,24 @@ int profile_add_ksym(struct profile *p, const struct prof_ksym *k);
 /* Append a JIT symbol; the caller keeps them sorted and apart (the
  * collector does, through profile_jitmap_keep()). */
 int profile_add_jitsym(struct profile *p, const struct prof_jitsym *j);
-/* Add a file to the archive: data[0..len) is compressed into it.
- * Returns its index or -PROF_ENOMEM. */
-int profile_add_file(struct profile *p, uint32_t kind, const char *path,
-		     const uint8_t *build_id, uint32_t build_id_len,
-		     const void *data, size_t len);
-/* The file's bytes, uncompressed, in *out (malloc'd).  Returns 0, or
- * -PROF_EFORMAT when the stream is damaged, or -PROF_ENOMEM. */
-int profile_file_data(const struct prof_file *f, uint8_t **out);
+/* Add a file to the archive: the regular file open at fd, read from its
+ * start and compressed as it is read (memory: the compressed bytes and a
+ * small buffer), for the object at path.  Returns its index;
+ * -PROF_EINVAL with a detail naming path when the file is over a cap
+ * (PROF_FILE_MAX...: it is left out, the detail added to
+ * p->files_left_out, nothing else changed); -PROF_EIO with a
+ * detail when it cannot be read; -PROF_ENOMEM. */
+/* Note (a copy of) line in p->files_left_out: a file that was meant to
+ * be carried and is not; 0 or -PROF_ENOMEM. */
+int profile_file_left_out(struct profile *p, const char *line);
+int profile_add_file_fd(struct profile *p, uint32_t kind, const char *path,
+			const uint8_t *build_id, uint32_t build_id_len,
+			int fd);
+/* The file's bytes written to fd, decompressed in chunks: never more
+ * than f->size bytes.  Returns 0, -PROF_EFORMAT when the stream is
+ * damaged (or holds more or fewer bytes than declared), -PROF_EIO with
+ * write's error in a detail, or -PROF_ENOMEM. */
+int profile_file_write(const struct prof_file *f, int fd);
 /* Sort the JIT symbols by (object, start). */
 void profile_sort_jitsyms(struct profile *p);
 /* Call stacks: the caller keeps frames and stacks unique (the collector

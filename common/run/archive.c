@@ -21,10 +21,13 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "run_int.h"
@@ -35,38 +38,55 @@
 #include "formats/show.h"
 #include "symbolize/symbolize.h"
 
-/* The whole regular file at path, in *out (*len bytes). */
-static int slurp(const char *path, char **out, size_t *len)
+/*
+ * Whether the file open at fd is the one object o was when profiled.  A
+ * build-id says so where there is one (the symbolizer checked it);
+ * without one, only the identity the run recorded does: the path may
+ * lead elsewhere now (a profiled user's link to a file only root can
+ * read), and an archive is a copy anyone who gets it can read.
+ */
+static bool same_file(int fd, const struct prof_identity *id)
 {
-	int fd = regfile_open(path, NULL), r;
+	struct stat st;
+
+	return id->ino && !fstat(fd, &st) && (uint64_t)st.st_dev == id->dev &&
+	       (uint64_t)st.st_ino == id->ino &&
+	       (uint64_t)st.st_size == id->size &&
+	       (uint64_t)st.st_mtim.tv_sec * 1000000000u +
+	       (uint64_t)st.st_mtim.tv_nsec == id->mtime_ns;
+}
+
+/* Add path's bytes to p as a file of kind for object o; want: the
+ * identity the file must have (NULL: none to check).  A file over the
+ * caps on archived files, or not the one profiled, is left out with a
+ * line saying so: 1. */
+static int add_file(const struct run_config *c, struct profile *p,
+		    uint32_t kind, const char *path,
+		    const struct prof_object *o,
+		    const struct prof_identity *want, uint64_t *zbytes)
+{
+	int fd = regfile_open(path, NULL), idx;
 
 	if (fd < 0)
 		return prof_fail(PROF_EIO, "cannot open '%s': %s", path,
 				 strerror(errno));
-	r = regfile_read_all(fd, PROF_FILE_MAX, out, len);
+	if (want && !same_file(fd, want)) {
+		close(fd);
+		run_notice(c, "'%s' has no build-id and %s: not archived, "
+			   "its rows will be addresses", o->path, want->ino ?
+			   "is not the file profiled (replaced since)" :
+			   "the profile does not say which file it was");
+		return 1;
+	}
+	idx = profile_add_file_fd(p, kind, o->path, o->build_id,
+				  o->build_id_len, fd);
 	close(fd);
-	if (r && errno == ENOMEM)
-		return -PROF_ENOMEM;
-	if (r)
-		return prof_fail(PROF_EIO, "cannot read '%s': %s", path,
-				 errno == EFBIG ? "larger than 2 GiB" :
-				 strerror(errno));
-	return 0;
-}
-
-/* Add path's bytes to p as a file of kind for object o. */
-static int add_file(struct profile *p, uint32_t kind, const char *path,
-		    const struct prof_object *o, uint64_t *zbytes)
-{
-	char *data;
-	size_t len = 0;
-	int err = slurp(path, &data, &len), idx;
-
-	if (err)
-		return err;
-	idx = profile_add_file(p, kind, o->path, o->build_id,
-			       o->build_id_len, data, len);
-	free(data);
+	if (idx == -PROF_EINVAL) {
+		run_notice(c, "%s%s", kind == PROF_FILE_DEBUG ?
+			   "the debug file of " : "",
+			   prof_error(PROF_EINVAL));
+		return 1;
+	}
 	if (idx < 0)
 		return idx;
 	*zbytes += p->files[idx].zlen;
@@ -121,14 +141,19 @@ static int archive_objects(const struct run_config *c, struct profile *p,
 				   "cannot be read here");
 			continue;
 		}
-		err = add_file(p, PROF_FILE_OBJECT, info.file, o, zbytes);
-		if (!err)
-			(*nobj)++;
+		/* Found at its own path: the file profiled, or another? */
+		err = add_file(c, p, PROF_FILE_OBJECT, info.file, o,
+			       !o->build_id_len && !strcmp(info.file, o->path) ?
+			       &o->id : NULL, zbytes);
+		*nobj += !err;
+		if (err > 0)
+			err = 0;
 		if (!err && info.debug) {
-			err = add_file(p, PROF_FILE_DEBUG, info.debug, o,
-				       zbytes);
-			if (!err)
-				(*ndbg)++;
+			err = add_file(c, p, PROF_FILE_DEBUG, info.debug, o,
+				       NULL, zbytes);
+			*ndbg += !err;
+			if (err > 0)
+				err = 0;
 		}
 	}
 	free(used);
@@ -230,38 +255,128 @@ static int write_at(const char *dir, const char *rel,
 		    const struct prof_file *f)
 {
 	char path[8192];
-	uint8_t *data;
-	size_t done = 0;
 	int fd, err;
 
 	if (make_parents(dir, rel) ||
 	    (size_t)snprintf(path, sizeof(path), "%s/%s", dir, rel) >=
 	    sizeof(path))
 		return 0;
-	err = profile_file_data(f, &data);
-	if (err)
-		return err;
 	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
 		  0600);
-	if (fd < 0) {
+	if (fd < 0)
 		/* also the same object twice (two build-ids at one path):
 		 * the first stays, the report checks build-ids */
-		free(data);
 		return 0;
-	}
-	while (done < f->size) {
-		ssize_t w = write(fd, data + done, f->size - done);
+	/* In chunks: never more than the size declared (and capped). */
+	err = profile_file_write(f, fd);
+	if (close(fd) && !err)
+		err = prof_fail(PROF_EIO, "cannot unpack '%s' into %s: %s",
+				f->path, dir, strerror(errno));
+	return err;
+}
 
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
+static int remove_one(const char *path, const struct stat *st, int flag,
+		      struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	if (flag == FTW_DP)
+		rmdir(path);
+	else
+		unlink(path);
+	return 0;
+}
+
+/* Remove dir and all in it, never following a link or leaving its file
+ * system. */
+static void remove_tree(const char *dir)
+{
+	nftw(dir, remove_one, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
+}
+
+/* Close every descriptor but keep (the watchdog must hold no pipe that
+ * a pipeline or a test waits on, and no output of ours). */
+static void close_all_but(int keep)
+{
+	long fd, max = sysconf(_SC_OPEN_MAX);
+
+	if (keep > 0 && close_range(0, (unsigned)keep - 1, 0) == 0 &&
+	    close_range((unsigned)keep + 1, ~0U, 0) == 0)
+		return;
+	for (fd = 0; fd < (max > 0 ? max : 1024); fd++)
+		if (fd != keep)
+			close((int)fd);
+}
+
+/*
+ * The watchdog's life: wait until the report ends (the pipe's only
+ * writer closed, by us or by the kernel when we die, even of SIGKILL),
+ * then remove dir if it is still the directory we made.  It leaves our
+ * session and ignores the signals that end us, since Ctrl-C reaches the
+ * whole foreground process group.  fork() in glibc leaves malloc usable
+ * in the child, which nftw needs.
+ */
+static void __attribute__((noreturn))
+watchdog(const char *dir, const struct stat *made, int rfd)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT,
+				    SIGPIPE, SIGUSR1, SIGUSR2, SIGTSTP };
+	struct stat st;
+	sigset_t none;
+	size_t i;
+	char c;
+
+	setsid();
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		signal(sigs[i], SIG_IGN);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	close_all_but(rfd);
+	for (;;) {
+		ssize_t r = read(rfd, &c, 1);
+
+		if (r == 0 || (r < 0 && errno != EINTR))
 			break;
-		done += (size_t)w;
 	}
-	free(data);
-	if (close(fd) || done != f->size)
-		return prof_fail(PROF_EIO, "cannot unpack '%s' into %s: %s",
-				 f->path, dir, strerror(errno ? errno : ENOSPC));
+	if (!lstat(dir, &st) && S_ISDIR(st.st_mode) &&
+	    st.st_dev == made->st_dev && st.st_ino == made->st_ino)
+		remove_tree(dir);
+	_exit(0);
+}
+
+/* mkdtemp u->dir, and at once its watchdog: signals are held in between
+ * so that only SIGKILL can end us with a directory nobody watches. */
+static int make_dir(struct run_unpacked *u, const char *tmp)
+{
+	sigset_t all, old;
+	struct stat made;
+	int fds[2] = { -1, -1 }, e = 0, have_dir;
+
+	sigfillset(&all);
+	sigprocmask(SIG_BLOCK, &all, &old);
+	have_dir = mkdtemp(u->dir) != NULL;
+	if (!have_dir || lstat(u->dir, &made))
+		e = errno;
+	else if (pipe2(fds, O_CLOEXEC) ||
+		 (u->watch_pid = fork()) < 0)
+		e = errno;
+	else if (u->watch_pid == 0)
+		watchdog(u->dir, &made, fds[0]);
+	if (fds[0] >= 0)
+		close(fds[0]);
+	if (!e) {
+		u->watch_fd = fds[1];
+	} else {
+		if (fds[1] >= 0)
+			close(fds[1]);
+		u->watch_pid = 0;
+		if (have_dir)
+			rmdir(u->dir);
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	if (e)
+		return prof_fail(PROF_EIO, "cannot unpack the archive: "
+				 "directory in %s: %s", tmp, strerror(e));
 	return 0;
 }
 
@@ -273,6 +388,7 @@ int run_unpack(const struct profile *p, struct run_unpacked *u,
 	int err = 0;
 
 	memset(u, 0, sizeof(*u));
+	u->watch_fd = -1;
 	if (!p->nfiles)
 		return 0;
 	if (!tmp || !*tmp)
@@ -281,9 +397,8 @@ int run_unpack(const struct profile *p, struct run_unpacked *u,
 		u->dir = NULL;
 		return -PROF_ENOMEM;
 	}
-	if (!mkdtemp(u->dir)) {
-		err = prof_fail(PROF_EIO, "cannot unpack the archive: "
-				"mkdtemp in %s: %s", tmp, strerror(errno));
+	err = make_dir(u, tmp);
+	if (err) {
 		free(u->dir);
 		u->dir = NULL;
 		return err;
@@ -325,30 +440,27 @@ int run_unpack(const struct profile *p, struct run_unpacked *u,
 		u->dirs[i + 1] = sc->debug_dirs[i];
 	sc->debug_dirs = u->dirs;
 	sc->ndebug_dirs++;
-	if (!sc->symfs)
+	if (!sc->symfs) {
 		sc->symfs = u->root;
-	return 0;
-}
-
-static int remove_one(const char *path, const struct stat *st, int flag,
-		      struct FTW *ftw)
-{
-	(void)st;
-	(void)ftw;
-	if (flag == FTW_DP)
-		rmdir(path);
-	else
-		unlink(path);
+		sc->symfs_archive = 1;	/* it carries no source files */
+	}
 	return 0;
 }
 
 void run_unpacked_remove(struct run_unpacked *u)
 {
 	if (u->dir)
-		nftw(u->dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+		remove_tree(u->dir);
+	/* The watchdog sees the end of its pipe, finds nothing, exits. */
+	if (u->watch_pid > 0) {
+		close(u->watch_fd);
+		while (waitpid(u->watch_pid, NULL, 0) < 0 && errno == EINTR)
+			;
+	}
 	free(u->dir);
 	free(u->root);
 	free(u->debug);
 	free(u->dirs);
 	memset(u, 0, sizeof(*u));
+	u->watch_fd = -1;
 }

@@ -113,31 +113,114 @@ static void read_control(struct run *r)
 	}
 }
 
+/* path's FIFO at st: ours, and nobody else may write commands to it.
+ * One we just made is 0600 less the umask. */
+static int check_control(const char *path, const struct stat *st)
+{
+	if (!S_ISFIFO(st->st_mode))
+		return prof_fail(PROF_EINVAL, "control '%s' is not a FIFO",
+				 path);
+	if (st->st_uid != geteuid())
+		return prof_fail(PROF_EINVAL, "control FIFO '%s' belongs to "
+				 "uid %u, not to this user: refused", path,
+				 (unsigned)st->st_uid);
+	if (st->st_mode & (S_IWGRP | S_IWOTH))
+		return prof_fail(PROF_EINVAL, "control FIFO '%s' is writable "
+				 "by others (mode %04o): refused", path,
+				 (unsigned)(st->st_mode & 07777));
+	return 0;
+}
+
+/* The inode at pathfd (O_PATH, checked) opened with flags: through
+ * /proc/self/fd, which reopens that inode whatever the name names now;
+ * without /proc, by name again and compared. */
+static int reopen(int pathfd, const char *path, int flags,
+		  const struct stat *want)
+{
+	char proc[64];
+	struct stat st;
+	int fd;
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", pathfd);
+	fd = open(proc, flags | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT)
+		fd = open(path, flags | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) || st.st_dev != want->st_dev ||
+	    st.st_ino != want->st_ino) {
+		close(fd);
+		errno = ESTALE;
+		return -1;
+	}
+	return fd;
+}
+
+/*
+ * -control FIFO, created 0600 when missing.  The name is looked up once,
+ * without following a link (O_PATH | O_NOFOLLOW); what it names is
+ * checked on that descriptor and opened through it, so a FIFO another
+ * user planted in /tmp, or a link to one, is never read or written.
+ */
 int run_open_control(struct run *r)
 {
-	struct stat st;
 	const char *path = r->cfg->control;
+	struct stat st;
+	int pathfd, made = 0, err;
 
-	if (stat(path, &st) == 0) {
-		if (!S_ISFIFO(st.st_mode))
-			return prof_fail(PROF_EINVAL, "control '%s' is not a FIFO",
-					 path);
-	} else if (errno != ENOENT || mkfifo(path, 0600)) {
+	if (!mkfifo(path, 0600))
+		made = 1;
+	else if (errno != EEXIST)
 		return prof_fail(PROF_EIO, "cannot create control FIFO '%s': %s",
 				 path, strerror(errno));
-	} else {
-		r->control_made = 1;
-	}
-	r->control_fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	/* Our own writer keeps the FIFO from reporting EOF between
-	 * commands. */
-	if (r->control_fd >= 0)
-		r->control_keep_fd = open(path, O_WRONLY | O_NONBLOCK |
-					  O_CLOEXEC);
-	if (r->control_fd < 0 || r->control_keep_fd < 0)
+	pathfd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (pathfd < 0)
 		return prof_fail(PROF_EIO, "cannot open control FIFO '%s': %s",
 				 path, strerror(errno));
-	return 0;
+	if (fstat(pathfd, &st)) {
+		err = prof_fail(PROF_EIO, "cannot open control FIFO '%s': %s",
+				path, strerror(errno));
+	} else if (S_ISLNK(st.st_mode)) {
+		err = prof_fail(PROF_EINVAL, "control '%s' is a symbolic link: "
+				"refused", path);
+	} else {
+		err = check_control(path, &st);
+	}
+	if (!err) {
+		r->control_fd = reopen(pathfd, path, O_RDONLY | O_NONBLOCK, &st);
+		/* Our own writer keeps the FIFO from reporting EOF
+		 * between commands. */
+		if (r->control_fd >= 0)
+			r->control_keep_fd = reopen(pathfd, path, O_WRONLY |
+						    O_NONBLOCK, &st);
+		if (r->control_fd < 0 || r->control_keep_fd < 0)
+			err = prof_fail(PROF_EIO, "cannot open control FIFO "
+					"'%s': %s", path, strerror(errno));
+	}
+	close(pathfd);
+	/* Ours to remove at the end only when it is the one we made. */
+	r->control_made = made && !err;
+	r->control_dev = st.st_dev;
+	r->control_ino = st.st_ino;
+	return err;
+}
+
+void run_close_control(struct run *r)
+{
+	struct stat st;
+
+	if (r->control_fd >= 0)
+		close(r->control_fd);
+	if (r->control_keep_fd >= 0)
+		close(r->control_keep_fd);
+	r->control_fd = r->control_keep_fd = -1;
+	/* Only if the name still names our FIFO: another file put there
+	 * meanwhile is not ours to remove. */
+	if (r->control_made && !lstat(r->cfg->control, &st) &&
+	    S_ISFIFO(st.st_mode) && st.st_dev == r->control_dev &&
+	    st.st_ino == r->control_ino)
+		unlink(r->cfg->control);
+	r->control_made = 0;
 }
 
 /*

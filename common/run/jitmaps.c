@@ -12,7 +12,9 @@
  *
  * /tmp is everyone's, a jitdump's directory the runtime's: a file is read
  * only when it is a regular file reached through no symbolic link, owned
- * by root, by us or by the process's owner (as perf asks).
+ * by root, by us or by the process's owner (as perf asks), noted while
+ * the process ran.  A container's jitdump is read through the
+ * descriptor the collector kept, opened inside the container's root.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -34,17 +36,16 @@
 /* A file larger than this is not read (a runaway writer). */
 #define JIT_MAP_MAX ((size_t)1 << 30)
 
-/* Whether uid may have written pid's map: root, us, the process's
- * owner (while it still runs). */
-static int trusted_owner(uid_t uid, uint32_t pid)
+/* Whether uid may have written pid's map: root, us, or the process's
+ * owner as noted while it ran (not /proc/PID now: the process is gone,
+ * or its pid is another's). */
+static int trusted_owner(const struct run *r, uid_t uid, uint32_t pid)
 {
-	char proc[32];
-	struct stat st;
+	uint32_t owner;
 
 	if (uid == 0 || uid == geteuid())
 		return 1;
-	snprintf(proc, sizeof(proc), "/proc/%" PRIu32, pid);
-	return !stat(proc, &st) && st.st_uid == uid;
+	return !collector_owner(r->col, pid, &owner) && owner == uid;
 }
 
 /*
@@ -97,7 +98,7 @@ static int read_trusted(struct run *r, const char *what, const char *path,
 		close(fd);
 		return 1;
 	}
-	if (!trusted_owner(st.st_uid, pid)) {
+	if (!trusted_owner(r, st.st_uid, pid)) {
 		run_notice(c, "%s %s belongs to uid %u, neither root, you "
 			   "nor the process: ignored", what, path,
 			   (unsigned)st.st_uid);

@@ -284,6 +284,18 @@ struct profile *run_new_template(const struct run_config *c, uint64_t t0,
 	return tpl;
 }
 
+/* The files a profile was meant to carry and does not (a container's
+ * file over the caps, or changed since it was mapped): its rows are then
+ * addresses. */
+static void left_out(const struct run_config *c, const struct profile *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->nfiles_left_out; i++)
+		run_notice(c, "%s: its rows will be addresses",
+			   p->files_left_out[i]);
+}
+
 /* Write each profile of the run; *first: the first one's path. */
 static int write_profiles(struct run *r, struct profile **ps, int n,
 			  int split, char **first)
@@ -301,6 +313,7 @@ static int write_profiles(struct run *r, struct profile **ps, int n,
 		path = profile_path(r->cfg, ps[i], split);
 		if (!path)
 			return -PROF_ENOMEM;
+		left_out(r->cfg, ps[i]);
 		err = profile_write(ps[i], path);
 		if (err) {
 			free(path);

@@ -621,12 +621,7 @@ static void release(struct run *r)
 		launch_release_fds(&r->child);
 	if (r->sigfd >= 0)
 		close(r->sigfd);
-	if (r->control_fd >= 0)
-		close(r->control_fd);
-	if (r->control_keep_fd >= 0)
-		close(r->control_keep_fd);
-	if (r->control_made)
-		unlink(r->cfg->control);
+	run_close_control(r);
 	symbolizer_free(r->sym);
 	free(r->choice);
 	free(r->specs);

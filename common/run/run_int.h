@@ -30,6 +30,7 @@
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <time.h>
 
 #include "run.h"
@@ -63,6 +64,8 @@ struct run {
 	int sigint_ignored;
 	int control_fd, control_keep_fd;	/* -control FIFO */
 	int control_made;			/* we created the FIFO */
+	dev_t control_dev;			/* ... and it is this one */
+	ino_t control_ino;
 	int sampling;				/* events are enabled */
 	char *path;				/* the program found */
 	sigset_t old_mask;
@@ -138,6 +141,9 @@ int run_sim(struct run *r);
 /* control.c */
 int run_setup_signals(struct run *r);
 int run_open_control(struct run *r);
+/* Close the FIFO; remove it if we created it and its name still names
+ * it. */
+void run_close_control(struct run *r);
 int run_pin_to_current_cpu(int *cpu);
 int run_collect(struct run *r, int *status);
 
@@ -163,10 +169,13 @@ void run_sym_config(const struct run_config *c, struct sym_config *sc);
 
 /* archive.c: a profile's archived files unpacked into a private
  * directory for a report (nothing to do when it has none), and sc made
- * to look there first; run_unpacked_remove() removes them. */
+ * to look there first; run_unpacked_remove() removes them.  A watchdog
+ * process removes the directory if we die first, whatever kills us. */
 struct run_unpacked {
 	char *dir, *root, *debug;
 	const char **dirs;
+	pid_t watch_pid;	/* the watchdog, 0 when none */
+	int watch_fd;		/* the write end of its pipe */
 };
 int run_unpack(const struct profile *p, struct run_unpacked *u,
 	       struct sym_config *sc);

@@ -86,19 +86,19 @@ static int no_tmpfile(int e)
  * The new file in DIRFD: unnamed when O_TMPFILE works, else created under
  * a random name (TMP set) that O_EXCL makes sure is ours.  -1 with errno.
  */
-static int create_in(int dirfd, const char *base, char *tmp)
+static int create_in(int dirfd, const char *base, char *tmp, mode_t mode)
 {
 	int fd, i;
 
 	tmp[0] = '\0';
-	fd = openat(dirfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
+	fd = openat(dirfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, mode);
 	if (fd >= 0 || !no_tmpfile(errno))
 		return fd;
 	for (i = 0; i < TMP_TRIES; i++) {
 		if (tmp_name(tmp, base))
 			return -1;
 		fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL |
-			    O_NOFOLLOW | O_CLOEXEC, 0666);
+			    O_NOFOLLOW | O_CLOEXEC, mode);
 		if (fd >= 0 || errno != EEXIST)
 			break;
 	}
@@ -156,7 +156,7 @@ int outfile_check(const char *path)
 	}
 	/* Whether we may create a file there (permissions, read-only
 	 * mount, quota of inodes) is known only by doing it. */
-	fd = create_in(dirfd, base, tmp);
+	fd = create_in(dirfd, base, tmp, 0666);
 	if (fd < 0) {
 		err = fail_dir(path, dir, errno);
 		goto out;
@@ -192,6 +192,11 @@ static void release(struct outfile *o)
 
 int outfile_open(struct outfile *o, const char *path)
 {
+	return outfile_open_mode(o, path, 0666);
+}
+
+int outfile_open_mode(struct outfile *o, const char *path, mode_t mode)
+{
 	char *dir = NULL;
 	int err;
 
@@ -203,7 +208,7 @@ int outfile_open(struct outfile *o, const char *path)
 				 path);
 	err = open_dir(o->path, &dir, &o->base, &o->dirfd);
 	if (!err) {
-		o->fd = create_in(o->dirfd, o->base, o->tmp);
+		o->fd = create_in(o->dirfd, o->base, o->tmp, mode);
 		if (o->fd < 0)
 			err = fail_dir(path, dir, errno);
 	}

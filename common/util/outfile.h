@@ -14,7 +14,10 @@
  *   name.  A symlink planted at the final name is replaced, never followed;
  *   no predictable name is ever opened.  Only a SIGKILL between those two
  *   system calls leaves a hidden ".NAME.tmpRANDOM" behind.
- * - The mode is that of an ordinary new file: 0666 & ~umask.
+ * - The mode is that of an ordinary new file, 0666 & ~umask, or the one
+ *   given to outfile_open_mode() (& ~umask): 0600 for a file that copies
+ *   others' contents.  It is set when the file is created, so the data
+ *   is never readable by more.
  * - outfile_check() finds, before a run, what would make the write fail
  *   after it: a missing or unwritable directory (a real file is created
  *   there and discarded), a name longer than NAME_MAX, a directory at the
@@ -28,6 +31,7 @@
 
 #include <limits.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 struct outfile {
 	int fd;			/* the new file; -1 when none */
@@ -46,6 +50,8 @@ int outfile_check(const char *path);
  * to outfile_stream()) and ends with outfile_commit() or outfile_abort();
  * on failure *o needs nothing more. */
 int outfile_open(struct outfile *o, const char *path);
+/* The same with mode instead of 0666 (the umask still applies). */
+int outfile_open_mode(struct outfile *o, const char *path, mode_t mode);
 
 /* A stdio stream over o->fd, owned by *o (not to be fclose()d); NULL with
  * -PROF_ENOMEM detail on failure. */

@@ -3,12 +3,43 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
+#include <linux/openat2.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "regfile.h"
 
+/* path opened inside root, as if root were / (RESOLVE_IN_ROOT: "..",
+ * absolute paths and links all stay inside it; no /proc magic link is
+ * followed).  NULL or "/": our own root. */
+static int open_in(const char *root, const char *path, int flags)
+{
+	struct open_how how = {
+		.flags = (uint64_t)flags,
+		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+	};
+	int dir, fd, saved;
+
+	if (!root || !strcmp(root, "/"))
+		return open(path, flags);
+	dir = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dir < 0)
+		return -1;
+	fd = (int)syscall(SYS_openat2, dir, path, &how, sizeof(how));
+	saved = errno;
+	close(dir);
+	errno = saved;
+	return fd;
+}
+
 int regfile_open(const char *path, struct stat *st)
+{
+	return regfile_open_in(NULL, path, st);
+}
+
+int regfile_open_in(const char *root, const char *path, struct stat *st)
 {
 	struct stat buf;
 	int fd, flags, saved;
@@ -16,7 +47,7 @@ int regfile_open(const char *path, struct stat *st)
 	if (!st)
 		st = &buf;
 	st->st_mode = 0;
-	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	fd = open_in(root, path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0)
 		return -1;
 	if (fstat(fd, st)) {
@@ -45,7 +76,12 @@ int regfile_open(const char *path, struct stat *st)
 
 FILE *regfile_fopen(const char *path, struct stat *st)
 {
-	int fd = regfile_open(path, st), saved;
+	return regfile_fopen_in(NULL, path, st);
+}
+
+FILE *regfile_fopen_in(const char *root, const char *path, struct stat *st)
+{
+	int fd = regfile_open_in(root, path, st), saved;
 	FILE *f;
 
 	if (fd < 0)

@@ -34,6 +34,16 @@ int regfile_open(const char *path, struct stat *st);
 FILE *regfile_fopen(const char *path, struct stat *st);
 
 /*
+ * The same, with path resolved inside the directory root as if it were
+ * / (openat2 RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS): "..", absolute
+ * paths and symbolic links all stay inside root, so a path that outside
+ * input names (a container's mapping, DWARF's source files) never leads
+ * to a file of ours.  root NULL or "/": path as it is.
+ */
+int regfile_open_in(const char *root, const char *path, struct stat *st);
+FILE *regfile_fopen_in(const char *root, const char *path, struct stat *st);
+
+/*
  * The whole of the regular file open at fd (read from offset 0, up to
  * the size fstat() gives now) in *out, malloc'd, with a NUL after its
  * *len bytes.  Returns 0, or -1 with errno set: EFBIG when the file is

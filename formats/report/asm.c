@@ -15,6 +15,7 @@
 #include "common/util/array.h"
 #include "common/util/error.h"
 #include "common/util/regfile.h"
+#include "symbolize/symbolize.h"
 #include "build.h"
 
 static int cmp_asm(const void *a, const void *b)
@@ -280,18 +281,76 @@ static void note_missing(struct report *r, struct priv *pv, const char *path)
 		report_note_add(r, REPORT_NOTE_MISSING_SOURCE, kept, NULL);
 }
 
+/* Where the source files of a procedure's object may be read. */
+struct source_place {
+	const char *root;	/* NULL: nowhere */
+	int here;		/* also at the paths themselves */
+};
+
+/*
+ * The place of the object at path (its first file object): DWARF names
+ * the source files, and an object from an archive, a container or a
+ * debuginfod server names them as it likes; sym_object_info() says
+ * where they may be read.  Objects that are not files (the kernel's
+ * vmlinux is found on this machine): here.
+ */
+static struct source_place source_place(struct report *r,
+					struct symbolizer *sym,
+					const char *path)
+{
+	struct source_place place = { "/", 0 };
+	struct sym_object_info info;
+	size_t i;
+
+	for (i = 0; path && i < r->prof->nobjects; i++) {
+		const struct prof_object *o = &r->prof->objects[i];
+		struct sym_object so = {
+			.kind = SYM_OBJ_FILE, .path = o->path,
+			.build_id = o->build_id_len ? o->build_id : NULL,
+			.build_id_len = o->build_id_len,
+		};
+
+		if (o->kind != PROF_OBJ_FILE || strcmp(o->path, path))
+			continue;
+		if (sym_object_info(sym, &so, &info) != SYM_OK)
+			break;
+		place.root = info.source_root;
+		place.here = info.source_here;
+		if (!place.root && info.source_why &&
+		    !report_note_has(r, REPORT_NOTE_SOURCE_NOT_READ, path))
+			report_note_add(r, REPORT_NOTE_SOURCE_NOT_READ,
+					report_pool_dup(r, path),
+					report_pool_dup(r, info.source_why));
+		break;
+	}
+	return place;
+}
+
+/* The file at path inside the place's root (then, where allowed, at
+ * path itself). */
+static FILE *open_source(const struct source_place *place, const char *path,
+			 struct stat *st)
+{
+	FILE *f = regfile_fopen_in(place->root, path, st);
+
+	if (!f && place->here && (errno == ENOENT || errno == ELOOP))
+		f = regfile_fopen(path, st);
+	return f;
+}
+
 static const char *source_line(struct report *r, struct priv *pv,
-			       const char *path,
-			       unsigned line)
+			       const struct source_place *place,
+			       const char *path, unsigned line)
 {
 	struct source *src = NULL;
 	size_t i;
 
-	if (!path || !line)
+	if (!path || !line || !place->root)
 		return NULL;
 	for (i = 0; i < pv->nsources; i++)
-		if (pv->sources[i].path == path ||
-		    !strcmp(pv->sources[i].path, path)) {
+		if (pv->sources[i].root == place->root &&
+		    (pv->sources[i].path == path ||
+		     !strcmp(pv->sources[i].path, path))) {
 			src = &pv->sources[i];
 			break;
 		}
@@ -305,9 +364,10 @@ static const char *source_line(struct report *r, struct priv *pv,
 		src = &pv->sources[pv->nsources++];
 		memset(src, 0, sizeof(*src));
 		src->path = path;
+		src->root = place->root;
 		/* DWARF names the file: it may be a FIFO, which a plain
 		 * fopen() would wait on forever. */
-		f = regfile_fopen(path, &st);
+		f = open_source(place, path, &st);
 		if (!f) {
 			if (errno == EINVAL && st.st_mode)
 				report_note_skipped(r, path,
@@ -328,9 +388,11 @@ static const char *source_line(struct report *r, struct priv *pv,
  * (headings); instructions get the source line they start.  nprocs_all:
  * the headings before -quit when code.c's select_hottest() chose them, else
  * SIZE_MAX (counted here). */
-void report_asm_cut(struct report *r, size_t nprocs_all)
+void report_asm_cut(struct report *r, struct symbolizer *sym,
+		    size_t nprocs_all)
 {
 	const struct report_options *opt = &r->opt;
+	struct source_place place = { "/", 0 };
 	size_t procs = 0, i;
 	const char *last_file = NULL;
 	unsigned last_line = 0;
@@ -349,8 +411,9 @@ void report_asm_cut(struct report *r, size_t nprocs_all)
 			    (row->line != last_line ||
 			     !report_same_str(row->file, last_file))) {
 				row->line_start = 1;
-				row->source = source_line(r, r->priv,
-							  row->file, row->line);
+				row->source = source_line(r, r->priv, &place,
+							  row->file,
+							  row->line);
 			}
 			last_file = row->file;
 			last_line = row->line;
@@ -358,6 +421,7 @@ void report_asm_cut(struct report *r, size_t nprocs_all)
 		}
 		last_file = NULL;
 		last_line = 0;
+		place = source_place(r, sym, row->object);
 		if (r->nstats)
 			cum += row->percent[0];
 		row->cum_percent = cum > 100.0 ? 100.0 : cum;

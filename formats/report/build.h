@@ -166,7 +166,8 @@ int report_asm_arrange(struct report *r);
 /* Cumulative percentages and -quit by procedure; the source lines.
  * nprocs_all: the headings before -quit when code.c chose them, else
  * SIZE_MAX. */
-void report_asm_cut(struct report *r, size_t nprocs_all);
+void report_asm_cut(struct report *r, struct symbolizer *sym,
+		    size_t nprocs_all);
 /* Free the source files pv holds. */
 void report_asm_release(struct priv *pv);
 

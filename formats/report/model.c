@@ -133,7 +133,8 @@ static int sort_rows(struct build *b)
 static int cut_rows(struct build *b)
 {
 	if (b->r->opt.view == REPORT_ASM)
-		report_asm_cut(b->r, b->select_quit ? b->nrows_all : SIZE_MAX);
+		report_asm_cut(b->r, b->sym,
+			       b->select_quit ? b->nrows_all : SIZE_MAX);
 	else
 		report_rows_cut(b->r);
 	return 0;

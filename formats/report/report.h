@@ -241,6 +241,9 @@ enum report_note_kind {
 					 * UNREADABLE note names it too */
 	REPORT_NOTE_MISSING_SOURCE,	/* subject: a source file of -asm's
 					 * lines that cannot be opened */
+	REPORT_NOTE_SOURCE_NOT_READ,	/* subject: an object whose source
+					 * files are not read; detail: why
+					 * (sym_object_info.source_why) */
 	REPORT_NOTE_BAD_DWARF,		/* subject: a sampled object whose
 					 * DWARF is malformed, not used */
 	REPORT_NOTE_UNMATCHED,		/* subject: "-only 'PAT'": a pattern

@@ -59,6 +59,7 @@ int report_quit_reached(size_t quit_rows, double quit_percent, size_t kept,
 /* A source file read for the asm view: its lines. */
 struct source {
 	const char *path;
+	const char *root;	/* sym_object_info.source_root */
 	char *text;
 	char **lines;
 	size_t nlines;
