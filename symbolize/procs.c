@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "common/util/bytes.h"
+#include "common/util/cfi.h"
 #include "decode.h"
 #include "symbolize_int.h"
 
@@ -34,106 +35,6 @@ void procs_release(struct procs *p)
 
 /* ---- .eh_frame: procedure extents of stripped code ---- */
 
-#define DW_EH_PE_omit 0xff
-#define DW_EH_PE_absptr 0x00
-#define DW_EH_PE_uleb128 0x01
-#define DW_EH_PE_udata2 0x02
-#define DW_EH_PE_udata4 0x03
-#define DW_EH_PE_udata8 0x04
-#define DW_EH_PE_sleb128 0x09
-#define DW_EH_PE_sdata2 0x0a
-#define DW_EH_PE_sdata4 0x0b
-#define DW_EH_PE_sdata8 0x0c
-#define DW_EH_PE_pcrel 0x10
-#define DW_EH_PE_datarel 0x30
-
-/* A pointer in encoding enc; base is the vaddr of r->p's section start. */
-static uint64_t rd_encoded(struct bytes *r, unsigned enc, uint64_t secaddr,
-			   const unsigned char *secstart, bool apply)
-{
-	uint64_t here = secaddr + (uint64_t)(r->p - secstart), v;
-
-	switch (enc & 0x0f) {
-	case DW_EH_PE_absptr:
-	case DW_EH_PE_udata8:
-	case DW_EH_PE_sdata8:
-		v = bytes_u(r, 8);
-		break;
-	case DW_EH_PE_uleb128:
-		v = bytes_uleb(r);
-		break;
-	case DW_EH_PE_udata2:
-		v = bytes_u(r, 2);
-		break;
-	case DW_EH_PE_sdata2:
-		v = (uint64_t)(int64_t)(int16_t)bytes_u(r, 2);
-		break;
-	case DW_EH_PE_udata4:
-		v = bytes_u(r, 4);
-		break;
-	case DW_EH_PE_sdata4:
-		v = (uint64_t)(int64_t)(int32_t)bytes_u(r, 4);
-		break;
-	case DW_EH_PE_sleb128:
-		v = (uint64_t)bytes_sleb(r);
-		break;
-	default:
-		r->bad = 1;
-		return 0;
-	}
-	if (apply && (enc & 0x70) == DW_EH_PE_pcrel)
-		v += here;
-	else if (apply && (enc & 0x70) != 0)
-		r->bad = 1;	/* datarel etc.: not used in .eh_frame */
-	return v;
-}
-
-/* The FDE pointer encoding a CIE announces ("zR" augmentation). */
-static unsigned cie_fde_encoding(struct bytes r, uint64_t secaddr,
-				 const unsigned char *secstart)
-{
-	const char *aug;
-	unsigned version, enc = DW_EH_PE_absptr;
-
-	version = (unsigned)bytes_u(&r, 1);
-	aug = (const char *)r.p;
-	while (r.p < r.end && *r.p)
-		r.p++;
-	if (r.p >= r.end)
-		return DW_EH_PE_omit;
-	r.p++;
-	if (aug[0] != 'z')
-		return DW_EH_PE_absptr;
-	bytes_uleb(&r);			/* code alignment */
-	bytes_sleb(&r);			/* data alignment */
-	if (version == 1)
-		bytes_u(&r, 1);	/* return address register */
-	else
-		bytes_uleb(&r);
-	bytes_uleb(&r);			/* augmentation length */
-	for (aug++; *aug && !r.bad; aug++) {
-		switch (*aug) {
-		case 'R':
-			return (unsigned)bytes_u(&r, 1);
-		case 'P': {
-			unsigned penc = (unsigned)bytes_u(&r, 1);
-
-			rd_encoded(&r, penc, secaddr, secstart, false);
-			break;
-		}
-		case 'L':
-			bytes_u(&r, 1);
-			break;
-		case 'S':
-		case 'B':
-			break;
-		default:
-			return DW_EH_PE_omit;
-		}
-	}
-	return r.bad ? DW_EH_PE_omit : enc;
-}
-
 static int fde_cmp(const void *a, const void *b)
 {
 	const struct fde_range *x = a, *y = b;
@@ -141,52 +42,30 @@ static int fde_cmp(const void *a, const void *b)
 	return x->lo < y->lo ? -1 : x->lo > y->lo;
 }
 
+/* Every FDE's extent, through the reader the unwinder shares (cfi.h). */
 static int read_eh_frame(struct procs *pr, const unsigned char *d,
 			 size_t size, uint64_t secaddr)
 {
+	/* FDEs here are absolute or pcrel: no data base. */
+	const struct cfi_bases bases = { .at = d, .at_vaddr = secaddr };
 	const unsigned char *p = d, *end = d + size;
 
 	while ((size_t)(end - p) >= 8) {
 		struct bytes r = { p, end, 0 };
-		uint64_t len = bytes_u(&r, 4), id;
-		const unsigned char *rec, *next;
+		const unsigned char *next;
+		struct cfi_fde f;
+		bool wide;
 
-		if (len == 0)
-			break;		/* terminator */
-		if (len == 0xffffffff)
-			len = bytes_u(&r, 8);
-		if (len > (uint64_t)(end - r.p))
-			break;
-		next = r.p + len;
-		rec = r.p;
-		id = bytes_u(&r, 4);
-		if (id != 0 && id <= (uint64_t)(rec - d)) {
-			/* An FDE: id is the distance back to its CIE. */
-			const unsigned char *cie = rec - id;
-			struct bytes cr = { cie, end, 0 };
-			uint64_t clen = bytes_u(&cr, 4), lo, range;
-			unsigned enc;
-
-			if (clen == 0xffffffff || clen < 4 ||
-			    clen > (uint64_t)(end - cr.p))
-				goto skip;
-			cr.end = cr.p + clen;
-			cr.p += 4;	/* CIE id */
-			enc = cie_fde_encoding(cr, secaddr, d);
-			if (enc == DW_EH_PE_omit)
-				goto skip;
-			r.end = next;
-			lo = rd_encoded(&r, enc, secaddr, d, true);
-			range = rd_encoded(&r, enc & 0x0f, secaddr, d, false);
-			if (r.bad || !range || !lo)
-				goto skip;
+		if (cfi_entry(&r, &next, &wide) != 1)
+			break;		/* the terminator, or cut short */
+		if (!wide && cfi_fde_read(d, p, end, &bases, &f) == 1 &&
+		    f.start && f.range) {
 			if (ALLOC_GROW(pr->fdes, pr->nfdes + 1, pr->afdes))
 				return SYM_ENOMEM;
-			pr->fdes[pr->nfdes].lo = lo;
-			pr->fdes[pr->nfdes].hi = lo + range;
+			pr->fdes[pr->nfdes].lo = f.start;
+			pr->fdes[pr->nfdes].hi = f.start + f.range;
 			pr->nfdes++;
 		}
-skip:
 		p = next;
 	}
 	if (pr->nfdes > 1)
