@@ -47,18 +47,18 @@ load helpers
 @test "Ctrl-C with a program: the program dies of SIGINT, 130, profile written" {
 	skip_unless_perf_works
 	command -v perl >/dev/null || skip "perl is needed to start a process group"
-	run_in_own_pgrp "$KPROFILE" -e cpu-clock "$TPROG/exitwith" -w 5 -t \
+	run_in_own_pgrp "$KPROFILE" -e cpu-clock "$TPROG/exitwith" -w 60 -t \
 		>stdout 2>stderr &
-	local pg=$! rc=0 t0 ms
+	local pg=$! rc=0
 	BG_PIDS+=("$pg")
-	wait_nonempty stdout
-	sleep 0.5
-	t0=$(date +%s%N)
+	# The program prints its pid once it runs, which kprofile lets it
+	# do when it is collecting (and reading SIGINT).
+	wait_line stdout '^[0-9]+$'
+	BG_PIDS+=("$(cat stdout)")
 	kill -INT -- "-$pg"
+	wait_exit "$pg"
 	wait "$pg" || rc=$?
 	assert_equal "$rc" 130
-	ms=$(ms_since "$t0")
-	((ms < 3000)) || fail "kprofile took $ms ms to stop after Ctrl-C"
 	grep -q 'profile written to kmon.out' stderr
 	kjson kmon.out
 	assert_equal "$(jq -r .exit_status <<<"$json")" 130
@@ -67,46 +67,60 @@ load helpers
 @test "without a program: Ctrl-C (SIGINT to the process group) ends it with 0, profile written" {
 	skip_unless_perf_works
 	command -v perl >/dev/null || skip "perl is needed to start a process group"
-	run_in_own_pgrp "$KPROFILE" -v -e cpu-clock >stdout 2>stderr &
-	local pg=$! rc=0 t0 ms
-	BG_PIDS+=("$pg")
-	wait_nonempty stderr
-	sleep 1
-	grep -q 'profiling all CPUs until SIGTERM or Ctrl-C' stderr
+	local t0 t1 t2 t3
 	t0=$(date +%s%N)
+	run_in_own_pgrp "$KPROFILE" -v -e cpu-clock >stdout 2>stderr &
+	local pg=$! rc=0
+	BG_PIDS+=("$pg")
+	wait_profiling "$pg" INT TERM
+	t1=$(date +%s%N)
+	grep -q 'profiling all CPUs until SIGTERM or Ctrl-C' stderr
+	# Not a synchronisation: the time it collects, checked below.
+	sleep 1
+	t2=$(date +%s%N)
 	kill -INT -- "-$pg"
+	wait_exit "$pg"
 	wait "$pg" || rc=$?
+	t3=$(date +%s%N)
 	assert_equal "$rc" 0
-	ms=$(ms_since "$t0")
-	((ms < 3000)) || fail "kprofile took $ms ms to stop after SIGINT"
 	grep -q 'profile written to kmon.out' stderr
 	assert_equal "$(cat stdout)" ""
 	kjson kmon.out
 	assert_equal "$(jq -c .command <<<"$json")" '[]'
 	assert_equal "$(jq -r .exit_status <<<"$json")" null
 	assert_equal "$(jq -r .tool <<<"$json")" kprofile
-	# It collected for the second it ran.
+	# It collected for the time it ran: at most from its start to its
+	# end, and for most of the second between its opening the events and
+	# the signal (half of it: the events open one by one before
+	# collection starts, and the machine may be busy).
 	local d
 	d=$(jq -r .duration_seconds <<<"$json")
-	assert_near "$d" 1.2 0.5
+	awk -v d="$d" -v lo="$(((t2 - t1) / 2000))" -v hi="$(((t3 - t0) / 1000))" \
+		'BEGIN { exit !(d * 1e6 >= lo && d * 1e6 <= hi) }' ||
+		fail "duration $d s; ran $(((t3 - t0) / 1000000)) ms, $(((t2 - t1) / 1000000)) ms of them with its events open"
 }
 
 @test "without a program: SIGTERM ends it with 0, profile written" {
 	skip_unless_perf_works
 	"$KPROFILE" -e cpu-clock -o term.out >stdout 2>stderr &
-	local kp=$! rc=0 t0 ms
+	local kp=$! rc=0
 	BG_PIDS+=("$kp")
-	sleep 1
-	t0=$(date +%s%N)
+	wait_profiling "$kp" TERM
 	kill -TERM "$kp"
+	wait_exit "$kp"
 	wait "$kp" || rc=$?
 	assert_equal "$rc" 0
-	ms=$(ms_since "$t0")
-	((ms < 3000)) || fail "kprofile took $ms ms to stop after SIGTERM"
 	grep -q 'profile written to term.out' stderr
 	[[ -s term.out && ! -e kmon.out ]]
 	kjson term.out
 	assert_equal "$(jq -c .command <<<"$json")" '[]'
+}
+
+# sigint_stays_ignored PID: SIGINT is ignored (SigIgn) and not blocked
+# (SigBlk: the signals kprofile reads from its signalfd) by PID.
+sigint_stays_ignored() {
+	sig_in_mask "$1" SigIgn INT || fail "SIGINT is no longer ignored"
+	! sig_in_mask "$1" SigBlk INT || fail "SIGINT is read (blocked for the signalfd)"
 }
 
 @test "SIGINT ignored when kprofile started (python SIG_IGN): SIGINT does not stop it, SIGTERM does" {
@@ -118,11 +132,12 @@ os.execv(sys.argv[1], sys.argv[1:])' "$KPROFILE" -v -e cpu-clock \
 		>stdout 2>stderr &
 	local kp=$! rc=0
 	BG_PIDS+=("$kp")
-	wait_nonempty stderr
-	sleep 0.5
+	wait_profiling "$kp" TERM
+	# SIGINT stays ignored and is not read: the kernel discards it when
+	# it is sent, so it can neither end kprofile nor reach it later.
+	sigint_stays_ignored "$kp"
 	kill -INT "$kp"
-	sleep 1
-	kill -0 "$kp" || fail "kprofile stopped on SIGINT although it was ignored at start"
+	proc_running "$kp" || fail "kprofile stopped on SIGINT although it was ignored at start"
 	[[ ! -e kmon.out ]]
 	# It says so.
 	grep -q 'profiling all CPUs until SIGTERM$' stderr
@@ -141,10 +156,10 @@ os.execv(sys.argv[1], sys.argv[1:])' "$KPROFILE" -v -e cpu-clock \
 	) >stdout 2>stderr &
 	local kp=$! rc=0
 	BG_PIDS+=("$kp")
-	sleep 0.5
+	wait_profiling "$kp" TERM
+	sigint_stays_ignored "$kp"
 	kill -INT "$kp"
-	sleep 0.8
-	kill -0 "$kp" || fail "kprofile stopped on SIGINT although it was ignored at start"
+	proc_running "$kp" || fail "kprofile stopped on SIGINT although it was ignored at start"
 	kill -TERM "$kp"
 	wait "$kp" || rc=$?
 	assert_equal "$rc" 0
@@ -158,17 +173,22 @@ os.execv(sys.argv[1], sys.argv[1:])' "$KPROFILE" -v -e cpu-clock \
 	t0=$(date +%s%N)
 	run -0 --separate-stderr "$KPROFILE" -e cpu-clock -d 1
 	ms=$(ms_since "$t0")
-	((ms >= 950 && ms < 3000)) || fail "kprofile -d 1 ran for $ms ms"
+	# -d is about time: the run is never shorter than asked; the upper
+	# bounds, 10 times that, only say that -d ends it (a busy machine
+	# delays the start and the end by milliseconds, not seconds).
+	((ms >= 950 && ms < 10000)) || fail "kprofile -d 1 ran for $ms ms"
 	assert_output ""
 	[[ $stderr == *"profile written to kmon.out"* ]]
 	kjson kmon.out
-	assert_near "$(jq -r .duration_seconds <<<"$json")" 1.0 0.25
+	awk -v d="$(jq -r .duration_seconds <<<"$json")" \
+		'BEGIN { exit !(d >= 0.75 && d < 10) }' ||
+		fail "duration $(jq -r .duration_seconds <<<"$json") s with -d 1"
 	assert_equal "$(jq -r .exit_status <<<"$json")" null
 	# Fractions of a second work too.
 	t0=$(date +%s%N)
 	run -0 "$KPROFILE" -quiet -e cpu-clock -d 0.3 -o short.out
 	ms=$(ms_since "$t0")
-	((ms >= 280 && ms < 2000)) || fail "kprofile -d 0.3 ran for $ms ms"
+	((ms >= 280 && ms < 3000)) || fail "kprofile -d 0.3 ran for $ms ms"
 	[[ -s short.out ]]
 }
 

@@ -11,14 +11,63 @@ idle_of() {
 		jq '[.by_totals[] | select(.pid == 0) | .samples["cpu-clock"]] | add // 0'
 }
 
+# proc_stat_idle: the idle and iowait time of all CPUs, and all their
+# time, in ticks (/proc/stat's "cpu" line).
+proc_stat_idle() {
+	awk '$1 == "cpu" { t = 0; for (i = 2; i <= 11; i++) t += $i
+		print $5 + $6, t }' /proc/stat
+}
+
+# relabel_as_idle IN OUT PID: copy profile IN to OUT with the tasks of
+# process PID made the idle task's (pid 0) in its tasks section
+# (docs/profile-format.md, section 10), the CRC made right.
+relabel_as_idle() {
+	python3 - "$@" <<'PY'
+import struct, sys, zlib
+src, dst, pid = sys.argv[1], sys.argv[2], int(sys.argv[3])
+b = bytearray(open(src, "rb").read())
+assert b[:8] == b"UMONPROF", "not a profile"
+nsec, size = struct.unpack_from("<IQ", b, 12)
+hit = 0
+for i in range(nsec):
+    sid, _, off, _ = struct.unpack_from("<IIQQ", b, 32 + 24 * i)
+    if sid != 10:
+        continue
+    (count,), o = struct.unpack_from("<I", b, off), off + 4
+    for _ in range(count):
+        if struct.unpack_from("<I", b, o)[0] == pid:
+            struct.pack_into("<I", b, o, 0)
+            hit += 1
+        (n,) = struct.unpack_from("<I", b, o + 8)
+        o += 12 + n
+if not hit:
+    sys.exit(f"no task of pid {pid} in {src}")
+struct.pack_into("<I", b, 24, zlib.crc32(bytes(b[32:size])))
+open(dst, "wb").write(b)
+PY
+}
+
 @test "-exclude-idle: the idle task's samples leave the rows and the totals, and the heading says how many" {
 	skip_unless_perf_works
-	# one CPU busy, the other (if any) mostly idle
-	run -0 "$KPROFILE" -quiet -e cpu-clock -o k.kmon "$TPROG/kernelloop" read 1
-	local all idle rest
+	# Half a second busy in the kernel on one CPU, half a second asleep:
+	# a machine with nothing else to run is idle most of the time.  A
+	# busy one may not be idle at all, and then there is nothing to
+	# exclude: /proc/stat, over the same time, says which it was.
+	local all idle rest before after
+	read -r -a before < <(proc_stat_idle)
+	run -0 "$KPROFILE" -quiet -e cpu-clock -o k.kmon \
+		sh -c "$TPROG/kernelloop read 0.5; sleep 0.5"
+	read -r -a after < <(proc_stat_idle)
 	all=$("$KPROFILE" -i k.kmon --format json | jq '.statistics[0].samples')
 	idle=$(idle_of k.kmon)
 	((all > 100)) || fail "only $all samples"
+	if ((idle == 0)); then
+		local i=$((after[0] - before[0])) t=$((after[1] - before[1]))
+		# half the machine's time idle, and not one sample of it
+		((i * 2 < t)) ||
+			fail "no idle-task samples, but the CPUs were idle for $i of $t ticks (/proc/stat)"
+		skip "no idle-task samples to exclude: the machine was busy (idle $i of $t ticks in /proc/stat); the next test checks -exclude-idle on a profile with a known idle task"
+	fi
 	run -0 "$KPROFILE" -i k.kmon -exclude-idle --format json
 	json_check <<<"$output"
 	rest=$(jq '.statistics[0].samples' <<<"$output")
@@ -42,6 +91,40 @@ idle_of() {
 	fi
 	# the file itself is whole
 	assert_equal "$("$KPROFILE" -i k.kmon --format json | jq '.statistics[0].samples')" "$all"
+}
+
+@test "-exclude-idle drops exactly the idle task's samples, from the totals and from each row (a profile whose idle task is known)" {
+	skip_unless_perf_works
+	# Whatever the machine's load, kernelloop takes samples.  Made the
+	# idle task in a copy of the profile, it is what -exclude-idle must
+	# leave out (with any real idle-task samples), nothing else.
+	run -0 "$KPROFILE" -quiet -e cpu-clock -o k.kmon \
+		sh -c 'echo $$ >loop.pid; exec "$1" read 1' sh "$TPROG/kernelloop"
+	local pid all idle0 loop want
+	pid=$(cat loop.pid)
+	run -0 "$KPROFILE" -i k.kmon -by pid --format json
+	local bypid=$output
+	all=$(jq '.statistics[0].samples' <<<"$bypid")
+	idle0=$(jq '[.by_totals[] | select(.pid == 0) | .samples["cpu-clock"]] | add // 0' <<<"$bypid")
+	loop=$(jq --argjson p "$pid" '[.by_totals[] | select(.pid == $p) | .samples["cpu-clock"]] | add // 0' <<<"$bypid")
+	((loop >= 50)) || fail "only $loop samples of kernelloop (pid $pid)"
+	relabel_as_idle k.kmon idle.kmon "$pid"
+	assert_equal "$(idle_of idle.kmon)" $((idle0 + loop))
+	# the totals
+	run -0 "$KPROFILE" -i idle.kmon -exclude-idle --format json
+	json_check <<<"$output"
+	local ex=$output
+	assert_equal "$(jq '.statistics[0].samples' <<<"$ex")" $((all - idle0 - loop))
+	assert_equal "$(jq .idle_excluded <<<"$ex")" $((idle0 + loop))
+	# each row: the samples of the other processes (from -by pid of the
+	# original), kernelloop's read_zero gone with the rest of it
+	want=$(jq -c --argjson p "$pid" '[.rows[] | select(.pid != 0 and .pid != $p)
+		| {k: "\(.procedure) \(.object)", n: .samples["cpu-clock"]}]
+		| group_by(.k) | map({k: .[0].k, n: (map(.n) | add)}) | sort' <<<"$bypid")
+	assert_equal "$(jq -c '[.rows[] | {k: "\(.procedure) \(.object)", n: .samples["cpu-clock"]}]
+		| group_by(.k) | map({k: .[0].k, n: (map(.n) | add)}) | sort' <<<"$ex")" "$want"
+	run -0 "$KPROFILE" -i idle.kmon -exclude-idle
+	assert_line "  note: -exclude-idle: $((idle0 + loop)) samples of the idle task (pid 0) are left out; percentages are of the rest"
 }
 
 @test "-exclude-idle after a run: the report leaves idle out, the file keeps it" {

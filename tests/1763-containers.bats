@@ -60,12 +60,9 @@ procedures() {
 	bash -c 'in_ns "$PWD/ns/prog" 3000' &
 	local started=$!
 	# the process in the namespace: spin2's own pid (bash execs it)
-	for _ in $(seq 50); do
-		pid=$(pgrep -f "^$PWD/ns/prog 3000\$" || true)
-		[[ -n $pid ]] && break
-		sleep 0.1
-	done
-	[[ -n $pid ]] || fail "no process"
+	wait_until 60 "the process in the namespace" \
+		pgrep -f "^$PWD/ns/prog 3000\$" >/dev/null
+	pid=$(pgrep -f "^$PWD/ns/prog 3000\$")
 	run -0 "$UPROFILE" -quiet -e cpu-clock -p "$pid" -d 1
 	wait "$started"
 	run -0 --separate-stderr "$UPROFILE" -i umon.out --format json

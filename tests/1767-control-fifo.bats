@@ -53,17 +53,20 @@ sticky_dir() {
 }
 
 @test "the FIFO the run made, replaced by another file before the end, is not removed" {
-	"$UPROFILE" -quiet -t -control ctl -e cpu-clock -o o.out sleep 2 \
-		2>stderr &
-	local up=$! rc=0 i
+	# The program ends when told (a line on the FIFO go), not after a
+	# time the test must beat.
+	mkfifo go
+	"$UPROFILE" -quiet -t -control ctl -e cpu-clock -o o.out \
+		sh -c 'read -r _ <go' 2>stderr &
+	local up=$! rc=0
 	BG_PIDS+=("$up")
-	for ((i = 0; i < 100; i++)); do
-		[[ -p ctl ]] && break
-		sleep 0.1
-	done
+	# the FIFO is made before the events are opened
+	wait_profiling "$up"
 	[[ -p ctl ]] || fail "no FIFO made: $(cat stderr)"
 	rm ctl
 	echo keep >ctl
+	echo >go
+	wait_exit "$up"
 	wait "$up" || rc=$?
 	assert_equal "$rc" 0
 	assert_equal "$(cat ctl)" keep

@@ -472,3 +472,180 @@ while o + 12 <= len(h):
         break
     o = desc + ((d + 3) & ~3)' 2>/dev/null || true
 }
+
+# ---- waiting for events -------------------------------------------------
+# Tests wait for the event they need (a file, a line, a signal mask, open
+# perf events, CPU time used), never for a fixed time: each wait below
+# polls for its event and fails after a timeout (SECONDS, default 60) that
+# only bounds a hang, however slow or busy the machine.
+
+# proc_field PID N: field N of /proc/PID/stat counted after the command
+# name (1 state, 12 utime, 13 stime); fails if PID is gone.
+proc_field() {
+	local stat
+	stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+	stat=${stat##*) }
+	awk -v n="$2" '{ print $n }' <<<"$stat"
+}
+
+# proc_running PID: PID exists and has not exited (not a zombie).
+proc_running() {
+	local s
+	s=$(proc_field "$1" 1) && [[ -n $s && $s != Z && $s != X ]]
+}
+
+# cpu_ticks PID: the CPU time PID has used (user + system), in clock
+# ticks (1/100 s).
+cpu_ticks() {
+	local s
+	s=$(proc_field "$1" 12) && local u=$s &&
+		s=$(proc_field "$1" 13) && echo $((u + s))
+}
+
+# sig_in_mask PID FIELD SIG: signal SIG (a number or a name: TERM, USR1)
+# is in FIELD (SigBlk, SigIgn, SigCgt, SigPnd, ShdPnd) of
+# /proc/PID/status.
+sig_in_mask() {
+	local n=$3 hex
+	[[ $n == [0-9]* ]] || n=$(kill -l "${n#SIG}") || return 1
+	hex=$(awk -v f="$2:" '$1 == f { print $2 }' "/proc/$1/status" 2>/dev/null)
+	[[ -n $hex ]] || return 1
+	(((16#$hex >> (n - 1)) & 1))
+}
+
+# perf_events_open PID: PID has a perf event open (an fd on
+# anon_inode:[perf_event]).
+perf_events_open() {
+	local fd
+	for fd in /proc/"$1"/fd/*; do
+		[[ $(readlink "$fd" 2>/dev/null) == 'anon_inode:[perf_event]' ]] &&
+			return 0
+	done
+	return 1
+}
+
+# wait_until SECONDS WHAT COMMAND [ARG...]: run COMMAND every 20 ms until
+# it succeeds; fail ("WHAT") after SECONDS.
+wait_until() {
+	local secs=$1 what=$2 end
+	shift 2
+	end=$(($(date +%s%N) + secs * 1000000000))
+	until "$@"; do
+		if (($(date +%s%N) > end)); then
+			fail "still waiting after $secs s: $what"
+			return 1
+		fi
+		sleep 0.02
+	done
+}
+
+# wait_profiling PID [SIG...] [-t SECONDS]: wait until the profiler PID
+# has its perf events open and, for each SIG, has it blocked (SigBlk: the
+# tools read SIGINT, SIGTERM, SIGUSR1... from a signalfd, and block them
+# before they open the events, so a signal sent from here on is read, not
+# fatal).  Fails at once if PID exits.
+wait_profiling() {
+	local pid=$1 secs=60 s end ok
+	local -a sigs=()
+	shift
+	while (($#)); do
+		if [[ $1 == -t ]]; then
+			secs=$2
+			shift 2
+		else
+			sigs+=("$1")
+			shift
+		fi
+	done
+	end=$(($(date +%s%N) + secs * 1000000000))
+	while :; do
+		proc_running "$pid" || {
+			fail "process $pid ended before it was profiling (perf events open${sigs[*]:+, ${sigs[*]} blocked})"
+			return 1
+		}
+		if perf_events_open "$pid"; then
+			ok=1
+			for s in "${sigs[@]}"; do
+				sig_in_mask "$pid" SigBlk "$s" || ok=0
+			done
+			((ok)) && return 0
+		fi
+		if (($(date +%s%N) > end)); then
+			fail "process $pid has no perf events open (or does not block ${sigs[*]}) after $secs s"
+			return 1
+		fi
+		sleep 0.02
+	done
+}
+
+# wait_cpu PID TICKS [SECONDS]: wait until PID has used TICKS clock ticks
+# (1/100 s) of CPU time in all; fails if it exits first.
+wait_cpu() {
+	local pid=$1 want=$2 secs=${3:-60} t end
+	end=$(($(date +%s%N) + secs * 1000000000))
+	while :; do
+		t=$(cpu_ticks "$pid") || {
+			fail "process $pid ended before it used $want ticks of CPU"
+			return 1
+		}
+		((t >= want)) && return 0
+		if (($(date +%s%N) > end)); then
+			fail "process $pid used $t of $want ticks of CPU in $secs s"
+			return 1
+		fi
+		sleep 0.02
+	done
+}
+
+# wait_exit PID [SECONDS]: wait until PID has exited (gone, or a zombie
+# its parent, maybe this shell, has still to reap); the caller then
+# `wait`s for its status.  Fails after SECONDS.
+proc_exited() {
+	! proc_running "$1"
+}
+
+wait_exit() {
+	wait_until "${2:-60}" "process $1 to exit" proc_exited "$1"
+}
+
+# wait_line FILE REGEX [COUNT] [SECONDS]: wait until COUNT (default 1)
+# lines of FILE match the extended REGEX.
+lines_matching() {
+	(($(grep -Ec -- "$2" "$1" 2>/dev/null) >= $3))
+}
+
+wait_line() {
+	wait_until "${4:-60}" "${3:-1} line(s) matching '$2' in $1" \
+		lines_matching "$1" "$2" "${3:-1}"
+}
+
+# ---- CPUs ----------------------------------------------------------------
+
+# expand_cpu_list LIST: the CPUs of a list such as "0-2,5", one a line.
+expand_cpu_list() {
+	local part
+	local -a parts
+	IFS=, read -ra parts <<<"$1"
+	for part in "${parts[@]}"; do
+		if [[ $part == *-* ]]; then
+			seq "${part%-*}" "${part#*-}"
+		elif [[ -n $part ]]; then
+			echo "$part"
+		fi
+	done
+}
+
+# allowed_cpus: the online CPUs this shell may run on (its affinity,
+# which taskset, cgroups' cpusets or a CI runner may narrow), one a line.
+allowed_cpus() {
+	local list
+	list=$(awk '$1 == "Cpus_allowed_list:" { print $2 }' "/proc/$BASHPID/status")
+	comm -12 <(online_cpus | sort) <(expand_cpu_list "$list" | sort) | sort -n
+}
+
+# need_cpus N: skip unless this shell may run on N online CPUs or more.
+need_cpus() {
+	local n
+	n=$(allowed_cpus | wc -l)
+	((n >= $1)) || skip "needs $1 CPUs this process may run on; has $n (online: $(tr '\n' ' ' </sys/devices/system/cpu/online), allowed: $(allowed_cpus | tr '\n' ' '))"
+}
