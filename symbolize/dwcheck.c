@@ -22,55 +22,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "common/util/bytes.h"
 #include "symbolize_int.h"
-
-struct rd {
-	const unsigned char *p;
-	size_t pos, end;
-	bool big;		/* byte order of the object */
-};
-
-static bool rd_uint(struct rd *r, unsigned size, uint64_t *v)
-{
-	uint64_t x = 0;
-	unsigned i;
-
-	if (r->end - r->pos < size)
-		return false;
-	for (i = 0; i < size; i++)
-		x = x << 8 | r->p[r->pos + (r->big ? i : size - 1 - i)];
-	r->pos += size;
-	*v = x;
-	return true;
-}
-
-static bool rd_skip(struct rd *r, size_t n)
-{
-	if (r->end - r->pos < n)
-		return false;
-	r->pos += n;
-	return true;
-}
-
-/* A ULEB128 that ends inside the unit and fits 64 bits. */
-static bool rd_uleb(struct rd *r, uint64_t *v)
-{
-	uint64_t x = 0;
-	unsigned n;
-
-	for (n = 0; n < 10 && r->pos < r->end; n++) {
-		unsigned char b = r->p[r->pos++];
-
-		if (n == 9 && b > 1)
-			return false;
-		x |= (uint64_t)(b & 0x7f) << (7 * n);
-		if (!(b & 0x80)) {
-			*v = x;
-			return true;
-		}
-	}
-	return false;
-}
 
 /*
  * An index into .debug_addr (addr bytes long; SIZE_MAX: not known here)
@@ -78,26 +31,24 @@ static bool rd_uleb(struct rd *r, uint64_t *v)
  * it cannot look up.  The CU's base is not known here, so this only
  * holds the index to the section's size.
  */
-static bool rd_index(struct rd *r, unsigned asz, size_t addr)
+static bool rd_index(struct bytes *r, unsigned asz, size_t addr)
 {
-	uint64_t idx;
+	uint64_t idx = bytes_uleb64(r);
 
-	if (!rd_uleb(r, &idx))
+	if (r->bad)
 		return false;
 	return addr == SIZE_MAX || (addr >= asz && idx <= (addr - asz) / asz);
 }
 
-/* The DW_RLE_* entries of one unit, [r->pos, r->end). */
-static bool rle_entries(struct rd *r, unsigned asz, size_t addr)
+/* The DW_RLE_* entries of one unit, all of r: each operand a ULEB128
+ * that fits 64 bits or an address, inside the unit. */
+static bool rle_entries(struct bytes *r, unsigned asz, size_t addr)
 {
-	uint64_t v;
+	while (bytes_left(r)) {
+		bool ok = true;
 
-	while (r->pos < r->end) {
-		bool ok;
-
-		switch (r->p[r->pos++]) {
+		switch (bytes_u(r, 1)) {
 		case 0:		/* DW_RLE_end_of_list */
-			ok = true;
 			break;
 		case 1:		/* DW_RLE_base_addressx */
 			ok = rd_index(r, asz, addr);
@@ -106,25 +57,28 @@ static bool rle_entries(struct rd *r, unsigned asz, size_t addr)
 			ok = rd_index(r, asz, addr) && rd_index(r, asz, addr);
 			break;
 		case 3:		/* DW_RLE_startx_length */
-			ok = rd_index(r, asz, addr) && rd_uleb(r, &v);
+			ok = rd_index(r, asz, addr);
+			bytes_uleb64(r);
 			break;
 		case 4:		/* DW_RLE_offset_pair */
-			ok = rd_uleb(r, &v) && rd_uleb(r, &v);
+			bytes_uleb64(r);
+			bytes_uleb64(r);
 			break;
 		case 5:		/* DW_RLE_base_address */
-			ok = rd_skip(r, asz);
+			bytes_skip(r, asz);
 			break;
 		case 6:		/* DW_RLE_start_end */
-			ok = rd_skip(r, 2 * (size_t)asz);
+			bytes_skip(r, 2 * (size_t)asz);
 			break;
 		case 7:		/* DW_RLE_start_length */
-			ok = rd_skip(r, asz) && rd_uleb(r, &v);
+			bytes_skip(r, asz);
+			bytes_uleb64(r);
 			break;
 		default:
 			ok = false;
 			break;
 		}
-		if (!ok)
+		if (!ok || r->bad)
 			return false;
 	}
 	return true;
@@ -134,38 +88,40 @@ static bool rle_entries(struct rd *r, unsigned asz, size_t addr)
 static bool list_unit(const unsigned char *p, size_t size, size_t *pos,
 		      bool big, bool ranges, size_t addr)
 {
-	struct rd r = { .p = p, .pos = *pos, .end = size, .big = big };
+	struct bytes r = bytes_of(p + *pos, size - *pos);
 	uint64_t len, ver, asz, ssz, cnt, off;
 	unsigned osz = 4;
-	size_t base, i;
+	const uint8_t *base;
+	size_t i;
 
-	if (!rd_uint(&r, 4, &len))
-		return false;
+	len = bytes_uo(&r, 4, big);
 	if (len == 0xffffffff) {
 		osz = 8;
-		if (!rd_uint(&r, 8, &len))
-			return false;
+		len = bytes_uo(&r, 8, big);
 	} else if (len >= 0xfffffff0) {
 		return false;	/* reserved values */
 	}
 	/* version, address_size, segment_selector_size, offset count */
-	if (len < 8 || len > r.end - r.pos)
+	if (r.bad || len < 8 || len > bytes_left(&r))
 		return false;
-	r.end = r.pos + len;
-	if (!rd_uint(&r, 2, &ver) || ver != 5 ||
-	    !rd_uint(&r, 1, &asz) || (asz != 4 && asz != 8) ||
-	    !rd_uint(&r, 1, &ssz) || ssz != 0 ||
-	    !rd_uint(&r, 4, &cnt) || cnt > (r.end - r.pos) / osz)
+	r.end = r.p + len;
+	ver = bytes_uo(&r, 2, big);
+	asz = bytes_uo(&r, 1, big);
+	ssz = bytes_uo(&r, 1, big);
+	cnt = bytes_uo(&r, 4, big);
+	if (r.bad || ver != 5 || (asz != 4 && asz != 8) || ssz != 0 ||
+	    cnt > bytes_left(&r) / osz)
 		return false;
 	/* Offsets are relative to the offset array, past it, in the unit. */
-	base = r.pos;
-	for (i = 0; i < cnt; i++)
-		if (!rd_uint(&r, osz, &off) || off < cnt * osz ||
-		    off >= r.end - base)
+	base = r.p;
+	for (i = 0; i < cnt; i++) {
+		off = bytes_uo(&r, osz, big);
+		if (r.bad || off < cnt * osz || off >= (size_t)(r.end - base))
 			return false;
+	}
 	if (ranges && !rle_entries(&r, (unsigned)asz, addr))
 		return false;
-	*pos = r.end;
+	*pos = (size_t)(r.end - p);
 	return true;
 }
 

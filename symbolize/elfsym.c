@@ -10,35 +10,31 @@
 #include <string.h>
 
 #include "common/util/buildid.h"
+#include "common/util/bytes.h"
 #include "symbolize_int.h"
 
-static uint32_t get_u32(const unsigned char *p, bool big)
-{
-	if (big)
-		return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-		       (uint32_t)p[2] << 8 | p[3];
-	return (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 |
-	       (uint32_t)p[1] << 8 | p[0];
-}
-
+/* .gnu_debuglink: the debug file's name, NUL, padding to 4 bytes, then
+ * its CRC-32 in the object's byte order. */
 static void read_debuglink(Elf *elf, Elf_Scn *scn, struct elfmeta *meta)
 {
 	Elf_Data *data = elf_getdata(scn, NULL);
-	const unsigned char *p;
-	const char *ident;
-	size_t nlen, crc_off;
+	const char *ident, *name;
+	struct bytes b;
+	uint32_t crc;
+	size_t nlen;
 
 	if (!data || !data->d_buf || data->d_size < 5)
 		return;
-	p = data->d_buf;
-	nlen = strnlen((const char *)p, data->d_size);
-	crc_off = (nlen + 4) & ~(size_t)3;	/* NUL, then pad to 4 */
-	if (nlen == 0 || crc_off + 4 > data->d_size)
-		return;
+	b = bytes_of(data->d_buf, data->d_size);
+	name = bytes_str(&b);
+	nlen = name ? strlen(name) : 0;
+	bytes_skip(&b, (4 - (nlen + 1) % 4) % 4);
 	ident = elf_getident(elf, NULL);
-	meta->debuglink = strndup((const char *)p, nlen);
-	meta->debuglink_crc = get_u32(p + crc_off,
-				      ident && ident[EI_DATA] == ELFDATA2MSB);
+	crc = (uint32_t)bytes_uo(&b, 4, ident && ident[EI_DATA] == ELFDATA2MSB);
+	if (b.bad || nlen == 0)
+		return;
+	meta->debuglink = strndup(name, nlen);
+	meta->debuglink_crc = crc;
 }
 
 int elfsym_read_meta(void *handle, struct elfmeta *meta)

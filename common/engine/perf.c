@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "common/util/array.h"
+#include "common/util/bytes.h"
 #include "common/collect/collect.h"
 #include "common/unwind/unwind.h"
 #include "common/util/error.h"
@@ -909,20 +910,53 @@ static uint32_t stat_of_id(const struct perf_session *s, uint64_t id)
 	return e ? e->stat : UINT32_MAX;
 }
 
-static inline uint64_t rd64(const uint8_t *p)
+/* A word of a record: the kernel writes them in this machine's order. */
+static uint64_t rec_u64(struct bytes *r)
 {
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return v;
+	return bytes_uo(r, 8, BYTES_HOST_BIG);
 }
 
-static inline uint32_t rd32(const uint8_t *p)
+static uint32_t rec_u32(struct bytes *r)
 {
-	uint32_t v;
+	return (uint32_t)bytes_uo(r, 4, BYTES_HOST_BIG);
+}
 
-	memcpy(&v, p, 4);
-	return v;
+/*
+ * A record other than a sample, [b, end) after its header, ends with a
+ * sample_id trailer (sample_id_all, SAMPLE_TYPE): pid and tid, time,
+ * cpu, identifier.  *body: the record's fields, all but the trailer's
+ * last 24 bytes; *time, *id: the trailer's.  -1 when fewer than min
+ * bytes are left for the fields.
+ */
+static int rec_split(const uint8_t *b, const uint8_t *end, size_t min,
+		     struct bytes *body, uint64_t *time, uint64_t *id)
+{
+	struct bytes r = bytes_of(b, (size_t)(end - b));
+	size_t n = bytes_left(&r);
+
+	if (n < min + 24)
+		return -1;
+	*body = bytes_of(bytes_get(&r, n - 24), n - 24);
+	*time = rec_u64(&r);
+	bytes_skip(&r, 4 + 4);	/* cpu, reserved */
+	*id = rec_u64(&r);
+	return 0;
+}
+
+/* When a record was written, for the order of delivery: a sample's TIME,
+ * else its trailer's; 0 when it holds neither. */
+static uint64_t rec_time(const struct perf_event_header *h,
+			 const uint8_t *rec)
+{
+	struct bytes r = bytes_of(rec, h->size), body;
+	uint64_t time, id;
+
+	if (h->type == PERF_RECORD_SAMPLE && h->size >= 40) {
+		bytes_skip(&r, 32);	/* header, identifier, ip, pid/tid */
+		return rec_u64(&r);
+	}
+	bytes_skip(&r, sizeof(*h));
+	return rec_split(r.p, r.end, 0, &body, &time, &id) ? 0 : time;
 }
 
 /*
@@ -970,12 +1004,7 @@ static void read_ring(struct perf_session *s, struct ring *r)
 		}
 		s->nrecs++;
 		rc->seq = s->seq++;
-		if (h.type == PERF_RECORD_SAMPLE && h.size >= 40)
-			rc->time = rd64(rec + 32);
-		else if (h.size >= sizeof(h) + 24)
-			rc->time = rd64(rec + h.size - 24);
-		else
-			rc->time = 0;
+		rc->time = rec_time(&h, rec);
 		tail += h.size;
 	}
 	r->read_to = tail;
@@ -1001,7 +1030,7 @@ static void deliver_pm(struct perf_session *s, struct pm_open *o,
 	uint64_t st = o->sample_type, period;
 	struct collect_sample cs;
 	struct pm_sample ps;
-	const uint8_t *q = b + 24;	/* past identifier, ip, pid/tid */
+	struct bytes r = bytes_of(b, (size_t)(end - b));
 	const uint8_t *raw = NULL;
 	uint32_t raw_len = 0;
 	struct pm_pebs_input in;
@@ -1009,59 +1038,40 @@ static void deliver_pm(struct perf_session *s, struct pm_open *o,
 
 	memset(&in, 0, sizeof(in));
 	memset(&cs, 0, sizeof(cs));
-	cs.ip = rd64(b + 8);
-	cs.pid = rd32(b + 16);
-	cs.tid = rd32(b + 20);
-	cs.time = rd64(q);
-	q += 8;
-	if (st & PERF_SAMPLE_ADDR) {
-		in.addr = rd64(q);
-		q += 8;
-	}
-	cs.cpu = rd32(q);
-	period = rd64(q + 8);
-	q += 16;
-	if (q > end)
-		goto bad;
+	bytes_skip(&r, 8);	/* identifier */
+	cs.ip = rec_u64(&r);
+	cs.pid = rec_u32(&r);
+	cs.tid = rec_u32(&r);
+	cs.time = rec_u64(&r);
+	if (st & PERF_SAMPLE_ADDR)
+		in.addr = rec_u64(&r);
+	cs.cpu = rec_u32(&r);
+	bytes_skip(&r, 4);	/* reserved */
+	period = rec_u64(&r);
 	if (st & PERF_SAMPLE_CALLCHAIN) {
-		uint64_t nr;
+		uint64_t nr = rec_u64(&r);
 
-		if (q + 8 > end)
+		if (r.bad || nr > bytes_left(&r) / 8)
 			goto bad;
-		nr = rd64(q);
-		if (nr > (uint64_t)(end - q - 8) / 8)
-			goto bad;
-		cs.chain = (const uint64_t *)(q + 8);
+		cs.chain = (const uint64_t *)bytes_get(&r, nr * 8);
 		cs.nchain = nr;
-		q += 8 + 8 * nr;
 	}
 	if (st & PERF_SAMPLE_RAW) {
-		if (q + 4 > end)
-			goto bad;
-		raw_len = rd32(q);
-		raw = q + 4;
-		if (raw_len > (size_t)(end - raw))
-			goto bad;
-		q = raw + raw_len;
+		raw_len = rec_u32(&r);
+		raw = bytes_get(&r, raw_len);
 	}
 	if (st & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT)) {
-		uint64_t w;
+		uint64_t w = rec_u64(&r);
 
-		if (q + 8 > end)
-			goto bad;
-		w = rd64(q);
-		q += 8;
 		/* var1_dw: load latency; var3_w: retire latency */
 		in.weight = (st & PERF_SAMPLE_WEIGHT_STRUCT) ?
 			    (uint32_t)w : w;
 		in.retire_lat = (uint16_t)(w >> 48);
 	}
-	if (st & PERF_SAMPLE_DATA_SRC) {
-		if (q + 8 > end)
-			goto bad;
-		in.data_src = rd64(q);
-		q += 8;
-	}
+	if (st & PERF_SAMPLE_DATA_SRC)
+		in.data_src = rec_u64(&r);
+	if (r.bad)
+		goto bad;
 	switch (o->ev.family) {
 	case PM_FAMILY_AMD_IBS:
 		err = raw ? pm_decode_ibs_op(raw, raw_len, &ps) :
@@ -1094,12 +1104,12 @@ bad:
 }
 
 /*
- * The fields after PERIOD of an ordinary sample: the call chain, the user
- * registers and the user stack copy, as the session asked for them.
- * -1 when they do not fit the record.
+ * The fields after PERIOD of an ordinary sample, the rest of r: the call
+ * chain, the user registers and the user stack copy, as the session
+ * asked for them.  -1 when they do not fit the record.
  */
-static int parse_tail(const struct perf_session *s, const uint8_t *b,
-		      const uint8_t *end, struct collect_sample *cs)
+static int parse_tail(const struct perf_session *s, struct bytes *r,
+		      struct collect_sample *cs)
 {
 	cs->chain = NULL;
 	cs->nchain = 0;
@@ -1108,48 +1118,38 @@ static int parse_tail(const struct perf_session *s, const uint8_t *b,
 	cs->ustack = NULL;
 	cs->ustack_len = 0;
 	if (s->callchain) {
-		uint64_t nr;
+		uint64_t nr = rec_u64(r);
 
-		if (end - b < 8)
+		if (r->bad || nr > bytes_left(r) / 8)
 			return -1;
-		nr = rd64(b);
-		b += 8;
-		if (nr > (uint64_t)(end - b) / 8)
-			return -1;
-		cs->chain = (const uint64_t *)b;
+		cs->chain = (const uint64_t *)bytes_get(r, nr * 8);
 		cs->nchain = nr;
-		b += nr * 8;
 	}
 	if (s->stack_user) {
 		uint64_t abi, size, dyn;
 		size_t nregs = (size_t)__builtin_popcountll(s->regs_mask);
+		const uint8_t *regs, *stack;
 
-		if (end - b < 8)
-			return -1;
-		abi = rd64(b);
-		b += 8;
+		abi = rec_u64(r);
 		if (abi) {
-			if ((size_t)(end - b) / 8 < nregs)
-				return -1;
+			regs = bytes_get(r, nregs * 8);
 			/* A 32-bit task's registers and stack are not
 			 * what the x86-64 unwinder reads. */
-			if (abi == PERF_SAMPLE_REGS_ABI_64) {
-				cs->uregs = (const uint64_t *)b;
+			if (regs && abi == PERF_SAMPLE_REGS_ABI_64) {
+				cs->uregs = (const uint64_t *)regs;
 				cs->uregs_mask = s->regs_mask;
 			}
-			b += nregs * 8;
 		}
-		if (end - b < 8)
+		size = rec_u64(r);
+		if (r->bad || size > bytes_left(r))
 			return -1;
-		size = rd64(b);
-		b += 8;
 		if (size) {
-			if (size > (uint64_t)(end - b) ||
-			    (uint64_t)(end - b) - size < 8)
+			stack = bytes_get(r, (size_t)size);
+			dyn = rec_u64(r);
+			if (r->bad)
 				return -1;
-			dyn = rd64(b + size);
 			if (cs->uregs) {
-				cs->ustack = b;
+				cs->ustack = stack;
 				cs->ustack_len = dyn < size ? dyn : size;
 			}
 		}
@@ -1157,99 +1157,135 @@ static int parse_tail(const struct perf_session *s, const uint8_t *b,
 	return 0;
 }
 
+/* An ordinary sample (not profile-me): [b, end) after its header. */
+static void deliver_sample(struct perf_session *s,
+			   const struct perf_event_header *h,
+			   const uint8_t *b, const uint8_t *end)
+{
+	struct bytes r = bytes_of(b, (size_t)(end - b));
+	const struct event_fd *e;
+	struct collect_sample cs;
+
+	if (h->size < 56)
+		return;
+	e = fd_of_id(s, rec_u64(&r));
+	if (e && e->pm >= 0) {
+		deliver_pm(s, &s->pm[e->pm], h, b, end);
+		return;
+	}
+	cs.stat = e ? e->stat : UINT32_MAX;
+	cs.ip = rec_u64(&r);
+	cs.pid = rec_u32(&r);
+	cs.tid = rec_u32(&r);
+	cs.time = rec_u64(&r);
+	cs.cpu = rec_u32(&r);
+	bytes_skip(&r, 4);	/* reserved */
+	cs.period = rec_u64(&r);
+	cs.cpumode = h->misc & PERF_RECORD_MISC_CPUMODE_MASK;
+	if (parse_tail(s, &r, &cs))
+		return;
+	collector_sample(s->col, &cs);
+}
+
+/* A mapping (PERF_RECORD_MMAP2): [b, end) after its header. */
+static void deliver_mmap2(struct perf_session *s, const uint8_t *b,
+			  const uint8_t *end)
+{
+	struct collect_file_id fid = { 0 };
+	uint64_t addr, len, pgoff, time, id;
+	struct bytes body;
+	const char *name;
+	uint32_t pid;
+
+	if (rec_split(b, end, 64, &body, &time, &id))
+		return;
+	pid = rec_u32(&body);
+	bytes_skip(&body, 4);	/* tid */
+	addr = rec_u64(&body);
+	len = rec_u64(&body);
+	pgoff = rec_u64(&body);
+	fid.maj = rec_u32(&body);
+	fid.min = rec_u32(&body);
+	fid.ino = rec_u64(&body);
+	bytes_skip(&body, 8);	/* ino_generation */
+	/* Build-ids are never asked for (see build_attr): a set
+	 * PERF_RECORD_MISC_MMAP_BUILD_ID bit is another event's and the
+	 * bytes are device and inode numbers. */
+	if (!(rec_u32(&body) & PROT_EXEC))
+		return;
+	bytes_skip(&body, 4);	/* flags */
+	name = bytes_str(&body);
+	if (name)
+		proc_map_file(s->col, pid, addr, len, pgoff, name, time, &fid);
+}
+
 static void deliver(struct perf_session *s, const uint8_t *p)
 {
 	const struct perf_event_header *h = (const void *)p;
 	const uint8_t *b = p + sizeof(*h);
 	const uint8_t *end = p + h->size;
-	struct collect_sample cs;
+	struct bytes r = bytes_of(b, (size_t)(end - b)), body;
+	uint64_t addr, len, pgoff, time, id;
+	uint32_t pid, ppid, tid, ptid;
+	const char *name;
 
 	switch (h->type) {
-	case PERF_RECORD_SAMPLE: {
-		const struct event_fd *e;
-
-		if (h->size < 56)
-			return;
-		e = fd_of_id(s, rd64(b));
-		if (e && e->pm >= 0) {
-			deliver_pm(s, &s->pm[e->pm], h, b, end);
-			return;
-		}
-		cs.stat = e ? e->stat : UINT32_MAX;
-		cs.ip = rd64(b + 8);
-		cs.pid = rd32(b + 16);
-		cs.tid = rd32(b + 20);
-		cs.time = rd64(b + 24);
-		cs.cpu = rd32(b + 32);
-		cs.period = rd64(b + 40);
-		cs.cpumode = h->misc & PERF_RECORD_MISC_CPUMODE_MASK;
-		if (parse_tail(s, b + 48, end, &cs))
-			return;
-		collector_sample(s->col, &cs);
+	case PERF_RECORD_SAMPLE:
+		deliver_sample(s, h, b, end);
 		return;
-	}
-	case PERF_RECORD_MMAP2: {
-		uint64_t time = rd64(end - 24);
-		const char *name = (const char *)b + 64;
-
-		if (h->size < sizeof(*h) + 64 + 24 ||
-		    !memchr(name, '\0', (size_t)(end - 24 - (const uint8_t *)name)))
-			return;
-		/* Build-ids are never asked for (see build_attr): a set
-		 * PERF_RECORD_MISC_MMAP_BUILD_ID bit is another event's and
-		 * the bytes are device and inode numbers. */
-		if (!(rd32(b + 56) & PROT_EXEC))
-			return;
-		proc_map_file(s->col, rd32(b), rd64(b + 8), rd64(b + 16),
-			      rd64(b + 24), name, time,
-			      &(struct collect_file_id){ .maj = rd32(b + 32),
-							 .min = rd32(b + 36),
-							 .ino = rd64(b + 40) });
+	case PERF_RECORD_MMAP2:
+		deliver_mmap2(s, b, end);
 		return;
-	}
-	case PERF_RECORD_MMAP: {
-		const char *name = (const char *)b + 32;
-
-		if (h->size < sizeof(*h) + 32 + 24 ||
-		    !memchr(name, '\0', (size_t)(end - 24 - (const uint8_t *)name)))
+	case PERF_RECORD_MMAP:
+		if (rec_split(b, end, 32, &body, &time, &id))
 			return;
-		collector_mmap(s->col, rd32(b), rd64(b + 8), rd64(b + 16),
-			       rd64(b + 24), name, NULL, 0, rd64(end - 24));
+		pid = rec_u32(&body);
+		bytes_skip(&body, 4);	/* tid */
+		addr = rec_u64(&body);
+		len = rec_u64(&body);
+		pgoff = rec_u64(&body);
+		name = bytes_str(&body);
+		if (name)
+			collector_mmap(s->col, pid, addr, len, pgoff, name,
+				       NULL, 0, time);
 		return;
-	}
-	case PERF_RECORD_COMM: {
-		const char *name = (const char *)b + 8;
-
-		if (h->size < sizeof(*h) + 8 + 24 ||
-		    !memchr(name, '\0', (size_t)(end - 24 - (const uint8_t *)name)))
+	case PERF_RECORD_COMM:
+		if (rec_split(b, end, 8, &body, &time, &id))
 			return;
-		collector_comm(s->col, rd32(b), rd32(b + 4), name,
-			       !!(h->misc & PERF_RECORD_MISC_COMM_EXEC),
-			       rd64(end - 24));
+		pid = rec_u32(&body);
+		tid = rec_u32(&body);
+		name = bytes_str(&body);
+		if (!name)
+			return;
+		collector_comm(s->col, pid, tid, name,
+			       !!(h->misc & PERF_RECORD_MISC_COMM_EXEC), time);
 		if (h->misc & PERF_RECORD_MISC_COMM_EXEC)
-			proc_read_cmdline(s->col, (pid_t)rd32(b));
+			proc_read_cmdline(s->col, (pid_t)pid);
 		return;
-	}
 	case PERF_RECORD_FORK:
-		if (h->size >= sizeof(*h) + 24)
-			collector_fork(s->col, rd32(b), rd32(b + 4),
-				       rd32(b + 8), rd32(b + 12),
-				       rd64(b + 16));
-		return;
 	case PERF_RECORD_EXIT:
-		if (h->size >= sizeof(*h) + 24)
-			collector_exit(s->col, rd32(b), rd32(b + 8),
-				       rd64(b + 16));
+		if (h->size < sizeof(*h) + 24)
+			return;
+		pid = rec_u32(&r);
+		ppid = rec_u32(&r);
+		tid = rec_u32(&r);
+		ptid = rec_u32(&r);
+		time = rec_u64(&r);
+		if (h->type == PERF_RECORD_FORK)
+			collector_fork(s->col, pid, ppid, tid, ptid, time);
+		else
+			collector_exit(s->col, pid, tid, time);
 		return;
 	case PERF_RECORD_LOST:
-		if (h->size >= sizeof(*h) + 16)
-			collector_lost(s->col, stat_of_id(s, rd64(b)),
-				       rd64(b + 8));
+		if (h->size >= sizeof(*h) + 16) {
+			id = rec_u64(&r);
+			collector_lost(s->col, stat_of_id(s, id), rec_u64(&r));
+		}
 		return;
 	case PERF_RECORD_LOST_SAMPLES:
-		if (h->size >= sizeof(*h) + 8 + 24)
-			collector_lost(s->col, stat_of_id(s, rd64(end - 8)),
-				       rd64(b));
+		if (!rec_split(b, end, 8, &body, &time, &id))
+			collector_lost(s->col, stat_of_id(s, id),
+				       rec_u64(&body));
 		return;
 	default:
 		return;

@@ -51,7 +51,14 @@ enum prof_obj_kind {	/* same values as enum sym_obj_kind */
  */
 struct prof_identity {
 	uint64_t dev, ino, size, mtime_ns;
+	uint64_t flags;		/* PROF_ID_* */
 };
+
+/* The file could not be checked while it ran (the process was gone, or
+ * its path led to another file) and root collected it: its path may lead
+ * anywhere the process chose, so reports never read it by path (ino 0,
+ * dev, size, mtime 0). */
+#define PROF_ID_UNREAD 0x1
 
 struct prof_object {
 	char *path;

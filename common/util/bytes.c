@@ -1,19 +1,54 @@
 /* SPDX-License-Identifier: MIT */
+#include <string.h>
+
 #include "bytes.h"
 
-uint64_t bytes_u(struct bytes *b, unsigned n)
+const uint8_t *bytes_get(struct bytes *b, size_t n)
 {
+	const uint8_t *at = b->p;
+
+	if (b->bad || (size_t)(b->end - b->p) < n) {
+		b->bad = 1;
+		return NULL;
+	}
+	b->p += n;
+	return at;
+}
+
+void bytes_skip(struct bytes *b, size_t n)
+{
+	bytes_get(b, n);
+}
+
+uint64_t bytes_uo(struct bytes *b, unsigned n, int big)
+{
+	const uint8_t *at = n <= 8 ? bytes_get(b, n) : NULL;
 	uint64_t v = 0;
 	unsigned i;
 
-	if (b->bad || n > 8 || (uint64_t)(b->end - b->p) < n) {
+	if (!at) {
 		b->bad = 1;
 		return 0;
 	}
 	for (i = 0; i < n; i++)
-		v |= (uint64_t)b->p[i] << (8 * i);
-	b->p += n;
+		v = v << 8 | at[big ? i : n - 1 - i];
 	return v;
+}
+
+uint64_t bytes_u(struct bytes *b, unsigned n)
+{
+	return bytes_uo(b, n, 0);
+}
+
+const char *bytes_str(struct bytes *b)
+{
+	const uint8_t *nul;
+
+	if (b->bad || !(nul = memchr(b->p, '\0', (size_t)(b->end - b->p)))) {
+		b->bad = 1;
+		return NULL;
+	}
+	return (const char *)bytes_get(b, (size_t)(nul - b->p) + 1);
 }
 
 /* The LEB128 bits of one number, and in *last its final byte. */
@@ -43,6 +78,24 @@ uint64_t bytes_uleb(struct bytes *b)
 	uint8_t last;
 
 	return leb(b, &shift, &last);
+}
+
+uint64_t bytes_uleb64(struct bytes *b)
+{
+	uint64_t v = 0;
+	unsigned n;
+
+	for (n = 0; n < 10 && !b->bad && b->p < b->end; n++) {
+		uint8_t c = *b->p++;
+
+		if (n == 9 && c > 1)
+			break;
+		v |= (uint64_t)(c & 0x7f) << (7 * n);
+		if (!(c & 0x80))
+			return v;
+	}
+	b->bad = 1;
+	return 0;
 }
 
 int64_t bytes_sleb(struct bytes *b)
