@@ -206,6 +206,9 @@ const char *sym_strerror(int err)
 		return "invalid argument";
 	case SYM_ENOCODE:
 		return "no readable code at the address";
+	case SYM_EUNREAD:
+		return "its process could have made its path lead to another "
+		       "file, and the run could not check it: not read";
 	default:
 		return "unknown error";
 	}
@@ -247,7 +250,8 @@ static bool obj_same(const struct symobj *o, const struct sym_object *obj)
 {
 	size_t blen = obj->build_id ? obj->build_id_len : 0;
 
-	if (o->kind != obj->kind || o->build_id_len != blen)
+	if (o->kind != obj->kind || o->build_id_len != blen ||
+	    o->no_path != !!obj->no_path)
 		return false;
 	if (!o->path != !obj->path || (o->path && strcmp(o->path, obj->path)))
 		return false;
@@ -512,7 +516,7 @@ static void load_file(struct symbolizer *s, struct symobj *o, bool lookup)
 		if (ret <= 0)
 			return;
 	}
-	ret = try_file(s, o, o->path);
+	ret = o->no_path ? 1 : try_file(s, o, o->path);
 	if (ret <= 0)
 		return;
 	path = lookup ? fetch(s, o->path, true, o->build_id,
@@ -527,7 +531,7 @@ static void load_file(struct symbolizer *s, struct symobj *o, bool lookup)
 		o->flags |= SYM_F_STALE;
 	} else {
 		o->flags |= SYM_F_NOFILE;
-		o->err = SYM_EOPEN;
+		o->err = o->no_path ? SYM_EUNREAD : SYM_EOPEN;
 	}
 }
 
@@ -649,6 +653,7 @@ struct symobj *symobj_get(struct symbolizer *s, const struct sym_object *obj,
 	}
 	o->kind = obj->kind;
 	o->hash = hash;
+	o->no_path = !!obj->no_path;
 	blen = obj->build_id ? obj->build_id_len : 0;
 	if ((obj->path && !(o->path = strdup(obj->path))) ||
 	    (blen && !(o->build_id = malloc(blen)))) {

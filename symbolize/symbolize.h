@@ -71,6 +71,10 @@ struct sym_object {
 	const char *path;		/* file path, module name, or NULL */
 	const uint8_t *build_id;	/* NULL when unknown */
 	size_t build_id_len;
+	/* Nonzero: the file is never read at path itself (a profile says
+	 * root could not check it: PROF_ID_UNREAD); the symfs and
+	 * debuginfod may still have it.  SYM_EUNREAD then. */
+	int no_path;
 };
 
 #define SYM_MAX_FRAMES 16
@@ -171,6 +175,7 @@ enum {
 	SYM_EKALLSYMS = -5,	/* kernel symbols unavailable */
 	SYM_EINVAL = -6,
 	SYM_ENOCODE = -7,	/* no readable code at the address */
+	SYM_EUNREAD = -8,	/* not read at its path (no_path) */
 };
 
 struct symbolizer;

@@ -10,6 +10,8 @@
  *   demangle.c, input.c, dwcheck.c,
  *   decode.c (decode_x86.c, decode_arm64.c)      (leaves)
  *   elfsym.c, dwarf.c, debuginfo.c, debuginfod.c, kallsyms.c, procs.c
+ *     (dwarf.c over dwlines.c and dwfuncs.c, whose insides, libdwarf's
+ *     types among them, are in dwarf_int.h, theirs alone)
  *   symbolize.c                                   (the object cache)
  *   blocks.c                                      (decoding; calls sym_resolve)
  *
@@ -158,7 +160,7 @@ struct elfmeta {
 int elfsym_read_meta(void *elf, struct elfmeta *meta);
 int elfsym_read_loads(void *elf, struct loadseg **loads, size_t *nloads);
 
-/* ---- dwarf.c ---- */
+/* ---- dwarf.c (dwlines.c, dwfuncs.c: dwarf_int.h) ---- */
 
 /* A subprogram or inlined instance. */
 struct dwfunc {
@@ -381,6 +383,7 @@ struct symobj {
 	int open_errno;			/* why the last candidate could not
 					 * be opened (0: none failed) */
 	unsigned flags;			/* SYM_F_STALE, SYM_F_NOFILE */
+	bool no_path;			/* sym_object.no_path */
 	const char *base;		/* basename for the fallback */
 	bool by_vaddr;			/* offsets are addresses (vmlinux) */
 	uint64_t bias;			/* vaddr = offset - bias */

@@ -93,10 +93,10 @@ elif mode == 'object-index':            # first count entry's object
     put32(b, sec[4][1] + 4, u32(b, sec[3][1]))
 elif mode == 'stat-index':              # first count entry's statistic
     put32(b, sec[4][1] + 8, u32(b, sec[2][1]))
-elif mode == 'identity-object':         # first identity's object: ARG
-    # ('count': one past the last object; 'dup': the second's, twice)
-    o = u32(b, sec[3][1]) if arg == 'count' else u32(b, sec[14][1] + 44)
-    put32(b, sec[14][1] + 4, o)
+elif mode == 'identity-object':         # first identity's object: one
+    put32(b, sec[14][1] + 4, u32(b, sec[3][1]))  # past the last object
+elif mode == 'identity-flags':          # first identity's flags: ARG
+    put32(b, sec[14][1] + 8, int(arg, 0))
 elif mode == 'identity-ino':            # first identity's inode: 0
     put64(b, sec[14][1] + 4 + 8 + 8, 0)
 elif mode == 'build-id-length':         # first object's, above 20
@@ -270,15 +270,16 @@ craft() {
 @test "-each: FILE.N per CPU, adding up to an -all run" {
 	skip_unless_perf_works
 	command -v taskset >/dev/null || skip "taskset (util-linux) is missing"
-	(($(nproc) >= 2)) || skip "needs 2 CPUs, have $(nproc)"
+	need_cpus 2
 	# one spin2 pinned to each of the first two CPUs we may use
-	local cpus
-	cpus=$(taskset -pc $$ | sed 's/.*: //')
-	local work="taskset -c 0 '$TPROG/spin2' 600 & taskset -c 1 '$TPROG/spin2' 600; wait"
+	local cpus c0 c1
+	cpus=$(allowed_cpus | tr '\n' ' ')
+	read -r c0 c1 _ <<<"$cpus"
+	local work="taskset -c $c0 '$TPROG/spin2' 600 & taskset -c $c1 '$TPROG/spin2' 600; wait"
 	run -0 "$UPROFILE" -quiet -e cpu-clock -each sh -c "$work"
 	[[ ! -e umon.out ]]
-	[[ -s umon.out.0 && -s umon.out.1 ]] ||
-		fail "expected umon.out.0 and umon.out.1 (CPUs $cpus), got: $(ls)"
+	[[ -s umon.out.$c0 && -s umon.out.$c1 ]] ||
+		fail "expected umon.out.$c0 and umon.out.$c1 (CPUs $cpus), got: $(ls)"
 	local f n each=0 json
 	for f in umon.out.*; do
 		n=${f#umon.out.}
@@ -446,7 +447,7 @@ craft() {
 	rejects d.out 'objects'
 }
 
-@test "file identities (section 14): recorded for the program's files; bad indices and inode 0 rejected" {
+@test "file identities (section 14): recorded for the program's files; bad indices, flags and inode 0 rejected" {
 	run -0 "$UPROFILE" -quiet -e cpu-clock -o good.out "$TPROG/spin2" 200
 	write_craft
 	python3 - good.out <<-'PY'
@@ -456,9 +457,12 @@ craft() {
 	       for i in range(struct.unpack_from('<I', b, 12)[0])]
 	assert 14 in ids, 'no identities section: %r' % ids
 	PY
-	craft identity-object good.out d.out count
+	craft identity-object good.out d.out
 	rejects d.out 'file identities'
-	craft identity-object good.out d.out dup
+	craft identity-flags good.out d.out 2
+	rejects d.out 'file identities'
+	# "never read by path" with an identity as well: one or the other
+	craft identity-flags good.out d.out 1
 	rejects d.out 'file identities'
 	craft identity-ino good.out d.out
 	rejects d.out 'file identities'

@@ -125,6 +125,7 @@ static int archive_objects(const struct run_config *c, struct profile *p,
 			.kind = SYM_OBJ_FILE, .path = o->path,
 			.build_id = o->build_id_len ? o->build_id : NULL,
 			.build_id_len = o->build_id_len,
+			.no_path = !!(o->id.flags & PROF_ID_UNREAD),
 		};
 		struct sym_object_info info;
 

@@ -122,15 +122,16 @@ static int same_proc(const struct report_row *x, const struct report_row *y)
 static int sort_runs(struct report_row *rows, size_t *idx, size_t n)
 {
 	/* first leads: cmp_asm_at() reads it as a row index. */
-	struct run { size_t first, len, at; } *run = malloc(n * sizeof(*run));
+	struct row_run { size_t first, len, at; } *run;
 	size_t nruns = 0, i, k, g, o = 0;
 
+	run = malloc(n * sizeof(*run));
 	if (!run)
 		return 1;
 	for (i = 0; i < n; i++) {
 		if (!i || !same_proc(&rows[i - 1], &rows[i]) ||
 		    cmp_asm_at(&idx[i - 1], &idx[i], rows) > 0)
-			run[nruns++] = (struct run){ .first = i };
+			run[nruns++] = (struct row_run){ .first = i };
 		run[nruns - 1].len++;
 	}
 	/* Runs are few. */
@@ -304,11 +305,7 @@ static struct source_place source_place(struct report *r,
 
 	for (i = 0; path && i < r->prof->nobjects; i++) {
 		const struct prof_object *o = &r->prof->objects[i];
-		struct sym_object so = {
-			.kind = SYM_OBJ_FILE, .path = o->path,
-			.build_id = o->build_id_len ? o->build_id : NULL,
-			.build_id_len = o->build_id_len,
-		};
+		struct sym_object so = report_sym_obj(r->prof, (uint32_t)i);
 
 		if (o->kind != PROF_OBJ_FILE || strcmp(o->path, path))
 			continue;

@@ -69,6 +69,7 @@ struct sym_object report_sym_obj(const struct profile *p, uint32_t obj)
 		.path = o->path,
 		.build_id = o->build_id_len ? o->build_id : NULL,
 		.build_id_len = o->build_id_len,
+		.no_path = !!(o->id.flags & PROF_ID_UNREAD),
 	};
 
 	return so;
