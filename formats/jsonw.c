@@ -60,11 +60,6 @@ void jw_release(struct json_writer *jw)
 	jw->alloc_levels = jw->alloc_keys = jw->alloc_names = 0;
 }
 
-int jw_error(const struct json_writer *jw)
-{
-	return jw->err;
-}
-
 const char *jw_error_text(const struct json_writer *jw)
 {
 	return jw->err ? jw->err_text : NULL;

@@ -51,8 +51,8 @@
  * -PROF_EINVAL for misuse, -PROF_ENOMEM when memory for the keys ran
  * out, -PROF_EIO when the stream had an error.  The writer does not
  * assert: a name that comes from a damaged profile must make the report
- * fail, not crash the tool.  jw_error says whether a call has failed so
- * far, and jw_error_text what went wrong.
+ * fail, not crash the tool.  jw_error_text says what went wrong so far
+ * (NULL: nothing).
  *
  * Checking keys costs a copy of the keys of the open objects (not of
  * closed ones) and a hash lookup per member.
@@ -106,8 +106,6 @@ void jw_init(struct json_writer *jw, FILE *out);
 int jw_finish(struct json_writer *jw);
 /* Free the writer's memory; out is not closed.  Safe after jw_init. */
 void jw_release(struct json_writer *jw);
-/* 0, or the first error so far. */
-int jw_error(const struct json_writer *jw);
 /* One line saying what the first error was, or NULL when there is none. */
 const char *jw_error_text(const struct json_writer *jw);
 

@@ -38,8 +38,8 @@ static void one(const char *s, size_t i)
 	stat_lookup(s);
 	stat_name_in_list(s, strlen(s), "cycles,retinst,pm_retire");
 	stat_name_in_list(s, strcspn(s, ":"), s);
-	pm_lookup(s);
-	pm_family_lookup(s);
+	stat_pm_lookup(s);
+	stat_pm_family_lookup(s);
 	stat_sim_lookup(s);
 	stat_sim_resolve(s, &sim);
 	parse_u64(s, 1, UINT64_MAX, &u);

@@ -1,7 +1,9 @@
 #!/usr/bin/env bats
 # Layers: the include graph (and, in a built tree, the calls between
 # objects and the names they export) follows docs/layers.txt, so a
-# backward dependency or an unprefixed global name fails CI.
+# backward dependency, an unprefixed global name or two files of the
+# library calling each other fails CI; and docs/architecture.md names
+# every .c file of the library in its layer's row.
 # The checker itself is tested on small trees made here, so the first
 # test cannot pass vacuously.
 
@@ -9,9 +11,10 @@ load helpers
 
 CHECK=$ROOT/tools/check-layers.py
 
-@test "the tree follows docs/layers.txt: includes, calls and exported names" {
+@test "the tree follows docs/layers.txt: includes, calls, exported names, no call circles, every file in docs/architecture.md" {
 	[ -d "$ROOT/$BUILD/obj" ] || skip "no objects in $BUILD/obj: run make first"
-	run python3 "$CHECK" --objects "$ROOT/$BUILD/obj" "$ROOT"
+	run python3 "$CHECK" --objects "$ROOT/$BUILD/obj" \
+		--doc "$ROOT/docs/architecture.md" "$ROOT"
 	assert_success	# (not run -0: assert_success prints the offending lines)
 	assert_output --regexp '^layers: ok \([0-9]+ files, [0-9]+ layers\)$'
 }
@@ -112,4 +115,52 @@ fixture() {
 	printf 'prefixes low: low_\nprefixes mid: mid_\n' >>t/docs/layers.txt
 	run -2 python3 "$CHECK" -I. t
 	assert_output "layers: t/docs/layers.txt:4: prefixes of 'mid', which is no layer declared above"
+}
+
+@test "check-layers: two files of a layer calling each other fail with --objects, naming the files and symbols" {
+	fixture
+	printf 'prefixes low: low_\n' >>t/docs/layers.txt
+	# a.c and c.c each call the other: a circle the include graph does
+	# not show (each declares what it calls itself).
+	printf 'int low_c(void);\nint low_a(void) { return low_c(); }\n' >t/low/a.c
+	printf 'int low_a(void);\nint low_c(void) { return 1; }\nint low_d(void) { return low_a(); }\n' >t/low/c.c
+	mkdir -p obj/low obj/high
+	cc -c -o obj/low/a.o t/low/a.c
+	cc -c -o obj/low/c.o t/low/c.c
+	run -1 python3 "$CHECK" -I. --objects obj t
+	assert_output - <<-'OUT'
+	layers: low/a.c, low/c.c: call each other (low/a.c -> low/c.c: low_c; low/c.c -> low/a.c: low_a): move what both need into a file below them
+	layers: 1 problem(s); the layers are declared in docs/layers.txt
+	OUT
+	# Moved below both, the circle is gone.
+	printf 'int low_c(void);\nint low_a(void) { return low_c(); }\n' >t/low/a.c
+	printf 'int low_c(void) { return 1; }\n' >t/low/c.c
+	cc -c -o obj/low/a.o t/low/a.c
+	cc -c -o obj/low/c.o t/low/c.c
+	run -0 python3 "$CHECK" -I. --objects obj t
+}
+
+@test "check-layers: a .c file of the library its layer's row of the doc does not name fails with --doc" {
+	fixture
+	printf 'prefixes low: low_\n' >>t/docs/layers.txt
+	cat >t/docs/arch.md <<-'MD'
+	# Arch
+
+	## The layers, bottom to top
+
+	| layer | directory | holds |
+	|---|---|---|
+	| low | `low/` | the one function (`a.c`) |
+	| high | `high/` | nothing named: no prefixes, not checked |
+	MD
+	run -0 python3 "$CHECK" -I. --doc t/docs/arch.md t
+	printf 'int low_e(void) { return 0; }\n' >t/low/e.c
+	run -1 python3 "$CHECK" -I. --doc t/docs/arch.md t
+	assert_output - <<-'OUT'
+	layers: low/e.c: not named in t/docs/arch.md:7, the row of layer 'low' (say what it holds, with `e.c`)
+	layers: 1 problem(s); the layers are declared in docs/layers.txt
+	OUT
+	sed -i '/^| low /d' t/docs/arch.md
+	run -1 python3 "$CHECK" -I. --doc t/docs/arch.md t
+	assert_line --index 0 "layers: t/docs/arch.md: no row for layer 'low' in the table of layers"
 }

@@ -3,7 +3,7 @@
 against the declared layers.
 
 Usage: check-layers.py [--layers FILE] [--map FILE] [-I DIR ...]
-                       [--objects DIR] [REPO]
+                       [--objects DIR] [--doc FILE] [REPO]
   REPO          the tree to check (default .): the files git tracks, or,
                 outside a git checkout, every *.c and *.h below REPO.
   --layers FILE the layers (default REPO/docs/layers.txt), format below.
@@ -17,7 +17,17 @@ Usage: check-layers.py [--layers FILE] [--map FILE] [-I DIR ...]
                 include (catches a private header that declares functions
                 of several layers); and every global symbol an object
                 defines must begin with a prefix of its layer, for the
-                layers that declare prefixes.  Needs nm.
+                layers that declare prefixes; and no two files of the
+                library (the layers that declare prefixes) call each
+                other, directly or around a circle (a file that calls
+                one that calls it back is one job in two files, or two
+                jobs tangled).  Needs nm.
+  --doc FILE    also check that FILE (docs/architecture.md) names every
+                .c file of the library in its table of layers: the table
+                under the heading "## The layers", one row per layer,
+                its first cell the layer's name; a file is named in its
+                layer's row as `NAME.c` in backquotes (its path below the
+                layer's directory).
 
 Layers file: one layer per line, from the bottom up:
 
@@ -47,7 +57,11 @@ per problem, each naming the file, line and include:
   - a file in no layer;
   - with --objects, a call to a layer the file's layer may not include,
     and an exported name without a prefix of its layer (named with the
-    line that defines it, when a line at column 0 of the source does).
+    line that defines it, when a line at column 0 of the source does);
+  - with --objects, a circle of calls between files of the library:
+    each file of it, and each call of the circle with its symbols;
+  - with --doc, a file of the library its layer's row does not name,
+    and a library layer with no row.
 Status 2: the layers file is malformed.  Status 0: prints "layers: ok".
 """
 import argparse
@@ -223,6 +237,114 @@ def check_objects(objroot, repo, ren, owner, layers, prefixes):
     problems += [f"{src}{f':{n}' if n else ''}: exports '{sym}' without a "
                  f"prefix of layer '{fl}' ({' '.join(prefixes[fl])})"
                  for src, n, sym, fl in sorted(unprefixed)]
+    return problems + call_cycles(uses, exports, owner, prefixes)
+
+
+def sccs(nodes, succ):
+    """Tarjan's strongly connected components with more than one node,
+    each sorted, without recursion (a long chain of calls is no error)."""
+    index, low, on, stack, out = {}, {}, set(), [], []
+    for root in sorted(nodes):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(succ.get(root, ()))))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on.add(root)
+        while work:
+            v, it = work[-1]
+            w = next(it, None)
+            if w is not None:
+                if w not in index:
+                    index[w] = low[w] = len(index)
+                    stack.append(w)
+                    on.add(w)
+                    work.append((w, iter(sorted(succ.get(w, ())))))
+                elif w in on:
+                    low[v] = min(low[v], index[w])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[v])
+            if low[v] == index[v]:
+                comp = []
+                while True:
+                    w = stack.pop()
+                    on.discard(w)
+                    comp.append(w)
+                    if w == v:
+                        break
+                if len(comp) > 1:
+                    out.append(sorted(comp))
+    return sorted(out)
+
+
+def call_cycles(uses, exports, owner, prefixes):
+    """The circles of calls between files of the library (what
+    tools/layout/linkgraph.py shows): one problem per strongly connected
+    component, naming its files and each call between them."""
+    lib = lambda f: layer_of(f, owner) in prefixes
+    # Only the library's definitions: a test program may define a name
+    # of the library again (a stub), and is no part of it.
+    defs = {sym: src for _, src, sym in exports if lib(src)}
+    succ, syms = {}, {}
+    for src, used in uses.items():
+        if not lib(src):
+            continue
+        for s in used:
+            dst = defs.get(s)
+            if dst and dst != src:
+                succ.setdefault(src, set()).add(dst)
+                syms.setdefault((src, dst), set()).add(s)
+    problems = []
+    for comp in sccs(set(succ), succ):
+        calls = "; ".join(f"{f} -> {t}: {', '.join(sorted(syms[(f, t)]))}"
+                          for f in comp for t in comp if (f, t) in syms)
+        problems.append(f"{', '.join(comp)}: call each other ({calls}): "
+                        f"move what both need into a file below them")
+    return problems
+
+
+def doc_rows(path):
+    """The rows of the table under "## The layers" in path: {first cell:
+    (line, the row's text)}."""
+    rows, inside = {}, False
+    try:
+        lines = open(path, encoding="utf-8").read().split("\n")
+    except OSError as e:
+        die(f"cannot read '{path}': {e.strerror}")
+    for n, line in enumerate(lines, 1):
+        if line.startswith("#"):
+            inside = line.startswith("## The layers")
+        elif inside and line.startswith("|"):
+            cells = [c.strip() for c in line.strip().strip("|").split("|")]
+            if cells and cells[0] and not set(cells[0]) <= set("-: "):
+                rows.setdefault(cells[0], (n, line))
+    return rows
+
+
+def check_doc(path, files, ren, owner, prefixes):
+    """Every .c file of the library named in its layer's row of path."""
+    rows, problems, dirs = doc_rows(path), [], {}
+    for p, name in owner.items():
+        dirs.setdefault(name, []).append(p)
+    for name in prefixes:
+        if name not in rows:
+            problems.append(f"{path}: no row for layer '{name}' in the "
+                            f"table of layers")
+    for f in files:
+        f = ren.get(f, f)
+        fl = layer_of(f, owner)
+        if not f.endswith(".c") or fl not in prefixes or fl not in rows:
+            continue
+        # Its path below its layer's directory (the longest that holds it).
+        base = max((p for p in dirs[fl] if f.startswith(p.rstrip("/") + "/")),
+                   key=len, default=os.path.dirname(f) + "/")
+        rel = f[len(base.rstrip("/")) + 1:]
+        if f"`{rel}`" not in rows[fl][1]:
+            problems.append(f"{f}: not named in {path}:{rows[fl][0]}, the "
+                            f"row of layer '{fl}' (say what it holds, "
+                            f"with `{rel}`)")
     return problems
 
 
@@ -233,6 +355,7 @@ def main():
     ap.add_argument("--map")
     ap.add_argument("-I", dest="ipaths", action="append")
     ap.add_argument("--objects")
+    ap.add_argument("--doc")
     a = ap.parse_args()
     repo = a.repo
     layers, order, owner, prefixes = read_layers(a.layers or
@@ -284,6 +407,8 @@ def main():
     if a.objects:
         problems += check_objects(a.objects, repo, ren, owner, layers,
                                   prefixes)
+    if a.doc:
+        problems += check_doc(a.doc, files, ren, owner, prefixes)
     for p in problems:
         print(f"layers: {p}")
     if problems:

@@ -15,76 +15,6 @@
 #include "common/util/regfile.h"
 #include "common/stats/stats.h"
 
-static bool same_rid(const struct collect_file_id *a,
-		     const struct collect_file_id *b)
-{
-	return a->ino == b->ino && a->maj == b->maj && a->min == b->min;
-}
-
-/* The object of (kind, pid, path, build-id, recorded identity), added if
- * new.  foreign: a file of another mount namespace, matched only with
- * objects that hold such a file (fd >= 0), unless the recorded
- * identities say it is the same file; the caller gives a new one its
- * fd. */
-static uint32_t add_object(struct collector *c, uint32_t kind, uint32_t pid,
-			   bool foreign, const char *path, const uint8_t *bid,
-			   size_t bidlen, const struct collect_file_id *rid,
-			   uint64_t start, uint64_t end, uint64_t pgoff)
-{
-	static const struct collect_file_id none;
-	struct object *o;
-	size_t i;
-
-	if (bidlen > 20)
-		bidlen = 20;
-	if (!rid)
-		rid = &none;
-	for (i = 0; i < c->nobjects; i++) {
-		o = &c->objects[i];
-		if (o->kind != kind || o->pid != pid || strcmp(o->path, path))
-			continue;
-		/* Both recorded: the same file, or another one. */
-		if (rid->ino && o->rid.ino) {
-			if (!same_rid(rid, &o->rid))
-				continue;
-		} else if ((o->fd >= 0) != foreign) {
-			continue;
-		}
-		/* Same path, other build-id: the file was replaced. */
-		if (bidlen && o->build_id_len &&
-		    (o->build_id_len != bidlen ||
-		     memcmp(o->build_id, bid, bidlen)))
-			continue;
-		if (bidlen && !o->build_id_len) {
-			memcpy(o->build_id, bid, bidlen);
-			o->build_id_len = (uint32_t)bidlen;
-		}
-		return (uint32_t)i;
-	}
-	if (ALLOC_GROW(c->objects, c->nobjects + 1, c->alloc_objects))
-		goto oom;
-	o = &c->objects[c->nobjects];
-	memset(o, 0, sizeof(*o));
-	o->path = strdup(path);
-	if (!o->path)
-		goto oom;
-	o->kind = kind;
-	o->pid = pid;
-	o->alias = NO_OBJ;
-	o->fd = -1;
-	o->rid = *rid;
-	if (bidlen)
-		memcpy(o->build_id, bid, bidlen);
-	o->build_id_len = (uint32_t)bidlen;
-	o->start = start;
-	o->end = end;
-	o->pgoff = pgoff;
-	return (uint32_t)c->nobjects++;
-oom:
-	c->oom = 1;
-	return 0;
-}
-
 struct collector *collector_new(enum collect_split split, size_t nstats)
 {
 	struct collector *c = calloc(1, sizeof(*c));
@@ -116,15 +46,15 @@ struct collector *collector_new(enum collect_split split, size_t nstats)
 	for (size_t i = 0; i < c->cap_threads; i++)
 		c->threads[i].tid = NO_PROC;
 	c->task_nobody = NO_TASK;
-	c->obj_kernel = add_object(c, PROF_OBJ_KERNEL, NO_PROC, false,
-				   "[kernel.kallsyms]", NULL, 0, NULL, 0, 0, 0);
-	c->obj_unknown = add_object(c, PROF_OBJ_ANON, NO_PROC, false, "[unknown]",
-				    NULL, 0, NULL, 0, 0, 0);
-	c->obj_guest = add_object(c, PROF_OBJ_ANON, NO_PROC, false, "[guest]", NULL,
-				  0, NULL, 0, 0, 0);
-	c->obj_hv = add_object(c, PROF_OBJ_ANON, NO_PROC, false,
-			       "[hypervisor]",
-			       NULL, 0, NULL, 0, 0, 0);
+	c->obj_kernel = collect_add_object(c, PROF_OBJ_KERNEL, NO_PROC, false,
+					   "[kernel.kallsyms]", NULL, 0, NULL,
+					   0, 0, 0);
+	c->obj_unknown = collect_add_object(c, PROF_OBJ_ANON, NO_PROC, false,
+					    "[unknown]", NULL, 0, NULL, 0, 0, 0);
+	c->obj_guest = collect_add_object(c, PROF_OBJ_ANON, NO_PROC, false,
+					  "[guest]", NULL, 0, NULL, 0, 0, 0);
+	c->obj_hv = collect_add_object(c, PROF_OBJ_ANON, NO_PROC, false,
+				       "[hypervisor]", NULL, 0, NULL, 0, 0, 0);
 	if (c->oom) {
 		collector_free(c);
 		return NULL;
@@ -406,67 +336,6 @@ static uint32_t task_of(struct collector *c, uint32_t pid, uint32_t tid)
 	return *cached;
 }
 
-/* ---- processes --------------------------------------------------------- */
-
-static struct process *proc_find(const struct collector *c, uint32_t pid)
-{
-	size_t mask = c->cap_procs - 1, i = hash_mix64(pid) & mask;
-
-	for (;; i = (i + 1) & mask) {
-		if (c->procs[i].pid == pid)
-			return &c->procs[i];
-		if (c->procs[i].pid == NO_PROC)
-			return NULL;
-	}
-}
-
-static int procs_grow(struct collector *c)
-{
-	size_t ncap = c->cap_procs * 2, i, j;
-	struct process *n = malloc(ncap * sizeof(*n));
-
-	if (!n)
-		return -1;
-	for (i = 0; i < ncap; i++)
-		n[i].pid = NO_PROC;
-	for (i = 0; i < c->cap_procs; i++) {
-		if (c->procs[i].pid == NO_PROC)
-			continue;
-		j = hash_mix64(c->procs[i].pid) & (ncap - 1);
-		while (n[j].pid != NO_PROC)
-			j = (j + 1) & (ncap - 1);
-		n[j] = c->procs[i];
-	}
-	free(c->procs);
-	c->procs = n;
-	c->cap_procs = ncap;
-	return 0;
-}
-
-static struct process *proc_get(struct collector *c, uint32_t pid)
-{
-	struct process *p = proc_find(c, pid);
-	size_t mask, i;
-
-	if (p)
-		return p;
-	if ((c->nprocs + 1) * 4 > c->cap_procs * 3 && procs_grow(c)) {
-		c->oom = 1;
-		return NULL;
-	}
-	mask = c->cap_procs - 1;
-	i = hash_mix64(pid) & mask;
-	while (c->procs[i].pid != NO_PROC)
-		i = (i + 1) & mask;
-	p = &c->procs[i];
-	memset(p, 0, sizeof(*p));
-	p->pid = pid;
-	p->exe_obj = NO_OBJ;
-	p->jitdump_fd = -1;
-	c->nprocs++;
-	return p;
-}
-
 /*
  * -pids: a process born or exec'd while profiling gets its file even if
  * it was never sampled (processes that existed before only if sampled:
@@ -485,237 +354,6 @@ static void expect_process(struct collector *c, uint32_t pid)
 		c->oom = 1;
 }
 
-static enum prof_obj_kind kind_of(const char *path)
-{
-	if (!strcmp(path, "[vdso]"))
-		return PROF_OBJ_VDSO;
-	if (path[0] == '/' && strncmp(path, "//anon", 6) &&
-	    strncmp(path, "/memfd:", 7))
-		return PROF_OBJ_FILE;
-	return PROF_OBJ_ANON;
-}
-
-/* A mapping of pid: its object found or added (foreign: a file of
- * another mount namespace).  Returns the object, or NO_OBJ. */
-static uint32_t map_object(struct collector *c, uint32_t pid, uint64_t start,
-			   uint64_t len, uint64_t pgoff, const char *path,
-			   const uint8_t *build_id, size_t build_id_len,
-			   const struct collect_file_id *rid, uint64_t time,
-			   bool foreign)
-{
-	enum prof_obj_kind kind = kind_of(path);
-	struct process *p;
-	struct mapping *m;
-	uint32_t obj;
-
-	if (pid == UINT32_MAX)	/* the kernel's own maps: not per process */
-		return NO_OBJ;
-	p = proc_get(c, pid);
-	if (!p)
-		return NO_OBJ;
-	obj = add_object(c, kind, kind == PROF_OBJ_ANON ? pid : NO_PROC,
-			 foreign && kind == PROF_OBJ_FILE, path, build_id,
-			 build_id_len, kind == PROF_OBJ_FILE ? rid : NULL,
-			 start, start + len, pgoff);
-	if (ALLOC_GROW(p->maps, p->nmaps + 1, p->alloc_maps)) {
-		c->oom = 1;
-		return NO_OBJ;
-	}
-	m = &p->maps[p->nmaps++];
-	m->start = start;
-	m->end = start + len;
-	m->pgoff = pgoff;
-	m->obj = obj;
-	m->t_from = time;
-	m->t_to = T_INF;
-	if (p->want_exe && kind == PROF_OBJ_FILE) {
-		p->exe_obj = obj;
-		p->want_exe = false;
-	}
-	return obj;
-}
-
-/* Forget pid's jitdump (its image is gone: exec, or a pid reused). */
-static void drop_jitdump(struct process *p)
-{
-	free(p->jitdump);
-	p->jitdump = NULL;
-	if (p->jitdump_fd >= 0)
-		close(p->jitdump_fd);
-	p->jitdump_fd = -1;
-}
-
-/*
- * A JIT runtime's jitdump file, jit-PID.dump: mapped executable once as
- * a marker, never run.  Its PID is the process's own as it sees it (in a
- * container's pid namespace, not ours), so any number is taken.  Noted
- * for its process (and fd, a file of another mount namespace, kept)
- * instead of mapped; false for any other path.
- */
-static bool jitdump_mapped(struct collector *c, uint32_t pid, const char *path,
-			   int fd)
-{
-	const char *base = strrchr(path, '/');
-	struct process *p;
-	char *end;
-
-	if (!base || strncmp(++base, "jit-", 4) || base[4] < '0' ||
-	    base[4] > '9')
-		return false;
-	strtoul(base + 4, &end, 10);
-	if (strcmp(end, ".dump"))
-		return false;
-	p = proc_get(c, pid);
-	if (!p)
-		goto done;
-	drop_jitdump(p);
-	p->jitdump = strdup(path);
-	if (!p->jitdump) {
-		c->oom = 1;
-		goto done;
-	}
-	p->jitdump_fd = fd;
-	return true;
-done:
-	if (fd >= 0)
-		close(fd);
-	return true;
-}
-
-void collector_mmap(struct collector *c, uint32_t pid, uint64_t start,
-		    uint64_t len, uint64_t pgoff, const char *path,
-		    const uint8_t *build_id, size_t build_id_len,
-		    uint64_t time)
-{
-	if (jitdump_mapped(c, pid, path, -1))
-		return;
-	map_object(c, pid, start, len, pgoff, path, build_id, build_id_len,
-		   NULL, time, false);
-}
-
-bool collector_file_known(const struct collector *c, const char *path,
-			  const struct collect_file_id *rid)
-{
-	size_t i;
-
-	if (!rid->ino)
-		return false;
-	for (i = 0; i < c->nobjects; i++) {
-		const struct object *o = &c->objects[i];
-
-		if (o->kind == PROF_OBJ_FILE && same_rid(&o->rid, rid) &&
-		    !strcmp(o->path, path))
-			return true;
-	}
-	return false;
-}
-
-/* What the file open at fd is: its identity and build-id. */
-static int file_identity(int fd, struct prof_identity *id, uint8_t *bid,
-			 size_t size)
-{
-	struct stat st;
-	int n;
-
-	if (fstat(fd, &st))
-		return 0;
-	id->dev = (uint64_t)st.st_dev;
-	id->ino = (uint64_t)st.st_ino;
-	id->size = (uint64_t)st.st_size;
-	id->mtime_ns = (uint64_t)st.st_mtim.tv_sec * 1000000000u +
-		       (uint64_t)st.st_mtim.tv_nsec;
-	n = buildid_read_fd(fd, bid, size);
-	return n > 0 ? n : 0;
-}
-
-void collector_mmap_file(struct collector *c, uint32_t pid, uint64_t start,
-			 uint64_t len, uint64_t pgoff, const char *path,
-			 uint64_t time, const struct collect_file_id *rid,
-			 int fd, bool foreign)
-{
-	struct prof_identity id = { 0 };
-	uint8_t bid[20] = { 0 };
-	struct object *o;
-	uint32_t obj;
-	int n = 0;
-
-	if (jitdump_mapped(c, pid, path, foreign ? fd : -1)) {
-		if (!foreign && fd >= 0)
-			close(fd);
-		return;
-	}
-	if (fd >= 0)
-		n = file_identity(fd, &id, bid, sizeof(bid));
-	obj = map_object(c, pid, start, len, pgoff, path, bid, (size_t)n,
-			 rid, time, foreign && fd >= 0);
-	o = obj != NO_OBJ ? &c->objects[obj] : NULL;
-	if (o && o->kind == PROF_OBJ_FILE && id.ino && !o->id.ino)
-		o->id = id;
-	if (o && foreign && fd >= 0 && o->fd < 0 &&
-	    o->kind == PROF_OBJ_FILE)
-		o->fd = fd;
-	else if (fd >= 0)
-		close(fd);
-}
-
-bool collector_owner_wanted(const struct collector *c, uint32_t pid)
-{
-	const struct process *p = proc_find(c, pid);
-
-	return !p || !p->uid_known;
-}
-
-void collector_set_owner(struct collector *c, uint32_t pid, uint32_t uid)
-{
-	struct process *p = proc_get(c, pid);
-
-	if (!p)
-		return;
-	p->uid = uid;
-	p->uid_known = true;
-}
-
-int collector_owner(const struct collector *c, uint32_t pid, uint32_t *uid)
-{
-	const struct process *p = proc_find(c, pid);
-
-	if (!p || !p->uid_known)
-		return -1;
-	*uid = p->uid;
-	return 0;
-}
-
-void collector_next_exec(struct collector *c, uint32_t pid, const char *buf,
-			 size_t len)
-{
-	struct process *p;
-
-	collector_cmdline(c, pid, buf, len);
-	p = proc_find(c, pid);
-	if (p && p->cmd)
-		p->cmd_next_exec = true;
-}
-
-void collector_cmdline(struct collector *c, uint32_t pid, const char *buf,
-		       size_t len)
-{
-	struct process *p = proc_get(c, pid);
-	char *cmd;
-
-	if (!p || !len)
-		return;
-	cmd = malloc(len + 1);
-	if (!cmd) {
-		c->oom = 1;
-		return;
-	}
-	memcpy(cmd, buf, len);
-	cmd[len] = '\0';	/* the last argument ends, whatever was read */
-	free(p->cmd);
-	p->cmd = cmd;
-	p->cmdlen = buf[len - 1] ? len + 1 : len;
-}
-
 void collector_comm(struct collector *c, uint32_t pid, uint32_t tid,
 		    const char *comm, int exec, uint64_t time)
 {
@@ -729,7 +367,7 @@ void collector_comm(struct collector *c, uint32_t pid, uint32_t tid,
 	if (!exec)
 		return;
 	expect_process(c, pid);
-	p = proc_get(c, pid);
+	p = collect_proc_get(c, pid);
 	if (!p)
 		return;
 	/* exec replaced the program and its arguments (the engine gives
@@ -740,7 +378,7 @@ void collector_comm(struct collector *c, uint32_t pid, uint32_t tid,
 	}
 	p->cmd_next_exec = false;
 	p->uid_known = false;	/* a set-user-ID program runs as another */
-	drop_jitdump(p);
+	collect_drop_jitdump(p);
 	p->exe_obj = NO_OBJ;
 	p->want_exe = true;
 	/* exec replaced the address space: earlier maps end now. */
@@ -769,16 +407,16 @@ void collector_fork(struct collector *c, uint32_t pid, uint32_t ppid,
 	if (pid == ppid)	/* a new thread shares its process's maps */
 		return;
 	expect_process(c, pid);
-	child = proc_get(c, pid);
-	parent = proc_find(c, ppid);
+	child = collect_proc_get(c, pid);
+	parent = collect_proc_find(c, ppid);
 	if (!child || !parent)
 		return;
 	/* proc_get may have moved the table: look the parent up again. */
-	parent = proc_find(c, ppid);
+	parent = collect_proc_find(c, ppid);
 	child->nmaps = 0;
 	child->cmd_next_exec = false;
 	child->uid_known = false;
-	drop_jitdump(child);
+	collect_drop_jitdump(child);
 	/* A fork runs its parent's program with its arguments. */
 	free(child->cmd);
 	child->cmd = NULL;
@@ -913,25 +551,6 @@ static uint32_t split_of(const struct collector *c,
 	case COLLECT_SPLIT_CPU: return s->cpu;
 	default: return 0;
 	}
-}
-
-const struct mapping *collect_find_mapping(struct collector *c, uint32_t pid,
-					   uint64_t ip, uint64_t time)
-{
-	struct process *p = proc_find(c, pid);
-	size_t i;
-
-	if (!p)
-		return NULL;
-	/* Newest first: a later mapping shadows an older one. */
-	for (i = p->nmaps; i-- > 0;) {
-		const struct mapping *m = &p->maps[i];
-
-		if (ip >= m->start && ip < m->end &&
-		    time >= m->t_from && time < m->t_to)
-			return m;
-	}
-	return NULL;
 }
 
 /* Returns 0 when the sample was charged, -1 when its map is unknown. */
@@ -1103,59 +722,6 @@ static int copy_meta(struct profile *dst, const struct profile *src)
 	return profile_set_argv(dst, src->argc, src->argv);
 }
 
-int collector_anon_pids(const struct collector *c, uint32_t **pids)
-{
-	size_t i, j, n = 0;
-
-	*pids = malloc((c->nobjects ? c->nobjects : 1) * sizeof(**pids));
-	if (!*pids)
-		return -PROF_ENOMEM;
-	for (i = 0; i < c->nobjects; i++) {
-		const struct object *o = &c->objects[i];
-
-		if (o->kind != PROF_OBJ_ANON || o->pid == NO_PROC)
-			continue;
-		for (j = 0; j < n && (*pids)[j] != o->pid; j++)
-			;
-		if (j == n)
-			(*pids)[n++] = o->pid;
-	}
-	return (int)n;
-}
-
-const char *collector_jitdump(const struct collector *c, uint32_t pid, int *fd)
-{
-	const struct process *p = proc_find(c, pid);
-
-	*fd = p ? p->jitdump_fd : -1;
-	return p ? p->jitdump : NULL;
-}
-
-int collector_set_jit_map(struct collector *c, uint32_t pid, const char *path,
-			  struct prof_jitmap *map)
-{
-	uint32_t jit = add_object(c, PROF_OBJ_JIT, pid, false, path, NULL, 0,
-				  NULL, 0, 0, 0);
-	size_t i;
-
-	if (c->oom)
-		return -PROF_ENOMEM;
-	if (!c->objects[jit].jit) {
-		c->objects[jit].jit = malloc(sizeof(*map));
-		if (!c->objects[jit].jit)
-			return -PROF_ENOMEM;
-	} else {
-		profile_jitmap_free(c->objects[jit].jit);
-	}
-	*c->objects[jit].jit = *map;
-	memset(map, 0, sizeof(*map));
-	for (i = 0; i < c->nobjects; i++)
-		if (c->objects[i].kind == PROF_OBJ_ANON &&
-		    c->objects[i].pid == pid)
-			c->objects[i].alias = jit;
-	return 0;
-}
-
 /* Add collector object obj to p and note its index in remap[obj]. */
 static int add_profile_object(struct collector *c, struct profile *p,
 			      uint32_t *remap, uint32_t obj)
@@ -1178,12 +744,14 @@ static int add_profile_object(struct collector *c, struct profile *p,
 	}
 	memcpy(po.build_id, o->build_id, sizeof(po.build_id));
 	po.id = o->id;
+	if (o->unread)
+		po.id.flags |= PROF_ID_UNREAD;
 	/* An object the engine checked has its build-id from the mapped
 	 * file: the path may name another file now (a profiled user's link
 	 * to a file it cannot read).  Only the sim engine's, which maps
 	 * files it loaded itself, are read by path. */
 	if (!po.build_id_len && o->kind == PROF_OBJ_FILE && o->fd < 0 &&
-	    !o->rid.ino) {
+	    !o->unread && !o->id.ino) {
 		int n = buildid_read(o->path, po.build_id, sizeof(po.build_id));
 
 		po.build_id_len = n > 0 ? (uint32_t)n : 0;
@@ -1301,7 +869,7 @@ out:
  */
 static int own_command(struct collector *c, struct profile *p, uint32_t pid)
 {
-	const struct process *pr = proc_find(c, pid);
+	const struct process *pr = collect_proc_find(c, pid);
 	char **argv, *s;
 	size_t n = 0, i;
 	int r;

@@ -137,12 +137,15 @@ struct collect_file_id {
  * that file (proc_mapped_file()): its build-id and identity are read
  * from it, never from the path.  foreign: path here is not the file the
  * process saw (a container's): fd's bytes go into the profile (its
- * report reads them, like an archive's).
+ * report reads them, like an archive's).  unread (fd -1): no file could
+ * be checked and the path must not be read: a report names its code by
+ * address (PROF_ID_UNREAD).  Neither, with fd -1: the path is read as
+ * it is, build-id included, when the run ends (a user's own run).
  */
 void collector_mmap_file(struct collector *c, uint32_t pid, uint64_t start,
 			 uint64_t len, uint64_t pgoff, const char *path,
 			 uint64_t time, const struct collect_file_id *rid,
-			 int fd, bool foreign);
+			 int fd, bool foreign, bool unread);
 /* Whether a mapping of path with identity rid is of an object known
  * already (checked, nothing more to open for it). */
 bool collector_file_known(const struct collector *c, const char *path,

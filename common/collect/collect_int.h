@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The collector's state, shared by its files: collect.c (processes,
- * mappings, aggregation, building profiles) and stacks.c (call stacks:
- * walking, interning, counting).
+ * The collector's state, shared by its files, each calling only those
+ * listed before it: maps.c (objects, processes and their mappings over
+ * time, where an address is looked up), stacks.c (call stacks: walking,
+ * interning, counting) and collect.c (threads, aggregation, building
+ * profiles).
  */
 #ifndef COMMON_COLLECT_INT_H
 #define COMMON_COLLECT_INT_H
@@ -43,6 +45,9 @@ struct object {
 	 * checked: its build-id is then unknown too). */
 	struct collect_file_id rid;
 	struct prof_identity id;
+	/* A file the engine could not check whose path root must not read
+	 * (proc.h, PROC_FILE_UNREAD): never read by path. */
+	bool unread;
 };
 
 struct mapping {
@@ -150,6 +155,24 @@ struct collector {
 	int oom;
 };
 
+/* maps.c */
+/* The object of (kind, pid, path, build-id, recorded identity), added if
+ * new.  foreign: a file of another mount namespace, matched only with
+ * objects that hold such a file (fd >= 0), unless the recorded
+ * identities say it is the same file; the caller gives a new one its
+ * fd.  Out of memory: sets c->oom and returns 0. */
+uint32_t collect_add_object(struct collector *c, uint32_t kind, uint32_t pid,
+			    bool foreign, const char *path, const uint8_t *bid,
+			    size_t bidlen, const struct collect_file_id *rid,
+			    uint64_t start, uint64_t end, uint64_t pgoff);
+/* The process pid, or NULL when unknown. */
+struct process *collect_proc_find(const struct collector *c, uint32_t pid);
+/* The process pid, added empty if new; NULL (c->oom set) when out of
+ * memory.  Adding may move the table: pointers from collect_proc_find()
+ * are stale after it. */
+struct process *collect_proc_get(struct collector *c, uint32_t pid);
+/* Forget p's jitdump (its image is gone: exec, or a pid reused). */
+void collect_drop_jitdump(struct process *p);
 /* The mapping of pid that held ip at time, or NULL. */
 const struct mapping *collect_find_mapping(struct collector *c, uint32_t pid,
 					   uint64_t ip, uint64_t time);

@@ -116,7 +116,8 @@ int launch_release(struct launch *l, const char *name)
 			 "cannot run '%s': %s", name, strerror(e));
 }
 
-int launch_status(int ws)
+/* Shell-style status from a wait status. */
+static int launch_status(int ws)
 {
 	if (WIFEXITED(ws))
 		return WEXITSTATUS(ws);

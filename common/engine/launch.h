@@ -36,7 +36,4 @@ void launch_release_fds(struct launch *l);
 /* A pollable descriptor for any process's exit, or -1 (old kernel). */
 int launch_pidfd(pid_t pid);
 
-/* Shell-style status from a wait status. */
-int launch_status(int wstatus);
-
 #endif

@@ -424,7 +424,7 @@ static int plan_opens(const struct perf_event_spec *specs, size_t nspecs,
 			if (stat_of[p->stat] != NO_STAT)
 				return prof_fail(PROF_EINVAL, "statistic '%s' "
 						 "is given twice",
-						 pm_stat_name(p->stat));
+						 stat_pm_name(p->stat));
 			stat_of[p->stat] = (uint32_t)j;
 			stats[ns++] = p->stat;
 			modes |= specs[j].modes;
@@ -564,11 +564,11 @@ int perf_describe(FILE *f, const struct perf_event_spec *specs,
 				(unsigned long long)a.config1,
 				(unsigned long long)a.config2, a.precise_ip);
 			fprintf(f, "  profile-me %s %s%s:",
-				pm_family_name(po->ev.family), po->ev.name,
+				stat_pm_family_name(po->ev.family), po->ev.name,
 				po->ev.aux ? " (AUX area)" : "");
 			for (s2 = 0; s2 < PM_NSTATS; s2++)
 				if (po->stat_of[s2] != NO_STAT)
-					fprintf(f, " %s", pm_stat_name(s2));
+					fprintf(f, " %s", stat_pm_name(s2));
 			fprintf(f, "\n");
 		}
 	}
@@ -590,7 +590,7 @@ static int open_one(struct perf_session *s, const struct opener *op,
 		return prof_fail(PROF_EUNAVAIL, "%s: collecting from the AUX "
 				 "area is not implemented (its packets are "
 				 "decoded, see docs/profileme.md)",
-				 pm_family_name(pm->ev.family));
+				 stat_pm_family_name(pm->ev.family));
 	if (op->stat == TRIGGER_STAT)
 		build_trigger_attr(t->trigger, t, &a);
 	else

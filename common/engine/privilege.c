@@ -9,6 +9,7 @@
 #include "common/util/error.h"
 #include "perf.h"
 #include "privilege.h"
+#include "proc.h"
 #include "common/stats/stats.h"
 #include "common/util/sysctl.h"
 
@@ -151,4 +152,27 @@ int priv_check(const struct priv_need *need)
 				 kptr, kptr == 1 && !has_cap(caps, CAP_SYSLOG_BIT) ?
 				 ", no CAP_SYSLOG" : "");
 	return 0;
+}
+
+/*
+ * /proc rules out what cannot give samples; then the kernel decides, as
+ * for priv_check(): a refusal of PID that this user's own process would
+ * not get is explained (whose process it is), any other is left to the
+ * run (perf_session_open() reports it).
+ */
+int priv_check_attach(pid_t pid, const char *tool, int attach,
+		      unsigned modes, int probe)
+{
+	struct proc_target t;
+	int err = proc_check_target(pid, tool, attach, &t);
+
+	if (err || !attach)
+		return err;
+	err = probe ? -perf_probe_target(t.tid, -1, modes) : 0;
+	if (err == ESRCH)
+		return prof_fail(PROF_ENOENT, "no process %d", (int)pid);
+	if ((err != EACCES && err != EPERM) ||
+	    perf_probe_target(0, -1, modes))
+		return 0;	/* no refusal, or not this process's own */
+	return proc_refused(pid, tool, &t);
 }

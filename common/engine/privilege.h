@@ -12,6 +12,8 @@
 #ifndef COMMON_PRIVILEGE_H
 #define COMMON_PRIVILEGE_H
 
+#include <sys/types.h>
+
 struct priv_need {
 	int system_wide;	/* events on CPUs, every task */
 	int kernel;		/* kernel-mode samples */
@@ -20,5 +22,16 @@ struct priv_need {
 
 /* 0, or -PROF_EPERM with a one-line detail (prof_error). */
 int priv_check(const struct priv_need *need);
+
+/*
+ * Can sampling -p PID give samples?  Fails (prof_fail, one sentence)
+ * for no process and a zombie; when attach (the tool samples PID's
+ * tasks) also for a kernel thread, the profiler itself and a process
+ * the kernel refuses this user.  tool names the profiler in messages;
+ * modes are the run's; the kernel is asked only when probe is set
+ * (--dry-run opens nothing).
+ */
+int priv_check_attach(pid_t pid, const char *tool, int attach,
+		      unsigned modes, int probe);
 
 #endif

@@ -18,28 +18,11 @@
 #include <unistd.h>
 
 #include "proc.h"
-#include "perf.h"
 #include "common/collect/collect.h"
 #include "common/util/array.h"
 #include "common/util/error.h"
 #include "common/util/parse.h"
 #include "common/util/regfile.h"
-
-/* Whether pid sees another file system than ours at its paths: another
- * mount namespace, or a chroot (another root directory). */
-static bool other_root(pid_t pid)
-{
-	char buf[64];
-	struct stat ours, theirs;
-
-	snprintf(buf, sizeof(buf), "/proc/%d/ns/mnt", (int)pid);
-	if (stat(buf, &theirs) || stat("/proc/self/ns/mnt", &ours) ||
-	    theirs.st_dev != ours.st_dev || theirs.st_ino != ours.st_ino)
-		return true;
-	snprintf(buf, sizeof(buf), "/proc/%d/root", (int)pid);
-	return stat(buf, &theirs) || stat("/", &ours) ||
-	       theirs.st_dev != ours.st_dev || theirs.st_ino != ours.st_ino;
-}
 
 /*
  * The live mapping of pid that holds [start, end), through
@@ -89,39 +72,56 @@ static int open_in_root(pid_t pid, const char *path)
 	return regfile_open_in(root, path, NULL);
 }
 
+/* Whether fd is the file the kernel recorded: the inode at least through
+ * map_files (the range may hold another mapping now), the device too by
+ * path (a link planted since is another file). */
+static bool is_recorded(int fd, const struct collect_file_id *id, bool live,
+			struct stat *st)
+{
+	return !fstat(fd, st) && S_ISREG(st->st_mode) && id->ino &&
+	       st->st_ino == id->ino &&
+	       (live || (major(st->st_dev) == id->maj &&
+			 minor(st->st_dev) == id->min));
+}
+
 int proc_mapped_file(pid_t pid, uint64_t start, uint64_t end,
 		     const char *path, const struct collect_file_id *id,
-		     bool *foreign)
+		     enum proc_file_state *state)
 {
 	struct stat st, here;
-	int fd, live;
+	bool live = false;
+	int fd = -1;
 
-	*foreign = false;
+	*state = PROC_FILE_HERE;
 	if (path[0] != '/' || pid <= 0 || !strncmp(path, "//anon", 6) ||
 	    !strncmp(path, "/memfd:", 7))
 		return -1;
-	*foreign = other_root(pid);
 	fd = open_map_files(pid, start, end);
 	live = fd >= 0;
+	/* Resolved as the process resolves it while it runs; once it is
+	 * gone, only our path may still be the file it mapped. */
 	if (!live)
-		fd = *foreign ? open_in_root(pid, path) :
-		     regfile_open(path, NULL);
-	if (fd < 0)
-		return -1;
-	/* By path, only the very file the kernel recorded (a link planted
-	 * since is another file); through map_files, the inode at least
-	 * (the range may hold another mapping now). */
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || !id->ino ||
-	    st.st_ino != id->ino ||
-	    (!live && (major(st.st_dev) != id->maj ||
-		       minor(st.st_dev) != id->min))) {
+		fd = open_in_root(pid, path);
+	if (fd >= 0 && !is_recorded(fd, id, live, &st)) {
 		close(fd);
+		fd = -1;
+	}
+	if (fd < 0 && (fd = regfile_open(path, NULL)) >= 0 &&
+	    !is_recorded(fd, id, false, &st)) {
+		close(fd);
+		fd = -1;
+	}
+	if (fd < 0) {
+		/* Root must not read by path what the process may have
+		 * pointed elsewhere; a user reads only what it may. */
+		*state = geteuid() ? PROC_FILE_HERE : PROC_FILE_UNREAD;
 		return -1;
 	}
-	/* The same file at the same path here: an ordinary object. */
-	if (*foreign && !stat(path, &here) && here.st_dev == st.st_dev &&
-	    here.st_ino == st.st_ino)
-		*foreign = false;
+	/* Not the file our path names (a container's, or replaced): its
+	 * bytes travel in the profile. */
+	if (stat(path, &here) || here.st_dev != st.st_dev ||
+	    here.st_ino != st.st_ino)
+		*state = PROC_FILE_FOREIGN;
 	return fd;
 }
 
@@ -129,9 +129,9 @@ void proc_map_file(struct collector *col, uint32_t pid, uint64_t start,
 		   uint64_t len, uint64_t pgoff, const char *path,
 		   uint64_t time, const struct collect_file_id *id)
 {
+	enum proc_file_state state = PROC_FILE_HERE;
 	char buf[32];
 	struct stat st;
-	bool foreign = false;
 	int fd = -1;
 
 	if (collector_owner_wanted(col, pid)) {
@@ -141,9 +141,10 @@ void proc_map_file(struct collector *col, uint32_t pid, uint64_t start,
 	}
 	if (!collector_file_known(col, path, id))
 		fd = proc_mapped_file((pid_t)pid, start, start + len, path, id,
-				      &foreign);
+				      &state);
 	collector_mmap_file(col, pid, start, len, pgoff, path, time, id, fd,
-			    foreign);
+			    state == PROC_FILE_FOREIGN,
+			    state == PROC_FILE_UNREAD);
 }
 
 /* Feed the executable mappings listed in a /proc maps file; returns how
@@ -379,25 +380,22 @@ static void user_name(long uid, char *buf, size_t len)
 
 /*
  * A kernel thread has no user mode, our own process would sample the
- * profiler, a zombie runs no more, and the kernel refuses another user's
- * process: each would otherwise end in 0 samples and status 0, or in a
- * bare EACCES.  kprofile -p only waits for PID to exit (attach 0), so it
- * needs PID alive and nothing more.
+ * profiler, and a zombie runs no more: each would otherwise end in 0
+ * samples and status 0.  kprofile -p only waits for PID to exit (attach
+ * 0), so it needs PID alive and nothing more.
  */
-int proc_check_attach(pid_t pid, const char *tool, int attach,
-		      unsigned modes, int probe)
+int proc_check_target(pid_t pid, const char *tool, int attach,
+		      struct proc_target *t)
 {
 	char path[64];
 	struct task_stat ts;
-	pid_t tid;
-	long uid;
-	int err;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
 	if (read_task_stat(path, &ts))
 		return prof_fail(PROF_ENOENT, "no process %d", (int)pid);
-	tid = live_thread(pid);
-	if (!tid)
+	snprintf(t->comm, sizeof(t->comm), "%s", ts.comm);
+	t->tid = live_thread(pid);
+	if (!t->tid)
 		return prof_fail(PROF_ENOENT, "cannot attach to process %d "
 				 "(%s): it has exited (zombie)", (int)pid,
 				 ts.comm);
@@ -410,13 +408,14 @@ int proc_check_attach(pid_t pid, const char *tool, int attach,
 	if (status_field(pid, "Tgid") == (long)getpid())
 		return prof_fail(PROF_EINVAL, "cannot attach to process %d: "
 				 "it is %s itself", (int)pid, tool);
-	err = probe ? -perf_probe_target(tid, -1, modes) : 0;
-	if (err == ESRCH)
-		return prof_fail(PROF_ENOENT, "no process %d", (int)pid);
-	if ((err != EACCES && err != EPERM) ||
-	    perf_probe_target(0, -1, modes))
-		return 0;	/* no refusal, or not this process's own */
-	uid = status_field(pid, "Uid");
+	return 0;
+}
+
+/* A bare EACCES says neither whose process it is nor what to do. */
+int proc_refused(pid_t pid, const char *tool, const struct proc_target *t)
+{
+	long uid = status_field(pid, "Uid");
+
 	if (uid >= 0 && uid != (long)getuid()) {
 		char them[64], us[64];
 
@@ -425,7 +424,7 @@ int proc_check_attach(pid_t pid, const char *tool, int attach,
 		return prof_fail(PROF_EPERM, "cannot attach to process %d "
 				 "(%s): permission denied: it runs as user "
 				 "'%s' (uid %ld), %s as '%s' (uid %ld): run %s "
-				 "as that user or as root", (int)pid, ts.comm,
+				 "as that user or as root", (int)pid, t->comm,
 				 them, uid, tool, us, (long)getuid(),
 				 tool);
 	}
@@ -433,7 +432,7 @@ int proc_check_attach(pid_t pid, const char *tool, int attach,
 			 "permission denied: the kernel refuses this user "
 			 "ptrace access to it (a program that changed its "
 			 "credentials, or a security policy): run %s as root",
-			 (int)pid, ts.comm, tool);
+			 (int)pid, t->comm, tool);
 }
 
 /* fn(col, pid) for every process in /proc. */

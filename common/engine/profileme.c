@@ -526,7 +526,7 @@ static int unavailable(const struct pm_pmu *pmu, enum pm_stat s,
 		       const char *why)
 {
 	return prof_fail(PROF_EUNAVAIL, "'%s' is not available from %s: %s",
-			 pm_stat_name(s), pm_family_name(pmu->family), why);
+			 stat_pm_name(s), stat_pm_family_name(pmu->family), why);
 }
 
 static int plan_pebs(const struct pm_pmu *pmu, const enum pm_stat *stats,
@@ -595,7 +595,7 @@ int pm_plan(const struct pm_pmu *pmu, const enum pm_stat *stats, size_t n,
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		if (!pm_family_provides(pmu->family, stats[i]))
+		if (!stat_pm_family_provides(pmu->family, stats[i]))
 			return unavailable(pmu, stats[i], "its samples do not "
 					   "record it (docs/profileme.md)");
 	if (pmu->family == PM_FAMILY_INTEL_PEBS)

@@ -267,11 +267,6 @@ struct launch *sim_child(struct sim_run *s)
 	return &s->child;
 }
 
-char *const *sim_command(const struct sim_run *s)
-{
-	return s->argv;
-}
-
 void sim_free(struct sim_run *s)
 {
 	DIR *d;

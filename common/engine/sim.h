@@ -69,8 +69,7 @@ const char *sim_what(const size_t *idx, size_t n);
  * Start program path with argv under valgrind (found with
  * sim_find_valgrind).  On success *out owns the run and out->child is
  * started but held: launch_release() lets it exec, as with the perf
- * engine.  sim_command() is the valgrind command line (--dry-run, -v).
- * idx[0..nidx) are the statistics (stat_sim_def indices) to be collected:
+ * engine.  idx[0..nidx) are the statistics (stat_sim_def indices) to be collected:
  * valgrind simulates caches and branches only when one of them needs it.
  */
 int sim_start(struct sim_run **out, const char *valgrind, const char *path,
@@ -84,8 +83,6 @@ struct launch *sim_child(struct sim_run *s);
  */
 int sim_watch_fd(const struct sim_run *s);
 void sim_service(struct sim_run *s);
-/* The valgrind command line, NULL-terminated (owned by s). */
-char *const *sim_command(const struct sim_run *s);
 
 /* What sim_collect() saw. */
 struct sim_result {

@@ -197,7 +197,8 @@ profile_jitmap_lookup(const struct prof_jitmap *m, uint64_t addr)
 	return best;
 }
 
-struct run {
+/* Consecutive sampled addresses named by one entry. */
+struct named_run {
 	const struct prof_jitmap_entry *e;
 	uint64_t last;		/* the run's last address */
 };
@@ -206,7 +207,7 @@ int profile_jitmap_keep(struct profile *p, uint32_t obj,
 			const struct prof_jitmap *m, const uint64_t *addrs,
 			size_t n)
 {
-	struct run *runs = NULL;
+	struct named_run *runs = NULL;
 	size_t nruns = 0, alloc = 0, i;
 	uint64_t prev_hi = 0;
 	int named = 0, r = -PROF_ENOMEM;
@@ -225,7 +226,7 @@ int profile_jitmap_keep(struct profile *p, uint32_t obj,
 		}
 		if (ALLOC_GROW(runs, nruns + 1, alloc))
 			goto out;
-		runs[nruns++] = (struct run){ .e = e, .last = addrs[i] };
+		runs[nruns++] = (struct named_run){ .e = e, .last = addrs[i] };
 	}
 	/*
 	 * One symbol per run: from its entry's start (or the previous

@@ -5,7 +5,8 @@
  * matched by key, as a profile.proto merge does: objects by build-id (or
  * kind and path when either has none), statistics by what was measured
  * and how often, frames by (object, offset), stacks by their frames and
- * end.  Figures keyed the same are summed.
+ * end.  Figures keyed the same are summed.  profile_read_sum(): the
+ * files of -i A -i B and --merge read and added up that way (merge.h).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -14,6 +15,7 @@
 
 #include "common/util/array.h"
 #include "common/util/error.h"
+#include "merge.h"
 #include "profile.h"
 
 static const char *name_or(const char *name, const char *dflt)
@@ -666,4 +668,56 @@ out:
 	free(frames);
 	free(stacks);
 	return err;
+}
+
+int profile_read_sum(const char *const *files, size_t n,
+		     struct profile **out)
+{
+	struct profile *sum = NULL, *p;
+	size_t i;
+	int err;
+
+	*out = NULL;
+	if (!n)
+		return prof_fail(PROF_EINVAL, "no profile to read");
+	err = profile_read(files[0], &sum);
+	for (i = 1; !err && i < n; i++) {
+		err = profile_read(files[i], &p);
+		if (err)
+			break;
+		err = profile_merge(sum, p, files[0], files[i]);
+		profile_free(p);
+		if (err == -PROF_EINVAL) {
+			char why[512];
+
+			snprintf(why, sizeof(why), "%s", prof_error(err));
+			err = prof_fail(PROF_EINVAL, "cannot add up the "
+					"profiles: %s", why);
+		}
+	}
+	if (err) {
+		profile_free(sum);
+		return err;
+	}
+	*out = sum;
+	return 0;
+}
+
+char *profile_sum_name(const char *const *files, size_t n)
+{
+	size_t i, len = 1;
+	char *s;
+
+	for (i = 0; i < n; i++)
+		len += strlen(files[i]) + 3;
+	s = malloc(len);
+	if (!s)
+		return NULL;
+	s[0] = '\0';
+	for (i = 0; i < n; i++) {
+		if (i)
+			strcat(s, " + ");
+		strcat(s, files[i]);
+	}
+	return s;
 }

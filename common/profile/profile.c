@@ -542,14 +542,3 @@ out:
 	free(remap);
 	return err;
 }
-
-uint64_t profile_stat_samples(const struct profile *p, size_t stat)
-{
-	uint64_t n = 0;
-	size_t i;
-
-	for (i = 0; i < p->ncounts; i++)
-		if (p->counts[i].stat == stat)
-			n += p->counts[i].samples;
-	return n;
-}

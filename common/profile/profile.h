@@ -425,9 +425,6 @@ int profile_merge(struct profile *dst, const struct profile *src,
 int profile_count_cmp(const void *a, const void *b);
 void profile_sort_counts(struct profile *p);
 
-/* Sum of samples / weights of one statistic over all counts. */
-uint64_t profile_stat_samples(const struct profile *p, size_t stat);
-
 /*
  * Take the samples of the idle task (pid 0) out of p's counts, statistics
  * and task counts (idle.c).  *dropped: how many, of statistic 0.  Refused

@@ -1,68 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Profiles written before, added up or compared: the sum of several
- * files (-i A -i B, --merge OUT), and --diff BASE NEW (run.h).
+ * Profiles written before, added up or compared: --merge OUT (the sum
+ * profile_read_sum() makes, written and shown) and --diff BASE NEW
+ * (run.h).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "run_int.h"
+#include "common/profile/merge.h"
 #include "common/profile/profile.h"
 #include "common/util/error.h"
 #include "formats/show.h"
 #include "symbolize/symbolize.h"
-
-int run_read_sum(const char *const *files, size_t n, struct profile **out)
-{
-	struct profile *sum = NULL, *p;
-	size_t i;
-	int err;
-
-	*out = NULL;
-	if (!n)
-		return prof_fail(PROF_EINVAL, "no profile to read");
-	err = profile_read(files[0], &sum);
-	for (i = 1; !err && i < n; i++) {
-		err = profile_read(files[i], &p);
-		if (err)
-			break;
-		err = profile_merge(sum, p, files[0], files[i]);
-		profile_free(p);
-		if (err == -PROF_EINVAL) {
-			char why[512];
-
-			snprintf(why, sizeof(why), "%s", prof_error(err));
-			err = prof_fail(PROF_EINVAL, "cannot add up the "
-					"profiles: %s", why);
-		}
-	}
-	if (err) {
-		profile_free(sum);
-		return err;
-	}
-	*out = sum;
-	return 0;
-}
-
-char *run_sum_name(const char *const *files, size_t n)
-{
-	size_t i, len = 1;
-	char *s;
-
-	for (i = 0; i < n; i++)
-		len += strlen(files[i]) + 3;
-	s = malloc(len);
-	if (!s)
-		return NULL;
-	s[0] = '\0';
-	for (i = 0; i < n; i++) {
-		if (i)
-			strcat(s, " + ");
-		strcat(s, files[i]);
-	}
-	return s;
-}
 
 int run_merge_files(const struct run_config *c, const char *out,
 		    const char *const *files, size_t n)
@@ -72,7 +23,7 @@ int run_merge_files(const struct run_config *c, const char *out,
 	size_t i;
 	int err;
 
-	err = run_read_sum(files, n, &sum);
+	err = profile_read_sum(files, n, &sum);
 	if (!err)
 		err = profile_write(sum, out);
 	if (err) {

@@ -14,6 +14,7 @@
 
 #include "run_int.h"
 #include "common/collect/collect.h"
+#include "common/profile/merge.h"
 #include "common/profile/profile.h"
 #include "common/util/array.h"
 #include "common/util/clock.h"
@@ -216,10 +217,10 @@ int run_report_file(const struct run_config *c, const char *const *files,
 			c->tool->name);
 		return RUN_EXIT_FAIL;
 	}
-	file = run_sum_name(files, nfiles);
+	file = profile_sum_name(files, nfiles);
 	if (!file)
 		return run_fail(c, prof_fail(PROF_ENOMEM, "out of memory"));
-	err = run_read_sum(files, nfiles, &p);
+	err = profile_read_sum(files, nfiles, &p);
 	if (err) {
 		free(file);
 		return run_fail(c, err);

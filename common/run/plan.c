@@ -31,7 +31,8 @@
  * NULL for any other name.  Recognised by the suffix, not the table: the
  * table lists the originals' ratios, but any statistic X has one.
  */
-const char *run_per_ret_input(const char *word, char *buf, size_t len)
+static const char *run_per_ret_input(const char *word, char *buf,
+				     size_t len)
 {
 	size_t n = strcspn(word, ":"), sl = strlen(PER_RET);
 
@@ -43,7 +44,7 @@ const char *run_per_ret_input(const char *word, char *buf, size_t len)
 }
 
 /* "freq[:mods]": retired instructions averaged over basic blocks. */
-int run_is_freq(const char *word)
+static int run_is_freq(const char *word)
 {
 	return !strncmp(word, "freq", 4) && (!word[4] || word[4] == ':');
 }
@@ -51,7 +52,7 @@ int run_is_freq(const char *word)
 /*
  * --pmu: names of profile-me statistics sample the family's instruction
  * sampler.  Until the statistics table has STAT_PROFILEME entries, the
- * names resolve here through pm_lookup(); the stat_def of each is made
+ * names resolve here through stat_pm_lookup(); the stat_def of each is made
  * up from the profile-me names, kept with the run.
  */
 
@@ -64,7 +65,7 @@ static int resolve_pm(struct run *r, const char *text, unsigned modes,
 
 	snprintf(name, sizeof(name), "%.*s",
 		 (int)(colon ? (size_t)(colon - text) : strlen(text)), text);
-	st = pm_lookup(name);
+	st = stat_pm_lookup(name);
 	if (st < 0)
 		return 0;
 	if (colon) {
@@ -87,20 +88,20 @@ static int resolve_pm(struct run *r, const char *text, unsigned modes,
 			return prof_fail(PROF_EINVAL, "statistic '%s': no "
 					 "mode after ':'", text);
 	}
-	if (!pm_family_provides(r->pmu.family, st)) {
+	if (!stat_pm_family_provides(r->pmu.family, st)) {
 		char avail[512] = "";
 		int i;
 
 		for (i = 0; i < PM_NSTATS; i++)
-			if (pm_family_provides(r->pmu.family, i))
+			if (stat_pm_family_provides(r->pmu.family, i))
 				snprintf(avail + strlen(avail),
 					 sizeof(avail) - strlen(avail),
 					 "%s%s", avail[0] ? ", " : "",
-					 pm_stat_name(i));
+					 stat_pm_name(i));
 		return prof_fail(PROF_EUNAVAIL, "'%s' is not available: %s "
 				 "samples do not record it (see "
 				 "docs/profileme.md), try: %s", name,
-				 pm_family_name(r->pmu.family), avail);
+				 stat_pm_family_name(r->pmu.family), avail);
 	}
 	if (!r->pm_defs) {
 		r->pm_defs = calloc(PM_NSTATS, sizeof(*r->pm_defs));
@@ -108,7 +109,7 @@ static int resolve_pm(struct run *r, const char *text, unsigned modes,
 			return -PROF_ENOMEM;
 	}
 	r->pm_defs[st] = (struct stat_def){
-		.name = pm_stat_name(st), .desc = pm_stat_desc(st),
+		.name = stat_pm_name(st), .desc = stat_pm_desc(st),
 		.kind = STAT_HW, .type = r->pmu.type, .config = (uint64_t)st,
 	};
 	memset(ch, 0, sizeof(*ch));
@@ -131,7 +132,7 @@ static int setup_pmu(struct run *r)
 		root = NULL;
 	if (!strcmp(f, "auto"))
 		return pm_pmu_detect(root, &r->pmu);
-	return pm_pmu_probe(pm_family_lookup(f), root, &r->pmu);
+	return pm_pmu_probe(stat_pm_family_lookup(f), root, &r->pmu);
 }
 
 /*
@@ -168,7 +169,7 @@ static int add_stat(struct run *r, const char *text, int implicit,
 				return err;
 		}
 		snprintf(pmtext, sizeof(pmtext), "%s%s",
-			 pm_stat_name(ch->def->pm), colon ? colon : "");
+			 stat_pm_name(ch->def->pm), colon ? colon : "");
 		is_pm = resolve_pm(r, pmtext, modes, ch);
 		if (is_pm < 0)
 			return is_pm;
@@ -238,7 +239,8 @@ static int add_stat(struct run *r, const char *text, int implicit,
 
 /* A derived statistic whose input cannot be measured: say which, and
  * why, in the form every unavailable statistic has. */
-int run_input_failed(const char *name, const char *input, int err)
+static int run_input_failed(const char *name, const char *input,
+			    int err)
 {
 	char why[512];
 	const char *p;
@@ -469,6 +471,6 @@ int run_is_statistic(const struct run_config *c, const char *word)
 	if (run_per_ret_input(name, in, sizeof(in)))
 		snprintf(name, sizeof(name), "%s", in);
 	return stat_lookup(name) != NULL ||
-	       (c->pmu && pm_lookup(name) >= 0) ||
+	       (c->pmu && stat_pm_lookup(name) >= 0) ||
 	       (c->engine == RUN_ENGINE_SIM && stat_sim_lookup(name));
 }

@@ -90,7 +90,7 @@ static int prepare(struct run *r)
 			return err;
 	}
 	if (c->attach_pid)
-		return proc_check_attach((pid_t)c->attach_pid, c->tool->name,
+		return priv_check_attach((pid_t)c->attach_pid, c->tool->name,
 					 c->tool->scope == RUN_SCOPE_TASKS,
 					 run_modes(c), !c->dry_run);
 	return 0;

@@ -19,9 +19,11 @@
  *               valgrind
  *   list.c      -l
  *   lookup.c    where a report finds objects and debug info
- *   jitmaps.c   JIT runtimes' perf maps read into the collector
+ *   jitfiles.c  the JIT runtimes' files (perf maps, jitdumps), checked
+ *               and read into the collector
  *   archive.c   --archive: a profile with its files; unpacking them for
  *               a report
+ *   compare.c   --merge (several profiles added up, merge.h) and --diff
  *   message.c   run_notice(), run_fail(): every message names the tool
  */
 #ifndef COMMON_RUN_RUN_INT_H
@@ -122,9 +124,6 @@ struct plan_engine {
 	const char *(*divisor)(struct run *r, size_t x);
 };
 int run_plan(struct run *r, const struct plan_engine *e);
-const char *run_per_ret_input(const char *word, char *buf, size_t len);
-int run_is_freq(const char *word);
-int run_input_failed(const char *name, const char *input, int err);
 int run_resolve_stats(struct run *r);
 int run_check_sample_rate(struct run *r);
 
@@ -149,10 +148,6 @@ int run_collect(struct run *r, int *status);
 
 /* output.c */
 int run_check_outputs(const struct run_config *c);
-/* compare.c: the sum of the profile files (one or more) in *out;
- * " + "-joined names for headings (NULL when out of memory). */
-int run_read_sum(const char *const *files, size_t n, struct profile **out);
-char *run_sum_name(const char *const *files, size_t n);
 struct profile *run_new_template(const struct run_config *c, uint64_t t0,
 				 uint64_t t0_wall);
 /* Write the profiles ps (n of them, built from the collector with tpl;
@@ -181,8 +176,8 @@ int run_unpack(const struct profile *p, struct run_unpacked *u,
 	       struct sym_config *sc);
 void run_unpacked_remove(struct run_unpacked *u);
 
-/* jitmaps.c: the perf map (/tmp/perf-PID.map) of every process that
- * mapped anonymous code, into the collector. */
+/* jitfiles.c: the perf map (/tmp/perf-PID.map) and jitdump of every
+ * process that mapped anonymous code, into the collector. */
 int run_read_jit_maps(struct run *r);
 
 #endif

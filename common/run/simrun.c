@@ -60,8 +60,8 @@ static int wait_sim(struct run *r, struct sim_run *sim, int *status)
  * Run the program under valgrind and feed col: sim statistics idx[0..n)
  * become collector statistics first..first+n.  *status is the program's.
  */
-static int sim_execute(struct run *r, const size_t *idx, size_t n,
-		       uint32_t first, struct collector *col, int *status)
+static int run_sim_execute(struct run *r, const size_t *idx, size_t n,
+			   uint32_t first, struct collector *col, int *status)
 {
 	struct run_config *c = r->cfg;
 	struct sim_run *sim = NULL;
@@ -110,8 +110,9 @@ out:
 	return err;
 }
 
-static void sim_stat(struct prof_stat *s, size_t idx, const char *requested,
-		     uint64_t total, uint64_t duration)
+static void run_sim_stat(struct prof_stat *s, size_t idx,
+			 const char *requested, uint64_t total,
+			 uint64_t duration)
 {
 	memset(s, 0, sizeof(*s));
 	s->name = (char *)stat_sim_def(idx)->name;
@@ -315,13 +316,31 @@ int run_pixie_stdin(struct run *r)
 	return 0;
 }
 
+/* The first file that ps[0..n) ran and no profile of qs[0..m) did. */
+static const char *file_not_in(struct profile *const *ps, int n,
+			       struct profile *const *qs, int m)
+{
+	int i;
+	size_t k;
+
+	for (i = 0; i < n; i++)
+		for (k = 0; k < ps[i]->nobjects; k++) {
+			const struct prof_object *o = &ps[i]->objects[k];
+
+			if (o->kind == PROF_OBJ_FILE &&
+			    !has_object(qs, m, o->path))
+				return o->path;
+		}
+	return NULL;
+}
+
 /*
  * -pixie: run the program again under valgrind and add its exact
  * instruction counts to the sampled profiles ps (per process with -pids:
  * the processes of both runs are matched by pair_processes()).
  */
 int run_add_pixie(struct run *r, const struct profile *tpl,
-	      struct profile **ps, int n)
+		  struct profile **ps, int n)
 {
 	struct run_config *c = r->cfg;
 	struct collector *col;
@@ -331,6 +350,7 @@ int run_add_pixie(struct run *r, const struct profile *tpl,
 	uint64_t t0 = prof_clock_ns(CLOCK_MONOTONIC);
 	int status = 0, m = 0, i, err, missing = 0, guessed = 0;
 	int *match = NULL;
+	const char *gone;
 
 	err = stat_sim_resolve("retinst", &idx);
 	if (err)
@@ -348,7 +368,7 @@ int run_add_pixie(struct run *r, const struct profile *tpl,
 		fprintf(stderr, "%s: warning: -pixie cannot rewind stdin for "
 			"the second run (%s): its input may differ\n",
 			c->tool->name, strerror(errno));
-	err = sim_execute(r, &idx, 1, 0, col, &status);
+	err = run_sim_execute(r, &idx, 1, 0, col, &status);
 	if (err)
 		goto out;
 	t2 = profile_new();
@@ -356,8 +376,8 @@ int run_add_pixie(struct run *r, const struct profile *tpl,
 		err = -PROF_ENOMEM;
 		goto out;
 	}
-	sim_stat(&st, idx, "pixie", collector_samples(col, 0),
-		 prof_clock_ns(CLOCK_MONOTONIC) - t0);
+	run_sim_stat(&st, idx, "pixie", collector_samples(col, 0),
+		     prof_clock_ns(CLOCK_MONOTONIC) - t0);
 	if (profile_add_stat(t2, &st) < 0) {
 		err = -PROF_ENOMEM;
 		goto out;
@@ -403,24 +423,10 @@ int run_add_pixie(struct run *r, const struct profile *tpl,
 		fprintf(stderr, "%s: warning: the -pixie run diverged: %d "
 			"process(es) in the sampled run, %d under valgrind\n",
 			c->tool->name, n, m);
-	else
-		for (i = 0; i < n; i++) {
-			size_t k;
-
-			for (k = 0; k < ps[i]->nobjects; k++) {
-				const struct prof_object *o = &ps[i]->objects[k];
-
-				if (o->kind != PROF_OBJ_FILE ||
-				    has_object(qs, m, o->path))
-					continue;
-				fprintf(stderr, "%s: warning: the -pixie run "
-					"diverged: '%s' ran in the sampled run "
-					"but not under valgrind\n",
-					c->tool->name, o->path);
-				i = n;
-				break;
-			}
-		}
+	else if ((gone = file_not_in(ps, n, qs, m)))
+		fprintf(stderr, "%s: warning: the -pixie run diverged: '%s' "
+			"ran in the sampled run but not under valgrind\n",
+			c->tool->name, gone);
 	for (i = 0; i < n && !err; i++) {
 		struct profile *empty = NULL;
 		const struct profile *src = match[i] >= 0 ? qs[match[i]] :
@@ -456,8 +462,8 @@ static int der_input(const struct derived *d, size_t n, size_t k)
 }
 
 /* The sim engine's way to add a statistic to the plan (plan_engine). */
-static int sim_add(struct run *r, const char *text, int implicit,
-		   size_t *index)
+static int run_sim_add(struct run *r, const char *text, int implicit,
+		       size_t *index)
 {
 	const struct stat_def *d;
 	struct stat_choice *ch;
@@ -488,13 +494,13 @@ static int sim_add(struct run *r, const char *text, int implicit,
 }
 
 /* Every ratio divides by the exact count of retired instructions. */
-static const char *sim_divisor(struct run *r, size_t x)
+static const char *run_sim_divisor(struct run *r, size_t x)
 {
 	return "retinst";
 }
 
 /* --dry-run: the valgrind command line. */
-static int sim_dry_run(struct run *r, const size_t *idx)
+static int run_sim_dry_run(struct run *r, const size_t *idx)
 {
 	char *vg = NULL;
 	int err = sim_find_valgrind(&vg);
@@ -508,7 +514,7 @@ static int sim_dry_run(struct run *r, const size_t *idx)
 }
 
 /* A collector of exact user-mode counts, one per statistic. */
-static int sim_collector(struct run *r)
+static int run_sim_collector(struct run *r)
 {
 	size_t i;
 
@@ -525,7 +531,7 @@ static int sim_collector(struct run *r)
 
 /* The profile template: each statistic with its total, then the ratios
  * (computed by reports from their inputs); then write and report. */
-static int sim_finish(struct run *r)
+static int run_sim_finish(struct run *r)
 {
 	struct run_config *c = r->cfg;
 	struct profile **ps = NULL;
@@ -540,7 +546,7 @@ static int sim_finish(struct run *r)
 	for (i = 0; i < r->nstats; i++) {
 		struct prof_stat s;
 
-		sim_stat(&s, r->choice[i].def->sim.index,
+		run_sim_stat(&s, r->choice[i].def->sim.index,
 			 r->choice[i].requested,
 			 collector_samples(r->col, (uint32_t)i),
 			 r->tpl->duration_ns);
@@ -570,7 +576,8 @@ static int sim_finish(struct run *r)
 int run_sim(struct run *r)
 {
 	static const struct plan_engine sim = {
-		.dflt = "retinst", .add = sim_add, .divisor = sim_divisor,
+		.dflt = "retinst", .add = run_sim_add,
+		.divisor = run_sim_divisor,
 	};
 	size_t *idx = NULL, i;
 	int err = run_plan(r, &sim);
@@ -583,21 +590,21 @@ int run_sim(struct run *r)
 			idx[i] = r->choice[i].def->sim.index;
 	}
 	if (!err && r->cfg->dry_run) {
-		err = sim_dry_run(r, idx);
+		err = run_sim_dry_run(r, idx);
 		free(idx);
 		return err;
 	}
 	if (!err)
-		err = sim_collector(r);
+		err = run_sim_collector(r);
 	if (!err)
 		err = run_setup_signals(r);
 	if (!err) {
 		r->t0 = prof_clock_ns(CLOCK_MONOTONIC);
 		r->t0_wall = prof_clock_ns(CLOCK_REALTIME);
-		err = sim_execute(r, idx, r->nstats, 0, r->col, &r->status);
+		err = run_sim_execute(r, idx, r->nstats, 0, r->col, &r->status);
 	}
 	if (!err)
-		err = sim_finish(r);
+		err = run_sim_finish(r);
 	free(idx);
 	return err;
 }

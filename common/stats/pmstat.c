@@ -56,7 +56,7 @@ static const struct {
 			      "taken branch, conditional or not" },
 };
 
-int pm_lookup(const char *name)
+int stat_pm_lookup(const char *name)
 {
 	int i;
 
@@ -66,12 +66,12 @@ int pm_lookup(const char *name)
 	return -1;
 }
 
-const char *pm_stat_name(enum pm_stat s)
+const char *stat_pm_name(enum pm_stat s)
 {
 	return (unsigned)s < PM_NSTATS ? pm_names[s].name : "?";
 }
 
-const char *pm_stat_desc(enum pm_stat s)
+const char *stat_pm_desc(enum pm_stat s)
 {
 	return (unsigned)s < PM_NSTATS ? pm_names[s].desc : "?";
 }
@@ -83,7 +83,7 @@ static const char *const family_names[PM_NFAMILIES][2] = {
 	[PM_FAMILY_ARM_SPE] = { "arm-spe", "spe" },
 };
 
-int pm_family_lookup(const char *name)
+int stat_pm_family_lookup(const char *name)
 {
 	int f;
 
@@ -94,7 +94,7 @@ int pm_family_lookup(const char *name)
 	return -1;
 }
 
-const char *pm_family_name(enum pm_family f)
+const char *stat_pm_family_name(enum pm_family f)
 {
 	return (unsigned)f < PM_NFAMILIES ? family_names[f][0] : "?";
 }
@@ -118,7 +118,7 @@ static const enum pm_stat spe_stats[] = {
 
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 
-int pm_family_provides(enum pm_family f, enum pm_stat s)
+int stat_pm_family_provides(enum pm_family f, enum pm_stat s)
 {
 	const enum pm_stat *v;
 	size_t n, i;

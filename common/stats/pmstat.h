@@ -73,13 +73,13 @@ enum pm_family {
 
 /* "retire" -> PM_RETIRE; -1 if not a profile-me statistic name.  This is
  * what the statistics table's STAT_PROFILEME entries resolve through. */
-int pm_lookup(const char *name);
-const char *pm_stat_name(enum pm_stat s);
-const char *pm_stat_desc(enum pm_stat s);
+int stat_pm_lookup(const char *name);
+const char *stat_pm_name(enum pm_stat s);
+const char *stat_pm_desc(enum pm_stat s);
 /* "amd-ibs", "intel-pebs", "arm-spe" (and "ibs", "pebs", "spe"); -1. */
-int pm_family_lookup(const char *name);
-const char *pm_family_name(enum pm_family f);
+int stat_pm_family_lookup(const char *name);
+const char *stat_pm_family_name(enum pm_family f);
 /* Whether samples of family f can report statistic s at all. */
-int pm_family_provides(enum pm_family f, enum pm_stat s);
+int stat_pm_family_provides(enum pm_family f, enum pm_stat s);
 
 #endif

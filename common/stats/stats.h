@@ -267,24 +267,10 @@ void stat_machine_describe(char *buf, size_t len);
 typedef void (*stat_name_fn)(const char *name, void *arg);
 int stat_native_names(stat_name_fn fn, void *arg);
 
-/* Write a comma-separated list of the statistics available here into buf. */
-void stat_available(stat_probe_fn probe, void *arg, unsigned modes,
-		    char *buf, size_t len);
-
 /* Text for a mode set: "user", "kernel", "user+kernel", ... */
 const char *stat_modes_text(unsigned modes);
 
 /* "aggregate hardware", "profile-me", ... */
 const char *stat_kind_text(enum stat_kind kind);
-
-/*
- * Check the table: non-empty descriptions, unique names and aliases within
- * each namespace, substitutes that exist, every HW entry with a generic or
- * a native event, every profile-me entry with a source or a note, every
- * derived statistic's inputs present and profile-me, the sim engine's
- * statistics numbered 0, 1, ... with names the row has.  Returns the number
- * of problems found and writes the first into buf.
- */
-int stat_table_validate(char *buf, size_t len);
 
 #endif

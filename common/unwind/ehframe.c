@@ -116,7 +116,7 @@ struct state {
 	struct rule reg[UNW_NREGS];
 };
 
-struct run {
+struct cfa_run {
 	const struct ehframe *e;
 	const struct cfi_cie *cie;
 	struct cfi_bases bases;	/* of the FDE's pointers */
@@ -128,7 +128,7 @@ struct run {
 	int bad;		/* an impossible location */
 };
 
-static void set_reg(struct run *r, uint64_t reg, struct rule ru)
+static void set_reg(struct cfa_run *r, uint64_t reg, struct rule ru)
 {
 	if (reg < UNW_NREGS)
 		r->s.reg[reg] = ru;
@@ -136,7 +136,7 @@ static void set_reg(struct run *r, uint64_t reg, struct rule ru)
 }
 
 /* Advance the location; stop once it passes the target. */
-static void advance(struct run *r, uint64_t delta)
+static void advance(struct cfa_run *r, uint64_t delta)
 {
 	uint64_t next;
 
@@ -177,7 +177,7 @@ static int expr_rule(struct bytes *c, struct rule *ru, uint8_t kind)
  * on a function's length (docs/architecture.md), since splitting the
  * cases apart would only scatter one table.
  */
-static int execute(struct run *r, const uint8_t *p, const uint8_t *end,
+static int execute(struct cfa_run *r, const uint8_t *p, const uint8_t *end,
 		   int in_cie)
 {
 	struct bytes c = { p, end, 0 };
@@ -366,7 +366,7 @@ int unw_ehf_row(const struct ehframe *e, uint64_t vaddr, struct row *row)
 {
 	const uint8_t *fde = find_fde(e, vaddr);
 	struct cfi_fde f;
-	struct run r;
+	struct cfa_run r;
 	unsigned i;
 
 	if (!fde)

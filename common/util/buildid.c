@@ -108,16 +108,6 @@ int buildid_read_fd(int fd, uint8_t *buf, size_t len)
 	return read_and_end(elf_begin(fd, ELF_C_READ_MMAP, NULL), buf, len);
 }
 
-int buildid_read_mem(const void *image, size_t size, uint8_t *buf,
-		     size_t len)
-{
-	if (!image || (!buf && len))
-		return -PROF_EINVAL;
-	elf_version(EV_CURRENT);
-	/* libelf only reads an ELF_C_READ image; the cast is its API. */
-	return read_and_end(elf_memory((char *)image, size), buf, len);
-}
-
 /* Each note: namesz, descsz, type (4 bytes each), then the name and the
  * descriptor, each padded to 4 bytes. */
 int buildid_read_notes(const char *path, uint8_t *buf, size_t len)

@@ -34,10 +34,6 @@ int buildid_read(const char *path, uint8_t *buf, size_t len);
 /* The ELF file open on fd, which stays open. */
 int buildid_read_fd(int fd, uint8_t *buf, size_t len);
 
-/* An ELF image in memory (the vdso), size bytes, read only. */
-int buildid_read_mem(const void *image, size_t size, uint8_t *buf,
-		     size_t len);
-
 /*
  * An ELF object the caller has open with libelf: elf is an Elf *, passed
  * as void * to keep libelf out of this header.  Returns the length or 0

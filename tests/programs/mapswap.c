@@ -17,7 +17,7 @@
  *    record's range is no mapping's (no map_files entry has it), and
  *    FILE's path, which the record names, is the link.
  * With MAPSWAP_GO=PATH in the environment it first waits until PATH
- * exists (a profiler attached with -p meanwhile).  Then it runs the
+ * exists (a profiler attached with -p meanwhile), a minute at most.  Then it runs the
  * mapped loop for MILLISECONDS of CPU time (samples in
  * FILE's mapping make it an object the profile keeps), alive while the
  * profiler reads its ring, and exits 0.  Static, so that it runs in a
@@ -133,7 +133,9 @@ int main(int argc, char **argv)
 	}
 	if (create(argv[1], page))
 		return 1;
-	while (getenv("MAPSWAP_GO") && access(getenv("MAPSWAP_GO"), F_OK))
+	/* (at most a minute: a test that failed never says go) */
+	for (int i = 0; getenv("MAPSWAP_GO") && i < 6000 &&
+	     access(getenv("MAPSWAP_GO"), F_OK); i++)
 		usleep(10000);
 	r = !strcmp(argv[4], "overmount") ? overmount(argv[1], argv[2], page) :
 	    swap(argv[1], argv[2], page);

@@ -67,7 +67,7 @@ static void print(const struct pm_sample *s)
 	       (unsigned long long)s->data_addr);
 	for (i = 0; i < PM_NSTATS; i++)
 		if (s->valid[i])
-			printf("%s=%llu\n", pm_stat_name(i),
+			printf("%s=%llu\n", stat_pm_name(i),
 			       (unsigned long long)s->v[i]);
 }
 

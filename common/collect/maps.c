@@ -1,0 +1,485 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The collector's objects and processes: each process's address-space
+ * map over time, the objects its mappings hold, and what is known of the
+ * process (command line, owner, jitdump).  Apart from collect.c so that
+ * both the aggregation (collect.c) and the stack walk (stacks.c) look
+ * addresses up here without calling each other; this file calls
+ * neither.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/util/array.h"
+#include "common/util/buildid.h"
+#include "collect_int.h"
+#include "common/util/error.h"
+#include "common/util/hash.h"
+
+static bool same_rid(const struct collect_file_id *a,
+		     const struct collect_file_id *b)
+{
+	return a->ino == b->ino && a->maj == b->maj && a->min == b->min;
+}
+
+/* What a file object is to its path here. */
+enum obj_class {
+	OBJ_HERE,	/* the file at its path */
+	OBJ_FOREIGN,	/* another file, held open (fd) */
+	OBJ_UNREAD,	/* unknown: never read by path */
+};
+
+static enum obj_class class_of(const struct object *o)
+{
+	return o->fd >= 0 ? OBJ_FOREIGN : o->unread ? OBJ_UNREAD : OBJ_HERE;
+}
+
+static uint32_t add_object(struct collector *c, uint32_t kind, uint32_t pid,
+			   enum obj_class cls, const char *path,
+			   const uint8_t *bid, size_t bidlen,
+			   const struct collect_file_id *rid, uint64_t start,
+			   uint64_t end, uint64_t pgoff);
+
+uint32_t collect_add_object(struct collector *c, uint32_t kind, uint32_t pid,
+			    bool foreign, const char *path, const uint8_t *bid,
+			    size_t bidlen, const struct collect_file_id *rid,
+			    uint64_t start, uint64_t end, uint64_t pgoff)
+{
+	return add_object(c, kind, pid, foreign ? OBJ_FOREIGN : OBJ_HERE,
+			  path, bid, bidlen, rid, start, end, pgoff);
+}
+
+/* The object of (kind, pid, path, build-id, recorded identity), added if
+ * new.  Objects of another class are other objects, unless the recorded
+ * identities say they are the same file; the caller gives a new foreign
+ * one its fd. */
+static uint32_t add_object(struct collector *c, uint32_t kind, uint32_t pid,
+			   enum obj_class cls, const char *path,
+			   const uint8_t *bid, size_t bidlen,
+			   const struct collect_file_id *rid, uint64_t start,
+			   uint64_t end, uint64_t pgoff)
+{
+	static const struct collect_file_id none;
+	struct object *o;
+	size_t i;
+
+	if (bidlen > 20)
+		bidlen = 20;
+	if (!rid)
+		rid = &none;
+	for (i = 0; i < c->nobjects; i++) {
+		o = &c->objects[i];
+		if (o->kind != kind || o->pid != pid || strcmp(o->path, path))
+			continue;
+		/* Both recorded: the same file, or another one. */
+		if (rid->ino && o->rid.ino) {
+			if (!same_rid(rid, &o->rid))
+				continue;
+		} else if (class_of(o) != cls) {
+			continue;
+		}
+		/* Same path, other build-id: the file was replaced. */
+		if (bidlen && o->build_id_len &&
+		    (o->build_id_len != bidlen ||
+		     memcmp(o->build_id, bid, bidlen)))
+			continue;
+		if (bidlen && !o->build_id_len) {
+			memcpy(o->build_id, bid, bidlen);
+			o->build_id_len = (uint32_t)bidlen;
+		}
+		return (uint32_t)i;
+	}
+	if (ALLOC_GROW(c->objects, c->nobjects + 1, c->alloc_objects))
+		goto oom;
+	o = &c->objects[c->nobjects];
+	memset(o, 0, sizeof(*o));
+	o->path = strdup(path);
+	if (!o->path)
+		goto oom;
+	o->kind = kind;
+	o->pid = pid;
+	o->alias = NO_OBJ;
+	o->fd = -1;
+	o->rid = *rid;
+	o->unread = cls == OBJ_UNREAD;
+	if (bidlen)
+		memcpy(o->build_id, bid, bidlen);
+	o->build_id_len = (uint32_t)bidlen;
+	o->start = start;
+	o->end = end;
+	o->pgoff = pgoff;
+	return (uint32_t)c->nobjects++;
+oom:
+	c->oom = 1;
+	return 0;
+}
+
+/* ---- processes --------------------------------------------------------- */
+
+struct process *collect_proc_find(const struct collector *c, uint32_t pid)
+{
+	size_t mask = c->cap_procs - 1, i = hash_mix64(pid) & mask;
+
+	for (;; i = (i + 1) & mask) {
+		if (c->procs[i].pid == pid)
+			return &c->procs[i];
+		if (c->procs[i].pid == NO_PROC)
+			return NULL;
+	}
+}
+
+static int procs_grow(struct collector *c)
+{
+	size_t ncap = c->cap_procs * 2, i, j;
+	struct process *n = malloc(ncap * sizeof(*n));
+
+	if (!n)
+		return -1;
+	for (i = 0; i < ncap; i++)
+		n[i].pid = NO_PROC;
+	for (i = 0; i < c->cap_procs; i++) {
+		if (c->procs[i].pid == NO_PROC)
+			continue;
+		j = hash_mix64(c->procs[i].pid) & (ncap - 1);
+		while (n[j].pid != NO_PROC)
+			j = (j + 1) & (ncap - 1);
+		n[j] = c->procs[i];
+	}
+	free(c->procs);
+	c->procs = n;
+	c->cap_procs = ncap;
+	return 0;
+}
+
+struct process *collect_proc_get(struct collector *c, uint32_t pid)
+{
+	struct process *p = collect_proc_find(c, pid);
+	size_t mask, i;
+
+	if (p)
+		return p;
+	if ((c->nprocs + 1) * 4 > c->cap_procs * 3 && procs_grow(c)) {
+		c->oom = 1;
+		return NULL;
+	}
+	mask = c->cap_procs - 1;
+	i = hash_mix64(pid) & mask;
+	while (c->procs[i].pid != NO_PROC)
+		i = (i + 1) & mask;
+	p = &c->procs[i];
+	memset(p, 0, sizeof(*p));
+	p->pid = pid;
+	p->exe_obj = NO_OBJ;
+	p->jitdump_fd = -1;
+	c->nprocs++;
+	return p;
+}
+
+static enum prof_obj_kind kind_of(const char *path)
+{
+	if (!strcmp(path, "[vdso]"))
+		return PROF_OBJ_VDSO;
+	if (path[0] == '/' && strncmp(path, "//anon", 6) &&
+	    strncmp(path, "/memfd:", 7))
+		return PROF_OBJ_FILE;
+	return PROF_OBJ_ANON;
+}
+
+/* A mapping of pid: its object found or added (cls: what a file is to
+ * its path here).  Returns the object, or NO_OBJ. */
+static uint32_t map_object(struct collector *c, uint32_t pid, uint64_t start,
+			   uint64_t len, uint64_t pgoff, const char *path,
+			   const uint8_t *build_id, size_t build_id_len,
+			   const struct collect_file_id *rid, uint64_t time,
+			   enum obj_class cls)
+{
+	enum prof_obj_kind kind = kind_of(path);
+	struct process *p;
+	struct mapping *m;
+	uint32_t obj;
+
+	if (pid == UINT32_MAX)	/* the kernel's own maps: not per process */
+		return NO_OBJ;
+	p = collect_proc_get(c, pid);
+	if (!p)
+		return NO_OBJ;
+	obj = add_object(c, kind, kind == PROF_OBJ_ANON ? pid : NO_PROC,
+			 kind == PROF_OBJ_FILE ? cls : OBJ_HERE, path,
+			 build_id, build_id_len,
+			 kind == PROF_OBJ_FILE ? rid : NULL,
+			 start, start + len, pgoff);
+	if (ALLOC_GROW(p->maps, p->nmaps + 1, p->alloc_maps)) {
+		c->oom = 1;
+		return NO_OBJ;
+	}
+	m = &p->maps[p->nmaps++];
+	m->start = start;
+	m->end = start + len;
+	m->pgoff = pgoff;
+	m->obj = obj;
+	m->t_from = time;
+	m->t_to = T_INF;
+	if (p->want_exe && kind == PROF_OBJ_FILE) {
+		p->exe_obj = obj;
+		p->want_exe = false;
+	}
+	return obj;
+}
+
+void collect_drop_jitdump(struct process *p)
+{
+	free(p->jitdump);
+	p->jitdump = NULL;
+	if (p->jitdump_fd >= 0)
+		close(p->jitdump_fd);
+	p->jitdump_fd = -1;
+}
+
+/*
+ * A JIT runtime's jitdump file, jit-PID.dump: mapped executable once as
+ * a marker, never run.  Its PID is the process's own as it sees it (in a
+ * container's pid namespace, not ours), so any number is taken.  Noted
+ * for its process (and fd, a file of another mount namespace, kept)
+ * instead of mapped; false for any other path.
+ */
+static bool jitdump_mapped(struct collector *c, uint32_t pid, const char *path,
+			   int fd)
+{
+	const char *base = strrchr(path, '/');
+	struct process *p;
+	char *end;
+
+	if (!base || strncmp(++base, "jit-", 4) || base[4] < '0' ||
+	    base[4] > '9')
+		return false;
+	strtoul(base + 4, &end, 10);
+	if (strcmp(end, ".dump"))
+		return false;
+	p = collect_proc_get(c, pid);
+	if (!p)
+		goto done;
+	collect_drop_jitdump(p);
+	p->jitdump = strdup(path);
+	if (!p->jitdump) {
+		c->oom = 1;
+		goto done;
+	}
+	p->jitdump_fd = fd;
+	return true;
+done:
+	if (fd >= 0)
+		close(fd);
+	return true;
+}
+
+void collector_mmap(struct collector *c, uint32_t pid, uint64_t start,
+		    uint64_t len, uint64_t pgoff, const char *path,
+		    const uint8_t *build_id, size_t build_id_len,
+		    uint64_t time)
+{
+	if (jitdump_mapped(c, pid, path, -1))
+		return;
+	map_object(c, pid, start, len, pgoff, path, build_id, build_id_len,
+		   NULL, time, OBJ_HERE);
+}
+
+bool collector_file_known(const struct collector *c, const char *path,
+			  const struct collect_file_id *rid)
+{
+	size_t i;
+
+	if (!rid->ino)
+		return false;
+	for (i = 0; i < c->nobjects; i++) {
+		const struct object *o = &c->objects[i];
+
+		if (o->kind == PROF_OBJ_FILE && same_rid(&o->rid, rid) &&
+		    !strcmp(o->path, path))
+			return true;
+	}
+	return false;
+}
+
+/* What the file open at fd is: its identity and build-id. */
+static int file_identity(int fd, struct prof_identity *id, uint8_t *bid,
+			 size_t size)
+{
+	struct stat st;
+	int n;
+
+	if (fstat(fd, &st))
+		return 0;
+	id->dev = (uint64_t)st.st_dev;
+	id->ino = (uint64_t)st.st_ino;
+	id->size = (uint64_t)st.st_size;
+	id->mtime_ns = (uint64_t)st.st_mtim.tv_sec * 1000000000u +
+		       (uint64_t)st.st_mtim.tv_nsec;
+	n = buildid_read_fd(fd, bid, size);
+	return n > 0 ? n : 0;
+}
+
+void collector_mmap_file(struct collector *c, uint32_t pid, uint64_t start,
+			 uint64_t len, uint64_t pgoff, const char *path,
+			 uint64_t time, const struct collect_file_id *rid,
+			 int fd, bool foreign, bool unread)
+{
+	struct prof_identity id = { 0 };
+	uint8_t bid[20] = { 0 };
+	struct object *o;
+	uint32_t obj;
+	int n = 0;
+
+	if (jitdump_mapped(c, pid, path, foreign ? fd : -1)) {
+		if (!foreign && fd >= 0)
+			close(fd);
+		return;
+	}
+	if (fd >= 0)
+		n = file_identity(fd, &id, bid, sizeof(bid));
+	obj = map_object(c, pid, start, len, pgoff, path, bid, (size_t)n,
+			 rid, time, fd >= 0 ? (foreign ? OBJ_FOREIGN : OBJ_HERE) :
+			 unread ? OBJ_UNREAD : OBJ_HERE);
+	o = obj != NO_OBJ ? &c->objects[obj] : NULL;
+	/* The same file as an unchecked one: checked now. */
+	if (o && fd >= 0 && !foreign)
+		o->unread = false;
+	if (o && o->kind == PROF_OBJ_FILE && id.ino && !o->id.ino)
+		o->id = id;
+	if (o && foreign && fd >= 0 && o->fd < 0 &&
+	    o->kind == PROF_OBJ_FILE)
+		o->fd = fd;
+	else if (fd >= 0)
+		close(fd);
+}
+
+bool collector_owner_wanted(const struct collector *c, uint32_t pid)
+{
+	const struct process *p = collect_proc_find(c, pid);
+
+	return !p || !p->uid_known;
+}
+
+void collector_set_owner(struct collector *c, uint32_t pid, uint32_t uid)
+{
+	struct process *p = collect_proc_get(c, pid);
+
+	if (!p)
+		return;
+	p->uid = uid;
+	p->uid_known = true;
+}
+
+int collector_owner(const struct collector *c, uint32_t pid, uint32_t *uid)
+{
+	const struct process *p = collect_proc_find(c, pid);
+
+	if (!p || !p->uid_known)
+		return -1;
+	*uid = p->uid;
+	return 0;
+}
+
+void collector_next_exec(struct collector *c, uint32_t pid, const char *buf,
+			 size_t len)
+{
+	struct process *p;
+
+	collector_cmdline(c, pid, buf, len);
+	p = collect_proc_find(c, pid);
+	if (p && p->cmd)
+		p->cmd_next_exec = true;
+}
+
+void collector_cmdline(struct collector *c, uint32_t pid, const char *buf,
+		       size_t len)
+{
+	struct process *p = collect_proc_get(c, pid);
+	char *cmd;
+
+	if (!p || !len)
+		return;
+	cmd = malloc(len + 1);
+	if (!cmd) {
+		c->oom = 1;
+		return;
+	}
+	memcpy(cmd, buf, len);
+	cmd[len] = '\0';	/* the last argument ends, whatever was read */
+	free(p->cmd);
+	p->cmd = cmd;
+	p->cmdlen = buf[len - 1] ? len + 1 : len;
+}
+
+const struct mapping *collect_find_mapping(struct collector *c, uint32_t pid,
+					   uint64_t ip, uint64_t time)
+{
+	struct process *p = collect_proc_find(c, pid);
+	size_t i;
+
+	if (!p)
+		return NULL;
+	/* Newest first: a later mapping shadows an older one. */
+	for (i = p->nmaps; i-- > 0;) {
+		const struct mapping *m = &p->maps[i];
+
+		if (ip >= m->start && ip < m->end &&
+		    time >= m->t_from && time < m->t_to)
+			return m;
+	}
+	return NULL;
+}
+
+int collector_anon_pids(const struct collector *c, uint32_t **pids)
+{
+	size_t i, j, n = 0;
+
+	*pids = malloc((c->nobjects ? c->nobjects : 1) * sizeof(**pids));
+	if (!*pids)
+		return -PROF_ENOMEM;
+	for (i = 0; i < c->nobjects; i++) {
+		const struct object *o = &c->objects[i];
+
+		if (o->kind != PROF_OBJ_ANON || o->pid == NO_PROC)
+			continue;
+		for (j = 0; j < n && (*pids)[j] != o->pid; j++)
+			;
+		if (j == n)
+			(*pids)[n++] = o->pid;
+	}
+	return (int)n;
+}
+
+const char *collector_jitdump(const struct collector *c, uint32_t pid, int *fd)
+{
+	const struct process *p = collect_proc_find(c, pid);
+
+	*fd = p ? p->jitdump_fd : -1;
+	return p ? p->jitdump : NULL;
+}
+
+int collector_set_jit_map(struct collector *c, uint32_t pid, const char *path,
+			  struct prof_jitmap *map)
+{
+	uint32_t jit = collect_add_object(c, PROF_OBJ_JIT, pid, false, path,
+					  NULL, 0, NULL, 0, 0, 0);
+	size_t i;
+
+	if (c->oom)
+		return -PROF_ENOMEM;
+	if (!c->objects[jit].jit) {
+		c->objects[jit].jit = malloc(sizeof(*map));
+		if (!c->objects[jit].jit)
+			return -PROF_ENOMEM;
+	} else {
+		profile_jitmap_free(c->objects[jit].jit);
+	}
+	*c->objects[jit].jit = *map;
+	memset(map, 0, sizeof(*map));
+	for (i = 0; i < c->nobjects; i++)
+		if (c->objects[i].kind == PROF_OBJ_ANON &&
+		    c->objects[i].pid == pid)
+			c->objects[i].alias = jit;
+	return 0;
+}

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Profile files added up: what -i A -i B reports and --merge writes.
+ * The sum is profile_merge()'s (profile.h), file after file, with its
+ * refusals; the caller owns what is returned.
+ */
+#ifndef COMMON_PROFILE_MERGE_H
+#define COMMON_PROFILE_MERGE_H
+
+#include <stddef.h>
+
+struct profile;
+
+/*
+ * Read files[0..n) (n >= 1) and add them up into *out, the caller's to
+ * profile_free().  Fails with profile_read()'s error, or -PROF_EINVAL
+ * "cannot add up the profiles: WHY" when profile_merge() refuses; *out
+ * is then NULL.
+ */
+int profile_read_sum(const char *const *files, size_t n,
+		     struct profile **out);
+/* The names of files joined by " + " (the sum's heading), malloc'd;
+ * NULL when out of memory. */
+char *profile_sum_name(const char *const *files, size_t n);
+
+#endif
