@@ -371,7 +371,7 @@ static error_t parse_stat_opt(int key, char *arg, struct argp_state *state)
 	case 'l': a->list = 1; break;
 	case OPT_DRY_RUN: c->dry_run = 1; break;
 	case OPT_PMU:
-		if (strcmp(arg, "auto") && pm_family_lookup(arg) < 0)
+		if (strcmp(arg, "auto") && stat_pm_family_lookup(arg) < 0)
 			argp_error(state, "--pmu: unknown family '%s' (amd-ibs,"
 				   " intel-pebs, arm-spe or auto)", arg);
 		c->pmu = arg;
