@@ -30,7 +30,8 @@
  * as profiles without stacks. */
 #define PROF_FILE_VERSION 2
 
-enum prof_obj_kind {	/* same values as enum sym_obj_kind */
+enum prof_obj_kind {	/* same values as enum sym_obj_kind (asserted where
+			 * a report converts them: formats/report/sites.c) */
 	PROF_OBJ_FILE = 0,
 	PROF_OBJ_VDSO = 1,
 	PROF_OBJ_ANON = 2,

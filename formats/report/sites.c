@@ -61,6 +61,16 @@ size_t report_insn_at(const struct sym_code *c, uint64_t offset)
 	return lo < c->ninsns && c->insns[lo].offset == offset ? lo : SIZE_MAX;
 }
 
+/* The profile's object kinds are the symbolizer's, value for value: the
+ * cast below relies on it. */
+_Static_assert(PROF_OBJ_FILE == (int)SYM_OBJ_FILE &&
+	       PROF_OBJ_VDSO == (int)SYM_OBJ_VDSO &&
+	       PROF_OBJ_ANON == (int)SYM_OBJ_ANON &&
+	       PROF_OBJ_KERNEL == (int)SYM_OBJ_KERNEL &&
+	       PROF_OBJ_MODULE == (int)SYM_OBJ_MODULE &&
+	       PROF_OBJ_JIT == (int)SYM_OBJ_JIT,
+	       "enum prof_obj_kind and enum sym_obj_kind differ");
+
 struct sym_object report_sym_obj(const struct profile *p, uint32_t obj)
 {
 	const struct prof_object *o = &p->objects[obj];
