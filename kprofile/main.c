@@ -70,19 +70,23 @@ static const char doc[] =
 
 enum { OPT_RA = FE_OPT_TOOL, OPT_RA_ROUTINES };
 
+/* Options only kprofile has, each under its group's heading: -p (parsed
+ * by the shared parser), -k and -ra (parsed below). */
 static const struct argp_option options[] = {
 	{ "pid", FE_OPT_PID, "PID", 0,
-	  "profile until process PID exits (instead of PROGRAM)", 3 },
+	  "profile until process PID exits (instead of PROGRAM)",
+	  FE_GROUP_TARGET },
 	{ NULL, 'k', "IMAGE", 0,
-	  "kernel image (vmlinux with DWARF) for symbols and source lines", 0 },
+	  "kernel image (vmlinux with DWARF) for symbols and source lines",
+	  FE_GROUP_SYMBOLS },
 	{ "ra", OPT_RA, NULL, 0,
 	  "charge samples in kernel utility routines (memcpy, copy_user, "
 	  "clear_page, spinlocks, ...; see -ra-routines) to their callers, "
 	  "using kernel call chains; with -i, from the profile's call "
-	  "stacks (taken with -g)", 0 },
+	  "stacks (taken with -g)", FE_GROUP_REPORT },
 	{ "ra-routines", OPT_RA_ROUTINES, "GLOB[,GLOB...]", 0,
 	  "the utility routines for -ra instead of the default list "
-	  "(implies -ra)", 0 },
+	  "(implies -ra)", FE_GROUP_REPORT },
 	{ 0 }
 };
 

@@ -189,7 +189,8 @@ bad_value() {
 	assert_line '  or:  kprofile [OPTION...] -p PID'
 	refute_line --partial -- '--engine'
 	refute_line --partial -- '--pixie'
-	# -p is under "What to profile:" in both
+	# -p is under "What to profile:" in both (with -d, -t: what to
+	# profile and for how long)
 	for tool in "$UPROFILE" "$KPROFILE"; do
 		run -0 "$tool" --help
 		local group="" l
@@ -199,6 +200,100 @@ bad_value() {
 		done
 		assert_equal "$group" " What to profile:"
 	done
+}
+
+# help_group TEXT OPTION: the heading of the group a --help output lists
+# OPTION (-x or --long) under, without its colon and " (note)".
+help_group() {
+	local line group=""
+	while IFS= read -r line; do
+		[[ $line == Examples:* ]] && break
+		if [[ $line =~ ^\ ([A-Z][^:]*):$ ]]; then
+			group=${BASH_REMATCH[1]%% (*}
+		elif [[ $line =~ ^\ \ (-[^-\ ])(,\ (--[a-z][a-z-]*))?([=\ ]|$)|^\ {6}(--[a-z][a-z-]*)([=\ ]|$) ]] &&
+			[[ $2 == "${BASH_REMATCH[1]}" || $2 == "${BASH_REMATCH[3]}" ||
+				$2 == "${BASH_REMATCH[5]}" ]]; then
+			printf '%s\n' "$group"
+			return 0
+		fi
+	done <<<"$1"
+	return 1
+}
+
+@test "--help groups the options by what the user is doing" {
+	local tool o want
+	for tool in "$UPROFILE" "$KPROFILE"; do
+		run -0 "$tool" --help
+		local help=$output
+		# the headings, in this order (man/*.1 has them too: 0160)
+		run -0 grep -E '^ [A-Z][^:]*:$' <<<"$help"
+		assert_output "$(printf ' %s\n' 'What to profile:' \
+			'Statistics and sampling:' 'Output files:' \
+			'Reports (the views and filters imply -display):' \
+			'Combining profiles:' 'Symbols and debug information:' \
+			'Messages:' 'Help:')"
+		while read -r want o; do
+			want=${want//_/ }
+			run -0 help_group "$help" "$o"
+			[[ $output == "$want" ]] ||
+				fail "$tool: $o is under '$output', not '$want'"
+		done <<-'EOF'
+		What_to_profile -p
+		What_to_profile -d
+		What_to_profile -t
+		What_to_profile --control
+		What_to_profile --start-after
+		What_to_profile --kernel
+		What_to_profile --user
+		Statistics_and_sampling -e
+		Statistics_and_sampling -F
+		Statistics_and_sampling -c
+		Statistics_and_sampling -g
+		Statistics_and_sampling --call-graph
+		Statistics_and_sampling --count
+		Statistics_and_sampling -l
+		Statistics_and_sampling --dry-run
+		Output_files -o
+		Output_files --dirname
+		Output_files --pids
+		Output_files --each
+		Output_files --one
+		Reports -i
+		Reports --display
+		Reports --lines
+		Reports --quit
+		Reports --by
+		Reports --format
+		Reports --report-file
+		Reports --ra
+		Combining_profiles --merge
+		Combining_profiles --diff
+		Combining_profiles --archive
+		Combining_profiles --alpha
+		Combining_profiles --fail-above
+		Symbols_and_debug_information --symfs
+		Symbols_and_debug_information --debug-dir
+		Symbols_and_debug_information --no-debuginfod
+		Messages -v
+		Messages --quiet
+		Help --help
+		Help --version
+		EOF
+	done
+	# each tool's own options under the group of what they do
+	local help
+	help=$("$UPROFILE" --help)
+	for o in --engine --pixie; do
+		run -0 help_group "$help" "$o"
+		assert_output "Statistics and sampling"
+	done
+	help=$("$KPROFILE" --help)
+	run -0 help_group "$help" -k
+	assert_output "Symbols and debug information"
+	run -0 help_group "$help" --ra-routines
+	assert_output "Reports"
+	# the checks see an option that is missing
+	run -1 help_group "$help" --pixie
 }
 
 @test "options are recorded, then acted on: -l gives the same list wherever it is" {

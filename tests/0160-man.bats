@@ -1,7 +1,9 @@
 #!/usr/bin/env bats
 # The man pages (man/*, mdoc; `make man` writes build/man/*): they lint
 # clean, render without warnings, list exactly the options --help lists,
-# and show the one version (the VERSION file's) that --version prints.
+# each under the heading --help shows it under, the headings in the same
+# order, and show the one version (the VERSION file's) that --version
+# prints.
 
 load helpers
 
@@ -13,44 +15,84 @@ setup_file() {
 	make -s -C "$ROOT" man >/dev/null
 }
 
+# The headings of the groups of options, in the order --help and the
+# pages' OPTIONS show them (the shared tables of common/cli/options.c and
+# argp's own options): what a user is doing.
+OPTION_GROUPS=("What to profile" "Statistics and sampling" "Output files" "Reports"
+	"Combining profiles" "Symbols and debug information" "Messages" "Help")
+
+# help_groups TEXT: each option a --help output lists, as "HEADING<tab>-x"
+# and "HEADING<tab>--long", in the order shown, up to its examples.  A
+# heading is a group's title without its colon and any " (note)":
+# " Reports (the views ... imply -display):" is "Reports".
+help_groups() {
+	local line group=""
+	while IFS= read -r line; do
+		[[ $line == Examples:* ]] && break
+		if [[ $line =~ ^\ ([A-Z][^:]*):$ ]]; then
+			group=${BASH_REMATCH[1]%% (*}
+		elif [[ $line =~ ^\ \ (-[^-\ ])(,\ (--[a-z][a-z-]*))? ]]; then
+			printf '%s\t%s\n' "$group" "${BASH_REMATCH[1]}"
+			if [[ -n ${BASH_REMATCH[3]} ]]; then
+				printf '%s\t%s\n' "$group" "${BASH_REMATCH[3]}"
+			fi
+		elif [[ $line =~ ^\ {6}(--[a-z][a-z-]*) ]]; then
+			printf '%s\t%s\n' "$group" "${BASH_REMATCH[1]}"
+		fi
+	done <<<"$1"
+}
+
 # help_options TEXT: the options a --help output lists, one a line
 # (-x and --long), up to its examples.
 help_options() {
-	local line
-	while IFS= read -r line; do
-		[[ $line == Examples:* ]] && break
-		if [[ $line =~ ^\ \ (-[^-\ ])(,\ (--[a-z][a-z-]*))? ]]; then
-			printf '%s\n' "${BASH_REMATCH[1]}"
-			if [[ -n ${BASH_REMATCH[3]} ]]; then
-				printf '%s\n' "${BASH_REMATCH[3]}"
-			fi
-		elif [[ $line =~ ^\ {6}(--[a-z][a-z-]*) ]]; then
-			printf '%s\n' "${BASH_REMATCH[1]}"
-		fi
-	done <<<"$1" | sort -u
+	help_groups "$1" | cut -f2 | sort -u
 }
 
-# page_options PAGE: the options a page's OPTIONS section lists (the .Fl
-# of its .It lines), one a line as --help spells them.
+# page_groups PAGE: each option a page's OPTIONS section lists (the .Fl
+# of its .It lines, as --help spells them), as "HEADING<tab>OPTION", the
+# heading its .Ss.
+page_groups() {
+	awk '/^\.Sh / { f = ($2 == "OPTIONS") }
+	     f && /^\.Ss / { sub(/^\.Ss /, ""); group = $0 }
+	     f && /^\.It / {
+		line = $0
+		while (match(line, /Fl (\\-)?[A-Za-z?][A-Za-z-]*/)) {
+			o = substr(line, RSTART + 3, RLENGTH - 3)
+			sub(/^\\-/, "-", o)
+			print group "\t-" o
+			line = substr(line, RSTART + RLENGTH)
+		}
+	     }' "$1"
+}
+
+# page_options PAGE: the options a page's OPTIONS section lists, one a
+# line as --help spells them.
 page_options() {
-	awk '/^\.Sh / { f = ($2 == "OPTIONS") } f && /^\.It /' "$1" |
-		grep -oE 'Fl (\\-)?[A-Za-z?][A-Za-z-]*' |
-		sed -E 's/^Fl /-/; s/\\-/-/' | sort -u
+	page_groups "$1" | cut -f2 | sort -u
 }
 
-# assert_same_options TOOL PAGE: --help and the page list the same options.
+# headings LIST: the headings of a help_groups or page_groups list, in
+# their order, one a line.
+headings() {
+	cut -f1 <<<"$1" | uniq
+}
+
+# assert_same_options TOOL PAGE: --help and the page list the same
+# options, each under the same heading, the headings in the same order.
 assert_same_options() {
 	run -0 "$1" --help
 	local help page
-	help=$(help_options "$output")
-	page=$(page_options "$2")
+	help=$(help_groups "$output")
+	page=$(page_groups "$2")
 	# a parser that found nothing would make the comparison vacuous
 	[[ $(wc -l <<<"$help") -gt 40 ]] ||
 		fail "only $(wc -l <<<"$help") options found in --help"
-	run comm -23 <(echo "$help") <(echo "$page")
-	assert_output ""	# in --help, missing from the page
-	run comm -13 <(echo "$help") <(echo "$page")
-	assert_output ""	# in the page, unknown to --help
+	run comm -23 <(sort -u <<<"$help") <(sort -u <<<"$page")
+	assert_output ""	# in --help, missing from the page there
+	run comm -13 <(sort -u <<<"$help") <(sort -u <<<"$page")
+	assert_output ""	# in the page, not there in --help
+	assert_equal "$(headings "$page")" "$(headings "$help")"
+	assert_equal "$(headings "$help")" "$(printf '%s\n' "${OPTION_GROUPS[@]}")"
 }
 
 @test "mandoc -Tlint: every page clean (warnings and errors)" {
@@ -82,12 +124,31 @@ assert_same_options() {
 	done
 }
 
-@test "uprofile(1) lists exactly the options of uprofile --help" {
+@test "uprofile(1) lists the options of uprofile --help, under its headings" {
 	assert_same_options "$UPROFILE" "$MAN_DIR/uprofile.1"
 }
 
-@test "kprofile(1) lists exactly the options of kprofile --help" {
+@test "kprofile(1) lists the options of kprofile --help, under its headings" {
 	assert_same_options "$KPROFILE" "$MAN_DIR/kprofile.1"
+}
+
+@test "merge, diff and archive are under 'Combining profiles', in --help and the pages" {
+	local tool list o
+	for tool in uprofile kprofile; do
+		run -0 "$ROOT/$BUILD/$tool" --help
+		for list in "$(help_groups "$output")" \
+			"$(page_groups "$MAN_DIR/$tool.1")"; do
+			for o in --merge --diff --archive --alpha --fail-above; do
+				grep -qxF -- "Combining profiles"$'\t'"$o" <<<"$list" ||
+					fail "$tool: $o not under Combining profiles"
+			done
+			# and what to profile is only that
+			run -0 grep $'^What to profile\t' <<<"$list"
+			assert_output "$(printf 'What to profile\t%s\n' \
+				--control -d --duration --kernel -p --pid \
+				--start-after -t --triggered --user)"
+		done
+	done
 }
 
 @test "the parity check sees a missing and an extra option" {
@@ -100,6 +161,21 @@ assert_same_options() {
 	assert_line --regexp '^--ra-routines$'
 	assert_line --regexp $'^\t--pixie$'
 	assert_line --regexp $'^\t--engine$'
+}
+
+@test "the parity check sees an option under another heading" {
+	# the page with its "Combining profiles" named "What to profile"
+	sed 's/^\.Ss Combining profiles$/.Ss What to profile/' \
+		"$MAN_DIR/uprofile.1" >moved.1
+	run -0 "$UPROFILE" --help
+	run comm -3 <(help_groups "$output" | sort -u) \
+		<(page_groups moved.1 | sort -u)
+	assert_line $'Combining profiles\t--merge'
+	assert_line $'\tWhat to profile\t--merge'
+	run -0 page_groups moved.1
+	run -0 headings "$output"
+	[[ $(grep -c '^What to profile$' <<<"$output") -eq 2 ]] ||
+		fail "the headings: $output"
 }
 
 @test "one version: --version, the pages and the Debian changelog" {

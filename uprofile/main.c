@@ -70,25 +70,27 @@ static const char doc[] =
 "  126    the program was found but could not be run\n"
 "  127    the program was not found\n";
 
-/* Options only uprofile has: -p, the engines, -pixie (parsed by the
- * shared parser: frontend.h). */
+/* Options only uprofile has: -p, the engines, -pixie, -ra (parsed by the
+ * shared parser: frontend.h), each under its group's heading. */
 static const struct argp_option options[] = {
 	{ "pid", FE_OPT_PID, "PID", 0,
-	  "attach to a running process and its threads", 3 },
+	  "attach to a running process and its threads", FE_GROUP_TARGET },
 	{ "engine", FE_OPT_ENGINE, "perf|sim", 0,
 	  "perf: sample with perf_event_open (default); sim: run under "
 	  "valgrind and count every event exactly (instructions, loads, "
 	  "stores, branches) or by simulation (caches, mispredicts), "
-	  "user mode only, deterministic (default statistic: retinst)", 1 },
+	  "user mode only, deterministic (default statistic: retinst)",
+	  FE_GROUP_STATS },
 	{ "pixie", FE_OPT_PIXIE, NULL, 0,
 	  "after the sampled run, run the program again under valgrind "
 	  "and add exact instruction counts (retinst, simulated) to the "
 	  "profile; the program must behave the same in both runs (same "
-	  "input, same work): a warning says when they clearly differ", 1 },
+	  "input, same work): a warning says when they clearly differ",
+	  FE_GROUP_STATS },
 	{ "ra", FE_OPT_RA_LIST, "PROC[,PROC...]", 0,
 	  "with -i: charge samples whose leaf procedure matches a PROC "
 	  "(globs, e.g. memcpy*,strlen) to the first caller outside them, "
-	  "from the profile's call stacks", 4 },
+	  "from the profile's call stacks", FE_GROUP_REPORT },
 	{ 0 }
 };
 

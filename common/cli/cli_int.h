@@ -40,10 +40,17 @@ struct fe_args {
 					 * children whose input this is */
 };
 
+/* The shared groups' tables (options.c), in the order of FE_GROUP_*:
+ * fe_option_tables[g - FE_GROUP_FIRST] is group g's, its first entry the
+ * header. */
+extern const struct argp_option fe_target_options[];
 extern const struct argp_option fe_stat_options[];
 extern const struct argp_option fe_output_options[];
-extern const struct argp_option fe_run_options[];
-extern const struct argp_option fe_display_options[];
+extern const struct argp_option fe_report_options[];
+extern const struct argp_option fe_combine_options[];
+extern const struct argp_option fe_symbol_options[];
+extern const struct argp_option fe_message_options[];
+extern const struct argp_option *const fe_option_tables[FE_NGROUPS];
 error_t fe_parse_shared(int key, char *arg, struct argp_state *state);
 error_t fe_parse_root(int key, char *arg, struct argp_state *state);
 enum fe_action fe_action(const struct fe_args *a);

@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * What uprofile and kprofile share above the run: the argp option groups
- * (statistics and sampling, output, what to profile, display) as children
- * of each tool's own options, the checks between options, and fe_main().
- * A front end describes itself with a struct fe_tool and calls fe_main().
+ * (FE_GROUP_*: what a user is doing) as children of each tool's own
+ * options, the checks between options, and fe_main().  A front end
+ * describes itself with a struct fe_tool and calls fe_main().
  *
- * Options only one tool accepts are in that tool's own table.  Some of
- * them are parsed here all the same (one parser, one meaning): a tool
- * that lists an option with a key FE_OPT_* gets it parsed into the
- * run_config by the shared parser.
+ * Options only one tool accepts are in that tool's own table, each with
+ * the FE_GROUP_* it belongs to: --help shows it under that group's
+ * heading, among the shared options.  Some of them are parsed here all
+ * the same (one parser, one meaning): a tool that lists an option with a
+ * key FE_OPT_* gets it parsed into the run_config by the shared parser;
+ * the tool's parse gets the others.
  *
  * Parsing only records: the actions (-l, the completion helper, the run
  * or -i's report) run after the whole command line is read, so the
@@ -31,14 +33,30 @@ enum {
 	FE_OPT_TOOL = 2000,		/* the tool's own keys start here */
 };
 
+/*
+ * The groups of options, in the order --help lists them (argp's group
+ * numbers; the man pages' OPTIONS have the same headings, in this order).
+ */
+enum fe_group {
+	FE_GROUP_TARGET = 1,	/* What to profile */
+	FE_GROUP_STATS,		/* Statistics and sampling */
+	FE_GROUP_OUTPUT,	/* Output files */
+	FE_GROUP_REPORT,	/* Reports */
+	FE_GROUP_COMBINE,	/* Combining profiles */
+	FE_GROUP_SYMBOLS,	/* Symbols and debug information */
+	FE_GROUP_MESSAGES,	/* Messages */
+	FE_GROUP_FIRST = FE_GROUP_TARGET,
+	FE_NGROUPS = FE_GROUP_MESSAGES - FE_GROUP_FIRST + 1,
+};
+
 struct fe_tool {
 	struct run_tool run;		/* name, default file, scope, modes */
 	int program_required;		/* else: run until a signal */
 	const char *args_doc;
 	const char *doc;		/* text before and after options */
-	/* Tool-specific options, or NULL; keys FE_OPT_* are parsed here,
-	 * the others (FE_OPT_TOOL and up, or short keys of its own) by
-	 * parse. */
+	/* Tool-specific options, or NULL, each with its FE_GROUP_*; keys
+	 * FE_OPT_* are parsed here, the others (FE_OPT_TOOL and up, or
+	 * short keys of its own) by parse. */
 	const struct argp_option *options;
 	error_t (*parse)(int key, char *arg, struct argp_state *state,
 			 struct run_config *cfg);

@@ -25,12 +25,6 @@ static void raise_fd_limit(void)
 	}
 }
 
-static int is_shared_key(int key)
-{
-	return key == FE_OPT_PID || key == FE_OPT_ENGINE ||
-	       key == FE_OPT_PIXIE || key == FE_OPT_RA_LIST;
-}
-
 static size_t table_len(const struct argp_option *o)
 {
 	size_t n = 0;
@@ -40,10 +34,18 @@ static size_t table_len(const struct argp_option *o)
 	return n;
 }
 
+/* Whether a tool's option belongs under a shared group's heading. */
+static int in_shared_group(const struct argp_option *o)
+{
+	return o->group >= FE_GROUP_FIRST &&
+	       o->group < FE_GROUP_FIRST + FE_NGROUPS;
+}
+
 /*
- * A shared group's table with the tool's options of that group that the
- * shared parser reads (FE_OPT_*) appended, so that --help shows -p under
- * "What to profile:" in the tool that has it, and nowhere else.
+ * A shared group's table with the tool's options of that group appended,
+ * so that --help shows -p under "What to profile:" and kprofile's -k
+ * under "Symbols and debug information:" in the tool that has them, and
+ * nowhere else.  The group's parser (fe_parse_shared) parses them.
  */
 static struct argp_option *group_table(const struct argp_option *shared,
 				       const struct fe_tool *tool)
@@ -56,30 +58,26 @@ static struct argp_option *group_table(const struct argp_option *shared,
 		return NULL;
 	memcpy(v, shared, ns * sizeof(*v));
 	for (i = 0; i < nt; i++)
-		if (is_shared_key(tool->options[i].key) &&
-		    tool->options[i].group == shared[0].group)
+		if (tool->options[i].group == shared[0].group)
 			v[n++] = tool->options[i];
 	return v;
 }
 
-/* The tool's table without what group_table() moved, in *v; NULL when
- * nothing is left (argp leaks the help list of an empty table).  Returns
- * -1 when out of memory. */
+/* The tool's table without what group_table() moved, in *v, and the
+ * heading of argp's own options (--help, --usage, --version: group -1),
+ * which the man pages list under "Help" too.  Returns -1 when out of
+ * memory. */
 static int root_table(const struct fe_tool *tool, struct argp_option **v)
 {
 	size_t nt = table_len(tool->options), n = 0, i;
 
-	*v = NULL;
-	for (i = 0; i < nt; i++)
-		n += !is_shared_key(tool->options[i].key);
-	if (!n)
-		return 0;
-	*v = calloc(n + 1, sizeof(**v));
+	*v = calloc(nt + 2, sizeof(**v));
 	if (!*v)
 		return -1;
-	for (i = n = 0; i < nt; i++)
-		if (!is_shared_key(tool->options[i].key))
+	for (i = 0; i < nt; i++)
+		if (!in_shared_group(&tool->options[i]))
 			(*v)[n++] = tool->options[i];
+	(*v)[n] = (struct argp_option){ NULL, 0, NULL, 0, "Help:", -1 };
 	return 0;
 }
 
@@ -123,11 +121,8 @@ int fe_main(const struct fe_tool *tool, int argc, char **argv)
 {
 	/* argp keeps the pointer for --version: it must outlive us. */
 	static char version[64];
-	const struct argp_option *shared[] = {
-		fe_stat_options, fe_output_options, fe_run_options,
-		fe_display_options,
-	};
-	enum { NGROUPS = sizeof(shared) / sizeof(shared[0]) };
+	const struct argp_option *const *shared = fe_option_tables;
+	enum { NGROUPS = FE_NGROUPS };
 	struct argp groups[NGROUPS];
 	struct argp_child children[NGROUPS + 1];
 	struct argp_option *tables[NGROUPS + 1];

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The options uprofile and kprofile share: the argp tables (statistics
- * and sampling, output, what to profile, display), their parsers, the
- * options a tool lists itself but whose parsing is shared (FE_OPT_*), and
+ * The options uprofile and kprofile share: the argp tables, one per group
+ * of --help (what to profile, statistics and sampling, output files,
+ * reports, combining profiles, symbols and debug information, messages),
+ * their parsers, the options a tool lists itself but whose parsing is
+ * shared (FE_OPT_*), and
  * the checks between options.  Parsing only records what was asked; -l,
  * the completion helper, -i and the run are actions main.c starts once
  * the whole command line is read.  Statistic names are recognised as
@@ -37,180 +39,224 @@ enum {
 	OPT_SYMFS, OPT_DEBUG_DIR, OPT_NO_DEBUGINFOD,
 };
 
+/*
+ * The groups, in the order --help shows them (FE_GROUP_*, frontend.h), by
+ * what the user is doing: choosing what to profile and how to sample it,
+ * naming the profile files, reading a profile, combining profiles, finding
+ * the objects a report reads, and how talkative the tool is.  The man
+ * pages' OPTIONS sections have the same headings in the same order
+ * (tests/0160-man.bats).
+ */
+const struct argp_option fe_target_options[] = {
+	{ NULL, 0, NULL, 0, "What to profile:", FE_GROUP_TARGET },
+	{ "duration", 'd', "SECONDS", 0,
+	  "stop collecting after SECONDS (with -p or without PROGRAM)",
+	  FE_GROUP_TARGET },
+	{ "kernel", OPT_KERNEL, NULL, 0, "also sample kernel mode",
+	  FE_GROUP_TARGET },
+	{ "user", OPT_USER, NULL, 0, "also sample user mode",
+	  FE_GROUP_TARGET },
+	{ "triggered", 't', NULL, 0,
+	  "set everything up but sample only when triggered: SIGUSR1 "
+	  "starts, SIGUSR2 stops, or 'enable'/'disable' lines on -control",
+	  FE_GROUP_TARGET },
+	{ "control", OPT_CONTROL, "FIFO", 0,
+	  "read 'enable' and 'disable' commands from FIFO (created if "
+	  "missing, and then removed at the end)", FE_GROUP_TARGET },
+	{ "start-after", OPT_START_AFTER, "STAT:N", 0,
+	  "start counting or sampling only after statistic STAT has occurred "
+	  "N times (the originals' cascaded counters); the hand-over takes "
+	  "about 0.1 ms, events of that time are missed", FE_GROUP_TARGET },
+	{ 0 }
+};
+
 const struct argp_option fe_stat_options[] = {
-	{ NULL, 0, NULL, 0, "Statistics and sampling:", 1 },
+	{ NULL, 0, NULL, 0, "Statistics and sampling:", FE_GROUP_STATS },
 	{ "event", 'e', "NAME[,NAME...]", 0,
 	  "statistics to sample (default: cycles); also as words before "
-	  "PROGRAM; NAME:u, :k, :h limit the modes", 1 },
+	  "PROGRAM; NAME:u, :k, :h limit the modes", FE_GROUP_STATS },
 	{ "freq", 'F', "HZ", 0,
 	  "samples per second per statistic (default: 1000, or the "
 	  "kernel's perf_event_max_sample_rate if lower; an -F above it "
-	  "is refused)", 1 },
+	  "is refused)", FE_GROUP_STATS },
 	{ "period", 'c', "N", 0,
-	  "one sample every N events (instead of -F)", 1 },
+	  "one sample every N events (instead of -F)", FE_GROUP_STATS },
 	{ "list", 'l', NULL, 0,
 	  "list the statistics and whether this machine has them "
 	  "(UPROFILE_CPU=VENDOR:FAMILY:MODEL pins the CPU model, for "
-	  "tests: docs/statistics.md)", 1 },
+	  "tests: docs/statistics.md)", FE_GROUP_STATS },
 	{ "dry-run", OPT_DRY_RUN, NULL, 0,
 	  "print the perf_event_attr of each event that would be opened, "
-	  "and exit (hardware statistics are shown even without a PMU)", 1 },
+	  "and exit (hardware statistics are shown even without a PMU)",
+	  FE_GROUP_STATS },
 	{ "pmu", OPT_PMU, "FAMILY", 0,
 	  "instruction sampling (profile-me): names such as retire, cycles, "
 	  "delay, mispredict, dtb_miss are sampled on FAMILY: amd-ibs, "
 	  "intel-pebs, arm-spe or auto (docs/profileme.md; UPROFILE_SYSFS "
-	  "names another sysfs root, for --dry-run)", 1 },
+	  "names another sysfs root, for --dry-run)", FE_GROUP_STATS },
 	{ "count", OPT_COUNT, NULL, 0,
 	  "count instead of sampling: whole-run totals of each statistic "
 	  "and the ratios they give (cycles_per_ret, X_per_ret, rates); "
-	  "NAME_per_ret opens its inputs as one group", 1 },
-	{ "start-after", OPT_START_AFTER, "STAT:N", 0,
-	  "start counting or sampling only after statistic STAT has occurred "
-	  "N times (the originals' cascaded counters); the hand-over takes "
-	  "about 0.1 ms, events of that time are missed", 1 },
+	  "NAME_per_ret opens its inputs as one group", FE_GROUP_STATS },
 	{ NULL, 'g', NULL, 0,
 	  "record call stacks: --call-graph=auto (kprofile: the kernel's "
-	  "own call chains)", 1 },
+	  "own call chains)", FE_GROUP_STATS },
 	{ "call-graph", OPT_CALL_GRAPH, "MODE", 0,
 	  "record call stacks: fp (frame pointers, walked by the kernel), "
 	  "dwarf[,SIZE] (copy SIZE bytes of user stack per sample, default "
 	  "32768, and unwind them with each object's CFI while collecting) "
-	  "or auto (CFI where an object has it, else frame pointers)", 1 },
-	{ "kernel", OPT_KERNEL, NULL, 0, "also sample kernel mode", 1 },
-	{ "user", OPT_USER, NULL, 0, "also sample user mode", 1 },
+	  "or auto (CFI where an object has it, else frame pointers)",
+	  FE_GROUP_STATS },
 	{ 0 }
 };
 
 const struct argp_option fe_output_options[] = {
-	{ NULL, 0, NULL, 0, "Output:", 2 },
-	{ "output", 'o', "FILE", 0, "profile file name", 2 },
-	{ "dirname", OPT_DIRNAME, "DIR", 0, "directory for profile files", 2 },
+	{ NULL, 0, NULL, 0, "Output files:", FE_GROUP_OUTPUT },
+	{ "output", 'o', "FILE", 0, "profile file name", FE_GROUP_OUTPUT },
+	{ "dirname", OPT_DIRNAME, "DIR", 0, "directory for profile files",
+	  FE_GROUP_OUTPUT },
 	{ "pids", OPT_PIDS, NULL, 0,
-	  "one profile per process, PID in the file name", 2 },
-	{ "nopids", OPT_NOPIDS, NULL, 0, "one profile for all (default)", 2 },
-	{ "all", OPT_ALL, NULL, 0, "one profile for all CPUs (default)", 2 },
-	{ "each", OPT_EACH, NULL, 0, "one profile per CPU: FILE.N", 2 },
+	  "one profile per process, PID in the file name", FE_GROUP_OUTPUT },
+	{ "nopids", OPT_NOPIDS, NULL, 0, "one profile for all (default)",
+	  FE_GROUP_OUTPUT },
+	{ "all", OPT_ALL, NULL, 0, "one profile for all CPUs (default)",
+	  FE_GROUP_OUTPUT },
+	{ "each", OPT_EACH, NULL, 0, "one profile per CPU: FILE.N",
+	  FE_GROUP_OUTPUT },
 	{ "one", OPT_ONE, NULL, 0,
-	  "only the CPU the tool runs on (it pins itself there)", 2 },
-	{ "quiet", OPT_QUIET, NULL, 0, "no informational messages", 2 },
-	{ "verbose", 'v', NULL, 0, "say what is profiled and how", 2 },
+	  "only the CPU the tool runs on (it pins itself there)",
+	  FE_GROUP_OUTPUT },
 	{ 0 }
 };
 
-const struct argp_option fe_run_options[] = {
-	{ NULL, 0, NULL, 0, "What to profile:", 3 },
-	{ "duration", 'd', "SECONDS", 0,
-	  "stop collecting after SECONDS (with -p or without PROGRAM)", 3 },
-	{ "triggered", 't', NULL, 0,
-	  "set everything up but sample only when triggered: SIGUSR1 "
-	  "starts, SIGUSR2 stops, or 'enable'/'disable' lines on -control",
-	  3 },
-	{ "control", OPT_CONTROL, "FIFO", 0,
-	  "read 'enable' and 'disable' commands from FIFO (created if "
-	  "missing, and then removed at the end)", 3 },
+const struct argp_option fe_report_options[] = {
+	{ NULL, 0, NULL, 0,
+	  "Reports (the views and filters imply -display):", FE_GROUP_REPORT },
 	{ "input", 'i', "FILE", 0,
 	  "report an existing profile FILE; run nothing (repeated: the "
-	  "report of the files' sum)", 3 },
-	{ "merge", OPT_MERGE, "OUT", 0,
-	  "--merge OUT IN... (or -i IN... -merge OUT): write the sum of "
-	  "the profiles IN to OUT; refused, with the reason, when they do "
-	  "not add up (other statistics, periods or tool)", 3 },
-	{ "archive", OPT_ARCHIVE, "OUT", 0,
-	  "--archive OUT IN (or -i IN --archive OUT): write IN to OUT with "
-	  "the objects its report reads and their debug files, so that OUT "
-	  "alone gives the same report on another machine", 3 },
-	{ "diff", OPT_DIFF, NULL, 0,
-	  "--diff BASE NEW: per procedure (or -lines) the change of share "
-	  "from BASE to NEW, largest first, with a significance test of "
-	  "the sample counts; rows within noise are hidden (-v lists them)",
-	  3 },
-	{ "fail-above", OPT_FAIL_ABOVE, "PCT", 0,
-	  "with --diff: exit status 1 when a row's share grew by more "
-	  "than PCT points, significantly (a CI gate)", 3 },
-	{ "alpha", OPT_ALPHA, "A", 0,
-	  "with --diff: the significance level, Holm-corrected over the "
-	  "rows (default 0.05)", 3 },
-	{ 0 }
-};
-
-const struct argp_option fe_display_options[] = {
-	{ NULL, 0, NULL, 0, "Display (any of these implies -display):", 4 },
+	  "report of the files' sum)", FE_GROUP_REPORT },
 	{ "display", OPT_DISPLAY, NULL, 0,
-	  "print the report after collecting", 4 },
+	  "print the report after collecting", FE_GROUP_REPORT },
 	{ "procedures", OPT_PROCEDURES, NULL, 0,
-	  "per procedure, hottest first (default)", 4 },
+	  "per procedure, hottest first (default)", FE_GROUP_REPORT },
 	{ "lines", OPT_LINES, NULL, 0,
-	  "per source line, in procedure and line order", 4 },
-	{ "heavy", OPT_HEAVY, NULL, 0, "per source line, hottest first", 4 },
+	  "per source line, in procedure and line order", FE_GROUP_REPORT },
+	{ "heavy", OPT_HEAVY, NULL, 0, "per source line, hottest first",
+	  FE_GROUP_REPORT },
 	{ "blocks", OPT_BLOCKS, NULL, 0,
 	  "per basic block, hottest first, with freq (estimated executions)",
-	  4 },
+	  FE_GROUP_REPORT },
 	{ "asm", OPT_ASM, NULL, 0,
 	  "each procedure's instructions with their counts, basic blocks "
-	  "marked, source lines interleaved; procedures hottest first", 4 },
+	  "marked, source lines interleaved; procedures hottest first",
+	  FE_GROUP_REPORT },
 	{ "stride", OPT_STRIDE, "N", 0,
 	  "group instructions into buckets of N (a power of two; 0: one "
-	  "bucket per procedure); with -asm, list buckets", 4 },
+	  "bucket per procedure); with -asm, list buckets", FE_GROUP_REPORT },
 	{ "average", OPT_AVERAGE, NULL, 0,
 	  "also show each statistic per instruction executed: the row's "
 	  "weight divided by the executions of its instructions (exact "
 	  "counts from -pixie or the sim engine, else freq); in -blocks, "
-	  "the block's runs times its length", 4 },
+	  "the block's runs times its length", FE_GROUP_REPORT },
 	{ "callers", OPT_CALLERS, "PROC", 0,
 	  "call stacks: the callers of procedures matching PROC (a glob), "
-	  "each with its share of their total", 4 },
+	  "each with its share of their total", FE_GROUP_REPORT },
 	{ "callees", OPT_CALLEES, "PROC", 0,
 	  "call stacks: what procedures matching PROC call, with shares",
-	  4 },
+	  FE_GROUP_REPORT },
 	{ "tree", OPT_TREE, NULL, 0,
 	  "call stacks: the top-down call tree with total and self "
 	  "percentages; nodes below 0.5% (or -quit N%) pruned, -quit N "
-	  "keeps N children per node", 4 },
+	  "keeps N children per node", FE_GROUP_REPORT },
 	{ "quit", OPT_QUIT, "N|N%", 0,
-	  "stop after N rows, or at the first row below N percent", 4 },
+	  "stop after N rows, or at the first row below N percent",
+	  FE_GROUP_REPORT },
 	{ "only", OPT_ONLY, "PROC", 0,
-	  "only procedures matching PROC (a glob; repeatable)", 4 },
+	  "only procedures matching PROC (a glob; repeatable)",
+	  FE_GROUP_REPORT },
 	{ "exclude", OPT_EXCLUDE, "PROC", 0,
-	  "leave out procedures matching PROC (repeatable)", 4 },
-	{ "numbers", OPT_NUMBERS, NULL, 0, "show addresses", 4 },
+	  "leave out procedures matching PROC (repeatable)", FE_GROUP_REPORT },
+	{ "numbers", OPT_NUMBERS, NULL, 0, "show addresses", FE_GROUP_REPORT },
 	{ "exclude-idle", OPT_EXCLUDE_IDLE, NULL, 0,
 	  "leave out the samples of the idle task (pid 0, 'swapper': CPUs "
-	  "with nothing to run); percentages are then of the rest", 4 },
+	  "with nothing to run); percentages are then of the rest",
+	  FE_GROUP_REPORT },
 	{ "inline", OPT_INLINE, NULL, 0,
 	  "procedures view: inlined code in rows of its own, 'f [inlined "
 	  "into g]' (default: part of the procedure it was inlined into)",
-	  4 },
+	  FE_GROUP_REPORT },
 	{ "by", OPT_BY, "KEY[,KEY...]", 0,
 	  "split each row by comm (command name), pid, tid, cpu or object, "
 	  "and show the totals per value first (comm, pid, tid and cpu need "
-	  "a profile taken by this version)", 4 },
+	  "a profile taken by this version)", FE_GROUP_REPORT },
 	{ "format", OPT_FORMAT, "NAME", 0,
 	  "report format: text (default), json, csv (the rows); exports "
 	  "of the whole profile: folded ('root;...;leaf count' lines of "
 	  "the call stacks), pprof (gzipped profile.proto), flamegraph "
-	  "(an SVG), callgrind (for callgrind_annotate, KCachegrind)", 4 },
+	  "(an SVG), callgrind (for callgrind_annotate, KCachegrind)",
+	  FE_GROUP_REPORT },
 	{ "report-file", OPT_REPORT_FILE, "FILE", 0,
 	  "write the report to FILE (default: stderr after a run, since "
-	  "stdout is the program's; stdout with -i)", 4 },
-	{ "symfs", OPT_SYMFS, "DIR", 0,
-	  "look for the profile's objects under DIR first (DIR/usr/bin/x "
-	  "for /usr/bin/x): a copy of another machine's files; a file "
-	  "with another build-id is named and not used", 4 },
-	{ "debug-dir", OPT_DEBUG_DIR, "DIR", 0,
-	  "look for debug files under DIR, like /usr/lib/debug "
-	  "(.build-id/xx/yyyy.debug, or DIR/path/of/object/debuglink), "
-	  "before it (repeatable)", 4 },
-	{ "no-debuginfod", OPT_NO_DEBUGINFOD, NULL, 0,
-	  "do not fetch missing objects or debug info from the debuginfod "
-	  "servers of DEBUGINFOD_URLS", 4 },
+	  "stdout is the program's; stdout with -i)", FE_GROUP_REPORT },
 	{ "completion-helper", OPT_COMPLETION, NULL, OPTION_HIDDEN,
-	  "list options for shell completion", 4 },
+	  "list options for shell completion", FE_GROUP_REPORT },
 	{ 0 }
 };
 
-static const struct argp_option *const all_option_tables[] = {
-	fe_stat_options, fe_output_options, fe_run_options,
-	fe_display_options,
+const struct argp_option fe_combine_options[] = {
+	{ NULL, 0, NULL, 0, "Combining profiles:", FE_GROUP_COMBINE },
+	{ "merge", OPT_MERGE, "OUT", 0,
+	  "--merge OUT IN... (or -i IN... -merge OUT): write the sum of "
+	  "the profiles IN to OUT; refused, with the reason, when they do "
+	  "not add up (other statistics, periods or tool)", FE_GROUP_COMBINE },
+	{ "archive", OPT_ARCHIVE, "OUT", 0,
+	  "--archive OUT IN (or -i IN --archive OUT): write IN to OUT with "
+	  "the objects its report reads and their debug files, so that OUT "
+	  "alone gives the same report on another machine", FE_GROUP_COMBINE },
+	{ "diff", OPT_DIFF, NULL, 0,
+	  "--diff BASE NEW: per procedure (or -lines) the change of share "
+	  "from BASE to NEW, largest first, with a significance test of "
+	  "the sample counts; rows within noise are hidden (-v lists them)",
+	  FE_GROUP_COMBINE },
+	{ "fail-above", OPT_FAIL_ABOVE, "PCT", 0,
+	  "with --diff: exit status 1 when a row's share grew by more "
+	  "than PCT points, significantly (a CI gate)", FE_GROUP_COMBINE },
+	{ "alpha", OPT_ALPHA, "A", 0,
+	  "with --diff: the significance level, Holm-corrected over the "
+	  "rows (default 0.05)", FE_GROUP_COMBINE },
+	{ 0 }
+};
+
+const struct argp_option fe_symbol_options[] = {
+	{ NULL, 0, NULL, 0, "Symbols and debug information:",
+	  FE_GROUP_SYMBOLS },
+	{ "symfs", OPT_SYMFS, "DIR", 0,
+	  "look for the profile's objects under DIR first (DIR/usr/bin/x "
+	  "for /usr/bin/x): a copy of another machine's files; a file "
+	  "with another build-id is named and not used", FE_GROUP_SYMBOLS },
+	{ "debug-dir", OPT_DEBUG_DIR, "DIR", 0,
+	  "look for debug files under DIR, like /usr/lib/debug "
+	  "(.build-id/xx/yyyy.debug, or DIR/path/of/object/debuglink), "
+	  "before it (repeatable)", FE_GROUP_SYMBOLS },
+	{ "no-debuginfod", OPT_NO_DEBUGINFOD, NULL, 0,
+	  "do not fetch missing objects or debug info from the debuginfod "
+	  "servers of DEBUGINFOD_URLS", FE_GROUP_SYMBOLS },
+	{ 0 }
+};
+
+const struct argp_option fe_message_options[] = {
+	{ NULL, 0, NULL, 0, "Messages:", FE_GROUP_MESSAGES },
+	{ "quiet", OPT_QUIET, NULL, 0, "no informational messages",
+	  FE_GROUP_MESSAGES },
+	{ "verbose", 'v', NULL, 0, "say what is profiled and how",
+	  FE_GROUP_MESSAGES },
+	{ 0 }
+};
+
+const struct argp_option *const fe_option_tables[FE_NGROUPS] = {
+	fe_target_options, fe_stat_options, fe_output_options,
+	fe_report_options, fe_combine_options, fe_symbol_options,
+	fe_message_options,
 };
 
 static int add_str(char ***v, size_t *n, size_t *alloc, char *s)
@@ -253,9 +299,8 @@ void fe_print_completion(const struct fe_tool *tool)
 	size_t t;
 	const struct argp_option *o;
 
-	for (t = 0; t < sizeof(all_option_tables) /
-		    sizeof(all_option_tables[0]); t++)
-		for (o = all_option_tables[t]; o->name || o->key || o->doc;
+	for (t = 0; t < FE_NGROUPS; t++)
+		for (o = fe_option_tables[t]; o->name || o->key || o->doc;
 		     o++)
 			print_completion_option(o);
 	for (o = tool->options; o && (o->name || o->key || o->doc); o++)
@@ -366,8 +411,6 @@ static error_t parse_stat_opt(int key, char *arg, struct argp_state *state)
 		c->period = u;
 		c->freq = 0;
 		break;
-	case OPT_KERNEL: c->add_modes |= STAT_MODE_KERNEL; break;
-	case OPT_USER: c->add_modes |= STAT_MODE_USER; break;
 	case 'l': a->list = 1; break;
 	case OPT_DRY_RUN: c->dry_run = 1; break;
 	case OPT_PMU:
@@ -377,7 +420,6 @@ static error_t parse_stat_opt(int key, char *arg, struct argp_state *state)
 		c->pmu = arg;
 		break;
 	case OPT_COUNT: c->count = 1; break;
-	case OPT_START_AFTER: parse_start_after(c, arg, state); break;
 	case 'g': c->call_graph_g = 1; break;
 	case OPT_CALL_GRAPH: parse_call_graph(c, arg, state); break;
 	default:
@@ -386,7 +428,7 @@ static error_t parse_stat_opt(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-/* "Output:" */
+/* "Output files:" */
 static error_t parse_output_opt(int key, char *arg, struct argp_state *state)
 {
 	struct fe_args *a = state->input;
@@ -400,8 +442,6 @@ static error_t parse_output_opt(int key, char *arg, struct argp_state *state)
 	case OPT_ALL: c->cpus = RUN_CPUS_ALL; break;
 	case OPT_EACH: c->cpus = RUN_CPUS_EACH; break;
 	case OPT_ONE: c->cpus = RUN_CPUS_ONE; break;
-	case OPT_QUIET: c->quiet = 1; break;
-	case 'v': c->verbose = 1; break;
 	default:
 		return ARGP_ERR_UNKNOWN;
 	}
@@ -417,7 +457,7 @@ static void add_input(struct fe_args *a, char *arg, struct argp_state *state)
 }
 
 /* "What to profile:" */
-static error_t parse_run_opt(int key, char *arg, struct argp_state *state)
+static error_t parse_target_opt(int key, char *arg, struct argp_state *state)
 {
 	struct fe_args *a = state->input;
 	struct run_config *c = &a->cfg;
@@ -428,7 +468,24 @@ static error_t parse_run_opt(int key, char *arg, struct argp_state *state)
 			argp_error(state, "bad duration '%s': expected "
 				   "seconds, e.g. 10 or 2.5", arg);
 		break;
-	case 'i': add_input(a, arg, state); break;
+	case OPT_KERNEL: c->add_modes |= STAT_MODE_KERNEL; break;
+	case OPT_USER: c->add_modes |= STAT_MODE_USER; break;
+	case 't': c->triggered = 1; break;
+	case OPT_CONTROL: c->control = arg; break;
+	case OPT_START_AFTER: parse_start_after(c, arg, state); break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+/* "Combining profiles:" */
+static error_t parse_combine_opt(int key, char *arg, struct argp_state *state)
+{
+	struct fe_args *a = state->input;
+	struct run_config *c = &a->cfg;
+
+	switch (key) {
 	case OPT_MERGE: a->merge_out = arg; break;
 	case OPT_ARCHIVE: a->archive_out = arg; break;
 	case OPT_DIFF: a->diff = 1; break;
@@ -443,8 +500,21 @@ static error_t parse_run_opt(int key, char *arg, struct argp_state *state)
 			argp_error(state, "bad --fail-above '%s': expected "
 				   "points of share, 0 to 100", arg);
 		break;
-	case 't': c->triggered = 1; break;
-	case OPT_CONTROL: c->control = arg; break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+/* "Messages:" */
+static error_t parse_message_opt(int key, char *arg, struct argp_state *state)
+{
+	struct fe_args *a = state->input;
+	struct run_config *c = &a->cfg;
+
+	switch (key) {
+	case OPT_QUIET: c->quiet = 1; break;
+	case 'v': c->verbose = 1; break;
 	default:
 		return ARGP_ERR_UNKNOWN;
 	}
@@ -502,21 +572,15 @@ static void parse_by(struct report_options *ro, const char *arg,
 	}
 }
 
-/* "Display:" */
-static error_t parse_display_opt(int key, char *arg, struct argp_state *state)
+/* "Symbols and debug information:" */
+static error_t parse_symbol_opt(int key, char *arg, struct argp_state *state)
 {
 	struct fe_args *a = state->input;
 	struct run_config *c = &a->cfg;
-	struct report_options *ro = &c->report;
 	struct stat st;
-	uint64_t u;
-	int i;
 
 	errno = 0;
 	switch (key) {
-	case OPT_DISPLAY: c->display = 1; return 0;
-	case OPT_REPORT_FILE: c->display = 1; c->report_file = arg; return 0;
-	case OPT_COMPLETION: a->completion = 1; return 0;
 	case OPT_NO_DEBUGINFOD: c->no_debuginfod = 1; return 0;
 	case OPT_SYMFS:
 	case OPT_DEBUG_DIR:
@@ -530,6 +594,24 @@ static error_t parse_display_opt(int key, char *arg, struct argp_state *state)
 				 &a->alloc_debug_dirs, arg))
 			argp_failure(state, RUN_EXIT_FAIL, ENOMEM, "options");
 		return 0;
+	}
+	return ARGP_ERR_UNKNOWN;
+}
+
+/* "Reports:" */
+static error_t parse_report_opt(int key, char *arg, struct argp_state *state)
+{
+	struct fe_args *a = state->input;
+	struct run_config *c = &a->cfg;
+	struct report_options *ro = &c->report;
+	uint64_t u;
+	int i;
+
+	switch (key) {
+	case 'i': add_input(a, arg, state); return 0;
+	case OPT_DISPLAY: c->display = 1; return 0;
+	case OPT_REPORT_FILE: c->display = 1; c->report_file = arg; return 0;
+	case OPT_COMPLETION: a->completion = 1; return 0;
 	case OPT_FORMAT:
 		i = run_format_by_name(arg);
 		if (i < 0)
@@ -637,19 +719,37 @@ static error_t parse_tool_opt(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-/* Each group's parser is this one: the groups may hold a tool's FE_OPT_*
- * options too (group_table() in main.c). */
+/* Whether key is that of one of the tool's own options. */
+static int tool_has_key(const struct fe_tool *tool, int key)
+{
+	const struct argp_option *o;
+
+	for (o = tool->options; key && o && (o->name || o->key || o->doc);
+	     o++)
+		if (o->key == key)
+			return 1;
+	return 0;
+}
+
+/* Each group's parser is this one: a group holds the tool's options of
+ * that group too (group_table() in main.c), FE_OPT_* ones parsed here,
+ * the others by the tool. */
 error_t fe_parse_shared(int key, char *arg, struct argp_state *state)
 {
 	static error_t (*const parsers[])(int, char *, struct argp_state *) = {
-		parse_stat_opt, parse_output_opt, parse_run_opt,
-		parse_display_opt, parse_tool_opt,
+		parse_target_opt, parse_stat_opt, parse_output_opt,
+		parse_report_opt, parse_combine_opt, parse_symbol_opt,
+		parse_message_opt, parse_tool_opt,
 	};
+	struct fe_args *a = state->input;
 	size_t i, n = sizeof(parsers) / sizeof(parsers[0]);
 	error_t e = ARGP_ERR_UNKNOWN;
 
 	for (i = 0; e == ARGP_ERR_UNKNOWN && i < n; i++)
 		e = parsers[i](key, arg, state);
+	if (e == ARGP_ERR_UNKNOWN && a->tool->parse &&
+	    tool_has_key(a->tool, key))
+		e = a->tool->parse(key, arg, state, &a->cfg);
 	return e;
 }
 
