@@ -311,9 +311,13 @@ static void close_elf(Elf *elf, int fd)
 
 static bool build_id_stale(const struct symobj *o, const struct elfmeta *m)
 {
-	/* A file without a build-id cannot be checked; trust it. */
-	if (!o->build_id_len || !m->build_id_len)
+	/* A profile without the object's build-id cannot check the file:
+	 * trust it.  A file without one where the profile has one is not
+	 * the object (a profiled user's link to another file, say). */
+	if (!o->build_id_len)
 		return false;
+	if (!m->build_id_len)
+		return true;
 	return o->build_id_len != m->build_id_len ||
 	       memcmp(o->build_id, m->build_id, m->build_id_len);
 }

@@ -165,6 +165,22 @@ make_secret_elf() {
 	true
 }
 
+@test "--archive and reports: a program with a build-id replaced by a link to a root-only ELF file without one is neither archived nor read" {
+	nobody_dir
+	make_secret_elf
+	cp "$TPROG/spin2" prog
+	chmod 755 prog
+	run -0 "$UPROFILE" -quiet -e cpu-clock -o "$BATS_TEST_TMPDIR/u.out" \
+		"${NOBODY[@]}" ./prog 300
+	"${NOBODY[@]}" ln -sf "$SECRET_DIR/secret.elf" prog
+	run -0 "$UPROFILE" --archive "$BATS_TEST_TMPDIR/a.out" "$BATS_TEST_TMPDIR/u.out"
+	assert_output --partial "'$NOBODY_DIR/prog' has another build-id here"
+	holds_secret "$BATS_TEST_TMPDIR/a.out" && fail "the secret is in the archive"
+	# nor are its symbols read: the rows are addresses
+	run -0 "$UPROFILE" -i "$BATS_TEST_TMPDIR/u.out"
+	refute_output --partial hot_a
+}
+
 @test "--archive: a library replaced by a link to a root-only ELF file with a build-id is not archived either" {
 	nobody_dir
 	make_secret_elf build-id
@@ -217,7 +233,15 @@ make_secret_elf() {
 	run -0 "$UPROFILE" -i umon.out -asm -only hot
 	refute_output --partial "$MARKER"
 	assert_output --partial "note: the source files of /lure are not read (it was read from the profile's own copy, which carries no source files)"
-	# the same program here: its own source lines are read as always
+	# the same program here, a user's: root reads for it only what that
+	# user could (the secret is root's, 0600)
+	cp lure lure-user
+	chown nobody lure-user
+	run -0 "$UPROFILE" -quiet -e cpu-clock -o user.out ./lure-user
+	run -0 "$UPROFILE" -i user.out -asm -only hot
+	refute_output --partial "$MARKER"
+	assert_output --partial "note: the source files of $PWD/lure-user are not read (its owner, uid $(id -u nobody), could not read some of them)"
+	# root's own program: its source lines are read as always
 	run -0 "$UPROFILE" -quiet -e cpu-clock -o here.out ./lure
 	run -0 "$UPROFILE" -i here.out -asm -only hot
 	assert_output --partial "$MARKER"

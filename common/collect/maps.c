@@ -295,8 +295,10 @@ bool collector_file_known(const struct collector *c, const char *path,
 	for (i = 0; i < c->nobjects; i++) {
 		const struct object *o = &c->objects[i];
 
+		/* An unchecked one is checked again: another process may
+		 * still have the file mapped. */
 		if (o->kind == PROF_OBJ_FILE && same_rid(&o->rid, rid) &&
-		    !strcmp(o->path, path))
+		    !o->unread && !strcmp(o->path, path))
 			return true;
 	}
 	return false;
@@ -343,7 +345,7 @@ void collector_mmap_file(struct collector *c, uint32_t pid, uint64_t start,
 			 unread ? OBJ_UNREAD : OBJ_HERE);
 	o = obj != NO_OBJ ? &c->objects[obj] : NULL;
 	/* The same file as an unchecked one: checked now. */
-	if (o && fd >= 0 && !foreign)
+	if (o && fd >= 0)
 		o->unread = false;
 	if (o && o->kind == PROF_OBJ_FILE && id.ino && !o->id.ino)
 		o->id = id;

@@ -56,26 +56,57 @@ static bool same_file(int fd, const struct prof_identity *id)
 	       (uint64_t)st.st_mtim.tv_nsec == id->mtime_ns;
 }
 
+/*
+ * Why the file open at fd is not one to copy for object o (NULL: it is),
+ * judged on the very descriptor that is copied, never on an earlier
+ * open of the same name: the build-id where o has one (its object or its
+ * debug file), else for the object the identity the run recorded (want;
+ * NULL: found elsewhere than its own path, a --symfs the user named).
+ */
+static const char *not_profiled(int fd, uint32_t kind,
+				const struct prof_object *o,
+				const struct prof_identity *want)
+{
+	uint8_t bid[20];
+	int n;
+
+	if (o->build_id_len) {
+		n = buildid_read_fd(fd, bid, sizeof(bid));
+		return n == (int)o->build_id_len &&
+		       !memcmp(bid, o->build_id, o->build_id_len) ? NULL :
+		       "has another build-id here, or none";
+	}
+	if (kind == PROF_FILE_DEBUG)
+		return "has no build-id to check its debug file by";
+	if (want && !same_file(fd, want))
+		return want->ino ? "has no build-id and is not the file "
+				   "profiled (replaced since)" :
+				   "has no build-id and the profile does not "
+				   "say which file it was";
+	return NULL;
+}
+
 /* Add path's bytes to p as a file of kind for object o; want: the
- * identity the file must have (NULL: none to check).  A file over the
- * caps on archived files, or not the one profiled, is left out with a
- * line saying so: 1. */
+ * identity the object's file must have (not_profiled()).  A file over
+ * the caps on archived files, or not the one profiled, is left out with
+ * a line saying so: 1. */
 static int add_file(const struct run_config *c, struct profile *p,
 		    uint32_t kind, const char *path,
 		    const struct prof_object *o,
 		    const struct prof_identity *want, uint64_t *zbytes)
 {
 	int fd = regfile_open(path, NULL), idx;
+	const char *why;
 
 	if (fd < 0)
 		return prof_fail(PROF_EIO, "cannot open '%s': %s", path,
 				 strerror(errno));
-	if (want && !same_file(fd, want)) {
+	why = not_profiled(fd, kind, o, want);
+	if (why) {
 		close(fd);
-		run_notice(c, "'%s' has no build-id and %s: not archived, "
-			   "its rows will be addresses", o->path, want->ino ?
-			   "is not the file profiled (replaced since)" :
-			   "the profile does not say which file it was");
+		run_notice(c, "'%s'%s %s: not archived, its rows will be "
+			   "addresses", o->path, kind == PROF_FILE_DEBUG ?
+			   "'s debug file" : "", why);
 		return 1;
 	}
 	idx = profile_add_file_fd(p, kind, o->path, o->build_id,
@@ -144,8 +175,8 @@ static int archive_objects(const struct run_config *c, struct profile *p,
 		}
 		/* Found at its own path: the file profiled, or another? */
 		err = add_file(c, p, PROF_FILE_OBJECT, info.file, o,
-			       !o->build_id_len && !strcmp(info.file, o->path) ?
-			       &o->id : NULL, zbytes);
+			       !strcmp(info.file, o->path) ? &o->id : NULL,
+			       zbytes);
 		*nobj += !err;
 		if (err > 0)
 			err = 0;

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <stdint.h>
 #include <linux/openat2.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -39,38 +40,46 @@ int regfile_open(const char *path, struct stat *st)
 	return regfile_open_in(NULL, path, st);
 }
 
+/* The regular file that pathfd (O_PATH) is, opened for reading: through
+ * /proc/self/fd, which reopens that very inode, never a name again. */
+static int reopen(int pathfd)
+{
+	char proc[40];
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", pathfd);
+	return open(proc, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+}
+
 int regfile_open_in(const char *root, const char *path, struct stat *st)
 {
 	struct stat buf;
-	int fd, flags, saved;
+	int pathfd, fd, saved;
 
 	if (!st)
 		st = &buf;
 	st->st_mode = 0;
-	fd = open_in(root, path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0)
+	/* O_PATH first: opening a device or a FIFO to look at it can have
+	 * effects (a watchdog armed, a tape rewound, a reader waited for);
+	 * looking at an O_PATH descriptor has none. */
+	pathfd = open_in(root, path, O_PATH | O_CLOEXEC);
+	if (pathfd < 0)
 		return -1;
-	if (fstat(fd, st)) {
+	if (fstat(pathfd, st)) {
 		saved = errno;
 		st->st_mode = 0;
-		close(fd);
+		close(pathfd);
 		errno = saved;
 		return -1;
 	}
 	if (!S_ISREG(st->st_mode)) {
-		close(fd);
+		close(pathfd);
 		errno = EINVAL;
 		return -1;
 	}
-	/* Regular files never block anyway; readers may expect the usual
-	 * semantics (libelf, libdwarf, stdio). */
-	flags = fcntl(fd, F_GETFL);
-	if (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) < 0) {
-		saved = errno;
-		close(fd);
-		errno = saved;
-		return -1;
-	}
+	fd = reopen(pathfd);
+	saved = errno;
+	close(pathfd);
+	errno = saved;
 	return fd;
 }
 

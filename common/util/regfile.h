@@ -7,10 +7,12 @@
  * debug files are found by build-id or debuglink: any of these paths can
  * be a FIFO, a device, a socket or a directory by accident or on purpose.
  * A plain open() of a FIFO blocks until a writer comes, so the report
- * would hang forever; a device can block or have side effects.  These
- * helpers open with O_NONBLOCK (which never blocks on a FIFO), fstat()
- * the descriptor (so the check is on what was opened, not on a name that
- * may have changed since) and give up on anything but a regular file.
+ * would hang forever; opening a device can block or have effects (a
+ * watchdog armed).  These helpers open with O_PATH (which opens nothing
+ * for reading), fstat() that descriptor (so the check is on what was
+ * found, not on a name that may have changed since), give up on anything
+ * but a regular file, and only then open that same inode for reading
+ * (through /proc/self/fd).
  */
 #ifndef COMMON_REGFILE_H
 #define COMMON_REGFILE_H

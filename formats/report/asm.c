@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "common/util/array.h"
 #include "common/util/error.h"
@@ -286,6 +287,12 @@ static void note_missing(struct report *r, struct priv *pv, const char *path)
 struct source_place {
 	const char *root;	/* NULL: nowhere */
 	int here;		/* also at the paths themselves */
+	/* Root reports on a user's object: only what that user could
+	 * read (its own files, or anyone's), or a #line in its DWARF would
+	 * show root's files. */
+	int as_owner;
+	uid_t owner;
+	const char *object;
 };
 
 /*
@@ -299,8 +306,9 @@ static struct source_place source_place(struct report *r,
 					struct symbolizer *sym,
 					const char *path)
 {
-	struct source_place place = { "/", 0 };
+	struct source_place place = { "/", 0, 0, 0, NULL };
 	struct sym_object_info info;
+	struct stat st;
 	size_t i;
 
 	for (i = 0; path && i < r->prof->nobjects; i++) {
@@ -313,6 +321,12 @@ static struct source_place source_place(struct report *r,
 			break;
 		place.root = info.source_root;
 		place.here = info.source_here;
+		place.object = o->path;
+		if (!geteuid() && info.file && !stat(info.file, &st) &&
+		    st.st_uid) {
+			place.as_owner = 1;
+			place.owner = st.st_uid;
+		}
 		if (!place.root && info.source_why &&
 		    !report_note_has(r, REPORT_NOTE_SOURCE_NOT_READ, path))
 			report_note_add(r, REPORT_NOTE_SOURCE_NOT_READ,
@@ -333,6 +347,25 @@ static FILE *open_source(const struct source_place *place, const char *path,
 	if (!f && place->here && (errno == ENOENT || errno == ELOOP))
 		f = regfile_fopen(path, st);
 	return f;
+}
+
+/* Whether place's object may show src: see struct source_place. */
+static int may_show(struct report *r, const struct source_place *place,
+		    const struct source *src)
+{
+	char why[96];
+
+	if (!place->as_owner || src->uid == place->owner ||
+	    (src->mode & S_IROTH))
+		return 1;
+	snprintf(why, sizeof(why), "its owner, uid %u, could not read "
+		 "some of them", (unsigned)place->owner);
+	if (place->object &&
+	    !report_note_has(r, REPORT_NOTE_SOURCE_NOT_READ, place->object))
+		report_note_add(r, REPORT_NOTE_SOURCE_NOT_READ,
+				report_pool_dup(r, place->object),
+				report_pool_dup(r, why));
+	return 0;
 }
 
 static const char *source_line(struct report *r, struct priv *pv,
@@ -373,10 +406,12 @@ static const char *source_line(struct report *r, struct priv *pv,
 				note_missing(r, pv, path);
 			return NULL;
 		}
+		src->uid = st.st_uid;
+		src->mode = st.st_mode;
 		read_lines(src, f);
 		fclose(f);
 	}
-	if (line > src->nlines)
+	if (line > src->nlines || !may_show(r, place, src))
 		return NULL;
 	return src->lines[line - 1];
 }
@@ -389,7 +424,7 @@ void report_asm_cut(struct report *r, struct symbolizer *sym,
 		    size_t nprocs_all)
 {
 	const struct report_options *opt = &r->opt;
-	struct source_place place = { "/", 0 };
+	struct source_place place = { "/", 0, 0, 0, NULL };
 	size_t procs = 0, i;
 	const char *last_file = NULL;
 	unsigned last_line = 0;

@@ -13,6 +13,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "common/util/strpool.h"
 #include "report.h"
@@ -60,6 +61,8 @@ int report_quit_reached(size_t quit_rows, double quit_percent, size_t kept,
 struct source {
 	const char *path;
 	const char *root;	/* sym_object_info.source_root */
+	uid_t uid;		/* the file's owner and mode */
+	mode_t mode;
 	char *text;
 	char **lines;
 	size_t nlines;
