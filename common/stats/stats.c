@@ -42,14 +42,13 @@ int stat_name_in_list(const char *name, size_t n, const char *list)
 	return 0;
 }
 
-static int def_is_named(const struct stat_def *d, const char *name, size_t n)
+int stat_def_is_named(const struct stat_def *d, const char *name, size_t n)
 {
 	return (strlen(d->name) == n && !strncasecmp(d->name, name, n)) ||
 	       stat_name_in_list(name, n, d->aliases);
 }
 
-/* pm: 0 counters, software and derived; 1 profile-me. */
-static const struct stat_def *lookup_in(const char *name, size_t n, int pm)
+const struct stat_def *stat_def_lookup(const char *name, size_t n, int pm)
 {
 	size_t i;
 
@@ -57,7 +56,7 @@ static const struct stat_def *lookup_in(const char *name, size_t n, int pm)
 		const struct stat_def *d = &stat_table[i];
 
 		if ((d->kind == STAT_PROFILEME) == pm &&
-		    def_is_named(d, name, n))
+		    stat_def_is_named(d, name, n))
 			return d;
 	}
 	return NULL;
@@ -68,9 +67,9 @@ static const struct stat_def *lookup_n(const char *name, size_t n)
 	const struct stat_def *d;
 
 	if (n > 3 && !strncasecmp(name, "pm_", 3))
-		return lookup_in(name + 3, n - 3, 1);
-	d = lookup_in(name, n, 0);
-	return d ? d : lookup_in(name, n, 1);
+		return stat_def_lookup(name + 3, n - 3, 1);
+	d = stat_def_lookup(name, n, 0);
+	return d ? d : stat_def_lookup(name, n, 1);
 }
 
 const struct stat_def *stat_lookup(const char *name)
@@ -80,7 +79,7 @@ const struct stat_def *stat_lookup(const char *name)
 
 static const struct stat_def *lookup_pm(const char *name)
 {
-	return name ? lookup_in(name, strlen(name), 1) : NULL;
+	return name ? stat_def_lookup(name, strlen(name), 1) : NULL;
 }
 
 /* ---- the sim engine's names ---- */
@@ -1123,7 +1122,7 @@ static void suggest(const char *name, char *buf, size_t len)
 		used += snprintf(buf + used, len - used, "%s'%s%s'",
 				 n ? ", " : "did you mean ",
 				 d->kind == STAT_PROFILEME &&
-				 lookup_in(d->name, strlen(d->name), 0) ?
+				 stat_def_lookup(d->name, strlen(d->name), 0) ?
 				 "pm_" : "", best);
 		n++;
 		if (used >= len)

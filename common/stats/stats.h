@@ -218,6 +218,13 @@ int stat_sim_resolve(const char *text, size_t *index);
 /* Whether the first n bytes of name are one of the comma-separated names
  * in list (NULL: none), ignoring case, as statistic names are matched. */
 int stat_name_in_list(const char *name, size_t n, const char *list);
+/* Whether d is named name[0..n) or one of its aliases (case does not
+ * matter), and the first entry of the table so named: pm 0 among the
+ * counters, software and derived statistics, 1 among the profile-me
+ * ones; NULL when none.  (stat_lookup() and the table's check use
+ * these.) */
+int stat_def_is_named(const struct stat_def *d, const char *name, size_t n);
+const struct stat_def *stat_def_lookup(const char *name, size_t n, int pm);
 
 /*
  * Resolve "name[:mods]" with default_modes applying when no modifier is

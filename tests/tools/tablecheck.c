@@ -102,31 +102,9 @@ problem(struct problems *pr, const char *fmt, ...)
 	}
 }
 
-/* Named name[0..n) or one of its aliases, as stat_lookup() matches. */
-static int def_is_named(const struct stat_def *d, const char *name, size_t n)
-{
-	return (strlen(d->name) == n && !strncasecmp(d->name, name, n)) ||
-	       stat_name_in_list(name, n, d->aliases);
-}
-
-/* pm: 0 counters, software and derived; 1 profile-me. */
-static const struct stat_def *lookup_in(const char *name, size_t n, int pm)
-{
-	size_t i;
-
-	for (i = 0; i < stat_table_len; i++) {
-		const struct stat_def *d = &stat_table[i];
-
-		if ((d->kind == STAT_PROFILEME) == pm &&
-		    def_is_named(d, name, n))
-			return d;
-	}
-	return NULL;
-}
-
 static const struct stat_def *lookup_pm(const char *name)
 {
-	return name ? lookup_in(name, strlen(name), 1) : NULL;
+	return name ? stat_def_lookup(name, strlen(name), 1) : NULL;
 }
 
 static const struct stat_own_event *own_event(const struct stat_own_model *o,
@@ -218,7 +196,7 @@ static int check_sim(struct problems *pr, const struct stat_def *d)
 	for (p = d->sim.aliases; p && *p;) {
 		size_t l = strcspn(p, ",");
 
-		if (!def_is_named(d, p, l))
+		if (!stat_def_is_named(d, p, l))
 			problem(pr, "'%s': sim alias '%.*s' is not one of its "
 				"names", d->name, (int)l, p);
 		p = p[l] ? p + l + 1 : NULL;
@@ -242,12 +220,12 @@ static void check_unique(struct problems *pr, size_t i)
 		if (!same_space(d, e) && d->kind != STAT_DERIVED &&
 		    e->kind != STAT_DERIVED)
 			continue;
-		if (def_is_named(e, d->name, strlen(d->name)))
+		if (stat_def_is_named(e, d->name, strlen(d->name)))
 			problem(pr, "'%s' is defined twice", d->name);
 		for (p = d->aliases; p && *p;) {
 			size_t l = strcspn(p, ",");
 
-			if (j > i && def_is_named(e, p, l))
+			if (j > i && stat_def_is_named(e, p, l))
 				problem(pr, "alias '%.*s' of '%s' is also "
 					"'%s'", (int)l, p, d->name, e->name);
 			p = p[l] ? p + l + 1 : NULL;
@@ -265,7 +243,7 @@ static void check_own_models(struct problems *pr)
 
 		for (j = 0; j < o->nevents; j++) {
 			const struct stat_own_event *e = &o->events[j];
-			const struct stat_def *d = lookup_in(e->stat,
+			const struct stat_def *d = stat_def_lookup(e->stat,
 							     strlen(e->stat),
 							     0);
 
