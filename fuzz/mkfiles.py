@@ -7,29 +7,22 @@
 # small enough to keep: the reader checks it in the same place.
 #
 #   fuzz/mkfiles.py BASE OUTDIR
-import struct, sys, zlib
+import os, struct, sys, zlib
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                '..', 'tests', 'tools'))
+from umonsections import sections, rebuild  # noqa: E402
+
 
 def with_files(base, files):
-    n = struct.unpack_from('<I', base, 12)[0]
-    secs = []
-    for i in range(n):
-        sid, _, off, ln = struct.unpack_from('<IIQQ', base, 32 + 24 * i)
-        if sid != 13:
-            secs.append((sid, base[off:off + ln]))
     body = struct.pack('<I', len(files))
     for kind, path, bid, size, z in files:
         body += struct.pack('<II', kind, len(path)) + path
         body += struct.pack('<I', len(bid)) + bid
         body += struct.pack('<QQ', size, len(z)) + z
-    secs.append((13, body))
-    off = 32 + 24 * len(secs)
-    table = b''
-    for sid, b in secs:
-        table += struct.pack('<IIQQ', sid, 0, off, len(b))
-        off += len(b)
-    rest = table + b''.join(b for _, b in secs)
-    return base[:12] + struct.pack('<IQII', len(secs), off,
-                                   zlib.crc32(rest), 0) + rest
+    return rebuild(base, [s for s in sections(base) if s[0] != 13] +
+                   [(13, body)])
+
 
 base = open(sys.argv[1], 'rb').read()
 out = sys.argv[2]

@@ -15,14 +15,10 @@ load helpers
 add_files() {
 	python3 - "$@" <<'PY'
 import os, struct, sys, zlib
+sys.path.insert(0, os.environ['ROOT'] + '/tests/tools')
+from umonsections import sections, rebuild
 src, out, specs = sys.argv[1], sys.argv[2], sys.argv[3:]
 d = open(src, 'rb').read()
-n = struct.unpack_from('<I', d, 12)[0]
-secs = []
-for i in range(n):
-    sid, _, off, ln = struct.unpack_from('<IIQQ', d, 32 + 24 * i)
-    if sid != 13:
-        secs.append((sid, d[off:off + ln]))
 body = struct.pack('<I', len(specs))
 for spec in specs:
     path, size, kind, cnt = spec.split(':')
@@ -30,16 +26,8 @@ for spec in specs:
         else os.urandom(int(cnt))
     body += struct.pack('<II', 0, len(path)) + path.encode()
     body += struct.pack('<IQQ', 0, int(size), len(z)) + z
-secs.append((13, body))
-off = 32 + 24 * len(secs)
-table = b''
-for sid, b in secs:
-    table += struct.pack('<IIQQ', sid, 0, off, len(b))
-    off += len(b)
-rest = table + b''.join(b for _, b in secs)
-crc = zlib.crc32(rest)
-open(out, 'wb').write(d[:12] + struct.pack('<IQII', len(secs), off, crc, 0)
-                      + rest)
+open(out, 'wb').write(rebuild(d, [s for s in sections(d) if s[0] != 13] +
+                               [(13, body)]))
 PY
 }
 

@@ -254,17 +254,16 @@ make_secret_elf() {
 # process that was gone, or whose path led to another file.
 unread_all() {
 	python3 - "$1" "$2" <<-'PY'
-	import struct, sys, zlib
+	import os, struct, sys
+	sys.path.insert(0, os.environ['ROOT'] + '/tests/tools')
+	from umonsections import fix_crc
 	b = bytearray(open(sys.argv[1], 'rb').read())
 	n = struct.unpack_from('<I', b, 12)[0]
-	secs = {struct.unpack_from('<I', b, 32 + 24 * i)[0]:
-	        struct.unpack_from('<Q', b, 40 + 24 * i)[0] for i in range(n)}
-	o = secs[14]
+	o = [struct.unpack_from('<Q', b, 40 + 24 * i)[0] for i in range(n)
+	     if struct.unpack_from('<I', b, 32 + 24 * i)[0] == 14][0]
 	for k in range(struct.unpack_from('<I', b, o)[0]):
-	    e = o + 4 + 40 * k
-	    struct.pack_into('<IQQQQ', b, e + 4, 1, 0, 0, 0, 0)
-	struct.pack_into('<I', b, 24, zlib.crc32(bytes(b[32:])))
-	open(sys.argv[2], 'wb').write(b)
+	    struct.pack_into('<IQQQQ', b, o + 4 + 40 * k + 4, 1, 0, 0, 0, 0)
+	open(sys.argv[2], 'wb').write(fix_crc(b))
 	PY
 }
 
