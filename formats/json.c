@@ -226,8 +226,41 @@ static void start_after(struct json_writer *jw, const struct profile *p)
 	jw_end(jw);
 }
 
+/* Whether the profile keeps time, or why not; --time's window. */
+static void timeline(struct json_writer *jw, const struct profile *p)
+{
+	const char *missing = profile_timeline_missing(p);
+	size_t i;
+
+	jw_object_begin_object(jw, "timeline", JW_INLINE);
+	jw_object_bool(jw, "kept", !missing);
+	if (missing)
+		jw_object_string(jw, "missing", missing);
+	else
+		jw_object_null(jw, "missing");
+	if (!p->nwindow) {
+		jw_object_null(jw, "window");
+		jw_object_null(jw, "window_seconds");
+		jw_end(jw);
+		return;
+	}
+	jw_object_begin_array(jw, "window", JW_INLINE);
+	for (i = 0; i < p->nwindow; i++) {
+		jw_array_begin(jw, JW_INLINE);
+		jw_array_double(jw, 6, (double)p->window[i].from / 1e9);
+		if (p->window[i].to == UINT64_MAX)
+			jw_array_null(jw);
+		else
+			jw_array_double(jw, 6, (double)p->window[i].to / 1e9);
+		jw_end(jw);
+	}
+	jw_end(jw);
+	put_seconds(jw, "window_seconds", (double)p->window_ns);
+	jw_end(jw);
+}
+
 /* Open the document and write the members every report starts with, up
- * to "start_after". */
+ * to "timeline". */
 static void header(struct json_writer *jw, const struct profile *p,
 		   const char *file, const char *mode)
 {
@@ -253,6 +286,7 @@ static void header(struct json_writer *jw, const struct profile *p,
 	put_known(jw, "pid", p->pid);
 	put_known(jw, "cpu", p->cpu);
 	start_after(jw, p);
+	timeline(jw, p);
 }
 
 /* Close the document: 0, -PROF_EIO when f has failed (the caller says

@@ -434,8 +434,10 @@ static void ratio_lines(FILE *f, const struct report *r)
 }
 
 /* The run: how long, how it ended, where. */
-static void run_line(FILE *f, const struct profile *p)
+static void run_line(FILE *f, const struct report *r)
 {
+	const struct profile *p = r->prof;
+
 	fprintf(f, "  %.2f s", (double)p->duration_ns / 1e9);
 	if (p->exit_status >= 0)
 		fprintf(f, ", exit status %d", p->exit_status);
@@ -443,6 +445,10 @@ static void run_line(FILE *f, const struct profile *p)
 		fprintf(f, ", on %s (%s %s)", p->hostname,
 			p->sysname ? p->sysname : "", p->release ? p->release : "");
 	fputc('\n', f);
+	if (r->window)
+		fprintf(f, "  window %s of the run (%.3f s): the samples "
+			"above are those in it\n", r->window,
+			(double)r->window_ns / 1e9);
 }
 
 /* -ra: where the samples of the routines went. */
@@ -482,7 +488,7 @@ static void heading(FILE *f, const struct report *r)
 		      "executions)\n", f);
 	}
 	notes(f, r, REPORT_NOTE_NO_AVERAGE, REPORT_NOTE_UNDECODED);
-	run_line(f, p);
+	run_line(f, r);
 	start_after_line(f, p);
 	if (p->ra_routines)
 		ra_line(f, r);

@@ -36,7 +36,7 @@ enum {
 	OPT_BLOCKS, OPT_ASM, OPT_STRIDE, OPT_AVERAGE, OPT_CALLERS,
 	OPT_CALLEES, OPT_TREE, OPT_CALL_GRAPH, OPT_MERGE, OPT_ARCHIVE, OPT_DIFF,
 	OPT_FAIL_ABOVE, OPT_ALPHA, OPT_INLINE, OPT_BY, OPT_EXCLUDE_IDLE,
-	OPT_SYMFS, OPT_DEBUG_DIR, OPT_NO_DEBUGINFOD,
+	OPT_SYMFS, OPT_DEBUG_DIR, OPT_NO_DEBUGINFOD, OPT_TIME,
 };
 
 /*
@@ -177,6 +177,11 @@ const struct argp_option fe_report_options[] = {
 	{ "exclude", OPT_EXCLUDE, "PROC", 0,
 	  "leave out procedures matching PROC (repeatable)", FE_GROUP_REPORT },
 	{ "numbers", OPT_NUMBERS, NULL, 0, "show addresses", FE_GROUP_REPORT },
+	{ "time", OPT_TIME, "RANGE", 0,
+	  "report only what happened in RANGE of the run: FROM-TO in "
+	  "seconds (2.5-4, 250ms-1s) or percent (10%-20%), an end left out "
+	  "for the run's, several ranges separated by commas; for -i, "
+	  "--merge and --diff", FE_GROUP_REPORT },
 	{ "exclude-idle", OPT_EXCLUDE_IDLE, NULL, 0,
 	  "leave out the samples of the idle task (pid 0, 'swapper': CPUs "
 	  "with nothing to run); percentages are then of the rest",
@@ -639,6 +644,7 @@ static error_t parse_report_opt(int key, char *arg, struct argp_state *state)
 	case OPT_NUMBERS: ro->numbers = 1; break;
 	case OPT_INLINE: ro->inline_split = 1; break;
 	case OPT_EXCLUDE_IDLE: c->exclude_idle = 1; break;
+	case OPT_TIME: c->time = arg; break;
 	case OPT_STRIDE:
 		if (parse_u64(arg, 0, 1u << 20, &u) || (u & (u - 1)))
 			argp_error(state, "bad -stride '%s': expected a power "
@@ -845,6 +851,10 @@ static void check_combinations(const struct fe_args *a,
 		argp_error(state, "--count has no rows: -procedures, "
 			   "-lines, -heavy, -quit, -only, -exclude and "
 			   "-numbers do not apply (use -display)");
+	if (c->time && !a->input && !a->merge_out && !a->diff)
+		argp_error(state, "--time cuts a window out of a profile "
+			   "written before: give it with -i FILE, --merge or "
+			   "--diff");
 	if (a->ra_list && !a->input)
 		argp_error(state, "-ra PROCS is answered from the call stacks "
 			   "of a profile: give it with -i FILE");

@@ -87,6 +87,7 @@ void collector_free(struct collector *c)
 		}
 	free(c->procs);
 	free(c->agg);
+	free(c->events);
 	free(c->threads);
 	free(c->tasks);
 	for (i = 0; i < c->nparked; i++)
@@ -174,6 +175,12 @@ int collector_set_caller_ranges(struct collector *c,
 	}
 	c->nranges = k + 1;
 	return 0;
+}
+
+void collector_set_time_base(struct collector *c, uint64_t time)
+{
+	c->keep_time = true;
+	c->time_base = time;
 }
 
 uint64_t collector_moved(const struct collector *c)
@@ -455,11 +462,13 @@ void collector_exit(struct collector *c, uint32_t pid, uint32_t tid,
 /* ---- aggregation ------------------------------------------------------- */
 
 static size_t agg_hash(uint32_t obj, uint64_t offset, uint32_t stat,
-		       uint32_t split, uint32_t task, uint32_t cpu)
+		       uint32_t split, uint32_t task, uint32_t cpu,
+		       uint32_t state)
 {
 	return (size_t)hash_mix64(offset ^ ((uint64_t)obj << 40) ^
 			     ((uint64_t)stat << 56) ^ ((uint64_t)split << 20) ^
-			     hash_mix64(((uint64_t)task << 32) | cpu));
+			     hash_mix64(((uint64_t)task << 32) |
+					(cpu ^ (uint64_t)state << 24)));
 }
 
 static int agg_grow(struct collector *c)
@@ -476,7 +485,7 @@ static int agg_grow(struct collector *c)
 		if (!e->used)
 			continue;
 		j = agg_hash(e->obj, e->offset, e->stat, e->split, e->task,
-			     e->cpu) & (ncap - 1);
+			     e->cpu, e->state) & (ncap - 1);
 		while (n[j].used)
 			j = (j + 1) & (ncap - 1);
 		n[j] = *e;
@@ -487,41 +496,83 @@ static int agg_grow(struct collector *c)
 	return 0;
 }
 
-static void aggregate(struct collector *c, uint32_t obj, uint64_t offset,
-		      uint32_t stat, uint32_t split, uint32_t task,
-		      uint32_t cpu, uint64_t period)
+/* What one sample (or off-CPU interval) is charged to. */
+struct charge {
+	uint32_t obj;
+	uint64_t offset;
+	uint32_t stat, split, task, cpu, state;
+	uint64_t weight;	/* the period, or the interval's length */
+	uint64_t time;		/* when (the engine's clock) */
+	uint32_t stack;		/* the collector's stack + 1, 0 none */
+};
+
+/* The sample or interval in the time stream. */
+static void keep_event(struct collector *c, const struct charge *k,
+		       uint32_t id)
+{
+	if (!c->keep_time || c->exact[k->stat])
+		return;
+	if (ALLOC_GROW(c->events, c->nevents + 1, c->alloc_events)) {
+		c->oom = 1;
+		return;
+	}
+	c->events[c->nevents++] = (struct cevent){
+		.time = k->time > c->time_base ? k->time - c->time_base : 0,
+		.weight = k->weight, .agg = id, .stack = k->stack,
+	};
+}
+
+static void aggregate(struct collector *c, const struct charge *k)
 {
 	size_t mask, i;
 	struct agg_entry *e;
-	uint64_t n = stat < c->nstats && c->exact[stat] ? period : 1;
+	uint64_t n = k->stat < c->nstats && c->exact[k->stat] ? k->weight : 1;
 
 	if ((c->nagg + 1) * 10 > c->cap_agg * 7 && agg_grow(c)) {
 		c->oom = 1;
 		return;
 	}
 	mask = c->cap_agg - 1;
-	i = agg_hash(obj, offset, stat, split, task, cpu) & mask;
+	i = agg_hash(k->obj, k->offset, k->stat, k->split, k->task, k->cpu,
+		     k->state) & mask;
 	for (;; i = (i + 1) & mask) {
 		e = &c->agg[i];
 		if (!e->used)
 			break;
-		if (e->offset == offset && e->obj == obj && e->stat == stat &&
-		    e->split == split && e->task == task && e->cpu == cpu) {
+		if (e->offset == k->offset && e->obj == k->obj &&
+		    e->stat == k->stat && e->split == k->split &&
+		    e->task == k->task && e->cpu == k->cpu &&
+		    e->state == k->state) {
 			e->samples += n;
-			e->weight += period;
+			e->weight += k->weight;
+			keep_event(c, k, e->id);
 			return;
 		}
 	}
-	e->used = 1;
-	e->offset = offset;
-	e->obj = obj;
-	e->stat = stat;
-	e->split = split;
-	e->task = task;
-	e->cpu = cpu;
-	e->samples = n;
-	e->weight = period;
+	*e = (struct agg_entry){
+		.used = 1, .offset = k->offset, .obj = k->obj,
+		.stat = k->stat, .split = k->split, .task = k->task,
+		.cpu = k->cpu, .state = k->state, .id = (uint32_t)c->nagg,
+		.samples = n, .weight = k->weight,
+	};
 	c->nagg++;
+	keep_event(c, k, e->id);
+}
+
+/* A sample charged at (obj, offset): its stack first, when kept. */
+static void charge_sample(struct collector *c, const struct collect_sample *s,
+			  uint32_t obj, uint64_t offset, uint32_t split,
+			  uint32_t task, int with_stack)
+{
+	struct charge k = {
+		.obj = obj, .offset = offset, .stat = s->stat, .split = split,
+		.task = task, .cpu = s->cpu, .weight = s->period,
+		.time = s->time,
+	};
+
+	if (with_stack && c->stacks)
+		k.stack = collect_stacks_charge(c, s, split);
+	aggregate(c, &k);
 }
 
 static void count_mode(struct collector *c, uint32_t cpu, enum prof_mode m)
@@ -564,16 +615,13 @@ static int charge_user(struct collector *c, const struct collect_sample *s,
 		uint64_t off = c->objects[m->obj].kind == PROF_OBJ_ANON ?
 			       s->ip : s->ip - m->start + m->pgoff;
 
-		aggregate(c, m->obj, off, s->stat, split_of(c, s), task,
-			  s->cpu, s->period);
+		charge_sample(c, s, m->obj, off, split_of(c, s), task, 1);
 	} else if (final) {
-		aggregate(c, c->obj_unknown, s->ip, s->stat, split_of(c, s),
-			  task, s->cpu, s->period);
+		charge_sample(c, s, c->obj_unknown, s->ip, split_of(c, s),
+			      task, 1);
 	} else {
 		return -1;
 	}
-	if (c->stacks)
-		collect_stacks_charge(c, s, split_of(c, s));
 	return 0;
 }
 
@@ -592,12 +640,9 @@ void collector_sample(struct collector *c, const struct collect_sample *s)
 		if (!(c->row_modes[s->stat] & STAT_MODE_KERNEL))
 			return;
 		c->samples[s->stat] += c->exact[s->stat] ? s->period : 1;
-		aggregate(c, c->obj_kernel,
-			  c->nranges && in_ranges(c, s->ip) ?
-			  caller_of(c, s) : s->ip,
-			  s->stat, split, task, s->cpu, s->period);
-		if (c->stacks)
-			collect_stacks_charge(c, s, split);
+		charge_sample(c, s, c->obj_kernel,
+			      c->nranges && in_ranges(c, s->ip) ?
+			      caller_of(c, s) : s->ip, split, task, 1);
 		return;
 	case PERF_RECORD_MISC_USER:
 		count_mode(c, s->cpu, PROF_MODE_USER);
@@ -609,19 +654,16 @@ void collector_sample(struct collector *c, const struct collect_sample *s)
 	case PERF_RECORD_MISC_GUEST_USER:
 		count_mode(c, s->cpu, PROF_MODE_GUEST);
 		c->samples[s->stat] += c->exact[s->stat] ? s->period : 1;
-		aggregate(c, c->obj_guest, s->ip, s->stat, split, task,
-			  s->cpu, s->period);
+		charge_sample(c, s, c->obj_guest, s->ip, split, task, 0);
 		return;
 	case PERF_RECORD_MISC_HYPERVISOR:
 		count_mode(c, s->cpu, PROF_MODE_HV);
 		c->samples[s->stat] += c->exact[s->stat] ? s->period : 1;
-		aggregate(c, c->obj_hv, s->ip, s->stat, split, task, s->cpu,
-			  s->period);
+		charge_sample(c, s, c->obj_hv, s->ip, split, task, 0);
 		return;
 	default:
 		c->samples[s->stat] += c->exact[s->stat] ? s->period : 1;
-		aggregate(c, c->obj_unknown, s->ip, s->stat, split, task,
-			  s->cpu, s->period);
+		charge_sample(c, s, c->obj_unknown, s->ip, split, task, 0);
 		return;
 	}
 	if (charge_user(c, s, task, 0) == 0)
@@ -791,7 +833,7 @@ static int cmp_agg(const void *a, const void *b)
  * (object, statistic, offset) summed into its count, each one a task
  * count, the tasks added as used. */
 static int build_counts(struct collector *c, uint32_t split,
-			struct profile *p, uint32_t *remap)
+			struct profile *p, uint32_t *remap, uint32_t *tc_of)
 {
 	const struct agg_entry **es = NULL;
 	uint32_t *tremap = NULL;
@@ -828,7 +870,8 @@ static int build_counts(struct collector *c, uint32_t split,
 		     j++) {
 			const struct agg_entry *x = es[j];
 			struct prof_task_count tc = {
-				.cpu = x->cpu, .obj = k.obj, .stat = k.stat,
+				.cpu = x->cpu, .state = x->state,
+				.obj = k.obj, .stat = k.stat,
 				.offset = k.offset, .samples = x->samples,
 				.weight = x->weight,
 			};
@@ -848,8 +891,10 @@ static int build_counts(struct collector *c, uint32_t split,
 				tremap[x->task] = (uint32_t)ti;
 			}
 			tc.task = tremap[x->task];
-			if (profile_add_task_count(p, &tc) < 0)
+			ti = profile_add_task_count(p, &tc);
+			if (ti < 0)
 				goto out;
+			tc_of[x->id] = (uint32_t)ti;
 		}
 		if (profile_add_count(p, &k) < 0)
 			goto out;
@@ -983,11 +1028,72 @@ static int add_foreign_files(struct collector *c, struct profile *p,
 	return 0;
 }
 
+static int cmp_event_time(const void *a, const void *b)
+{
+	const struct prof_event *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	/* Equal times: the order they came in (tcount holds it here). */
+	return x->tcount < y->tcount ? -1 : x->tcount > y->tcount;
+}
+
+/*
+ * The time stream of p: the events of its task counts (tc_of: the task
+ * count of each entry id, UINT32_MAX none: another split's), in time
+ * order, their stacks through smap.  A profile whose statistics all
+ * count exactly has none.
+ */
+static int build_events(struct collector *c, struct profile *p,
+			const uint32_t *tc_of, const uint32_t *smap)
+{
+	size_t i, n = 0;
+	uint32_t *order = NULL;
+
+	p->timeline = PROF_TIMELINE_EXACT;
+	for (i = 0; i < c->nstats && i < p->nstats; i++)
+		if (c->keep_time && !c->exact[i] &&
+		    !(p->stats[i].flags & PROF_STAT_COUNTING))
+			p->timeline = PROF_TIMELINE_KEPT;
+	if (p->timeline != PROF_TIMELINE_KEPT)
+		return 0;
+	for (i = 0; i < c->nevents; i++)
+		if (tc_of[c->events[i].agg] != UINT32_MAX)
+			n++;
+	p->events = malloc((n ? n : 1) * sizeof(*p->events));
+	order = malloc((n ? n : 1) * sizeof(*order));
+	if (!p->events || !order) {
+		free(order);
+		return -PROF_ENOMEM;
+	}
+	p->alloc_events = n ? n : 1;
+	for (i = 0; i < c->nevents; i++) {
+		const struct cevent *e = &c->events[i];
+		uint32_t tc = tc_of[e->agg];
+
+		if (tc == UINT32_MAX)
+			continue;
+		order[p->nevents] = tc;
+		p->events[p->nevents] = (struct prof_event){
+			.time = e->time, .weight = e->weight,
+			/* For the sort: its place in the stream. */
+			.tcount = (uint32_t)p->nevents,
+			.stack = e->stack && smap ? smap[e->stack - 1] + 1 : 0,
+		};
+		p->nevents++;
+	}
+	qsort(p->events, p->nevents, sizeof(*p->events), cmp_event_time);
+	for (i = 0; i < p->nevents; i++)
+		p->events[i].tcount = order[p->events[i].tcount];
+	free(order);
+	return 0;
+}
+
 static int build_one(struct collector *c, const struct profile *tpl,
 		     uint32_t split, struct profile **out)
 {
 	struct profile *p = profile_new();
-	uint32_t *remap = NULL;
+	uint32_t *remap = NULL, *tc_of = NULL, *smap = NULL;
 	size_t i, last;
 	int r;
 
@@ -1012,25 +1118,28 @@ static int build_one(struct collector *c, const struct profile *tpl,
 			return -PROF_ENOMEM;
 	}
 	remap = malloc((c->nobjects ? c->nobjects : 1) * sizeof(*remap));
-	if (!remap)
+	tc_of = malloc((c->nagg + 1) * sizeof(*tc_of));
+	if (!remap || !tc_of) {
+		free(remap);
+		free(tc_of);
 		return -PROF_ENOMEM;
+	}
 	for (i = 0; i < c->nobjects; i++)
 		remap[i] = UINT32_MAX;
-	r = build_counts(c, split, p, remap);
-	if (r < 0) {
-		free(remap);
-		return r;
-	}
-	if (c->stacks &&
-	    (r = collect_stacks_build(c, split, p, remap,
-				      add_profile_object)) < 0) {
-		free(remap);
-		return r;
-	}
-	r = add_jit_symbols(c, p, remap);
+	memset(tc_of, 0xff, (c->nagg + 1) * sizeof(*tc_of));
+	r = build_counts(c, split, p, remap, tc_of);
+	if (!r && c->stacks)
+		r = collect_stacks_build(c, split, p, remap, &smap,
+					 add_profile_object);
+	if (!r)
+		r = build_events(c, p, tc_of, smap);
+	if (!r)
+		r = add_jit_symbols(c, p, remap);
 	if (!r)
 		r = add_foreign_files(c, p, remap);
 	free(remap);
+	free(tc_of);
+	free(smap);
 	if (r < 0)
 		return r;
 	if (p->ncounts > 1)

@@ -73,6 +73,15 @@ void collector_set_modes(struct collector *c, uint32_t stat, unsigned modes);
  */
 void collector_set_exact(struct collector *c, uint32_t stat);
 
+/*
+ * Keep the time stream: every sample's time (ns of the engine's clock,
+ * time: its reading at the run's start), task, CPU and stack, in the
+ * profiles' events (section 15), so that reports can cut windows out of
+ * the run and lay it out in time.  Without it (the sim engine) there is
+ * none.
+ */
+void collector_set_time_base(struct collector *c, uint64_t time);
+
 /* A CPU being profiled: the mode histogram has a row for it even if it
  * is never sampled (an idle, tickless CPU). */
 int collector_add_cpu(struct collector *c, uint32_t cpu);

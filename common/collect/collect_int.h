@@ -84,7 +84,17 @@ struct agg_entry {
 	uint32_t obj, stat, split;
 	uint32_t used;
 	uint32_t task, cpu;	/* the task that ran, on that CPU */
+	uint32_t state;		/* enum prof_state */
+	uint32_t id;		/* in the order added: what events name */
 	uint64_t samples, weight;
+};
+
+/* One sample or off-CPU interval in time (the profile's time stream):
+ * agg: the id of the entry it was added to; stack: the collector's
+ * stack + 1, 0 none. */
+struct cevent {
+	uint64_t time, weight;
+	uint32_t agg, stack;
 };
 
 #define NO_TASK UINT32_MAX
@@ -152,6 +162,13 @@ struct collector {
 
 	struct collect_stacks *stacks;	/* -g: call stacks, or NULL */
 
+	/* The time stream: kept when the engine gave a time base (the
+	 * clock's reading at the run's start). */
+	bool keep_time;
+	uint64_t time_base;
+	struct cevent *events;
+	size_t nevents, alloc_events;
+
 	int oom;
 };
 
@@ -180,15 +197,25 @@ const struct mapping *collect_find_mapping(struct collector *c, uint32_t pid,
 /* stacks.c */
 struct collect_stacks *collect_stacks_new(enum prof_call_graph mode);
 void collect_stacks_free(struct collect_stacks *st);
-/* Walk and count the stack of a sample whose leaf was charged. */
-void collect_stacks_charge(struct collector *c, const struct collect_sample *s,
-			   uint32_t split);
+/* Walk and count the stack of a sample whose leaf was charged: the
+ * collector's stack + 1, 0 none (out of memory). */
+uint32_t collect_stacks_charge(struct collector *c,
+			       const struct collect_sample *s, uint32_t split);
+/* The two halves of it: the sample's stack walked and interned (its id +
+ * 1, 0 none), then counted (weight: its period, or an off-CPU
+ * interval's length). */
+uint32_t collect_stacks_walk(struct collector *c,
+			     const struct collect_sample *s);
+void collect_stacks_count(struct collector *c, uint32_t stack,
+			  uint32_t stat, uint32_t split, uint64_t weight);
 /* A copy of what a parked sample points to; *s is redirected to it. */
 void *collect_stacks_copy(struct collect_sample *s);
 /* Add the stacks of split to p; remap gives profile objects for the
- * collector's (UINT32_MAX: not added yet, add_obj adds it). */
+ * collector's (UINT32_MAX: not added yet, add_obj adds it).  *smap
+ * (malloc'd): the profile's stack of each collector stack (UINT32_MAX:
+ * not in p). */
 int collect_stacks_build(struct collector *c, uint32_t split,
-			 struct profile *p, uint32_t *remap,
+			 struct profile *p, uint32_t *remap, uint32_t **smap,
 			 int (*add_obj)(struct collector *, struct profile *,
 					uint32_t *, uint32_t));
 

@@ -439,8 +439,8 @@ static enum prof_stack_end walk_chain(struct collector *c,
 	return PROF_STACK_FP;
 }
 
-void collect_stacks_charge(struct collector *c, const struct collect_sample *s,
-			   uint32_t split)
+uint32_t collect_stacks_walk(struct collector *c,
+			     const struct collect_sample *s)
 {
 	struct collect_stacks *st = c->stacks;
 	enum prof_stack_end end;
@@ -473,20 +473,35 @@ void collect_stacks_charge(struct collector *c, const struct collect_sample *s,
 		id = intern_frame(st, obj, off);
 		if (id == EMPTY) {
 			c->oom = 1;
-			return;
+			return 0;
 		}
 		st->buf[n++] = id;
 	}
 	id = intern_stack(st, st->buf, n, end);
-	if (id == EMPTY ||
-	    count_stack(st, id, s->stat, split,
-			c->exact[s->stat] ? s->period : 1, s->period)) {
+	if (id == EMPTY) {
 		c->oom = 1;
-		return;
+		return 0;
 	}
 	st->ends[end]++;
+	return id + 1;
 }
 
+void collect_stacks_count(struct collector *c, uint32_t stack,
+			  uint32_t stat, uint32_t split, uint64_t weight)
+{
+	if (stack && count_stack(c->stacks, stack - 1, stat, split,
+				 c->exact[stat] ? weight : 1, weight))
+		c->oom = 1;
+}
+
+uint32_t collect_stacks_charge(struct collector *c,
+			       const struct collect_sample *s, uint32_t split)
+{
+	uint32_t id = collect_stacks_walk(c, s);
+
+	collect_stacks_count(c, id, s->stat, split, s->period);
+	return id;
+}
 
 void *collect_stacks_copy(struct collect_sample *s)
 {
@@ -550,7 +565,7 @@ uint64_t collector_stack_ends(const struct collector *c,
 }
 
 int collect_stacks_build(struct collector *c, uint32_t split,
-			 struct profile *p, uint32_t *remap,
+			 struct profile *p, uint32_t *remap, uint32_t **smap_out,
 			 int (*add_obj)(struct collector *, struct profile *,
 					uint32_t *, uint32_t))
 {
@@ -616,7 +631,10 @@ int collect_stacks_build(struct collector *c, uint32_t split,
 	r = 0;
 out:
 	free(fmap);
-	free(smap);
+	if (r == 0)
+		*smap_out = smap;
+	else
+		free(smap);
 	free(buf);
 	return r;
 }

@@ -8,6 +8,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/util/array.h"
@@ -261,6 +262,10 @@ static void build_attr(const struct perf_event_spec *sp,
 			 PERF_FORMAT_TOTAL_TIME_RUNNING;
 	a->inherit = t->kind == PERF_TARGET_TASKS;
 	a->sample_id_all = 1;
+	/* Times on the clock the run's start is read on (the time
+	 * stream's base), the same on every CPU. */
+	a->use_clockid = 1;
+	a->clockid = CLOCK_MONOTONIC;
 	a->watermark = 1;
 	/* Wake the drainer at 32 KiB so bursts never fill the buffer.
 	 * Larger rings hold stack copies (tens of KiB a sample): a quarter
@@ -306,6 +311,8 @@ static void build_attr(const struct perf_event_spec *sp,
 		/* Read once at the end: no samples, no buffer. */
 		a->sample_type = 0;
 		a->sample_id_all = 0;
+		a->use_clockid = 0;
+		a->clockid = 0;
 		a->watermark = 0;
 		a->wakeup_watermark = 0;
 	} else {
@@ -494,6 +501,8 @@ static void describe_attr(FILE *f, const struct perf_event_attr *a)
 		a->sample_id_all);
 	fprintf(f, "  watermark %u wakeup_watermark %u\n",
 		a->watermark, a->wakeup_watermark);
+	if (a->use_clockid)
+		fprintf(f, "  use_clockid 1 clockid %d\n", a->clockid);
 	if (a->sample_type & (PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER))
 		fprintf(f, "  sample_regs_user %#llx sample_stack_user %u\n",
 			(unsigned long long)a->sample_regs_user,

@@ -19,6 +19,7 @@
 #include "common/util/bytes.h"
 #include "common/util/error.h"
 #include "common/util/regfile.h"
+#include "events.h"
 #include "profile_int.h"
 
 /* A section being decoded: its bytes, and what its decoder needs. */
@@ -547,14 +548,19 @@ static int decode_task_counts(struct profile *p, struct section *sec)
 		return -1;
 	p->alloc_task_counts = n;
 	for (i = 0; i < n; i++) {
-		struct task_entry e;
+		struct task_entry e = { 0 };
 		struct prof_task_count *k = &p->task_counts[i];
 		const struct prof_count *pc;
 
 		e.count = bytes_u(b, 4);
 		e.task = bytes_u(b, 4);
 		e.cpu = bytes_u(b, 4);
-		bytes_u(b, 4);	/* reserved */
+		/* Reserved before version 3. */
+		e.state = bytes_u(b, 4);
+		if (sec->version < 3)
+			e.state = 0;
+		if (e.state >= PROF_NSTATES)
+			return -1;
 		e.samples = bytes_u(b, 8);
 		e.weight = bytes_u(b, 8);
 		if (b->bad || e.count >= p->ncounts || e.task >= p->ntasks ||
@@ -572,6 +578,7 @@ static int decode_task_counts(struct profile *p, struct section *sec)
 		w += e.weight;
 		pc = &p->counts[e.count];
 		*k = (struct prof_task_count){ .task = e.task, .cpu = e.cpu,
+			.state = e.state,
 			.obj = pc->obj, .stat = pc->stat,
 			.offset = pc->offset, .samples = e.samples,
 			.weight = e.weight };
@@ -581,6 +588,30 @@ static int decode_task_counts(struct profile *p, struct section *sec)
 	if (n && (s != p->counts[prev.count].samples ||
 		  w != p->counts[prev.count].weight))
 		return -1;
+	return 0;
+}
+
+/* Section 15: the time stream, over the task counts and stacks. */
+static int decode_events(struct profile *p, struct section *sec)
+{
+	const char *why;
+	size_t n = bytes_left(&sec->b);
+	int r;
+
+	if (!p->ntasks && !p->ntask_counts && n) {
+		sec->refused = 1;
+		prof_fail(PROF_EFORMAT, "the time stream comes without task "
+			  "counts");
+		return -1;
+	}
+	r = profile_events_decode(p, bytes_get(&sec->b, n), n, &why);
+	if (r == -PROF_ENOMEM)
+		return -1;
+	if (r) {
+		sec->refused = 1;
+		prof_fail(PROF_EFORMAT, "%s", why);
+		return -1;
+	}
 	return 0;
 }
 
@@ -641,6 +672,7 @@ static const struct {
 	[SEC_JITSYMS] = { "JIT symbols", decode_jitsyms },
 	[SEC_FILES] = { "archived files", decode_files },
 	[SEC_IDENTITIES] = { "file identities", decode_identities },
+	[SEC_EVENTS] = { "time stream", decode_events },
 };
 
 #define REQUIRED_SECS (1 << SEC_META | 1 << SEC_STATS | 1 << SEC_OBJECTS | \
@@ -699,7 +731,8 @@ static int decode_sections(struct profile *p, const uint8_t *d, size_t len,
 	 * before the counts that index them, frames before stacks before
 	 * stack counts.  Version 1 had no stacks: ids above its last are
 	 * unknown there, hence skipped. */
-	last = version >= 2 ? SEC_LAST : SEC_KSYMS;
+	last = version >= 3 ? SEC_LAST : version == 2 ? SEC_IDENTITIES :
+	       SEC_KSYMS;
 	for (order = SEC_META; order <= last; order++) {
 		struct bytes table = bytes_of(d + HEADER_SIZE,
 					      len - HEADER_SIZE);
@@ -730,6 +763,13 @@ static int decode_sections(struct profile *p, const uint8_t *d, size_t len,
 		return prof_fail(PROF_EFORMAT, "%s", stack_secs_apart);
 	if ((seen & TASK_SECS) && (seen & TASK_SECS) != TASK_SECS)
 		return prof_fail(PROF_EFORMAT, "%s", task_secs_apart);
+	/* The metadata says why there is no time stream; one that claims
+	 * a stream the file lacks lost it. */
+	if (version < 3)
+		p->timeline = PROF_TIMELINE_OLD;
+	else if (!(seen & 1 << SEC_EVENTS) &&
+		 p->timeline == PROF_TIMELINE_KEPT)
+		p->timeline = PROF_TIMELINE_DROPPED;
 	return 0;
 }
 

@@ -13,6 +13,7 @@
 #include "common/util/array.h"
 #include "common/util/error.h"
 #include "common/util/outfile.h"
+#include "events.h"
 #include "profile_int.h"
 
 struct buf {
@@ -307,11 +308,45 @@ static void encode_task_counts(struct buf *b, const struct profile *p)
 		put_u32(b, e[i].count);
 		put_u32(b, e[i].task);
 		put_u32(b, e[i].cpu);
-		put_u32(b, 0);
+		put_u32(b, e[i].state);
 		put_u64(b, e[i].samples);
 		put_u64(b, e[i].weight);
 	}
 	free(e);
+}
+
+/* The events name task counts by their index in the file's order. */
+static void encode_events(struct buf *b, const struct profile *p)
+{
+	struct task_entry *e = NULL;
+	uint32_t *file_tc = NULL;
+	uint8_t *sec = NULL;
+	size_t i, len;
+
+	if (profile_task_entries(p, &e) <= 0 ||
+	    !(file_tc = malloc((p->ntask_counts + 1) * sizeof(*file_tc))))
+		goto fail;
+	for (i = 0; i < p->ntask_counts; i++)
+		file_tc[e[i].src] = (uint32_t)i;
+	if (profile_events_encode(p, file_tc, &sec, &len))
+		goto fail;
+	put(b, sec, len);
+	goto out;
+fail:
+	b->failed = 1;
+out:
+	free(e);
+	free(file_tc);
+	free(sec);
+}
+
+/* Whether the time stream is written: the profile keeps one, its tasks
+ * are whole and its events add up to them. */
+static int has_events(const struct profile *p, int has_tasks)
+{
+	const char *why;
+	return p->timeline == PROF_TIMELINE_KEPT && has_tasks &&
+	       profile_events_check(p, &why) == 0;
 }
 
 static void encode_jitsyms(struct buf *b, const struct profile *p)
@@ -391,6 +426,7 @@ static int encode(const struct profile *p, struct buf *b)
 		[SEC_JITSYMS] = encode_jitsyms,
 		[SEC_FILES] = encode_files,
 		[SEC_IDENTITIES] = encode_identities,
+		[SEC_EVENTS] = encode_events,
 	};
 	uint32_t ids[SEC_LAST], nsec = 0, id, i;
 	size_t table, start;
@@ -411,6 +447,8 @@ static int encode(const struct profile *p, struct buf *b)
 		if (id == SEC_FILES && !p->nfiles)
 			continue;
 		if (id == SEC_IDENTITIES && !count_identities(p))
+			continue;
+		if (id == SEC_EVENTS && !has_events(p, has_tasks))
 			continue;
 		ids[nsec++] = id;
 	}

@@ -36,6 +36,7 @@ uint64_t profile_idle_samples(const struct profile *p, size_t stat)
 
 int profile_drop_idle(struct profile *p, uint64_t *dropped)
 {
+	uint32_t *tmap;
 	size_t i, j, k;
 
 	*dropped = 0;
@@ -47,6 +48,11 @@ int profile_drop_idle(struct profile *p, uint64_t *dropped)
 	if (p->nstack_counts)
 		return prof_fail(PROF_EINVAL, "-exclude-idle: the profile has "
 				 "call stacks, which are not split by task");
+	/* The events follow their task counts (UINT32_MAX: the idle
+	 * task's, gone). */
+	tmap = malloc((p->ntask_counts + 1) * sizeof(*tmap));
+	if (!tmap)
+		return -PROF_ENOMEM;
 	profile_sort_counts(p);
 	for (i = j = 0; i < p->ntask_counts; i++) {
 		const struct prof_task_count *t = &p->task_counts[i];
@@ -54,7 +60,9 @@ int profile_drop_idle(struct profile *p, uint64_t *dropped)
 			.obj = t->obj, .stat = t->stat, .offset = t->offset,
 		}, *c;
 
+		tmap[i] = UINT32_MAX;
 		if (!is_idle(p, t)) {
+			tmap[i] = (uint32_t)j;
 			p->task_counts[j++] = *t;
 			continue;
 		}
@@ -76,6 +84,13 @@ int profile_drop_idle(struct profile *p, uint64_t *dropped)
 		}
 	}
 	p->ntask_counts = j;
+	for (i = k = 0; i < p->nevents; i++)
+		if (tmap[p->events[i].tcount] != UINT32_MAX) {
+			p->events[k] = p->events[i];
+			p->events[k++].tcount = tmap[p->events[i].tcount];
+		}
+	p->nevents = k;
+	free(tmap);
 	p->idle_dropped += *dropped;
 	p->idle_excluded = 1;
 	/* Counts the idle task had alone are gone. */

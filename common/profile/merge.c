@@ -662,6 +662,13 @@ int profile_merge(struct profile *dst, const struct profile *src,
 		err = merge_files(dst, src);
 	if (!err)
 		merge_meta(dst, src, stats);
+	if (!err) {
+		/* Each run has its own clock: the sum has no timeline. */
+		free(dst->events);
+		dst->events = NULL;
+		dst->nevents = dst->alloc_events = 0;
+		dst->timeline = PROF_TIMELINE_MERGED;
+	}
 out:
 	free(stats);
 	free(objs);
@@ -670,7 +677,45 @@ out:
 	return err;
 }
 
-int profile_read_sum(const char *const *files, size_t n,
+int profile_read_window(const char *path, const char *time,
+			struct profile **out)
+{
+	struct prof_range *r = NULL;
+	struct profile *p;
+	size_t nr = 0;
+	char why[512];
+	int err;
+
+	*out = NULL;
+	err = profile_read(path, &p);
+	if (err || !time) {
+		*out = p;
+		return err;
+	}
+	if (p->timeline != PROF_TIMELINE_KEPT) {
+		err = prof_fail(PROF_EINVAL, "cannot use --time on '%s': it "
+				"has no timeline: %s", path,
+				profile_timeline_missing(p));
+		profile_free(p);
+		return err;
+	}
+	err = profile_time_parse(time, profile_time_span(p), &r, &nr);
+	if (err == -PROF_EINVAL) {
+		snprintf(why, sizeof(why), "%s", prof_error(err));
+		err = prof_fail(PROF_EINVAL, "'%s': %s", path, why);
+	}
+	if (!err)
+		err = profile_window(p, r, nr);
+	free(r);
+	if (err) {
+		profile_free(p);
+		return err;
+	}
+	*out = p;
+	return 0;
+}
+
+int profile_read_sum(const char *const *files, size_t n, const char *time,
 		     struct profile **out)
 {
 	struct profile *sum = NULL, *p;
@@ -680,9 +725,9 @@ int profile_read_sum(const char *const *files, size_t n,
 	*out = NULL;
 	if (!n)
 		return prof_fail(PROF_EINVAL, "no profile to read");
-	err = profile_read(files[0], &sum);
+	err = profile_read_window(files[0], time, &sum);
 	for (i = 1; !err && i < n; i++) {
-		err = profile_read(files[i], &p);
+		err = profile_read_window(files[i], time, &p);
 		if (err)
 			break;
 		err = profile_merge(sum, p, files[0], files[i]);

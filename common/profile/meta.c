@@ -61,6 +61,10 @@ const struct profile_meta_key profile_meta_keys[] = {
 	  has_call_graph },
 	{ "stack_dump", META_U32, F(stack_dump), 0, UINT32_MAX, 0, 2,
 	  has_call_graph },
+	/* Whether section 15 is the run's time stream, or why there is
+	 * none (enum prof_timeline). */
+	{ "timeline", META_U32, F(timeline), 0, PROF_NTIMELINES - 1, 0, 3,
+	  NULL },
 };
 
 const size_t profile_nmeta_keys =

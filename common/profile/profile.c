@@ -72,6 +72,8 @@ void profile_free(struct profile *p)
 		free(p->tasks[i].comm);
 	free(p->tasks);
 	free(p->task_counts);
+	free(p->events);
+	free(p->window);
 	for (i = 0; i < p->nksyms; i++) {
 		free(p->ksyms[i].name);
 		free(p->ksyms[i].module);
@@ -224,6 +226,14 @@ int profile_add_task_count(struct profile *p,
 	return (int)p->ntask_counts++;
 }
 
+int profile_add_event(struct profile *p, const struct prof_event *e)
+{
+	if (ALLOC_GROW(p->events, p->nevents + 1, p->alloc_events))
+		return -PROF_ENOMEM;
+	p->events[p->nevents] = *e;
+	return (int)p->nevents++;
+}
+
 int profile_task_entry_cmp(const void *a, const void *b)
 {
 	const struct task_entry *x = a, *y = b;
@@ -232,7 +242,9 @@ int profile_task_entry_cmp(const void *a, const void *b)
 		return x->count < y->count ? -1 : 1;
 	if (x->task != y->task)
 		return x->task < y->task ? -1 : 1;
-	return x->cpu < y->cpu ? -1 : x->cpu > y->cpu;
+	if (x->cpu != y->cpu)
+		return x->cpu < y->cpu ? -1 : 1;
+	return x->state < y->state ? -1 : x->state > y->state;
 }
 
 static int cmp_count_at(const void *a, const void *b, void *ctx)
@@ -290,13 +302,14 @@ int profile_task_entries(const struct profile *p, struct task_entry **out)
 
 		ok = k >= 0 && tc->task < p->ntasks;
 		e[i] = (struct task_entry){ .count = (uint32_t)k,
-			.task = tc->task, .cpu = tc->cpu,
+			.task = tc->task, .cpu = tc->cpu, .state = tc->state,
+			.src = (uint32_t)i,
 			.samples = tc->samples, .weight = tc->weight };
 	}
 	free(byidx);
 	if (ok && n > 1)
 		qsort(e, n, sizeof(*e), profile_task_entry_cmp);
-	/* One entry per (count, task, cpu); each count's add up. */
+	/* One entry per (count, task, cpu, state); each count's add up. */
 	for (i = 0; ok && i < n; i = j) {
 		uint64_t s = 0, w = 0;
 

@@ -27,8 +27,10 @@
 #include <stdio.h>
 
 /* Version 2 added call stacks (sections 7-9); version-1 files are read
- * as profiles without stacks. */
-#define PROF_FILE_VERSION 2
+ * as profiles without stacks.  Version 3 added the time stream (section
+ * 15) and the state of a task count; files of versions 1 and 2 are read
+ * as profiles without a timeline. */
+#define PROF_FILE_VERSION 3
 
 enum prof_obj_kind {	/* same values as enum sym_obj_kind (asserted where
 			 * a report converts them: formats/report/sites.c) */
@@ -244,8 +246,27 @@ struct prof_task {
 	char *comm;		/* the command name then, "" unknown */
 };
 
+/*
+ * What a thread was doing when a task count was taken: running (a
+ * sample), or off CPU (an off-CPU statistic's interval, its weight in
+ * nanoseconds): asleep (S, or a sleep the kernel did not say which),
+ * asleep uninterruptibly (D, usually waiting for I/O), or runnable but
+ * switched out (preempted, waiting for a CPU).
+ */
+enum prof_state {
+	PROF_STATE_RUNNING = 0,
+	PROF_STATE_BLOCKED = 1,
+	PROF_STATE_IO = 2,
+	PROF_STATE_PREEMPTED = 3,
+	PROF_NSTATES
+};
+
+/* "running", "blocked", "blocked-io", "preempted" (-by state, JSON). */
+const char *profile_state_name(uint32_t state);
+
 struct prof_task_count {
 	uint32_t task;		/* index into tasks */
+	uint32_t state;		/* enum prof_state */
 	uint32_t cpu;
 	uint32_t obj;		/* the count's: index into objects */
 	uint32_t stat;		/* index into stats */
@@ -253,6 +274,39 @@ struct prof_task_count {
 	uint64_t samples;
 	uint64_t weight;	/* sum of sample periods */
 };
+
+/*
+ * The time stream (section 15): every sample (and every off-CPU
+ * interval) of the task counts, in time order, so that a report can cut
+ * a window out of the run (--time) or lay it out over time (-timeline,
+ * speedscope).  The events of a task count add up to its samples (one
+ * each) and weight exactly, and those with a stack to that stack's
+ * counts; a statistic whose counts are exact (the sim engine, -pixie) or
+ * that counts (--count) has none.
+ */
+struct prof_event {
+	uint64_t time;		/* ns from the run's start (start_time_ns) */
+	uint64_t weight;	/* the sample's period; an interval's length
+				 * in ns: [time, time + weight) */
+	uint32_t tcount;	/* index into task_counts: what was charged,
+				 * by which task, on which CPU, in which
+				 * state (not PROF_STATE_RUNNING: an
+				 * interval) */
+	uint32_t stack;		/* index into stacks + 1; 0: none */
+};
+
+/* Whether the profile has a timeline, or why not (profile.timeline). */
+enum prof_timeline {
+	PROF_TIMELINE_NONE = 0,		/* its writer kept none */
+	PROF_TIMELINE_KEPT = 1,		/* events are the run's */
+	PROF_TIMELINE_OLD = 2,		/* written before version 3 */
+	PROF_TIMELINE_MERGED = 3,	/* profiles of several runs added up */
+	PROF_TIMELINE_EXACT = 4,	/* exact counts or counting: no times */
+	PROF_TIMELINE_DROPPED = 5,	/* its counts were changed without it
+					 * (-exclude-idle) */
+	PROF_NTIMELINES
+};
+
 
 /* Call-graph modes (profile.call_graph). */
 enum prof_call_graph {
@@ -323,6 +377,18 @@ struct profile {
 	size_t ntasks, alloc_tasks;
 	struct prof_task_count *task_counts;
 	size_t ntask_counts, alloc_task_counts;
+
+	/* The time stream, in time order (section 15), and whether the
+	 * profile has one (enum prof_timeline). */
+	uint32_t timeline;
+	struct prof_event *events;
+	size_t nevents, alloc_events;
+	/* The window a report cut (profile_window()): its ranges in ns
+	 * from the start, and its total length; nwindow 0: the whole
+	 * run.  Not in the file. */
+	struct prof_range *window;
+	size_t nwindow;
+	uint64_t window_ns;
 };
 
 struct profile *profile_new(void);
@@ -375,6 +441,50 @@ int profile_add_task(struct profile *p, uint32_t pid, uint32_t tid,
 		     const char *comm);
 int profile_add_task_count(struct profile *p,
 			   const struct prof_task_count *c);
+/* Append an event; the caller keeps them in time order and consistent
+ * with the task and stack counts (the collector does). */
+int profile_add_event(struct profile *p, const struct prof_event *e);
+/* Why a profile has no timeline, a phrase ("it adds up several runs,
+ * each with its own clock"); NULL when it has one. */
+const char *profile_timeline_missing(const struct profile *p);
+
+/*
+ * Time windows (timeline.c).  A range is [from, to) in ns from the run's
+ * start; a window is ranges in order, apart.
+ */
+struct prof_range {
+	uint64_t from, to;
+};
+
+/*
+ * Parse RANGE[,RANGE...] as --time takes it, for a run of run_ns: each
+ * RANGE is FROM-TO in seconds ("2.5-4"; a unit may follow a number: ns,
+ * us, ms, s) or in percent of the run ("10%-20%"); either end may be left
+ * out ("-4", "30%-").  *out (malloc'd) gets the ranges in ns, *n their
+ * number.  -PROF_EINVAL with a one-line detail: a malformed range,
+ * ranges out of order or overlapping, an empty range, or one starting at
+ * or after the run's end (the detail names the run's length).
+ */
+int profile_time_parse(const char *s, uint64_t run_ns,
+		       struct prof_range **out, size_t *n);
+/* A window's ranges as the heading shows them ("2.500s-4.000s, ..."),
+ * malloc'd, or NULL. */
+char *profile_time_format(const struct prof_range *r, size_t n);
+
+/*
+ * Keep only what happened in the window r[0..n): the task counts, counts,
+ * stack counts and statistics' samples are rebuilt from the events in it
+ * (an interval counts for the part inside, its samples where it starts,
+ * or the window's start if it started before), entries left empty go,
+ * and so do the events outside.  The window is recorded in p->window.
+ * Refused with -PROF_EINVAL and a one-line reason
+ * (profile_timeline_missing()) when p has no timeline.  0 or
+ * -PROF_ENOMEM (p is then unusable).
+ */
+int profile_window(struct profile *p, const struct prof_range *r, size_t n);
+/* The run's length as a window needs it: the duration, or the end of
+ * the last event if later. */
+uint64_t profile_time_span(const struct profile *p);
 /* Whether the task counts are whole: each one's (obj, stat, offset) is a
  * count and those of a count add up to its samples and weight.
  * profile_write() writes the tasks only then: a profile whose counts

@@ -32,7 +32,8 @@ enum section_id {
 	SEC_JITSYMS = 12,	/* optional */
 	SEC_FILES = 13,		/* optional: an archive's files */
 	SEC_IDENTITIES = 14,	/* optional: what file objects were */
-	SEC_LAST = SEC_IDENTITIES
+	SEC_EVENTS = 15,	/* optional, version 3: the time stream */
+	SEC_LAST = SEC_EVENTS
 };
 
 #define HEADER_SIZE 32
@@ -82,22 +83,31 @@ const struct profile_meta_key *profile_meta_key(const char *name,
 const char *profile_call_graph_name(uint32_t cg);
 int profile_call_graph_parse(const char *s);
 
-/* A task count as the file has it: the index of its count. */
+/* A task count as the file has it: the index of its count; src: its
+ * index in memory (profile_task_entries()). */
 struct task_entry {
-	uint32_t count, task, cpu;
+	uint32_t count, task, cpu, state, src;
 	uint64_t samples, weight;
 };
 
-/* The file's orders: task entries by (count, task, cpu), stack counts by
+/* The file's orders: task entries by (count, task, cpu, state), stack counts by
  * (statistic, stack); for qsort(). */
 int profile_task_entry_cmp(const void *a, const void *b);
 int profile_stack_count_cmp(const void *a, const void *b);
 /*
- * The task counts as file entries, sorted by (count, task, cpu), in
+ * The task counts as file entries, sorted by (count, task, cpu, state), in
  * *out (n = ntask_counts); 1 when they are whole (see
  * profile_tasks_consistent()), 0 when not (*out NULL), -PROF_ENOMEM.
  */
 int profile_task_entries(const struct profile *p, struct task_entry **out);
+
+/*
+ * The time stream's check, for the decoder and the encoder: each event's
+ * task count and stack in range, times not wrapping, and the events
+ * adding up to the task counts and stack counts exactly.  0, or -1 with
+ * *why a phrase; -PROF_ENOMEM.
+ */
+int profile_events_check(const struct profile *p, const char **why);
 
 /* The cap on archived files that a file of size bytes, zlen compressed,
  * after total bytes of files, is over (a phrase for a message), or NULL. */

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "run_int.h"
 #include "common/profile/merge.h"
@@ -23,7 +24,7 @@ int run_merge_files(const struct run_config *c, const char *out,
 	size_t i;
 	int err;
 
-	err = profile_read_sum(files, n, &sum);
+	err = profile_read_sum(files, n, c->time, &sum);
 	if (!err)
 		err = profile_write(sum, out);
 	if (err) {
@@ -68,6 +69,31 @@ static int unpack_both(const struct profile *a, const struct profile *b,
 	return err;
 }
 
+/*
+ * One side of --diff: FILE, or FILE@RANGE, a window of it (when no file
+ * is named so): --diff A.umon@0-10% A.umon@90-100% compares the start
+ * of a run with its end.  --time RANGE applies to both sides.
+ */
+static int read_side(const struct run_config *c, const char *arg,
+		     struct profile **out)
+{
+	const char *at = strrchr(arg, '@');
+	char *path;
+	int err;
+
+	if (!at || access(arg, F_OK) == 0)
+		return profile_read_window(arg, c->time, out);
+	if (c->time)
+		return prof_fail(PROF_EINVAL, "'%s': give the window with "
+				 "--time or as FILE@RANGE, not both", arg);
+	path = strndup(arg, (size_t)(at - arg));
+	if (!path)
+		return -PROF_ENOMEM;
+	err = profile_read_window(path, at + 1, out);
+	free(path);
+	return err;
+}
+
 int run_diff_files(const struct run_config *c, const char *base,
 		   const char *nw)
 {
@@ -94,9 +120,9 @@ int run_diff_files(const struct run_config *c, const char *base,
 	int err;
 
 	run_sym_config(c, &sc);
-	err = profile_read(base, &pa);
+	err = read_side(c, base, &pa);
 	if (!err)
-		err = profile_read(nw, &pb);
+		err = read_side(c, nw, &pb);
 	if (!err)
 		err = unpack_both(pa, pb, &u, &sc);
 	if (!err)

@@ -220,7 +220,7 @@ int run_report_file(const struct run_config *c, const char *const *files,
 	file = profile_sum_name(files, nfiles);
 	if (!file)
 		return run_fail(c, prof_fail(PROF_ENOMEM, "out of memory"));
-	err = profile_read_sum(files, nfiles, &p);
+	err = profile_read_sum(files, nfiles, c->time, &p);
 	if (err) {
 		free(file);
 		return run_fail(c, err);

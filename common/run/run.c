@@ -410,6 +410,7 @@ static int start(struct run *r)
 		return err;
 	r->t0 = prof_clock_ns(CLOCK_MONOTONIC);
 	r->t0_wall = prof_clock_ns(CLOCK_REALTIME);
+	collector_set_time_base(r->col, r->t0);
 	if (c->triggered) {
 		if (c->verbose)
 			run_notice(c, "triggered mode: sampling starts on "

@@ -136,6 +136,8 @@ struct run_config {
 	enum run_format format;		/* --format */
 	const char *report_file;	/* report after a run goes here */
 	int row_options;		/* a per-row display option given */
+	const char *time;		/* --time RANGE, or NULL: the whole
+					 * run */
 	int exclude_idle;		/* -exclude-idle: reports leave the
 					 * idle task (pid 0) out */
 	double fail_above;		/* --diff --fail-above PCT; < 0: none */

@@ -205,6 +205,15 @@ int report_count_totals(struct report *r)
 	for (i = 0; i < p->nstats; i++)
 		r->multiplexed[i] = (unsigned char)report_stat_multiplexed(
 			p, &p->stats[i], &r->running_percent[i]);
+	if (p->nwindow) {
+		char *w = profile_time_format(p->window, p->nwindow);
+
+		r->window = w ? report_pool_dup(r, w) : NULL;
+		free(w);
+		if (!r->window)
+			return -PROF_ENOMEM;
+		r->window_ns = p->window_ns;
+	}
 	return 0;
 }
 

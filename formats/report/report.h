@@ -320,6 +320,10 @@ struct report {
 	struct report_samples *samples;	/* with opt.samples, else NULL */
 	struct report_by_total *by_totals;	/* -by: hottest first */
 	size_t nby_totals;
+	/* --time: the window shown ("2.500s-4.000s, ..."; NULL: the
+	 * whole run) and its length within the run. */
+	const char *window;
+	uint64_t window_ns;
 	void *priv;
 };
 
