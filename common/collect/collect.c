@@ -88,6 +88,7 @@ void collector_free(struct collector *c)
 	free(c->procs);
 	free(c->agg);
 	free(c->events);
+	collect_offcpu_free(c->offcpu);
 	free(c->threads);
 	free(c->tasks);
 	for (i = 0; i < c->nparked; i++)
@@ -231,118 +232,6 @@ static uint64_t caller_of(struct collector *c, const struct collect_sample *s)
 	return s->ip;
 }
 
-/* ---- threads and their names ------------------------------------------ */
-
-static struct thread *thread_find(struct collector *c, uint32_t tid)
-{
-	size_t mask = c->cap_threads - 1, i = hash_mix64(tid) & mask;
-
-	if (tid == NO_PROC)	/* the empty slots' mark: no thread */
-		return NULL;
-	for (;; i = (i + 1) & mask) {
-		if (c->threads[i].tid == tid)
-			return &c->threads[i];
-		if (c->threads[i].tid == NO_PROC)
-			return NULL;
-	}
-}
-
-static int threads_grow(struct collector *c)
-{
-	size_t ncap = c->cap_threads * 2, i, j;
-	struct thread *n = malloc(ncap * sizeof(*n));
-
-	if (!n)
-		return -1;
-	for (i = 0; i < ncap; i++)
-		n[i].tid = NO_PROC;
-	for (i = 0; i < c->cap_threads; i++) {
-		if (c->threads[i].tid == NO_PROC)
-			continue;
-		j = hash_mix64(c->threads[i].tid) & (ncap - 1);
-		while (n[j].tid != NO_PROC)
-			j = (j + 1) & (ncap - 1);
-		n[j] = c->threads[i];
-	}
-	free(c->threads);
-	c->threads = n;
-	c->cap_threads = ncap;
-	return 0;
-}
-
-/* The thread tid of pid, made when new (name unknown, but the idle
- * tasks': tid 0 on every CPU, which no record names). */
-static struct thread *thread_get(struct collector *c, uint32_t pid,
-				 uint32_t tid)
-{
-	struct thread *t;
-	size_t mask, i;
-
-	if (tid == NO_PROC)
-		return NULL;
-	t = thread_find(c, tid);
-	if (t) {
-		if (t->pid != pid) {	/* the tid was reused */
-			t->pid = pid;
-			t->comm[0] = '\0';
-			t->task = NO_TASK;
-		}
-		return t;
-	}
-	if ((c->nthreads + 1) * 4 > c->cap_threads * 3 && threads_grow(c)) {
-		c->oom = 1;
-		return NULL;
-	}
-	mask = c->cap_threads - 1;
-	i = hash_mix64(tid) & mask;
-	while (c->threads[i].tid != NO_PROC)
-		i = (i + 1) & mask;
-	t = &c->threads[i];
-	memset(t, 0, sizeof(*t));
-	t->tid = tid;
-	t->pid = pid;
-	t->task = NO_TASK;
-	if (tid == 0)
-		strcpy(t->comm, "swapper");
-	c->nthreads++;
-	return t;
-}
-
-static void thread_name(struct thread *t, const char *comm)
-{
-	if (!strncmp(t->comm, comm, COMM_LEN - 1) &&
-	    strlen(comm) < COMM_LEN)
-		return;
-	snprintf(t->comm, sizeof(t->comm), "%s", comm);
-	t->task = NO_TASK;
-}
-
-/* The task a sample of pid/tid is charged to: its thread under the
- * name it has now. */
-static uint32_t task_of(struct collector *c, uint32_t pid, uint32_t tid)
-{
-	struct thread *t = thread_get(c, pid, tid);
-	uint32_t *cached = t ? &t->task : &c->task_nobody;
-	struct task *k;
-
-	if (!t && (tid != NO_PROC || c->oom))
-		return NO_TASK;
-	if (*cached != NO_TASK)
-		return *cached;
-	if (ALLOC_GROW(c->tasks, c->ntasks + 1, c->alloc_tasks)) {
-		c->oom = 1;
-		return NO_TASK;
-	}
-	k = &c->tasks[c->ntasks];
-	k->pid = pid;
-	k->tid = tid;
-	memset(k->comm, 0, sizeof(k->comm));
-	if (t)
-		memcpy(k->comm, t->comm, sizeof(k->comm));
-	*cached = (uint32_t)c->ntasks++;
-	return *cached;
-}
-
 /*
  * -pids: a process born or exec'd while profiling gets its file even if
  * it was never sampled (processes that existed before only if sampled:
@@ -367,10 +256,10 @@ void collector_comm(struct collector *c, uint32_t pid, uint32_t tid,
 	struct process *p;
 	size_t i;
 
-	struct thread *t = thread_get(c, pid, tid);
+	struct thread *t = collect_thread_get(c, pid, tid);
 
 	if (t)
-		thread_name(t, comm);
+		collect_thread_name(t, comm);
 	if (!exec)
 		return;
 	expect_process(c, pid);
@@ -398,17 +287,17 @@ void collector_fork(struct collector *c, uint32_t pid, uint32_t ppid,
 		    uint32_t tid, uint32_t ptid, uint64_t time)
 {
 	struct process *parent, *child;
-	struct thread *maker = thread_find(c, ptid), *t;
+	struct thread *maker = collect_thread_find(c, ptid), *t;
 	char comm[COMM_LEN] = "";
 	size_t i;
 
 	if (maker && maker->pid == ppid)
 		memcpy(comm, maker->comm, sizeof(comm));
-	t = thread_get(c, pid, tid);
+	t = collect_thread_get(c, pid, tid);
 	if (t) {
 		/* A fresh thread: whatever the tid had before is gone. */
 		t->comm[0] = '\0';
-		thread_name(t, comm);
+		collect_thread_name(t, comm);
 		t->task = NO_TASK;
 	}
 	if (pid == ppid)	/* a new thread shares its process's maps */
@@ -461,104 +350,6 @@ void collector_exit(struct collector *c, uint32_t pid, uint32_t tid,
 
 /* ---- aggregation ------------------------------------------------------- */
 
-static size_t agg_hash(uint32_t obj, uint64_t offset, uint32_t stat,
-		       uint32_t split, uint32_t task, uint32_t cpu,
-		       uint32_t state)
-{
-	return (size_t)hash_mix64(offset ^ ((uint64_t)obj << 40) ^
-			     ((uint64_t)stat << 56) ^ ((uint64_t)split << 20) ^
-			     hash_mix64(((uint64_t)task << 32) |
-					(cpu ^ (uint64_t)state << 24)));
-}
-
-static int agg_grow(struct collector *c)
-{
-	size_t ncap = c->cap_agg * 2, i;
-	struct agg_entry *n = calloc(ncap, sizeof(*n));
-
-	if (!n)
-		return -1;
-	for (i = 0; i < c->cap_agg; i++) {
-		struct agg_entry *e = &c->agg[i];
-		size_t j;
-
-		if (!e->used)
-			continue;
-		j = agg_hash(e->obj, e->offset, e->stat, e->split, e->task,
-			     e->cpu, e->state) & (ncap - 1);
-		while (n[j].used)
-			j = (j + 1) & (ncap - 1);
-		n[j] = *e;
-	}
-	free(c->agg);
-	c->agg = n;
-	c->cap_agg = ncap;
-	return 0;
-}
-
-/* What one sample (or off-CPU interval) is charged to. */
-struct charge {
-	uint32_t obj;
-	uint64_t offset;
-	uint32_t stat, split, task, cpu, state;
-	uint64_t weight;	/* the period, or the interval's length */
-	uint64_t time;		/* when (the engine's clock) */
-	uint32_t stack;		/* the collector's stack + 1, 0 none */
-};
-
-/* The sample or interval in the time stream. */
-static void keep_event(struct collector *c, const struct charge *k,
-		       uint32_t id)
-{
-	if (!c->keep_time || c->exact[k->stat])
-		return;
-	if (ALLOC_GROW(c->events, c->nevents + 1, c->alloc_events)) {
-		c->oom = 1;
-		return;
-	}
-	c->events[c->nevents++] = (struct cevent){
-		.time = k->time > c->time_base ? k->time - c->time_base : 0,
-		.weight = k->weight, .agg = id, .stack = k->stack,
-	};
-}
-
-static void aggregate(struct collector *c, const struct charge *k)
-{
-	size_t mask, i;
-	struct agg_entry *e;
-	uint64_t n = k->stat < c->nstats && c->exact[k->stat] ? k->weight : 1;
-
-	if ((c->nagg + 1) * 10 > c->cap_agg * 7 && agg_grow(c)) {
-		c->oom = 1;
-		return;
-	}
-	mask = c->cap_agg - 1;
-	i = agg_hash(k->obj, k->offset, k->stat, k->split, k->task, k->cpu,
-		     k->state) & mask;
-	for (;; i = (i + 1) & mask) {
-		e = &c->agg[i];
-		if (!e->used)
-			break;
-		if (e->offset == k->offset && e->obj == k->obj &&
-		    e->stat == k->stat && e->split == k->split &&
-		    e->task == k->task && e->cpu == k->cpu &&
-		    e->state == k->state) {
-			e->samples += n;
-			e->weight += k->weight;
-			keep_event(c, k, e->id);
-			return;
-		}
-	}
-	*e = (struct agg_entry){
-		.used = 1, .offset = k->offset, .obj = k->obj,
-		.stat = k->stat, .split = k->split, .task = k->task,
-		.cpu = k->cpu, .state = k->state, .id = (uint32_t)c->nagg,
-		.samples = n, .weight = k->weight,
-	};
-	c->nagg++;
-	keep_event(c, k, e->id);
-}
-
 /* A sample charged at (obj, offset): its stack first, when kept. */
 static void charge_sample(struct collector *c, const struct collect_sample *s,
 			  uint32_t obj, uint64_t offset, uint32_t split,
@@ -572,7 +363,7 @@ static void charge_sample(struct collector *c, const struct collect_sample *s,
 
 	if (with_stack && c->stacks)
 		k.stack = collect_stacks_charge(c, s, split);
-	aggregate(c, &k);
+	collect_aggregate(c, &k);
 }
 
 static void count_mode(struct collector *c, uint32_t cpu, enum prof_mode m)
@@ -632,7 +423,7 @@ void collector_sample(struct collector *c, const struct collect_sample *s)
 	if (s->stat >= c->nstats)
 		return;
 	/* Named now: a name it takes later is not this sample's. */
-	task = task_of(c, s->pid, s->tid);
+	task = collect_task_of(c, s->pid, s->tid);
 	switch (s->cpumode) {
 	case PERF_RECORD_MISC_KERNEL:
 		count_mode(c, s->cpu, s->pid == 0 ? PROF_MODE_IDLE :

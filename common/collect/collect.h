@@ -183,6 +183,39 @@ void collector_exit(struct collector *c, uint32_t pid, uint32_t tid,
 		    uint64_t time);
 void collector_sample(struct collector *c, const struct collect_sample *s);
 void collector_lost(struct collector *c, uint32_t stat, uint64_t n);
+/*
+ * Off-CPU time (offcpu.c).  Statistic stat is the time threads spend
+ * switched out (COLLECT_OFFCPU), or wall-clock time: its own on-CPU
+ * samples plus that (COLLECT_WALL); both are charged per interval, in ns.
+ */
+enum collect_offcpu_kind { COLLECT_OFFCPU = 1, COLLECT_WALL = 2 };
+void collector_set_offcpu(struct collector *c, uint32_t stat,
+			  enum collect_offcpu_kind kind);
+/* The scheduler's kernel routines: a switch out is charged to the first
+ * kernel frame outside them (the ranges are copied).  0 or -PROF_ENOMEM. */
+int collector_set_wait_ranges(struct collector *c,
+			      const struct collect_range *r, size_t n);
+/* Thread tid switched out (preempt: while runnable) or in. */
+void collector_switch(struct collector *c, uint32_t pid, uint32_t tid,
+		      uint32_t cpu, uint64_t time, bool out, bool preempt);
+/* The sample taken as a thread switched out (its kernel chain, user
+ * registers and stack copy); letter: the state it sleeps in, as
+ * sched_switch's prev_state prints it ('S', 'D', 'R'), 0 unknown. */
+void collector_switch_sample(struct collector *c,
+			     const struct collect_sample *s, char letter);
+/* A thread found off CPU as collection started (an attached process):
+ * since time, in state letter, waiting at user_pc (0: unknown). */
+void collector_switch_asleep(struct collector *c, uint32_t pid, uint32_t tid,
+			     uint64_t time, char letter, uint64_t user_pc);
+/* Thread tid exited: a switch out after it opens nothing. */
+void collector_switch_exit(struct collector *c, uint32_t pid, uint32_t tid,
+			   uint64_t time);
+/* Collection ended at time: threads still off CPU are charged to it. */
+void collector_switch_end(struct collector *c, uint64_t time);
+/* Intervals charged, and switch outs whose switch in was lost. */
+void collector_switch_counts(const struct collector *c, uint64_t *intervals,
+			     uint64_t *dropped);
+
 /* Called by the engine after each drain round. */
 void collector_round_end(struct collector *c);
 

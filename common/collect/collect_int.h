@@ -15,6 +15,7 @@
 #include "collect.h"
 
 struct collect_stacks;
+struct collect_offcpu;
 
 #define T_INF UINT64_MAX
 #define NO_PROC UINT32_MAX
@@ -161,6 +162,7 @@ struct collector {
 	uint64_t moved;
 
 	struct collect_stacks *stacks;	/* -g: call stacks, or NULL */
+	struct collect_offcpu *offcpu;	/* off-CPU statistics, or NULL */
 
 	/* The time stream: kept when the engine gave a time base (the
 	 * clock's reading at the run's start). */
@@ -170,6 +172,16 @@ struct collector {
 	size_t nevents, alloc_events;
 
 	int oom;
+};
+
+/* What one sample (or off-CPU interval) is charged to (agg.c). */
+struct charge {
+	uint32_t obj;
+	uint64_t offset;
+	uint32_t stat, split, task, cpu, state;
+	uint64_t weight;	/* the period, or the interval's length */
+	uint64_t time;		/* when (the engine's clock) */
+	uint32_t stack;		/* the collector's stack + 1, 0 none */
 };
 
 /* maps.c */
@@ -218,5 +230,24 @@ int collect_stacks_build(struct collector *c, uint32_t split,
 			 struct profile *p, uint32_t *remap, uint32_t **smap,
 			 int (*add_obj)(struct collector *, struct profile *,
 					uint32_t *, uint32_t));
+
+/* offcpu.c */
+void collect_offcpu_free(struct collect_offcpu *o);
+
+/* agg.c */
+/* The thread tid, or NULL when unknown. */
+struct thread *collect_thread_find(struct collector *c, uint32_t tid);
+/* The thread tid of pid, made when new; NULL (c->oom set) out of
+ * memory. */
+struct thread *collect_thread_get(struct collector *c, uint32_t pid,
+				  uint32_t tid);
+/* Name t comm: its later samples are another task's. */
+void collect_thread_name(struct thread *t, const char *comm);
+/* The task a sample of pid/tid is charged to: its thread under the name
+ * it has now; NO_TASK out of memory. */
+uint32_t collect_task_of(struct collector *c, uint32_t pid, uint32_t tid);
+/* Add k to its entry (made when new), and to the time stream when time
+ * is kept. */
+void collect_aggregate(struct collector *c, const struct charge *k);
 
 #endif

@@ -45,6 +45,7 @@ struct event_fd {
 	unsigned grouped:1;	/* read_format has GROUP and ID */
 	unsigned member:1;	/* a group member: follows its leader */
 	unsigned cascaded:1;	/* waits for the trigger */
+	unsigned sw:1;		/* the off-CPU statistics' switch event */
 };
 
 #define NO_STAT UINT32_MAX
@@ -69,7 +70,11 @@ struct opener {
 	uint32_t stat;
 	int pm;
 	enum ev_role role;
+	int sw;			/* the switch event (perf_switch) */
 };
+
+/* Room for the events plan_opens() lists. */
+#define MAX_OPENERS(nspecs) ((nspecs) + 3 + MAX_PM_EVENTS)
 
 /* A record of a ring, delivered in time order: in place, or copied to
  * the round's arena when it wraps around the ring's end. */
@@ -89,6 +94,9 @@ struct perf_session {
 	int callchain;
 	uint32_t stack_user;
 	uint64_t regs_mask;
+	struct perf_switch sw;		/* the switch event's, if any */
+	int sw_callchain;
+	uint32_t sw_stack_user;
 	int cascade_fired;
 	struct collector *col;
 
@@ -251,8 +259,12 @@ static enum ev_role role_of(const struct perf_event_spec *specs, size_t n,
  * exec).  perf_describe() prints exactly these, so golden tests check what
  * would be opened on hardware this machine lacks.
  */
+static void build_switch_attr(const struct perf_event_spec *sp,
+			      const struct perf_target *t,
+			      struct perf_event_attr *a);
+
 static void build_attr(const struct perf_event_spec *sp,
-		       const struct pm_open *pm, enum ev_role role,
+		       const struct pm_open *pm, enum ev_role role, int sw,
 		       const struct perf_target *t, struct perf_event_attr *a)
 {
 	memset(a, 0, sizeof(*a));
@@ -295,6 +307,10 @@ static void build_attr(const struct perf_event_spec *sp,
 		a->exclude_kernel = 1;
 		a->disabled = t->enable_on_exec;
 		a->enable_on_exec = t->enable_on_exec;
+		return;
+	}
+	if (sw) {
+		build_switch_attr(sp, t, a);
 		return;
 	}
 	a->type = sp->type;
@@ -357,6 +373,46 @@ static void build_attr(const struct perf_event_spec *sp,
 }
 
 /*
+ * The switch event (perf_switch): switch records always; with stacks,
+ * a sample at every switch out, in the kernel, with the user registers
+ * (the place the thread waits) and what -g asked for.
+ */
+static void build_switch_attr(const struct perf_event_spec *sp,
+			      const struct perf_target *t,
+			      struct perf_event_attr *a)
+{
+	const struct perf_switch *sw = &t->sw;
+
+	a->context_switch = 1;
+	a->sample_period = 1;
+	a->exclude_hv = 1;
+	a->disabled = 1;
+	a->enable_on_exec = t->enable_on_exec && !t->triggered &&
+			    !sp->cascaded;
+	if (!sw->stacks) {
+		/* Switch records only: they come at any paranoia. */
+		a->type = PERF_TYPE_SOFTWARE;
+		a->config = PERF_COUNT_SW_DUMMY;
+		a->exclude_kernel = 1;
+		return;
+	}
+	a->type = sw->tp_id ? PERF_TYPE_TRACEPOINT : PERF_TYPE_SOFTWARE;
+	a->config = sw->tp_id ? sw->tp_id : PERF_COUNT_SW_CONTEXT_SWITCHES;
+	a->sample_type |= PERF_SAMPLE_REGS_USER;
+	a->sample_regs_user = unw_perf_regs_mask();
+	if (sw->tp_id)
+		a->sample_type |= PERF_SAMPLE_RAW;
+	if (sp->callchain) {
+		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
+		a->exclude_callchain_user = sp->callchain != PERF_CHAIN_ALL;
+	}
+	if (sp->stack_user) {
+		a->sample_type |= PERF_SAMPLE_STACK_USER;
+		a->sample_stack_user = sp->stack_user;
+	}
+}
+
+/*
  * The --start-after trigger: samples A every N events, with no buffer;
  * each overflow raises a signal at the profiler (fcntl O_ASYNC), the
  * lowest-latency notice of an inherited event the kernel gives (it cannot
@@ -383,7 +439,7 @@ static void build_trigger_attr(const struct perf_trigger *tr,
 
 /*
  * Plan the profile-me events of specs into pm[] (*npm of them) and list
- * every event to open into op[] (nspecs + 2 + MAX_PM_EVENTS room).
+ * every event to open into op[] (MAX_OPENERS(nspecs) room).
  */
 static int plan_opens(const struct perf_event_spec *specs, size_t nspecs,
 		      const struct perf_target *t, struct pm_open *pm,
@@ -396,10 +452,18 @@ static int plan_opens(const struct perf_event_spec *specs, size_t nspecs,
 		op[n++] = (struct opener){ .sp = NULL, .stat = NO_STAT,
 					   .pm = -1 };
 	for (i = 0; i < nspecs; i++)
-		if (!specs[i].pm.pmu)
+		if (!specs[i].pm.pmu && specs[i].offcpu != PERF_OFFCPU_TIME)
 			op[n++] = (struct opener){
 				.sp = &specs[i], .stat = (uint32_t)i, .pm = -1,
 				.role = role_of(specs, nspecs, i) };
+	/* One switch event serves every off-CPU statistic. */
+	for (i = 0; i < nspecs; i++)
+		if (specs[i].offcpu) {
+			op[n++] = (struct opener){
+				.sp = &specs[i], .stat = (uint32_t)i, .pm = -1,
+				.role = EV_ALONE, .sw = 1 };
+			break;
+		}
 	for (i = 0; i < nspecs; i++) {
 		const struct pm_pmu *pmu = specs[i].pm.pmu;
 		enum pm_stat stats[PM_NSTATS];
@@ -501,6 +565,8 @@ static void describe_attr(FILE *f, const struct perf_event_attr *a)
 		a->sample_id_all);
 	fprintf(f, "  watermark %u wakeup_watermark %u\n",
 		a->watermark, a->wakeup_watermark);
+	if (a->context_switch)
+		fprintf(f, "  context_switch 1\n");
 	if (a->use_clockid)
 		fprintf(f, "  use_clockid 1 clockid %d\n", a->clockid);
 	if (a->sample_type & (PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER))
@@ -518,7 +584,7 @@ int perf_describe(FILE *f, const struct perf_event_spec *specs,
 	int err;
 
 	pm = calloc(MAX_PM_EVENTS, sizeof(*pm));
-	op = calloc(nspecs + 2 + MAX_PM_EVENTS, sizeof(*op));
+	op = calloc(MAX_OPENERS(nspecs), sizeof(*op));
 	if (!pm || !op) {
 		free(pm);
 		free(op);
@@ -542,8 +608,9 @@ int perf_describe(FILE *f, const struct perf_event_spec *specs,
 			describe_attr(f, &a);
 			continue;
 		}
-		build_attr(sp, po, o->role, t, &a);
-		fprintf(f, "event %zu%s\n", k, tracking ? " (tracking)" : "");
+		build_attr(sp, po, o->role, o->sw, t, &a);
+		fprintf(f, "event %zu%s\n", k, tracking ? " (tracking)" :
+			o->sw ? " (switches: off-CPU statistics)" : "");
 		fprintf(f, "  target %s\n",
 			target_text(t, sp && sp->counting));
 		if (o->role == EV_LEADER) {
@@ -603,7 +670,7 @@ static int open_one(struct perf_session *s, const struct opener *op,
 	if (op->stat == TRIGGER_STAT)
 		build_trigger_attr(t->trigger, t, &a);
 	else
-		build_attr(sp, pm, op->role, t, &a);
+		build_attr(sp, pm, op->role, op->sw, t, &a);
 	fd = sys_perf_event_open(&a, pid, cpu, group_fd,
 				 PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0) {
@@ -624,6 +691,7 @@ static int open_one(struct perf_session *s, const struct opener *op,
 	s->fds[s->nfds].grouped = op->role != EV_ALONE;
 	s->fds[s->nfds].member = op->role == EV_MEMBER;
 	s->fds[s->nfds].cascaded = sp && sp->cascaded;
+	s->fds[s->nfds].sw = op->sw != 0;
 	if (ioctl((int)fd, PERF_EVENT_IOC_ID, &s->fds[s->nfds].id)) {
 		close((int)fd);
 		return prof_fail(PROF_EPERF, "cannot identify event: %s",
@@ -747,7 +815,7 @@ int perf_session_open(struct perf_session **out,
 		return prof_fail(PROF_ENOMEM, "out of memory");
 	s->col = col;
 	s->nspecs = nspecs;
-	op = calloc(nspecs + 2 + MAX_PM_EVENTS, sizeof(*op));
+	op = calloc(MAX_OPENERS(nspecs), sizeof(*op));
 	if (!op) {
 		free(s);
 		return prof_fail(PROF_ENOMEM, "out of memory");
@@ -827,6 +895,13 @@ int perf_session_open(struct perf_session **out,
 			s->stack_user = specs[i].stack_user;
 	}
 	s->regs_mask = unw_perf_regs_mask();
+	s->sw = t->sw;
+	for (i = 0; i < nspecs; i++)
+		if (specs[i].offcpu) {
+			s->sw_callchain = specs[i].callchain;
+			s->sw_stack_user = specs[i].stack_user;
+			break;
+		}
 	free(cpus);
 	free(op);
 	*out = s;
@@ -1166,6 +1241,113 @@ static int parse_tail(const struct perf_session *s, struct bytes *r,
 	return 0;
 }
 
+/* The state letter of sched_switch's prev_state in raw (S, D, R). */
+static char switch_letter(const struct perf_switch *sw, const uint8_t *raw,
+			  uint32_t len)
+{
+	struct bytes r;
+	uint64_t v;
+
+	if (!raw || sw->state_off + sw->state_size > len)
+		return 0;
+	r = bytes_of(raw + sw->state_off, sw->state_size);
+	v = bytes_uo(&r, sw->state_size, BYTES_HOST_BIG);
+	if (v & sw->d_bits)
+		return 'D';
+	if (v & sw->s_bits)
+		return 'S';
+	return 'R';
+}
+
+/*
+ * A sample of the switch event (build_switch_attr()), r after its
+ * identifier: the thread switching out, its kernel chain, sched_switch's
+ * raw data, its user registers and stack copy.
+ */
+static void deliver_switch_sample(struct perf_session *s,
+				  const struct event_fd *e,
+				  const struct perf_event_header *h,
+				  struct bytes *r)
+{
+	struct collect_sample cs;
+	const uint8_t *raw = NULL;
+	uint32_t raw_len = 0;
+	size_t nregs = (size_t)__builtin_popcountll(s->regs_mask);
+
+	memset(&cs, 0, sizeof(cs));
+	cs.stat = e->stat;
+	cs.ip = rec_u64(r);
+	cs.pid = rec_u32(r);
+	cs.tid = rec_u32(r);
+	cs.time = rec_u64(r);
+	cs.cpu = rec_u32(r);
+	bytes_skip(r, 4);	/* reserved */
+	cs.period = rec_u64(r);
+	cs.cpumode = h->misc & PERF_RECORD_MISC_CPUMODE_MASK;
+	if (s->sw_callchain) {
+		uint64_t nr = rec_u64(r);
+
+		if (r->bad || nr > bytes_left(r) / 8)
+			return;
+		cs.chain = (const uint64_t *)bytes_get(r, nr * 8);
+		cs.nchain = nr;
+	}
+	if (s->sw.tp_id) {
+		raw_len = rec_u32(r);
+		raw = bytes_get(r, raw_len);
+	}
+	if (rec_u64(r) == PERF_SAMPLE_REGS_ABI_64) {
+		cs.uregs = (const uint64_t *)bytes_get(r, nregs * 8);
+		cs.uregs_mask = cs.uregs ? s->regs_mask : 0;
+	} else {
+		cs.uregs = NULL;
+	}
+	if (s->sw_stack_user) {
+		uint64_t size = rec_u64(r), dyn;
+		const uint8_t *stack;
+
+		if (r->bad || size > bytes_left(r))
+			return;
+		if (size) {
+			stack = bytes_get(r, (size_t)size);
+			dyn = rec_u64(r);
+			if (cs.uregs && !r->bad) {
+				cs.ustack = stack;
+				cs.ustack_len = dyn < size ? dyn : size;
+			}
+		}
+	}
+	if (r->bad)
+		return;
+	collector_switch_sample(s->col, &cs,
+				switch_letter(&s->sw, raw, raw_len));
+}
+
+/*
+ * A switch record (PERF_RECORD_SWITCH, or _CPU_WIDE with the other
+ * task's ids first): the thread of its sample_id trailer (pid, tid,
+ * time, cpu, identifier: SAMPLE_TYPE's) switched out or in.
+ */
+static void deliver_switch(struct perf_session *s,
+			   const struct perf_event_header *h,
+			   const uint8_t *b, const uint8_t *end)
+{
+	struct bytes r;
+	uint32_t pid, tid, cpu;
+	uint64_t time;
+
+	if (end - b < 32)
+		return;
+	r = bytes_of(end - 32, 32);
+	pid = rec_u32(&r);
+	tid = rec_u32(&r);
+	time = rec_u64(&r);
+	cpu = rec_u32(&r);
+	collector_switch(s->col, pid, tid, cpu, time,
+			 !!(h->misc & PERF_RECORD_MISC_SWITCH_OUT),
+			 !!(h->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT));
+}
+
 /* An ordinary sample (not profile-me): [b, end) after its header. */
 static void deliver_sample(struct perf_session *s,
 			   const struct perf_event_header *h,
@@ -1180,6 +1362,10 @@ static void deliver_sample(struct perf_session *s,
 	e = fd_of_id(s, rec_u64(&r));
 	if (e && e->pm >= 0) {
 		deliver_pm(s, &s->pm[e->pm], h, b, end);
+		return;
+	}
+	if (e && e->sw) {
+		deliver_switch_sample(s, e, h, &r);
 		return;
 	}
 	cs.stat = e ? e->stat : UINT32_MAX;
@@ -1280,10 +1466,16 @@ static void deliver(struct perf_session *s, const uint8_t *p)
 		tid = rec_u32(&r);
 		ptid = rec_u32(&r);
 		time = rec_u64(&r);
-		if (h->type == PERF_RECORD_FORK)
+		if (h->type == PERF_RECORD_FORK) {
 			collector_fork(s->col, pid, ppid, tid, ptid, time);
-		else
+		} else {
 			collector_exit(s->col, pid, tid, time);
+			collector_switch_exit(s->col, pid, tid, time);
+		}
+		return;
+	case PERF_RECORD_SWITCH:
+	case PERF_RECORD_SWITCH_CPU_WIDE:
+		deliver_switch(s, h, b, end);
 		return;
 	case PERF_RECORD_LOST:
 		if (h->size >= sizeof(*h) + 16) {

@@ -67,6 +67,35 @@ enum perf_chain {
 	PERF_CHAIN_ALL = 2,	/* kernel and user (frame pointers) */
 };
 
+/* Off-CPU statistics (perf_event_spec.offcpu): charged per switch by
+ * the collector (collector_switch()), from one switch event per buffer
+ * (perf_target.sw); wall time also samples its type and config on CPU. */
+enum perf_offcpu {
+	PERF_OFFCPU_NONE = 0,
+	PERF_OFFCPU_TIME = 1,	/* time switched out */
+	PERF_OFFCPU_WALL = 2,	/* on-CPU samples and time switched out */
+};
+
+/*
+ * The switch event of the off-CPU statistics: it carries the switch
+ * records (attr.context_switch: each thread's switches out and in, at
+ * any perf_event_paranoid) and, with stacks, samples every switch out:
+ * the kernel's call chain, the user registers (and stack copy), and,
+ * from sched:sched_switch (its id and format read from tracefs by
+ * perf_sched_switch_find()), the state the thread sleeps in.
+ */
+struct perf_switch {
+	int stacks;		/* sample switch outs: needs kernel sampling */
+	uint64_t tp_id;		/* sched:sched_switch, 0: context-switches */
+	uint32_t state_off, state_size;	/* prev_state in its raw data */
+	uint64_t s_bits, d_bits;	/* prev_state bits of S and D */
+};
+
+/* sched:sched_switch's id and prev_state's place and letters, read from
+ * tracefs (/sys/kernel/tracing, or under debugfs).  0, or -PROF_ENOENT
+ * with a detail saying why it cannot be used. */
+int perf_sched_switch_find(struct perf_switch *sw);
+
 struct perf_event_spec {
 	uint32_t type;		/* PERF_TYPE_* */
 	uint64_t config;
@@ -80,6 +109,7 @@ struct perf_event_spec {
 	int counting;		/* count only: no samples, read at the end */
 	unsigned group;		/* 0 alone; same number: one group */
 	int cascaded;		/* off until the trigger fires */
+	int offcpu;		/* enum perf_offcpu */
 };
 
 /* The event whose N-th occurrence starts the cascaded specs. */
@@ -109,6 +139,7 @@ struct perf_target {
 				 * (the names of tasks, for -by) */
 	size_t ring_pages;	/* data pages per buffer (power of 2), 0: 64 */
 	const struct perf_trigger *trigger;	/* --start-after, or NULL */
+	struct perf_switch sw;	/* with an off-CPU statistic */
 };
 
 /* Per-statistic totals read from the counters. */

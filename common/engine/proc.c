@@ -320,6 +320,39 @@ static int read_task_stat(const char *path, struct task_stat *ts)
 		      &ts->flags) == 2 ? 0 : -1;
 }
 
+int proc_thread_wait(pid_t pid, pid_t tid, char *state, uint64_t *pc)
+{
+	char path[96], line[512];
+	struct task_stat ts;
+	unsigned long long v[9];
+	FILE *f;
+	int n;
+
+	*state = 0;
+	*pc = 0;
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid,
+		 (int)tid);
+	if (read_task_stat(path, &ts))
+		return -1;
+	*state = ts.state;
+	/* "NR ARG1..ARG6 SP PC" in a system call, "-1 SP PC" blocked
+	 * outside one, "running" else. */
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", (int)pid,
+		 (int)tid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	n = fgets(line, sizeof(line), f) ? sscanf(line, "%lli %llx %llx %llx "
+		"%llx %llx %llx %llx %llx", &v[0], &v[1], &v[2], &v[3], &v[4],
+		&v[5], &v[6], &v[7], &v[8]) : 0;
+	fclose(f);
+	if (n == 9)
+		*pc = v[8];
+	else if (n == 3 && (long long)v[0] == -1)
+		*pc = v[2];
+	return 0;
+}
+
 /* A "Name:" field of /proc/PID/status, or -1. */
 static long status_field(pid_t pid, const char *name)
 {

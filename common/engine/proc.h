@@ -64,6 +64,10 @@ void proc_map_file(struct collector *col, uint32_t pid, uint64_t start,
 /* The threads of pid, in a new array; -PROF_ENOENT when there is no
  * such process. */
 int proc_list_tids(pid_t pid, pid_t **tids, size_t *n);
+/* Thread tid of pid now: its state letter (/proc/PID/task/TID/stat: R, S,
+ * D, ...) and, when it waits in the kernel, the user PC it waits at
+ * (its syscall file; 0 when not readable).  0, or -1 when it is gone. */
+int proc_thread_wait(pid_t pid, pid_t tid, char *state, uint64_t *pc);
 
 /* What proc_check_target() found of -p PID. */
 struct proc_target {

@@ -228,6 +228,11 @@ static int add_stat(struct run *r, const char *text, int implicit,
 				   (c->freq ? c->freq : DEFAULT_FREQ);
 	}
 	r->specs[i].cascaded = c->start_after != NULL;
+	r->specs[i].offcpu = ch->def->offcpu;
+	if (ch->def->offcpu && c->count)
+		return prof_fail(PROF_EINVAL, "'%s' is time charged per "
+				 "switch, not a counter: it cannot be counted "
+				 "(drop --count)", ch->requested);
 	if (is_pm) {
 		r->specs[i].pm.pmu = &r->pmu;
 		r->specs[i].pm.stat = (enum pm_stat)ch->config;

@@ -288,7 +288,9 @@ static int set_up(struct run *r)
 		if (err)
 			return err;
 	}
-	err = run_setup_signals(r);
+	err = run_setup_offcpu(r);
+	if (!err)
+		err = run_setup_signals(r);
 	if (!err && c->control)
 		err = run_open_control(r);
 	if (!err)
@@ -411,6 +413,7 @@ static int start(struct run *r)
 	r->t0 = prof_clock_ns(CLOCK_MONOTONIC);
 	r->t0_wall = prof_clock_ns(CLOCK_REALTIME);
 	collector_set_time_base(r->col, r->t0);
+	run_offcpu_started(r);
 	if (c->triggered) {
 		if (c->verbose)
 			run_notice(c, "triggered mode: sampling starts on "
@@ -446,6 +449,7 @@ static int collect(struct run *r)
 	r->child_done = 1;
 	perf_session_disable(r->sess);
 	perf_session_drain(r->sess);
+	run_offcpu_ended(r, prof_clock_ns(CLOCK_MONOTONIC));
 	return 0;
 }
 

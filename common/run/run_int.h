@@ -180,4 +180,13 @@ void run_unpacked_remove(struct run_unpacked *u);
  * process that mapped anonymous code, into the collector. */
 int run_read_jit_maps(struct run *r);
 
+/* offtime.c: the off-CPU statistics (offcpu, wall) of a run: what this
+ * user may record, set up before the program runs (refused with -g when
+ * switch outs cannot be sampled); the threads of an attached process
+ * asleep as collection starts; the intervals still open when it ends
+ * (now, on the monotonic clock). */
+int run_setup_offcpu(struct run *r);
+void run_offcpu_started(struct run *r);
+void run_offcpu_ended(struct run *r, uint64_t now);
+
 #endif

@@ -96,6 +96,12 @@ struct stat_def {
 	 */
 	int kernel_only;
 	/*
+	 * STAT_SW: time off CPU (STAT_OFFCPU_TIME), charged per switch from
+	 * the switch records, in ns; or wall-clock time (STAT_OFFCPU_WALL):
+	 * type and config sampled on CPU, plus the time off it.
+	 */
+	int offcpu;
+	/*
 	 * STAT_HW: native events by family, libpfm4 spelling, tried when the
 	 * generic event is missing or unsupported here; "A|B" tries A, then
 	 * B (models name the same event differently).  NULL: the family has
@@ -159,6 +165,10 @@ extern const size_t stat_own_models_len;
  * NULL when libpfm4 knows the CPU or no own table covers it.
  */
 const struct stat_own_model *stat_own_model_here(void);
+
+/* stat_def.offcpu */
+#define STAT_OFFCPU_TIME	1
+#define STAT_OFFCPU_WALL	2
 
 /* Modes a statistic counts in. */
 #define STAT_MODE_USER		0x1

@@ -549,6 +549,16 @@ const struct stat_def stat_table[] = {
 	  .desc = "CPU time of the profiled tasks",
 	  .kind = STAT_SW, .generic = 1, .type = PERF_TYPE_SOFTWARE,
 	  .config = PERF_COUNT_SW_TASK_CLOCK },
+	{ .name = "offcpu", .aliases = "off-cpu",
+	  .desc = "time threads spent switched out (asleep, waiting for I/O "
+		  "or preempted), in ns, charged to where each waited",
+	  .kind = STAT_SW, .generic = 1, .type = PERF_TYPE_SOFTWARE,
+	  .config = PERF_COUNT_SW_DUMMY, .offcpu = STAT_OFFCPU_TIME },
+	{ .name = "wall", .aliases = "wall-clock",
+	  .desc = "elapsed time, in ns: CPU time sampled by a timer, plus "
+		  "the time switched out",
+	  .kind = STAT_SW, .generic = 1, .type = PERF_TYPE_SOFTWARE,
+	  .config = PERF_COUNT_SW_CPU_CLOCK, .offcpu = STAT_OFFCPU_WALL },
 	{ .name = "page-faults", .aliases = "faults",
 	  .desc = "page faults",
 	  .kind = STAT_SW, .generic = 1, .type = PERF_TYPE_SOFTWARE,

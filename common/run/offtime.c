@@ -1,0 +1,157 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The off-CPU statistics of a run (offcpu, wall): what this user may
+ * record of them, decided before the program runs; the scheduler's
+ * routines, which a switch out is charged past; the threads of an
+ * attached process that sleep as collection starts; and the end of
+ * collection, which closes the intervals still open.
+ */
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "run_int.h"
+#include "common/collect/collect.h"
+#include "common/engine/perf.h"
+#include "common/engine/proc.h"
+#include "common/stats/stats.h"
+#include "common/util/error.h"
+#include "common/util/sysctl.h"
+#include "symbolize/symbolize.h"
+
+/* What a user lacking the privilege is told: how to get it. */
+#define HOW_TO_GET_STACKS \
+	"run as root, give the profiler CAP_PERFMON, or set " \
+	"kernel.perf_event_paranoid to 1 or lower"
+
+/* The routines of the scheduler, which every switch out passes through:
+ * the wait is the first frame outside them. */
+static const char *const sched_routines[] = {
+	"schedule", "__schedule", "schedule_*", "preempt_schedule*",
+	"__cond_resched", "_cond_resched", "__traceiter_sched_switch",
+	"perf_trace_sched_switch", "perf_tp_event*", "__perf_event_task*",
+};
+
+static int offcpu_stats(const struct run *r)
+{
+	size_t i;
+	int n = 0;
+
+	for (i = 0; i < r->nstats; i++)
+		n += r->specs[i].offcpu != PERF_OFFCPU_NONE;
+	return n;
+}
+
+static int wait_ranges(struct run *r)
+{
+	struct sym_ksym *v = NULL;
+	struct collect_range *rg;
+	int n, i, err;
+
+	n = sym_kernel_matching(r->sym, sched_routines,
+				sizeof(sched_routines) /
+				sizeof(*sched_routines), &v);
+	if (n <= 0) {
+		free(v);
+		return 0;	/* rows then name the scheduler itself */
+	}
+	rg = calloc((size_t)n, sizeof(*rg));
+	if (!rg) {
+		free(v);
+		return -PROF_ENOMEM;
+	}
+	for (i = 0; i < n; i++) {
+		rg[i].start = v[i].start;
+		rg[i].end = v[i].end;
+	}
+	err = collector_set_wait_ranges(r->col, rg, (size_t)n);
+	free(rg);
+	free(v);
+	return err;
+}
+
+int run_setup_offcpu(struct run *r)
+{
+	struct run_config *c = r->cfg;
+	struct perf_switch *sw = &r->target.sw;
+	size_t i;
+	int err;
+
+	if (!offcpu_stats(r))
+		return 0;
+	for (i = 0; i < r->nstats; i++)
+		if (r->specs[i].offcpu)
+			collector_set_offcpu(r->col, (uint32_t)i,
+					     r->specs[i].offcpu ==
+					     PERF_OFFCPU_WALL ? COLLECT_WALL :
+					     COLLECT_OFFCPU);
+	/* Where each switch out waited needs a sample in the kernel. */
+	sw->stacks = c->dry_run ||
+		     perf_probe(PERF_TYPE_SOFTWARE,
+				PERF_COUNT_SW_CONTEXT_SWITCHES,
+				STAT_MODE_KERNEL, NULL) == 0;
+	if (!sw->stacks) {
+		long paranoid = -9;
+
+		sysctl_read_long("kernel/perf_event_paranoid", &paranoid);
+		if (r->call_graph != PROF_CG_NONE)
+			return prof_fail(PROF_EPERM, "-g with an off-CPU "
+					 "statistic needs a sample at each "
+					 "switch, in the kernel, which this "
+					 "user may not take (perf_event_paranoid"
+					 " is %ld): " HOW_TO_GET_STACKS,
+					 paranoid);
+		run_notice(c, "off-CPU time is recorded per thread only, "
+			   "not where each thread waited (that needs "
+			   "kernel samples, perf_event_paranoid is %ld): "
+			   HOW_TO_GET_STACKS, paranoid);
+		return 0;
+	}
+	/* The kernel's chain names the wait (do_nanosleep, pipe_read). */
+	for (i = 0; i < r->nstats; i++)
+		if (r->specs[i].offcpu && !r->specs[i].callchain)
+			r->specs[i].callchain = PERF_CHAIN_KERNEL;
+	/* sched_switch also says S from D; its raw data is root's. */
+	if (!c->dry_run && geteuid() == 0 && perf_sched_switch_find(sw))
+		sw->tp_id = 0;
+	if (!sw->tp_id && c->verbose)
+		run_notice(c, "off-CPU: blocked time is not split into "
+			   "asleep (S) and waiting for I/O (D): %s",
+			   geteuid() ? "sched:sched_switch's data needs root"
+				     : prof_error(-PROF_ENOENT));
+	if (!r->sym) {
+		r->sym = symbolizer_new(NULL);
+		if (!r->sym)
+			return prof_fail(PROF_ENOMEM, "out of memory");
+	}
+	err = wait_ranges(r);
+	return err;
+}
+
+void run_offcpu_started(struct run *r)
+{
+	size_t i;
+
+	if (!offcpu_stats(r) || !r->cfg->attach_pid)
+		return;
+	for (i = 0; i < r->ntids; i++) {
+		char state;
+		uint64_t pc;
+
+		if (proc_thread_wait((pid_t)r->cfg->attach_pid, r->tids[i],
+				     &state, &pc))
+			continue;
+		if (state == 'S' || state == 'D' || state == 'I')
+			collector_switch_asleep(r->col,
+						(uint32_t)r->cfg->attach_pid,
+						(uint32_t)r->tids[i], r->t0,
+						state == 'D' ? 'D' : 'S', pc);
+	}
+}
+
+void run_offcpu_ended(struct run *r, uint64_t now)
+{
+	if (offcpu_stats(r))
+		collector_switch_end(r->col, now);
+}
