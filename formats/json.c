@@ -110,7 +110,7 @@ static void row_extent(struct json_writer *jw, const struct report_row *row)
 }
 
 static const char *const by_names[] = {
-	"comm", "pid", "tid", "cpu", "object",
+	"comm", "pid", "tid", "cpu", "object", "state",
 };
 
 /* -by: the values of the task keys asked for (null: not known); the
@@ -128,6 +128,8 @@ static void by_members(struct json_writer *jw, const struct report *r,
 		put_known(jw, "tid", v->tid);
 	if (by & REPORT_BY_CPU)
 		put_known(jw, "cpu", v->cpu);
+	if (by & REPORT_BY_STATE)
+		jw_object_string(jw, "state", v->state);
 	if (object && (by & REPORT_BY_OBJECT))
 		jw_object_string(jw, "object", v->object);
 }

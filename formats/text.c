@@ -514,6 +514,8 @@ static void by_header(FILE *f, unsigned by)
 		fprintf(f, "%7s ", "tid");
 	if (by & REPORT_BY_CPU)
 		fprintf(f, "%4s ", "cpu");
+	if (by & REPORT_BY_STATE)
+		fprintf(f, "%-10s ", "state");
 	if (by & REPORT_BY_OBJECT)
 		fprintf(f, "%s ", "object");
 }
@@ -538,6 +540,8 @@ static void by_cells(FILE *f, unsigned by, const struct report_by *v)
 		by_number(f, 7, v->tid);
 	if (by & REPORT_BY_CPU)
 		by_number(f, 4, v->cpu);
+	if (by & REPORT_BY_STATE)
+		fprintf(f, "%-10s ", v->state ? v->state : "-");
 	if (by & REPORT_BY_OBJECT)
 		fprintf(f, "%s ", v->object ? path_base(v->object) : "-");
 }
@@ -547,7 +551,7 @@ static int by_width(unsigned by)
 {
 	return (by & REPORT_BY_COMM ? COMM_WIDTH + 1 : 0) +
 	       (by & REPORT_BY_PID ? 8 : 0) + (by & REPORT_BY_TID ? 8 : 0) +
-	       (by & REPORT_BY_CPU ? 5 : 0);
+	       (by & REPORT_BY_CPU ? 5 : 0) + (by & REPORT_BY_STATE ? 11 : 0);
 }
 
 /* The rows have their object column already. */
@@ -587,10 +591,11 @@ static void by_totals(FILE *f, const struct report *r, size_t shown)
 	size_t i, s;
 
 	fputs("\ntotals by", f);
-	for (i = 0; i < 5; i++)
+	for (i = 0; i < 6; i++)
 		if (r->opt.by & (1u << i)) {
 			static const char *const names[] = {
-				"comm", "pid", "tid", "cpu", "object" };
+				"comm", "pid", "tid", "cpu", "object",
+				"state" };
 
 			fprintf(f, " %s", names[i]);
 		}

@@ -191,9 +191,9 @@ const struct argp_option fe_report_options[] = {
 	  "into g]' (default: part of the procedure it was inlined into)",
 	  FE_GROUP_REPORT },
 	{ "by", OPT_BY, "KEY[,KEY...]", 0,
-	  "split each row by comm (command name), pid, tid, cpu or object, "
-	  "and show the totals per value first (comm, pid, tid and cpu need "
-	  "a profile taken by this version)", FE_GROUP_REPORT },
+	  "split each row by comm (command name), pid, tid, cpu, object or "
+	  "state (running, blocked, blocked-io, preempted: off-CPU "
+	  "statistics), and show the totals per value first", FE_GROUP_REPORT },
 	{ "format", OPT_FORMAT, "NAME", 0,
 	  "report format: text (default), json, csv (the rows); exports "
 	  "of the whole profile: folded ('root;...;leaf count' lines of "
@@ -554,7 +554,7 @@ static void parse_by(struct report_options *ro, const char *arg,
 	static const struct { const char *name; unsigned bit; } keys[] = {
 		{ "comm", REPORT_BY_COMM }, { "pid", REPORT_BY_PID },
 		{ "tid", REPORT_BY_TID }, { "cpu", REPORT_BY_CPU },
-		{ "object", REPORT_BY_OBJECT },
+		{ "object", REPORT_BY_OBJECT }, { "state", REPORT_BY_STATE },
 	};
 	const char *p = arg;
 	size_t i, n;
@@ -568,8 +568,8 @@ static void parse_by(struct report_options *ro, const char *arg,
 				break;
 		if (i == sizeof(keys) / sizeof(keys[0]))
 			argp_error(state, "bad -by '%s': keys are comm, pid, "
-				   "tid, cpu and object, separated by commas",
-				   arg);
+				   "tid, cpu, object and state, separated by "
+				   "commas", arg);
 		ro->by |= keys[i].bit;
 		if (!p[n])
 			break;

@@ -40,6 +40,7 @@ static uint64_t key_hash(const struct bykey *k)
 	x = hash_mix64(x ^ (uint64_t)k->by.pid);
 	x = hash_mix64(x ^ (uint64_t)k->by.tid);
 	x = hash_mix64(x ^ (uint64_t)k->by.cpu);
+	x = hash_mix64(x ^ (uint64_t)(uintptr_t)k->by.state);
 	return hash_mix64(x ^ (uint64_t)(uintptr_t)k->by.object);
 }
 
@@ -52,7 +53,7 @@ static int key_eq(const struct bykey *x, const struct bykey *y)
 {
 	return x->row == y->row && x->by.pid == y->by.pid &&
 	       x->by.tid == y->by.tid && x->by.cpu == y->by.cpu &&
-	       x->by.object == y->by.object &&
+	       x->by.object == y->by.object && x->by.state == y->by.state &&
 	       same_comm(x->by.comm, y->by.comm);
 }
 
@@ -101,7 +102,7 @@ static void table_release(struct bytable *t)
 }
 
 static const char *const key_names[] = {
-	"comm", "pid", "tid", "cpu", "object",
+	"comm", "pid", "tid", "cpu", "object", "state",
 };
 
 int report_by_check(const struct report *r)
@@ -118,8 +119,8 @@ int report_by_check(const struct report *r)
 				 "not combine with -ra at report time");
 	if (p->ntasks || !p->ncounts)
 		return 0;
-	for (i = 0; i < 4; i++)
-		if (r->opt.by & (1u << i))
+	for (i = 0; i < sizeof(key_names) / sizeof(*key_names); i++)
+		if ((r->opt.by & REPORT_BY_TASK) & (1u << i))
 			snprintf(keys + strlen(keys),
 				 sizeof(keys) - strlen(keys), "%s%s",
 				 *keys ? "," : "", key_names[i]);
@@ -131,10 +132,12 @@ int report_by_check(const struct report *r)
 /* The values of task t on cpu in object obj that the keys ask for. */
 static struct report_by by_values(const struct report *r,
 				  const struct prof_task *t, long cpu,
-				  const char *object)
+				  const char *object, long state)
 {
 	unsigned by = r->opt.by;
 	struct report_by v = {
+		.state = state >= 0 && (by & REPORT_BY_STATE) ?
+			 profile_state_name((uint32_t)state) : NULL,
 		.comm = t && (by & REPORT_BY_COMM) ? t->comm : NULL,
 		.pid = t && (by & REPORT_BY_PID) ? (long)t->pid : -1,
 		.tid = t && (by & REPORT_BY_TID) ? (long)t->tid : -1,
@@ -171,7 +174,8 @@ static int split_task_rows(struct report *r, const size_t *trow,
 			continue;
 		row = &r->rows[trow[i]];
 		k.row = trow[i];
-		k.by = by_values(r, &p->tasks[tc->task], tc->cpu, row->object);
+		k.by = by_values(r, &p->tasks[tc->task], tc->cpu, row->object,
+				 tc->state);
 		err = table_add(t, &k, tc->stat, tc->samples, tc->weight);
 		left[k.row * 2 * ns + tc->stat] -= tc->samples;
 		left[k.row * 2 * ns + ns + tc->stat] -= tc->weight;
@@ -187,7 +191,7 @@ static int split_task_rows(struct report *r, const size_t *trow,
 			any |= r->rows[i].samples[s] != 0;
 			if (!ls && !lw)
 				continue;
-			k.by = by_values(r, NULL, -1, r->rows[i].object);
+			k.by = by_values(r, NULL, -1, r->rows[i].object, -1);
 			err = table_add(t, &k, s, ls, lw);
 		}
 		/* A row without samples stays (the asm listing shows
@@ -195,7 +199,7 @@ static int split_task_rows(struct report *r, const size_t *trow,
 		if (!any && !err) {
 			struct bykey k = { .row = i };
 
-			k.by = by_values(r, NULL, -1, r->rows[i].object);
+			k.by = by_values(r, NULL, -1, r->rows[i].object, -1);
 			err = table_add(t, &k, 0, 0, 0);
 		}
 	}
@@ -280,7 +284,7 @@ static int count_totals(const struct report *r, struct bytable *t)
 
 			if (c->stat >= ns)
 				continue;
-			k.by = by_values(r, NULL, -1, p->objects[c->obj].path);
+			k.by = by_values(r, NULL, -1, p->objects[c->obj].path, -1);
 			err = table_add(t, &k, c->stat, c->samples, c->weight);
 		}
 		return err;
@@ -299,7 +303,7 @@ static int count_totals(const struct report *r, struct bytable *t)
 		if (tc->stat >= ns)
 			continue;
 		k.by = by_values(r, &p->tasks[tc->task], tc->cpu,
-				 p->objects[tc->obj].path);
+				 p->objects[tc->obj].path, tc->state);
 		err = table_add(t, &k, tc->stat, tc->samples, tc->weight);
 		left[tc->stat] -= tc->samples;
 		left[ns + tc->stat] -= tc->weight;
@@ -311,7 +315,7 @@ static int count_totals(const struct report *r, struct bytable *t)
 
 		if (!left[s] && !left[ns + s])
 			continue;
-		k.by = by_values(r, NULL, -1, NULL);
+		k.by = by_values(r, NULL, -1, NULL, -1);
 		err = table_add(t, &k, s, left[s], left[ns + s]);
 	}
 	free(left);
@@ -402,7 +406,7 @@ int report_by_split(struct report *r, const size_t *trow)
 		/* By object only: a row is in one object already. */
 		for (i = 0; i < r->nrows; i++)
 			r->rows[i].by = by_values(r, NULL, -1,
-						  r->rows[i].object);
+						  r->rows[i].object, -1);
 		err = 0;
 	}
 	if (!err)

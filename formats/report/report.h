@@ -81,8 +81,11 @@ enum report_stack_view {
 #define REPORT_BY_TID		0x4
 #define REPORT_BY_CPU		0x8
 #define REPORT_BY_OBJECT	0x10
+#define REPORT_BY_STATE		0x20	/* running, blocked, blocked-io,
+					 * preempted (off-CPU statistics) */
 #define REPORT_BY_TASK		(REPORT_BY_COMM | REPORT_BY_PID | \
-				 REPORT_BY_TID | REPORT_BY_CPU)
+				 REPORT_BY_TID | REPORT_BY_CPU | \
+				 REPORT_BY_STATE)
 
 /* The values of the -by keys a row or a total has.  A key not asked for
  * is NULL or -1; so is every key of what the profile has no task for
@@ -91,6 +94,7 @@ struct report_by {
 	const char *comm;		/* "" when the name was not known */
 	long pid, tid, cpu;
 	const char *object;		/* full path */
+	const char *state;		/* profile_state_name() */
 };
 
 /* -by: the whole profile's figures for one value of the keys (-only,
