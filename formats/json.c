@@ -337,8 +337,47 @@ static void statistics(struct json_writer *jw, const struct report *r)
 			       st->flags & PROF_STAT_SIMULATED);
 		jw_object_bool(jw, "derived", st->flags & PROF_STAT_DERIVED);
 		jw_object_bool(jw, "multiplexed", r->multiplexed[s]);
+		jw_object_string(jw, "unit", st->flags & PROF_STAT_TIME ?
+				 "nanoseconds" : "events");
 		jw_end(jw);
 	}
+	jw_end(jw);
+}
+
+/* Where each thread's time went (time statistics), or null. */
+static void threads(struct json_writer *jw, const struct report *r)
+{
+	size_t i;
+	int st;
+
+	if (!r->nthreads) {
+		jw_object_null(jw, "threads");
+		return;
+	}
+	jw_object_begin_object(jw, "threads", JW_LINES);
+	jw_object_string(jw, "statistic",
+			 r->prof->stats[r->threads_stat].name);
+	jw_object_begin_array(jw, "threads", JW_LINES);
+	for (i = 0; i < r->nthreads; i++) {
+		const struct report_thread *t = &r->threads[i];
+
+		jw_object_begin(jw, JW_INLINE);
+		jw_object_uint(jw, "pid", t->pid);
+		jw_object_uint(jw, "tid", t->tid);
+		jw_object_string(jw, "comm", t->comm ? t->comm : "");
+		jw_object_begin_object(jw, "seconds", JW_INLINE);
+		for (st = 0; st < PROF_NSTATES; st++)
+			if (st == PROF_STATE_RUNNING && !r->threads_running)
+				jw_object_null(jw,
+					       profile_state_name((uint32_t)st));
+			else
+				put_seconds(jw,
+					    profile_state_name((uint32_t)st),
+					    (double)t->ns[st]);
+		jw_end(jw);
+		jw_end(jw);
+	}
+	jw_end(jw);
 	jw_end(jw);
 }
 
@@ -639,6 +678,7 @@ int fmt_json(FILE *f, const struct report *r)
 	header(&jw, r->prof, r->opt.file, "sample");
 	caller_attribution(&jw, r->prof, r->ra_from_stacks);
 	statistics(&jw, r);
+	threads(&jw, r);
 	ratios(&jw, r);
 	freq(&jw, r);
 	put_known(&jw, "stride", r->opt.stride);

@@ -291,6 +291,8 @@ static void value_type(struct pprof *w, unsigned field, const char *type,
 
 static const char *weight_unit(const struct prof_stat *st)
 {
+	if (st->flags & PROF_STAT_TIME)
+		return "nanoseconds";
 	if (st->type == PERF_TYPE_SOFTWARE &&
 	    (st->config == PERF_COUNT_SW_CPU_CLOCK ||
 	     st->config == PERF_COUNT_SW_TASK_CLOCK))

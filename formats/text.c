@@ -59,10 +59,17 @@ static int cols_average(const struct report *r)
 
 /* Width of statistic s's count column: its total fits (no row has more),
  * and so does its name over the two columns. */
+static int is_time(const struct prof_stat *st)
+{
+	return (st->flags & PROF_STAT_TIME) != 0;
+}
+
 static int count_width(const struct report *r, size_t s)
 {
-	uint64_t t = r->total_samples[s];
-	int w = 1, name = (int)strlen(r->prof->stats[s].name) - 9;
+	int time = is_time(&r->prof->stats[s]);
+	uint64_t t = time ? r->total_weight[s] / 1000000000u :
+		     r->total_samples[s];
+	int w = time ? 5 : 1, name = (int)strlen(r->prof->stats[s].name) - 9;
 
 	while (t >= 10) {
 		t /= 10;
@@ -81,10 +88,22 @@ static int average_width(const struct report *r, size_t s)
 	return w > 14 ? w : 14;
 }
 
-/* Simulated statistics are exact counts, not samples. */
+/* Simulated statistics are exact counts, not samples; time statistics
+ * show their time. */
 static const char *count_label(const struct prof_stat *st)
 {
-	return st->flags & PROF_STAT_SIMULATED ? "count" : "samples";
+	return st->flags & PROF_STAT_SIMULATED ? "count" :
+	       is_time(st) ? "seconds" : "samples";
+}
+
+/* The count column of statistic s: samples, or a time's seconds. */
+static void count_cell(FILE *f, const struct report *r, size_t s,
+		       uint64_t samples, uint64_t weight)
+{
+	if (is_time(&r->prof->stats[s]))
+		fprintf(f, "%*.3f ", count_width(r, s), (double)weight / 1e9);
+	else
+		fprintf(f, "%*" PRIu64 " ", count_width(r, s), samples);
 }
 
 /* With several statistics, a line naming each over its two columns. */
@@ -144,9 +163,10 @@ static void figure_cells(FILE *f, const struct report *r,
 		if (!row->samples[s] && (row->kind == ROW_INSN ||
 					 row->kind == ROW_BUCKET))
 			fprintf(f, "%8s %*s ", "", count_width(r, s), "");
-		else
-			fprintf(f, "%8.2f %*" PRIu64 " ", row->percent[s],
-				count_width(r, s), row->samples[s]);
+		else {
+			fprintf(f, "%8.2f ", row->percent[s]);
+			count_cell(f, r, s, row->samples[s], row->weight[s]);
+		}
 	}
 	for (s = 0; s < r->nratios; s++) {
 		int w = ratio_width(&r->ratios[s]);
@@ -184,6 +204,27 @@ static void print_rate(FILE *f, const struct prof_stat *s)
 }
 
 static void start_after_line(FILE *f, const struct profile *p);
+
+/* A time statistic's heading line, after its modes: how it was taken and
+ * the time it adds up to. */
+static void time_stat_line(FILE *f, const struct report *r, size_t s)
+{
+	const struct prof_stat *st = &r->prof->stats[s];
+
+	if (!st->freq && !st->period) {	/* offcpu: no timer */
+		fprintf(f, "time off CPU, per switch: %" PRIu64 " intervals, "
+			"%.3f s", r->total_samples[s],
+			(double)r->total_weight[s] / 1e9);
+	} else {
+		fputs("wall-clock time: ", f);
+		print_rate(f, st);
+		fprintf(f, " on CPU and each switch off it: %" PRIu64
+			" samples and intervals, %.3f s", r->total_samples[s],
+			(double)r->total_weight[s] / 1e9);
+	}
+	fprintf(f, ", %" PRIu64 " lost%s\n", st->lost, st->lost ?
+		" (records lost: the times may be low)" : "");
+}
 
 /* Truncation reasons shown in the heading; the rest are counted. */
 #define TRUNC_SHOWN 3
@@ -400,6 +441,10 @@ static void stat_lines(FILE *f, const struct report *r)
 		else if (strcmp(st->name, st->requested))
 			fprintf(f, " (as %s)", st->requested);
 		fprintf(f, ", %s mode, ", stat_modes_text(st->modes));
+		if (is_time(st)) {
+			time_stat_line(f, r, s);
+			continue;
+		}
 		print_rate(f, st);
 		fprintf(f, ": %" PRIu64 " samples, %" PRIu64 " lost",
 			r->total_samples[s], st->lost);
@@ -498,6 +543,38 @@ static void heading(FILE *f, const struct report *r)
 }
 
 static void mode_histogram(FILE *f, const struct profile *p);
+
+/* Threads shown in the text table; the JSON report has them all. */
+#define THREADS_SHOWN 20
+
+/* Where each thread's time went, most first. */
+static void threads_table(FILE *f, const struct report *r)
+{
+	size_t i, n = r->nthreads < THREADS_SHOWN ? r->nthreads :
+		      THREADS_SHOWN;
+	int st;
+
+	fprintf(f, "\nthreads, seconds by state (%s):\n%7s %7s %-16s",
+		r->prof->stats[r->threads_stat].name, "pid", "tid", "comm");
+	for (st = 0; st < PROF_NSTATES; st++)
+		fprintf(f, " %10s", profile_state_name((uint32_t)st));
+	fputc('\n', f);
+	for (i = 0; i < n; i++) {
+		const struct report_thread *t = &r->threads[i];
+
+		fprintf(f, "%7u %7u %-16s", t->pid, t->tid,
+			t->comm && *t->comm ? t->comm : "[unknown]");
+		for (st = 0; st < PROF_NSTATES; st++)
+			if (st == PROF_STATE_RUNNING && !r->threads_running)
+				fprintf(f, " %10s", "-");
+			else
+				fprintf(f, " %10.3f", (double)t->ns[st] / 1e9);
+		fputc('\n', f);
+	}
+	if (n < r->nthreads)
+		fprintf(f, "  (%zu more threads: -format json lists all)\n",
+			r->nthreads - n);
+}
 
 /* ---- -by: the key columns and the totals per value ---- */
 
@@ -610,9 +687,11 @@ static void by_totals(FILE *f, const struct report *r, size_t shown)
 		const struct report_by_total *t = &r->by_totals[i];
 
 		for (s = 0; s < r->nstats; s++)
-			if (report_stat_counted(&p->stats[s]))
-				fprintf(f, "%8.2f %*" PRIu64 " ", t->percent[s],
-					count_width(r, s), t->samples[s]);
+			if (report_stat_counted(&p->stats[s])) {
+				fprintf(f, "%8.2f ", t->percent[s]);
+				count_cell(f, r, s, t->samples[s],
+					   t->weight[s]);
+			}
 		by_line_end(f, r->opt.by, &t->by);
 	}
 	if (!r->nby_totals)
@@ -834,6 +913,8 @@ static int report_text_body(FILE *f, const struct report *r)
 			if (!first)
 				first = &r->prof->stats[s];
 		}
+	if (r->nthreads)
+		threads_table(f, r);
 	if (r->opt.by)
 		by_totals(f, r, shown);
 	fprintf(f, "\n%s", r->opt.stack_view ? stack_view_name(r) :

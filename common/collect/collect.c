@@ -505,6 +505,10 @@ void collector_lost(struct collector *c, uint32_t stat, uint64_t n)
 {
 	if (stat < c->nstats)
 		c->lost[stat] += n;
+	else
+		/* Records of the ring (switch records among them) lost:
+		 * the off-CPU times may be low. */
+		collect_offcpu_lost(c, n);
 }
 
 uint64_t collector_samples(const struct collector *c, uint32_t stat)

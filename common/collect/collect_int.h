@@ -233,6 +233,8 @@ int collect_stacks_build(struct collector *c, uint32_t split,
 
 /* offcpu.c */
 void collect_offcpu_free(struct collect_offcpu *o);
+/* n records of a ring lost, whose statistic is not known. */
+void collect_offcpu_lost(struct collector *c, uint64_t n);
 
 /* agg.c */
 /* The thread tid, or NULL when unknown. */

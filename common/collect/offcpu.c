@@ -426,6 +426,15 @@ void collector_switch_end(struct collector *c, uint64_t time)
 	}
 }
 
+void collect_offcpu_lost(struct collector *c, uint64_t n)
+{
+	size_t s;
+
+	for (s = 0; c->offcpu && s < c->nstats; s++)
+		if (c->offcpu->kind[s])
+			c->lost[s] += n;
+}
+
 void collector_switch_counts(const struct collector *c, uint64_t *intervals,
 			     uint64_t *dropped)
 {

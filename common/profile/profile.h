@@ -100,6 +100,10 @@ struct prof_stat {
 #define PROF_STAT_DERIVED 0x8
 /* An instruction-sampling (profile-me) statistic: IBS, PEBS or SPE. */
 #define PROF_STAT_PROFILEME 0x10
+/* Time, in ns, charged per switch (offcpu) or also sampled on CPU
+ * (wall): its weights are shown as seconds, exported as nanoseconds; its
+ * samples count intervals as well as samples. */
+#define PROF_STAT_TIME 0x20
 
 struct prof_count {
 	uint32_t obj;		/* index into objects */

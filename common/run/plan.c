@@ -229,6 +229,9 @@ static int add_stat(struct run *r, const char *text, int implicit,
 	}
 	r->specs[i].cascaded = c->start_after != NULL;
 	r->specs[i].offcpu = ch->def->offcpu;
+	/* Off-CPU time is charged per switch: no timer samples it. */
+	if (ch->def->offcpu == STAT_OFFCPU_TIME)
+		r->specs[i].period = r->specs[i].freq = 0;
 	if (ch->def->offcpu && c->count)
 		return prof_fail(PROF_EINVAL, "'%s' is time charged per "
 				 "switch, not a counter: it cannot be counted "

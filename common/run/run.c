@@ -492,7 +492,9 @@ static int add_statistics(struct run *r, struct profile *tpl)
 			.flags = (r->choice[i].substitute ?
 				  PROF_STAT_SUBSTITUTE : 0) |
 				 (r->specs[i].pm.pmu ?
-				  PROF_STAT_PROFILEME : 0) | counting,
+				  PROF_STAT_PROFILEME : 0) |
+				 (r->specs[i].offcpu ? PROF_STAT_TIME : 0) |
+				 counting,
 			.config = r->specs[i].config,
 			.period = r->specs[i].period,
 			.freq = r->specs[i].freq,

@@ -31,6 +31,7 @@ void report_free(struct report *r)
 	free(r->total_weight);
 	free(r->multiplexed);
 	free(r->running_percent);
+	free(r->threads);
 	free(r);
 }
 
@@ -157,6 +158,12 @@ static int count_totals(struct build *b)
 	return report_count_totals(b->r);
 }
 
+/* Where each thread's time went (time statistics). */
+static int threads_time(struct build *b)
+{
+	return report_threads_build(b->r);
+}
+
 /* -only and -exclude patterns that match no procedure of the profile:
  * a typo would otherwise give an empty or unchanged report without a
  * word. */
@@ -201,6 +208,7 @@ int report_build(const struct profile *p, struct symbolizer *sym,
 {
 	static int (*const phases[])(struct build *) = {
 		count_totals,			/* per statistic */
+		threads_time,			/* time per thread, state */
 		report_code_find_sites,		/* addresses, procedures */
 		name_sites,			/* symbolize; note objects */
 		note_anonymous,			/* unnamed JIT code */

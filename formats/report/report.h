@@ -278,6 +278,17 @@ struct report_note {
 	int repeats;
 };
 
+/*
+ * A thread's time (threads.c), with a time statistic: ns[state] from its
+ * task counts (running: wall's, or a clock statistic's of the same run,
+ * when report.threads_running).
+ */
+struct report_thread {
+	uint32_t pid, tid;
+	const char *comm;		/* its last name */
+	uint64_t ns[PROF_NSTATES];
+};
+
 struct report {
 	const struct profile *prof;
 	struct report_options opt;
@@ -328,6 +339,12 @@ struct report {
 	 * whole run) and its length within the run. */
 	const char *window;
 	uint64_t window_ns;
+	/* Per thread, most time first, with a time statistic (offcpu,
+	 * wall): of threads_stat; running known when threads_running. */
+	struct report_thread *threads;
+	size_t nthreads;
+	size_t threads_stat;
+	int threads_running;
 	void *priv;
 };
 

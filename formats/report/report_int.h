@@ -180,4 +180,7 @@ const char *report_stack_truncated(const struct prof_stack *st,
 int report_samples_build(struct report *r, struct symbolizer *sym);
 void report_samples_free(struct report_samples *s);
 
+/* threads.c: each thread's time by state (report.threads). */
+int report_threads_build(struct report *r);
+
 #endif

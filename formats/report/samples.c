@@ -477,7 +477,10 @@ static int folded_lines(struct report *r, struct report_samples *s)
 		if (err)
 			break;
 		s->folded[n].line = report_pool_dup(r, buf);
-		s->folded[n].samples = x->samples[stat];
+		/* Time is folded in ns: an interval is not one sample. */
+		s->folded[n].samples = r->prof->stats[stat].flags &
+				       PROF_STAT_TIME ? x->weight[stat] :
+				       x->samples[stat];
 		if (!s->folded[n++].line)
 			err = -PROF_ENOMEM;
 	}
