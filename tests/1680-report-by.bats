@@ -207,7 +207,7 @@ EOF
 		assert_output --partial "split each row by comm (command name), pid, tid,"
 	done
 	run -125 --separate-stderr "$UPROFILE" -i x.umon -by comm,nope
-	assert_equal "$stderr" "uprofile: bad -by 'comm,nope': keys are comm, pid, tid, cpu and object, separated by commas
+	assert_equal "$stderr" "uprofile: bad -by 'comm,nope': keys are comm, pid, tid, cpu, object and state, separated by commas
 Try \`uprofile --help' or \`uprofile --usage' for more information."
 	run -125 --separate-stderr "$UPROFILE" -i x.umon -by pid -tree
 	[[ $stderr == *"-by splits the rows of -procedures, -lines, -heavy, -blocks and -asm: -callers, -callees and -tree do not apply"* ]] ||
