@@ -3,7 +3,8 @@
 # demo or the tests.
 #
 #   ./setup.sh deps    install the missing Debian packages, for building
-#                      and for the tests (needs root)
+#                      and for the tests (needs root), and the tests' npm
+#                      packages (into build/npm)
 #   ./setup.sh demo    what building needs + build + profile the bundled
 #                      demo program
 #   ./setup.sh test    all packages + build + run the test suite (bats)
@@ -56,6 +57,19 @@ TEST_PACKAGES=(
 	libxml2-utils   # tests: xmllint checks --format flamegraph
 	chromium        # tests: the flame graph rendered headless
 	debuginfod      # tests: a local server for the debuginfod fetches
+	python3-jsonschema # tests: speedscope-check reads speedscope's schema
+)
+# npm (tests: installs speedscope, below) comes with NodeSource's nodejs,
+# which conflicts with Debian's npm package: that one only when missing.
+command -v npm >/dev/null || TEST_PACKAGES+=(npm)
+
+# npm packages for the tests, installed into $NPM_PREFIX (git-ignored,
+# under build/) by npm_deps: speedscope, whose schema, importer and page
+# check --format speedscope (tests/tools/speedscope-check and
+# speedscope-view.sh).
+NPM_PREFIX=build/npm
+NPM_PACKAGES=(
+	speedscope@1.25.0
 )
 
 # The packages of the lists named ($@) that are not installed.
@@ -87,6 +101,21 @@ deps() {
 		--no-install-recommends $missing
 }
 
+# Install the NPM_PACKAGES that $NPM_PREFIX lacks (at their pinned version).
+npm_deps() {
+	local spec name version have
+	for spec in "${NPM_PACKAGES[@]}"; do
+		name=${spec%@*} version=${spec##*@}
+		have=$(node -p 'require(process.argv[1]).version' \
+			"$PWD/$NPM_PREFIX/node_modules/$name/package.json" 2>/dev/null || :)
+		[[ $have == "$version" ]] && continue
+		echo "setup.sh: installing $spec into $NPM_PREFIX/" >&2
+		mkdir -p "$NPM_PREFIX"
+		npm install --prefix "$NPM_PREFIX" --no-audit --no-fund \
+			--loglevel=error "$spec" >&2
+	done
+}
+
 BUILD=${BUILD:-build}
 export BUILD
 
@@ -102,6 +131,7 @@ build() {
 case ${1:-} in
 deps)
 	deps BUILD_PACKAGES TEST_PACKAGES
+	npm_deps
 	;;
 demo)
 	deps BUILD_PACKAGES
@@ -127,6 +157,7 @@ demo)
 	;;
 test)
 	deps BUILD_PACKAGES TEST_PACKAGES
+	npm_deps
 	build
 	# shellcheck disable=SC2086
 	exec bats ${BATS_FLAGS:-} tests/
