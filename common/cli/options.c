@@ -617,6 +617,9 @@ static error_t parse_report_opt(int key, char *arg, struct argp_state *state)
 	case OPT_DISPLAY: c->display = 1; return 0;
 	case OPT_REPORT_FILE: c->display = 1; c->report_file = arg; return 0;
 	case OPT_COMPLETION: a->completion = 1; return 0;
+	/* A window of the profile, not a choice of rows: every view and
+	 * export takes it. */
+	case OPT_TIME: c->display = 1; c->time = arg; return 0;
 	case OPT_FORMAT:
 		i = run_format_by_name(arg);
 		if (i < 0)
@@ -644,7 +647,6 @@ static error_t parse_report_opt(int key, char *arg, struct argp_state *state)
 	case OPT_NUMBERS: ro->numbers = 1; break;
 	case OPT_INLINE: ro->inline_split = 1; break;
 	case OPT_EXCLUDE_IDLE: c->exclude_idle = 1; break;
-	case OPT_TIME: c->time = arg; break;
 	case OPT_STRIDE:
 		if (parse_u64(arg, 0, 1u << 20, &u) || (u & (u - 1)))
 			argp_error(state, "bad -stride '%s': expected a power "
