@@ -198,8 +198,9 @@ const struct argp_option fe_report_options[] = {
 	  "report format: text (default), json, csv (the rows); exports "
 	  "of the whole profile: folded ('root;...;leaf count' lines of "
 	  "the call stacks), pprof (gzipped profile.proto), flamegraph "
-	  "(an SVG), callgrind (for callgrind_annotate, KCachegrind)",
-	  FE_GROUP_REPORT },
+	  "(an SVG), callgrind (for callgrind_annotate, KCachegrind), "
+	  "speedscope (each thread's samples in time order, for "
+	  "speedscope)", FE_GROUP_REPORT },
 	{ "report-file", OPT_REPORT_FILE, "FILE", 0,
 	  "write the report to FILE (default: stderr after a run, since "
 	  "stdout is the program's; stdout with -i)", FE_GROUP_REPORT },
@@ -624,8 +625,8 @@ static error_t parse_report_opt(int key, char *arg, struct argp_state *state)
 		i = run_format_by_name(arg);
 		if (i < 0)
 			argp_error(state, "bad format '%s': use text, json, "
-				   "csv, folded, pprof, flamegraph or "
-				   "callgrind", arg);
+				   "csv, folded, pprof, flamegraph, "
+				   "callgrind or speedscope", arg);
 		c->format = (enum run_format)i;
 		return 0;
 	}
