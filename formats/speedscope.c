@@ -355,7 +355,7 @@ static int cmp_tkey(const void *a, const void *b)
 
 /* "comm (pid/tid)", the command names of its tasks in their order
  * ("sh, prog (...)" for a thread that exec'd); each CPU's idle task
- * "swapper/1 (0/0, cpu 1)". */
+ * "swapper (0/0, cpu 1)". */
 static char *thread_name(const struct profile *p, const struct ss_tkey *k,
 			 size_t n)
 {
