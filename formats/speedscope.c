@@ -19,9 +19,15 @@
  *   speedscope draws as a gap and counts as idle; cut out of a --time
  *   window, it is not shown.  A running sample stands for the period
  *   before its time, [time - weight, time), an interval for [time, time
- *   + weight); less than a sample period between two samples is within
- *   the resolution of sampling and not shown.  Consecutive samples of
+ *   + weight).  Up to GAP_PERIODS periods between two running samples
+ *   are within what sampling resolves and not shown (the samples are
+ *   closed up: the view runs that much shorter than the clock); between
+ *   intervals, which are exact, every gap is.  Consecutive samples of
  *   the same frames with nothing between them are one.
+ * - startValue is where the thread's first sample starts (ns from the
+ *   run's start), endValue that plus every weight, gaps included: the
+ *   width speedscope gives the profile.  Speedscope does not place a
+ *   profile by its startValue: each thread's view starts at 0.
  * - Without a timeline (an older or a merged profile), and for a
  *   statistic that has no events (exact counts: -pixie), a profile is a
  *   statistic's samples of the whole profile, all threads, sorted by
