@@ -74,7 +74,7 @@ _profile_tool_complete()
 		return
 		;;
 	-format | format)
-		COMPREPLY=($(compgen -W "text json csv folded pprof flamegraph callgrind" -- "$cur"))
+		COMPREPLY=($(compgen -W "text json csv folded pprof flamegraph callgrind speedscope" -- "$cur"))
 		return
 		;;
 	-by | by)

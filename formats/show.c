@@ -143,7 +143,8 @@ static int show_rows(FILE *out, const struct profile *p,
 		ro.folded = ro.samples = 1;
 	if (s->format == REPORT_SHOW_PPROF ||
 	    s->format == REPORT_SHOW_FLAMEGRAPH ||
-	    s->format == REPORT_SHOW_CALLGRIND)
+	    s->format == REPORT_SHOW_CALLGRIND ||
+	    s->format == REPORT_SHOW_SPEEDSCOPE)
 		ro.samples = 1;
 	err = report_build(p, sym, &ro, &r);
 	if (err) {
@@ -171,6 +172,9 @@ static int show_rows(FILE *out, const struct profile *p,
 		break;
 	case REPORT_SHOW_CALLGRIND:
 		err = fmt_callgrind(out, r);
+		break;
+	case REPORT_SHOW_SPEEDSCOPE:
+		err = fmt_speedscope(out, r);
 		break;
 	case REPORT_SHOW_CSV:
 		err = fmt_csv(out, r);

@@ -67,6 +67,8 @@ complete() {
 	assert_output json
 	run -0 complete "$UPROFILE" --format=c
 	assert_output $'callgrind\ncsv'
+	run -0 complete "$UPROFILE" --format=s
+	assert_output speedscope
 	run -0 complete "$UPROFILE" -by c
 	assert_output $'comm\ncpu'
 	run -0 complete "$UPROFILE" -by comm,p

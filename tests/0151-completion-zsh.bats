@@ -80,6 +80,8 @@ complete() {
 	assert_output $'perf\nsim'
 	run -0 complete "uprofile -format c"
 	assert_output $'callgrind\ncsv'
+	run -0 complete "uprofile -format s"
+	assert_output speedscope
 	run -0 complete "uprofile -by comm,p"
 	assert_output pid
 	run -0 complete "uprofile --pmu=a"

@@ -69,6 +69,8 @@ complete() {
 	assert_output $'--engine=perf\n--engine=sim'
 	run -0 complete "uprofile -format c"
 	assert_output $'callgrind\ncsv'
+	run -0 complete "uprofile -format s"
+	assert_output speedscope
 	run -0 complete "uprofile -by comm,p"
 	assert_output comm,pid
 	run -0 complete "uprofile --pmu=a"

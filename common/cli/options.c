@@ -198,8 +198,9 @@ const struct argp_option fe_report_options[] = {
 	  "report format: text (default), json, csv (the rows); exports "
 	  "of the whole profile: folded ('root;...;leaf count' lines of "
 	  "the call stacks), pprof (gzipped profile.proto), flamegraph "
-	  "(an SVG), callgrind (for callgrind_annotate, KCachegrind)",
-	  FE_GROUP_REPORT },
+	  "(an SVG), callgrind (for callgrind_annotate, KCachegrind), "
+	  "speedscope (each thread's samples in time order, for "
+	  "speedscope)", FE_GROUP_REPORT },
 	{ "report-file", OPT_REPORT_FILE, "FILE", 0,
 	  "write the report to FILE (default: stderr after a run, since "
 	  "stdout is the program's; stdout with -i)", FE_GROUP_REPORT },
@@ -617,12 +618,15 @@ static error_t parse_report_opt(int key, char *arg, struct argp_state *state)
 	case OPT_DISPLAY: c->display = 1; return 0;
 	case OPT_REPORT_FILE: c->display = 1; c->report_file = arg; return 0;
 	case OPT_COMPLETION: a->completion = 1; return 0;
+	/* A window of the profile, not a choice of rows: every view and
+	 * export takes it. */
+	case OPT_TIME: c->display = 1; c->time = arg; return 0;
 	case OPT_FORMAT:
 		i = run_format_by_name(arg);
 		if (i < 0)
 			argp_error(state, "bad format '%s': use text, json, "
-				   "csv, folded, pprof, flamegraph or "
-				   "callgrind", arg);
+				   "csv, folded, pprof, flamegraph, "
+				   "callgrind or speedscope", arg);
 		c->format = (enum run_format)i;
 		return 0;
 	}
@@ -644,7 +648,6 @@ static error_t parse_report_opt(int key, char *arg, struct argp_state *state)
 	case OPT_NUMBERS: ro->numbers = 1; break;
 	case OPT_INLINE: ro->inline_split = 1; break;
 	case OPT_EXCLUDE_IDLE: c->exclude_idle = 1; break;
-	case OPT_TIME: c->time = arg; break;
 	case OPT_STRIDE:
 		if (parse_u64(arg, 0, 1u << 20, &u) || (u & (u - 1)))
 			argp_error(state, "bad -stride '%s': expected a power "

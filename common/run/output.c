@@ -141,6 +141,7 @@ int run_show_profile(const struct run_config *c, const struct profile *p,
 		[RUN_FORMAT_FLAMEGRAPH] = REPORT_SHOW_FLAMEGRAPH,
 		[RUN_FORMAT_CALLGRIND] = REPORT_SHOW_CALLGRIND,
 		[RUN_FORMAT_CSV] = REPORT_SHOW_CSV,
+		[RUN_FORMAT_SPEEDSCOPE] = REPORT_SHOW_SPEEDSCOPE,
 	};
 	struct sym_config sc;
 	struct report_show s = {
@@ -160,6 +161,15 @@ int run_show_profile(const struct run_config *c, const struct profile *p,
 		fprintf(stderr, "%s: note: '%s' is a counting profile: it "
 			"has no rows, so row options are ignored\n",
 			c->tool->name, file ? file : "");
+	/* Speedscope lays each thread out over time; without a timeline
+	 * the export holds sums, and says so once. */
+	if (c->format == RUN_FORMAT_SPEEDSCOPE && !summary_only &&
+	    !report_is_counting(p) && profile_timeline_missing(p))
+		run_notice(c, "note: '%s' has no timeline (%s): its speedscope "
+			   "profiles are each statistic's call stacks added "
+			   "up, all threads, in no time order",
+			   file ? file : "the profile",
+			   profile_timeline_missing(p));
 	err = run_unpack(p, &u, &sc);
 	if (err)
 		return err;
@@ -176,6 +186,7 @@ const char *const run_format_names[RUN_NFORMATS] = {
 	[RUN_FORMAT_FLAMEGRAPH] = "flamegraph",
 	[RUN_FORMAT_CALLGRIND] = "callgrind",
 	[RUN_FORMAT_CSV] = "csv",
+	[RUN_FORMAT_SPEEDSCOPE] = "speedscope",
 };
 
 int run_format_by_name(const char *name)
@@ -192,7 +203,8 @@ int run_format_is_export(int format)
 {
 	return format == RUN_FORMAT_FOLDED || format == RUN_FORMAT_PPROF ||
 	       format == RUN_FORMAT_FLAMEGRAPH ||
-	       format == RUN_FORMAT_CALLGRIND;
+	       format == RUN_FORMAT_CALLGRIND ||
+	       format == RUN_FORMAT_SPEEDSCOPE;
 }
 
 /*

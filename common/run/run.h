@@ -64,6 +64,7 @@ enum run_format {
 	RUN_FORMAT_FLAMEGRAPH,	/* self-contained SVG flame graph */
 	RUN_FORMAT_CALLGRIND,	/* callgrind profile format */
 	RUN_FORMAT_CSV,		/* the rows, for spreadsheets */
+	RUN_FORMAT_SPEEDSCOPE,	/* speedscope's JSON, over time */
 	RUN_NFORMATS
 };
 

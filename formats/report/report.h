@@ -474,7 +474,22 @@ struct report_samples {
 	 * sorted; they add up to its total samples. */
 	struct report_folded *folded;
 	size_t nfolded;
+	/* The way back from the profile, for an export that follows its
+	 * time stream (each event names a stack, or an address through its
+	 * task count): stack_sample[k] is the sample of the profile's
+	 * stack k (nstacks of them; UINT32_MAX: an empty stack, none), and
+	 * report_samples_loc() finds an address's location. */
+	uint32_t *stack_sample;
+	size_t nstacks;
+	uint32_t *loc_order;		/* the locations of addresses (not
+					 * markers) by (object, offset) */
+	size_t nloc_order;
 };
+
+/* The location of (obj, offset), an address of the profile's counts or
+ * frames; -1 when the model has none (no count or frame there). */
+long report_samples_loc(const struct report_samples *s, uint32_t obj,
+			uint64_t offset);
 
 /* A row kind's name in JSON and CSV: "procedure", "line", "block",
  * "instruction", "bucket". */

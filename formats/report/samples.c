@@ -16,6 +16,10 @@
  *   statistic), the count minus what the stacks ending there hold.  So
  *   every statistic's samples and weights add up to the report's totals,
  *   exactly.
+ * - The way back: each profile stack's sample (stack_sample) and each
+ *   address's location (report_samples_loc()), for an export that walks
+ *   the profile's time stream and lays out each event as the model
+ *   symbolized it (speedscope).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -500,6 +504,54 @@ static int folded_lines(struct report *r, struct report_samples *s)
 	return 0;
 }
 
+static int cmp_loc_at(const void *a, const void *b, void *ctx)
+{
+	const struct report_sloc *locs = ctx;
+	const struct report_sloc *x = &locs[*(const uint32_t *)a],
+				 *y = &locs[*(const uint32_t *)b];
+
+	if (x->obj != y->obj)
+		return x->obj < y->obj ? -1 : 1;
+	return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+
+/* The locations of addresses, by (object, offset): a location is one
+ * address, so each is there once. */
+static int sort_locs(struct report_samples *s)
+{
+	size_t i, n = 0;
+
+	s->loc_order = malloc((s->nlocs + 1) * sizeof(*s->loc_order));
+	if (!s->loc_order)
+		return -PROF_ENOMEM;
+	for (i = 0; i < s->nlocs; i++)
+		if (s->locs[i].obj != UINT32_MAX)
+			s->loc_order[n++] = (uint32_t)i;
+	qsort_r(s->loc_order, n, sizeof(*s->loc_order), cmp_loc_at, s->locs);
+	s->nloc_order = n;
+	return 0;
+}
+
+long report_samples_loc(const struct report_samples *s, uint32_t obj,
+			uint64_t offset)
+{
+	size_t lo = 0, hi = s->nloc_order;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct report_sloc *l = &s->locs[s->loc_order[mid]];
+
+		if (l->obj < obj || (l->obj == obj && l->offset < offset))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < s->nloc_order && s->locs[s->loc_order[lo]].obj == obj &&
+	    s->locs[s->loc_order[lo]].offset == offset)
+		return (long)s->loc_order[lo];
+	return -1;
+}
+
 int report_samples_build(struct report *r, struct symbolizer *sym)
 {
 	const struct profile *p = r->prof;
@@ -534,9 +586,12 @@ int report_samples_build(struct report *r, struct symbolizer *sym)
 	      stack_samples(&b, stack_sample);
 	if (!err)
 		err = flat_samples(&b, stack_sample);
-	free(stack_sample);
+	b.s->stack_sample = stack_sample;
+	b.s->nstacks = p->nstacks;
 	imap_free(&b.locmap);
 	imap_free(&b.funcmap);
+	if (!err)
+		err = sort_locs(b.s);
 	if (err)
 		return err;
 	for (i = 0; i < b.s->nsamples; i++)
@@ -556,5 +611,7 @@ void report_samples_free(struct report_samples *s)
 	free(s->locs);
 	free(s->sample_locs);
 	free(s->samples);
+	free(s->stack_sample);
+	free(s->loc_order);
 	free(s);
 }
