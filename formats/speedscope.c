@@ -24,10 +24,11 @@
  *   closed up: the view runs that much shorter than the clock); between
  *   intervals, which are exact, every gap is.  Consecutive samples of
  *   the same frames with nothing between them are one.
- * - startValue is where the thread's first sample starts (ns from the
- *   run's start), endValue that plus every weight, gaps included: the
- *   width speedscope gives the profile.  Speedscope does not place a
- *   profile by its startValue: each thread's view starts at 0.
+ * - startValue is where the run (or the --time window) starts, ns from
+ *   the run's start, and the time before a thread's first sample is a
+ *   gap: speedscope does not place a profile by its startValue (each
+ *   thread's view starts at 0), so this lines the threads up on one
+ *   clock.  endValue is startValue plus every weight, gaps included.
  * - Without a timeline (an older or a merged profile), and for a
  *   statistic that has no events (exact counts: -pixie), a profile is a
  *   statistic's samples of the whole profile, all threads, sorted by
@@ -207,11 +208,14 @@ static int lay_out_events(struct ss *w, const struct ss_prof *sp,
 			  uint64_t *start)
 {
 	const struct profile *p = w->p;
-	int time = w->is_time[sp->stat], started = 0, err;
-	uint64_t cursor = 0;
+	int time = w->is_time[sp->stat], err;
+	/* Every thread's view starts where the run (or the window) does,
+	 * so the threads line up on one clock: time before a thread's
+	 * first sample is a gap too. */
+	uint64_t cursor = p->nwindow ? p->window[0].from : 0;
 	size_t i;
 
-	*start = 0;
+	*start = time ? cursor : 0;
 	for (i = 0; i < sp->n; i++) {
 		const struct prof_event *e = &p->events[w->order[sp->first + i]];
 		int interval = p->task_counts[e->tcount].state !=
@@ -224,10 +228,7 @@ static int lay_out_events(struct ss *w, const struct ss_prof *sp,
 		if (time) {
 			at = interval ? e->time :
 			     e->time > e->weight ? e->time - e->weight : 0;
-			if (!started) {
-				*start = cursor = at;
-				started = 1;
-			} else if (at > cursor) {
+			if (at > cursor) {
 				uint64_t gap = shown(p, cursor, at);
 
 				if (gap && (interval ||
