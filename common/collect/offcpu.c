@@ -43,7 +43,10 @@ struct waitsite {
 	uint64_t time;		/* of the sample; 0: none */
 	uint32_t user_obj, kernel_obj;	/* NO_OBJ: none */
 	uint64_t user_off, kernel_off;
-	uint32_t stack;		/* the collector's stack + 1, 0 none */
+	/* The collector's stack + 1 (0 none) of a user row (user frames
+	 * from the PC) and of a kernel row (kernel frames from the wait,
+	 * then the user's): a stack's leaf is its row's address. */
+	uint32_t user_stack, kernel_stack;
 	uint32_t task, cpu;
 	char letter;		/* sched_switch's prev_state, 0 unknown */
 };
@@ -224,6 +227,14 @@ static enum prof_state state_of(const struct othread *t)
 	return PROF_STATE_BLOCKED;
 }
 
+/* Whether statistic s's rows are where the program waited in user mode
+ * (else the kernel's wait: asked with :k, kprofile's default). */
+static int user_row(const struct collector *c, uint32_t s)
+{
+	return (c->row_modes[s] & STAT_MODE_USER) &&
+	       !(c->row_modes[s] & STAT_MODE_KERNEL);
+}
+
 /* Charge t's interval [from, to) to every off-CPU statistic. */
 static void charge(struct collector *c, struct collect_offcpu *o,
 		   struct othread *t, uint64_t from, uint64_t to)
@@ -247,16 +258,16 @@ static void charge(struct collector *c, struct collect_offcpu *o,
 		if (!o->kind[s])
 			continue;
 		if (have) {
-			int user = (c->row_modes[s] & STAT_MODE_USER) &&
-				   w->user_obj != NO_OBJ;
+			int user = user_row(c, s) && w->user_obj != NO_OBJ;
 
 			if (user || w->kernel_obj != NO_OBJ) {
 				k.obj = user ? w->user_obj : w->kernel_obj;
 				k.offset = user ? w->user_off : w->kernel_off;
+				k.stack = user ? w->user_stack :
+					  w->kernel_stack;
 			}
-			k.stack = w->stack;
 			if (c->stacks)
-				collect_stacks_count(c, w->stack, s, split,
+				collect_stacks_count(c, k.stack, s, split,
 						     k.weight);
 		}
 		c->samples[s]++;
@@ -264,33 +275,30 @@ static void charge(struct collector *c, struct collect_offcpu *o,
 	}
 }
 
-/* The first kernel frame of s's chain outside the scheduler: what the
- * thread waits in (do_nanosleep, pipe_read, futex_wait_queue, ...). */
-static uint64_t kernel_wait(const struct collect_offcpu *o,
-			    const struct collect_sample *s)
+/* Where the kernel part of s's chain leaves the scheduler: the index of
+ * its first frame outside it, or 0 when it has none (or no ranges). */
+static uint64_t wait_frame(const struct collect_offcpu *o,
+			   const struct collect_sample *s)
 {
-	uint64_t ctx = 0, i;
-	int first = 1;
+	uint64_t i;
 
-	if (!o->nranges || !in_sched(o, s->ip))
-		return s->ip;
-	for (i = 0; i < s->nchain; i++) {
+	if (!o->nranges || s->nchain < 2 ||
+	    s->chain[0] != (uint64_t)PERF_CONTEXT_KERNEL)
+		return 0;
+	for (i = 1; i < s->nchain; i++) {
 		uint64_t ip = s->chain[i];
 
-		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
-			ctx = ip;
-			first = 1;
-			continue;
-		}
-		if (ctx != (uint64_t)PERF_CONTEXT_KERNEL)
-			break;
+		if (ip >= (uint64_t)PERF_CONTEXT_MAX)
+			return 0;
 		/* A return address points after the call. */
-		if (!in_sched(o, first ? ip : ip - 1))
-			return first ? ip : ip - 1;
-		first = 0;
+		if (!in_sched(o, i == 1 ? ip : ip - 1))
+			return i == 1 ? 0 : i;
 	}
-	return s->ip;
+	return 0;
 }
+
+/* Chain buffer: the kernel context marker and the frames kept. */
+#define MAX_CHAIN 512
 
 void collector_switch_sample(struct collector *c,
 			     const struct collect_sample *s, char letter)
@@ -299,6 +307,9 @@ void collector_switch_sample(struct collector *c,
 	struct othread *t;
 	struct waitsite *w;
 	struct unw_state us;
+	uint64_t k, u;
+	uint32_t st;
+	int want_user = 0, want_kernel = 0;
 
 	if (!o || s->tid == 0 || !(t = th_get(c, o, s->pid, s->tid)))
 		return;
@@ -309,9 +320,10 @@ void collector_switch_sample(struct collector *c,
 	w->cpu = s->cpu;
 	w->task = collect_task_of(c, s->pid, s->tid);
 	w->user_obj = w->kernel_obj = NO_OBJ;
+	k = wait_frame(o, s);
 	if (s->cpumode == PERF_RECORD_MISC_KERNEL) {
 		w->kernel_obj = c->obj_kernel;
-		w->kernel_off = kernel_wait(o, s);
+		w->kernel_off = k ? s->chain[k] - 1 : s->ip;
 	}
 	if (s->uregs && !unw_init(&us, s->uregs, s->uregs_mask, NULL, 0)) {
 		uint64_t ip = us.r[UNW_REG_IP];
@@ -328,8 +340,45 @@ void collector_switch_sample(struct collector *c,
 			w->user_off = ip;
 		}
 	}
-	if (c->stacks)
-		w->stack = collect_stacks_walk(c, s);
+	if (!c->stacks)
+		return;
+	for (st = 0; st < c->nstats; st++)
+		if (o->kind[st]) {
+			if (user_row(c, st) && w->user_obj != NO_OBJ)
+				want_user = 1;
+			else
+				want_kernel = 1;
+		}
+	/* The user part of the chain: after its context marker. */
+	for (u = 0; u < s->nchain; u++)
+		if (s->chain[u] == (uint64_t)PERF_CONTEXT_USER)
+			break;
+	if (want_user) {
+		struct collect_sample us2 = *s;
+
+		us2.chain = u < s->nchain ? s->chain + u : NULL;
+		us2.nchain = u < s->nchain ? s->nchain - u : 0;
+		us2.cpumode = PERF_RECORD_MISC_USER;
+		w->user_stack = collect_stacks_walk(c, &us2);
+	}
+	if (want_kernel) {
+		struct collect_sample ks = *s;
+		uint64_t buf[MAX_CHAIN], n = 0, i;
+
+		/* From the wait on: the scheduler's frames left out, the
+		 * first one kept as the return address it is (minus one,
+		 * the row's address). */
+		if (k && s->nchain - k + 1 <= MAX_CHAIN) {
+			buf[n++] = (uint64_t)PERF_CONTEXT_KERNEL;
+			buf[n++] = s->chain[k] - 1;
+			for (i = k + 1; i < s->nchain; i++)
+				buf[n++] = s->chain[i];
+			ks.chain = buf;
+			ks.nchain = n;
+			ks.ip = s->chain[k] - 1;
+		}
+		w->kernel_stack = collect_stacks_walk(c, &ks);
+	}
 }
 
 void collector_switch(struct collector *c, uint32_t pid, uint32_t tid,
