@@ -973,19 +973,21 @@ static void timeline_text(FILE *f, const struct report *r)
 	tl_seconds(b, sizeof(b), tl, tl->end);
 	tl_seconds(step, sizeof(step), tl,
 		   (tl->end - tl->start) / tl->nintervals);
-	fprintf(f, "\ntimeline, by %s: %s-%s s in %zu intervals of %s s; ",
+	fprintf(f, "\ntimeline by %s, %s-%s s in %zu intervals of %s s\n",
 		stat, a, b, tl->nintervals, step);
 	if (tl->selection) {
-		fputs("a cell is the share of the selected procedures (", f);
+		fputs("(a cell: the share in its weight of ", f);
 		for (k = 0; k < r->opt.nonly; k++)
 			fprintf(f, "%s-only %s", k ? ", " : "", r->opt.only[k]);
 		for (k = 0; k < r->opt.nexclude; k++)
 			fprintf(f, "%s-exclude %s", k || r->opt.nonly ?
 				", " : "", r->opt.exclude[k]);
-		fprintf(f, ") in its weight, %s 100%%:\n", shade(r, 8));
+		fprintf(f, ", %s = 100%%):\n",
+			shade(r, REPORT_TIMELINE_LEVELS));
 	} else {
-		fprintf(f, "a cell is its weight against the busiest cell's, "
-			"%s %" PRIu64 ":\n", shade(r, 8), tl->max_weight);
+		fprintf(f, "(a cell: its weight against the busiest cell's, "
+			"%s = %" PRIu64 "):\n",
+			shade(r, REPORT_TIMELINE_LEVELS), tl->max_weight);
 	}
 	tl_scale(f, tl);
 	tl_rows(f, r);
