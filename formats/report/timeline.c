@@ -62,8 +62,8 @@ int report_timeline_check(const struct report *r, unsigned by)
 				 "as taken: -ra at report time does not "
 				 "apply");
 	if (p->timeline != PROF_TIMELINE_KEPT)
-		return prof_fail(PROF_EINVAL, "'%s' has no timeline (%s): "
-				 "-timeline needs one",
+		return prof_fail(PROF_EINVAL, "'%s' has no timeline, which "
+				 "-timeline needs: %s",
 				 r->opt.file ? r->opt.file : "the profile",
 				 profile_timeline_missing(p));
 	return 0;
