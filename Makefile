@@ -78,7 +78,7 @@ TPROG_DIR := tests/programs
 TPROG_CFLAGS := -O1 -g -fno-omit-frame-pointer
 TPROGS := spin2 inline shlib forkexec threads kernelloop exitwith demo \
 	phases tripcount branchy evencost callstack diffwork forknamed jitspin \
-	ifunc execchain exports phases2
+	ifunc execchain exports phases2 timephases
 # Call-stack programs: each built with frame pointers (NAME) and without
 # (NAME-nofp), both -O2; the -nofp builds of spin2, threads and forkexec
 # are their twins for call stacks.
@@ -92,13 +92,14 @@ TPROG_BIN := $(TPROGS:%=$(BUILD)/tests/%) $(BUILD)/tests/libhot.so \
 	$(NOFP_TPROGS:%=$(BUILD)/tests/%-nofp) $(BUILD)/tests/libplt.so \
 	$(BUILD)/tests/libplt-nofp.so $(BUILD)/tests/diffwork-slow \
 	$(BUILD)/tests/ifunc-static $(BUILD)/tests/execchain-static \
-	$(BUILD)/tests/execchain-static-stripped $(BUILD)/tests/mapswap
+	$(BUILD)/tests/execchain-static-stripped $(BUILD)/tests/mapswap \
+	$(BUILD)/tests/timeswap
 TEST_TOOLS := $(BUILD)/tests/symtool $(BUILD)/tests/tablecheck \
 	$(BUILD)/tests/pmdecode $(BUILD)/tests/mkcount \
 	$(BUILD)/tests/blockcheck $(BUILD)/tests/jsonwcheck \
 	$(BUILD)/tests/decodecheck $(BUILD)/tests/unwcheck $(BUILD)/tests/cficheck \
 	$(BUILD)/tests/unwstep \
-	$(BUILD)/tests/mkstacks $(BUILD)/tests/mkcallstacks
+	$(BUILD)/tests/mkstacks $(BUILD)/tests/mkcallstacks $(BUILD)/tests/mkevents
 
 all: $(TOOL_BIN) $(TPROG_BIN) $(TEST_TOOLS)
 
@@ -141,6 +142,9 @@ $(BUILD)/tests/threads: $(TPROG_DIR)/threads.c
 	@mkdir -p $(dir $@)
 	$(call quiet,CC,$@)$(CC) $(TPROG_CFLAGS) -pthread -o $@ $<
 $(BUILD)/tests/phases2: $(TPROG_DIR)/phases2.c
+	@mkdir -p $(dir $@)
+	$(call quiet,CC,$@)$(CC) $(TPROG_CFLAGS) -pthread -o $@ $<
+$(BUILD)/tests/timeswap: $(TPROG_DIR)/timeswap.c
 	@mkdir -p $(dir $@)
 	$(call quiet,CC,$@)$(CC) $(TPROG_CFLAGS) -pthread -o $@ $<
 $(BUILD)/tests/inline: $(TPROG_DIR)/inline.c

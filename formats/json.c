@@ -228,13 +228,179 @@ static void start_after(struct json_writer *jw, const struct profile *p)
 	jw_end(jw);
 }
 
-/* Whether the profile keeps time, or why not; --time's window. */
-static void timeline(struct json_writer *jw, const struct profile *p)
+/* -timeline's procedure pr (NULL: none) as members PREFIX, PREFIX_
+ * inlined_into, PREFIX_object. */
+static void tl_proc(struct json_writer *jw, const char *prefix,
+		    const struct report_tl_proc *pr)
 {
-	const char *missing = profile_timeline_missing(p);
+	char key[64];
+
+	if (pr)
+		jw_object_string(jw, prefix, pr->procedure);
+	else
+		jw_object_null(jw, prefix);
+	snprintf(key, sizeof(key), "%s_inlined_into", prefix);
+	jw_object_string(jw, key, pr ? pr->inlined_into : NULL);
+	snprintf(key, sizeof(key), "%s_object", prefix);
+	jw_object_string(jw, key, pr ? pr->object : NULL);
+}
+
+static void tl_intervals(struct json_writer *jw,
+			 const struct report_timeline *tl)
+{
+	size_t k;
+
+	jw_object_begin_array(jw, "intervals", JW_LINES_HUG);
+	for (k = 0; k < tl->nintervals; k++) {
+		const struct report_tl_interval *in = &tl->intervals[k];
+		int none = in->hottest == SIZE_MAX;
+
+		jw_object_begin(jw, JW_INLINE);
+		put_seconds(jw, "start", (double)in->start);
+		put_seconds(jw, "end", (double)in->end);
+		jw_object_uint(jw, "samples", in->samples);
+		jw_object_uint(jw, "weight", in->weight);
+		tl_proc(jw, "hottest", none ? NULL : &tl->procs[in->hottest]);
+		jw_object_uint(jw, "hottest_weight", in->hottest_weight);
+		jw_object_double(jw, "hottest_percent", FIGURE_DECIMALS,
+				 none ? NAN : in->hottest_percent);
+		if (tl->selection) {
+			jw_object_uint(jw, "selected_samples",
+				       in->sel_samples);
+			jw_object_uint(jw, "selected_weight", in->sel_weight);
+			jw_object_double(jw, "selected_percent",
+					 FIGURE_DECIMALS, in->sel_percent);
+		}
+		jw_end(jw);
+	}
+	jw_end(jw);
+}
+
+static void tl_uints(struct json_writer *jw, const char *key,
+		     const uint64_t *v, size_t n)
+{
+	size_t k;
+
+	jw_object_begin_array(jw, key, JW_INLINE);
+	for (k = 0; k < n; k++)
+		jw_array_uint(jw, v[k]);
+	jw_end(jw);
+}
+
+static void tl_rows(struct json_writer *jw, const struct report_timeline *tl)
+{
+	size_t i, k, n = tl->nintervals;
+
+	jw_object_begin_array(jw, "rows", JW_LINES_HUG);
+	for (i = 0; i < tl->nrows; i++) {
+		const struct report_tl_row *row = &tl->rows[i];
+
+		jw_object_begin(jw, JW_INLINE);
+		if (tl->by != REPORT_BY_CPU)
+			jw_object_string(jw, "comm", row->by.comm);
+		if (tl->by == REPORT_BY_PID || tl->by == REPORT_BY_TID)
+			jw_object_int(jw, "pid", row->by.pid);
+		if (tl->by == REPORT_BY_TID)
+			jw_object_int(jw, "tid", row->by.tid);
+		if (tl->by == REPORT_BY_CPU)
+			jw_object_int(jw, "cpu", row->by.cpu);
+		put_seconds(jw, "first_seconds", (double)row->first);
+		jw_object_uint(jw, "total_samples", row->samples);
+		jw_object_uint(jw, "total_weight", row->weight);
+		tl_uints(jw, "samples", row->samples_at, n);
+		tl_uints(jw, "weights", row->weight_at, n);
+		if (tl->selection) {
+			tl_uints(jw, "selected_weights", row->sel_weight_at,
+				 n);
+			jw_object_begin_array(jw, "selected_percent",
+					      JW_INLINE);
+			for (k = 0; k < n; k++)
+				jw_array_double(jw, FIGURE_DECIMALS,
+						row->sel_percent_at[k]);
+			jw_end(jw);
+		}
+		jw_end(jw);
+	}
+	jw_end(jw);
+}
+
+static void tl_phases(struct json_writer *jw,
+		      const struct report_timeline *tl)
+{
 	size_t i;
 
-	jw_object_begin_object(jw, "timeline", JW_INLINE);
+	jw_object_begin_array(jw, "phases", JW_LINES_HUG);
+	for (i = 0; i < tl->nphases; i++) {
+		const struct report_tl_phase *ph = &tl->phases[i];
+		int none = ph->proc == SIZE_MAX;
+
+		jw_object_begin(jw, JW_INLINE);
+		put_seconds(jw, "start", (double)ph->start);
+		put_seconds(jw, "end", (double)ph->end);
+		jw_object_uint(jw, "first_interval", ph->first);
+		jw_object_uint(jw, "last_interval", ph->last);
+		tl_proc(jw, "procedure", none ? NULL : &tl->procs[ph->proc]);
+		jw_object_uint(jw, "weight", ph->weight);
+		jw_object_uint(jw, "procedure_weight", ph->proc_weight);
+		jw_object_double(jw, "percent", FIGURE_DECIMALS,
+				 none ? NAN : ph->percent);
+		jw_end(jw);
+	}
+	jw_end(jw);
+}
+
+static const char *tl_by_key(unsigned by)
+{
+	switch (by) {
+	case REPORT_BY_COMM: return "comm";
+	case REPORT_BY_PID: return "pid";
+	case REPORT_BY_CPU: return "cpu";
+	default: return "tid";
+	}
+}
+
+/* -timeline's layout, in the "timeline" member. */
+static void tl_view(struct json_writer *jw, const struct report *r)
+{
+	const struct report_timeline *tl = r->timeline;
+	size_t k;
+
+	jw_object_string(jw, "statistic", r->prof->stats[tl->stat].name);
+	jw_object_string(jw, "by", tl_by_key(tl->by));
+	put_seconds(jw, "start_seconds", (double)tl->start);
+	put_seconds(jw, "end_seconds", (double)tl->end);
+	jw_object_uint(jw, "samples", tl->samples);
+	jw_object_uint(jw, "weight", tl->weight);
+	jw_object_uint(jw, "max_cell_weight", tl->max_weight);
+	if (!tl->selection) {
+		jw_object_null(jw, "selection");
+	} else {
+		jw_object_begin_object(jw, "selection", JW_INLINE);
+		jw_object_begin_array(jw, "only", JW_INLINE);
+		for (k = 0; k < r->opt.nonly; k++)
+			jw_array_string(jw, r->opt.only[k]);
+		jw_end(jw);
+		jw_object_begin_array(jw, "exclude", JW_INLINE);
+		for (k = 0; k < r->opt.nexclude; k++)
+			jw_array_string(jw, r->opt.exclude[k]);
+		jw_end(jw);
+		jw_end(jw);
+	}
+	tl_intervals(jw, tl);
+	tl_rows(jw, tl);
+	tl_phases(jw, tl);
+}
+
+/* Whether the profile keeps time, or why not; --time's window; with
+ * -timeline (r not NULL, r->timeline), its layout. */
+static void timeline(struct json_writer *jw, const struct profile *p,
+		     const struct report *r)
+{
+	const char *missing = profile_timeline_missing(p);
+	int view = r && r->timeline;
+	size_t i;
+
+	jw_object_begin_object(jw, "timeline", view ? JW_LINES : JW_INLINE);
 	jw_object_bool(jw, "kept", !missing);
 	if (missing)
 		jw_object_string(jw, "missing", missing);
@@ -243,6 +409,8 @@ static void timeline(struct json_writer *jw, const struct profile *p)
 	if (!p->nwindow) {
 		jw_object_null(jw, "window");
 		jw_object_null(jw, "window_seconds");
+		if (view)
+			tl_view(jw, r);
 		jw_end(jw);
 		return;
 	}
@@ -258,13 +426,15 @@ static void timeline(struct json_writer *jw, const struct profile *p)
 	}
 	jw_end(jw);
 	put_seconds(jw, "window_seconds", (double)p->window_ns);
+	if (view)
+		tl_view(jw, r);
 	jw_end(jw);
 }
 
 /* Open the document and write the members every report starts with, up
- * to "timeline". */
+ * to "timeline" (r: a sampling report's, for -timeline; else NULL). */
 static void header(struct json_writer *jw, const struct profile *p,
-		   const char *file, const char *mode)
+		   const char *file, const char *mode, const struct report *r)
 {
 	int a;
 
@@ -288,7 +458,7 @@ static void header(struct json_writer *jw, const struct profile *p,
 	put_known(jw, "pid", p->pid);
 	put_known(jw, "cpu", p->cpu);
 	start_after(jw, p);
-	timeline(jw, p);
+	timeline(jw, p, r);
 }
 
 /* Close the document: 0, -PROF_EIO when f has failed (the caller says
@@ -675,7 +845,7 @@ int fmt_json(FILE *f, const struct report *r)
 	struct json_writer jw;
 
 	jw_init(&jw, f);
-	header(&jw, r->prof, r->opt.file, "sample");
+	header(&jw, r->prof, r->opt.file, "sample", r);
 	caller_attribution(&jw, r->prof, r->ra_from_stacks);
 	statistics(&jw, r);
 	threads(&jw, r);
@@ -683,7 +853,8 @@ int fmt_json(FILE *f, const struct report *r)
 	freq(&jw, r);
 	put_known(&jw, "stride", r->opt.stride);
 	jw_object_bool(&jw, "average", r->opt.average);
-	jw_object_string(&jw, "view", r->opt.stack_view ?
+	jw_object_string(&jw, "view", r->timeline ? "timeline" :
+			 r->opt.stack_view ?
 			 stack_view_key(r->opt.stack_view) :
 			 view_key(r->opt.view));
 	if (r->opt.view == REPORT_PROCEDURES && !r->opt.stack_view)
@@ -733,7 +904,7 @@ int fmt_counts_json(FILE *f, const struct report_counts *rc)
 	size_t i;
 
 	jw_init(&jw, f);
-	header(&jw, rc->prof, rc->file, "count");
+	header(&jw, rc->prof, rc->file, "count", NULL);
 	count_statistics(&jw, rc);
 	jw_object_begin_array(&jw, "ratios", JW_LINES);
 	for (i = 0; i < rc->nratios; i++) {

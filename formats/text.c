@@ -894,6 +894,190 @@ static void stack_view(FILE *f, const struct report *r)
 		fputs("  (no samples)\n", f);
 }
 
+/* ---- -timeline ------------------------------------------------------- */
+
+/* The shades of a cell's level 0 .. REPORT_TIMELINE_LEVELS: Unicode
+ * blocks, or ASCII when the locale is not UTF-8. */
+static const char *shade(const struct report *r, unsigned level)
+{
+	static const char *const blocks[REPORT_TIMELINE_LEVELS + 1] = {
+		" ", "\u2581", "\u2582", "\u2583", "\u2584", "\u2585",
+		"\u2586", "\u2587", "\u2588",
+	};
+	static const char *const ascii[REPORT_TIMELINE_LEVELS + 1] = {
+		" ", ".", ":", "-", "=", "+", "*", "#", "@",
+	};
+
+	if (level > REPORT_TIMELINE_LEVELS)
+		level = REPORT_TIMELINE_LEVELS;
+	return r->opt.ascii ? ascii[level] : blocks[level];
+}
+
+/* The letter of procedure i of the timeline's list ('*' past 52). */
+static char proc_letter(size_t i)
+{
+	if (i < 26)
+		return (char)('A' + i);
+	if (i < 52)
+		return (char)('a' + i - 26);
+	return '*';
+}
+
+/* Seconds with as many decimals as the intervals need. */
+static void tl_seconds(char *buf, size_t len,
+		       const struct report_timeline *tl, uint64_t ns)
+{
+	uint64_t step = (tl->end - tl->start) / tl->nintervals;
+	int dec = step >= 100000000 ? 2 : step >= 1000000 ? 3 : 6;
+
+	snprintf(buf, len, "%.*f", dec, (double)ns / 1e9);
+}
+
+/* The label column of a timeline row: with the borders of the cells,
+ * FMT_TIMELINE_MARGIN columns beside them. */
+static void tl_label(FILE *f, const struct report_timeline *tl,
+		     const struct report_by *by)
+{
+	char cpu[32];
+
+	switch (tl->by) {
+	case REPORT_BY_COMM:
+		fprintf(f, "  %-24.24s ", by->comm ? by->comm : "");
+		break;
+	case REPORT_BY_CPU:
+		snprintf(cpu, sizeof(cpu), "cpu %ld", by->cpu);
+		fprintf(f, "  %-24s ", cpu);
+		break;
+	default:
+		fprintf(f, "  %-16.16s %7ld ", by->comm ? by->comm : "",
+			tl->by == REPORT_BY_PID ? by->pid : by->tid);
+		break;
+	}
+}
+
+/* The label column's heading and the times of the first interval's
+ * start and the last's end above the cells. */
+static void tl_scale(FILE *f, const struct report_timeline *tl)
+{
+	static const char *const heads[] = {
+		[REPORT_BY_COMM] = "comm", [REPORT_BY_PID] = "comm pid",
+		[REPORT_BY_TID] = "comm tid", [REPORT_BY_CPU] = "cpu",
+	};
+	char a[32], b[32];
+	int n = (int)tl->nintervals, la, lb;
+
+	tl_seconds(a, sizeof(a), tl, tl->start);
+	tl_seconds(b, sizeof(b), tl, tl->end);
+	la = (int)strlen(a) + 2;
+	lb = (int)strlen(b) + 2;
+	fprintf(f, "  %-24s  %s s", heads[tl->by], a);
+	if (n >= la + lb + 1)
+		fprintf(f, "%*s s", n - la - lb + (lb - 2), b);
+	fputc('\n', f);
+}
+
+static void tl_rows(FILE *f, const struct report *r)
+{
+	const struct report_timeline *tl = r->timeline;
+	size_t i, k;
+
+	for (i = 0; i < tl->nrows; i++) {
+		tl_label(f, tl, &tl->rows[i].by);
+		fputc('|', f);
+		for (k = 0; k < tl->nintervals; k++)
+			fputs(shade(r, tl->rows[i].level[k]), f);
+		fputs("|\n", f);
+	}
+	if (!tl->nrows)
+		fputs("  (no samples)\n", f);
+	if (tl->selection) {
+		fprintf(f, "  %-24s |", "selected, all rows");
+		for (k = 0; k < tl->nintervals; k++)
+			fputs(shade(r, tl->intervals[k].sel_level), f);
+		fputs("|\n", f);
+	}
+	fprintf(f, "  %-24s |", "hottest procedure");
+	for (k = 0; k < tl->nintervals; k++)
+		fputc(tl->intervals[k].hottest == SIZE_MAX ? ' ' :
+		      proc_letter(tl->intervals[k].hottest), f);
+	fputs("|\n", f);
+}
+
+static void tl_procedure(char *buf, size_t len, const struct report_tl_proc *p)
+{
+	esc_cut(buf, len, snprintf(buf, len, "%s%s%s%s", p->procedure,
+				   p->inlined_into ? " [inlined into " : "",
+				   p->inlined_into ? p->inlined_into : "",
+				   p->inlined_into ? "]" : ""));
+}
+
+/* The hottest procedures' letters, then the phases. */
+static void tl_phases(FILE *f, const struct report *r)
+{
+	const struct report_timeline *tl = r->timeline;
+	char name[600], a[32], b[32];
+	size_t i;
+
+	for (i = 0; i < tl->nprocs && i < 52; i++) {
+		const struct report_tl_proc *p = &tl->procs[i];
+
+		tl_procedure(name, sizeof(name), p);
+		fprintf(f, "    %c  %s (%s)\n", proc_letter(i), name,
+			path_base(p->object ? p->object : ""));
+	}
+	if (tl->nprocs > 52)
+		fprintf(f, "    *  %zu other procedures\n", tl->nprocs - 52);
+	fprintf(f, "\nphases (consecutive intervals with the same hottest "
+		"procedure), by %s:\n", r->prof->stats[tl->stat].name);
+	for (i = 0; i < tl->nphases; i++) {
+		const struct report_tl_phase *ph = &tl->phases[i];
+
+		tl_seconds(a, sizeof(a), tl, ph->start);
+		tl_seconds(b, sizeof(b), tl, ph->end);
+		if (ph->proc == SIZE_MAX) {
+			fprintf(f, "  %s-%s s  -  (no samples)\n", a, b);
+			continue;
+		}
+		tl_procedure(name, sizeof(name), &tl->procs[ph->proc]);
+		fprintf(f, "  %s-%s s  %c  %s  (%.1f%%)\n", a, b,
+			proc_letter(ph->proc), name, ph->percent);
+	}
+}
+
+/* -timeline: a row of cells per thread (or process, command, CPU), the
+ * hottest procedure of each interval, the phases. */
+static void timeline_text(FILE *f, const struct report *r)
+{
+	const struct report_timeline *tl = r->timeline;
+	const char *stat = r->prof->stats[tl->stat].name;
+	char a[32], b[32], step[32];
+	size_t k;
+
+	tl_seconds(a, sizeof(a), tl, tl->start);
+	tl_seconds(b, sizeof(b), tl, tl->end);
+	tl_seconds(step, sizeof(step), tl,
+		   (tl->end - tl->start) / tl->nintervals);
+	fprintf(f, "\ntimeline by %s, %s-%s s in %zu intervals of %s s\n",
+		stat, a, b, tl->nintervals, step);
+	if (tl->selection) {
+		fputs("(a cell: the share in its weight of ", f);
+		for (k = 0; k < r->opt.nonly; k++)
+			fprintf(f, "%s-only %s", k ? ", " : "", r->opt.only[k]);
+		for (k = 0; k < r->opt.nexclude; k++)
+			fprintf(f, "%s-exclude %s", k || r->opt.nonly ?
+				", " : "", r->opt.exclude[k]);
+		fprintf(f, ", %s = 100%%):\n",
+			shade(r, REPORT_TIMELINE_LEVELS));
+	} else {
+		fprintf(f, "(a cell: its weight against the busiest cell's, "
+			"%s = %" PRIu64 "):\n",
+			shade(r, REPORT_TIMELINE_LEVELS), tl->max_weight);
+	}
+	tl_scale(f, tl);
+	tl_rows(f, r);
+	tl_phases(f, r);
+}
+
 static int report_text_body(FILE *f, const struct report *r)
 {
 	enum report_view v = r->opt.view;
@@ -913,6 +1097,11 @@ static int report_text_body(FILE *f, const struct report *r)
 			if (!first)
 				first = &r->prof->stats[s];
 		}
+	if (r->timeline) {
+		timeline_text(f, r);
+		mode_histogram(f, r->prof);
+		return ferror(f) ? -PROF_EIO : 0;
+	}
 	if (r->nthreads)
 		threads_table(f, r);
 	if (r->opt.by)

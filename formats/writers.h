@@ -17,6 +17,9 @@
 /* The prof-style text report, and the short summary printed after a run
  * (top n procedures): text.c. */
 int fmt_text(FILE *f, const struct report *r);
+/* The columns of a line of text's -timeline beside its cells (one per
+ * interval): what a terminal's width leaves for them. */
+#define FMT_TIMELINE_MARGIN 29
 int fmt_summary(FILE *f, const struct report *r, size_t n);
 /* The JSON report (json.c, docs/json-report.md). */
 int fmt_json(FILE *f, const struct report *r);

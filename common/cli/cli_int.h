@@ -35,6 +35,9 @@ struct fe_args {
 	int diff;			/* --diff */
 	int list, completion;		/* -l, --completion-helper */
 	int ra_list;			/* -ra PROCS (FE_OPT_RA_LIST) */
+	int timeline_next;		/* the argv index after a -timeline
+					 * without =N: a number there is its
+					 * N; 0: none */
 	size_t alloc_stats, alloc_only, alloc_exclude, alloc_debug_dirs;
 	size_t ngroups;			/* shared option groups: argp
 					 * children whose input this is */

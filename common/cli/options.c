@@ -36,7 +36,7 @@ enum {
 	OPT_BLOCKS, OPT_ASM, OPT_STRIDE, OPT_AVERAGE, OPT_CALLERS,
 	OPT_CALLEES, OPT_TREE, OPT_CALL_GRAPH, OPT_MERGE, OPT_ARCHIVE, OPT_DIFF,
 	OPT_FAIL_ABOVE, OPT_ALPHA, OPT_INLINE, OPT_BY, OPT_EXCLUDE_IDLE,
-	OPT_SYMFS, OPT_DEBUG_DIR, OPT_NO_DEBUGINFOD, OPT_TIME,
+	OPT_SYMFS, OPT_DEBUG_DIR, OPT_NO_DEBUGINFOD, OPT_TIME, OPT_TIMELINE,
 };
 
 /*
@@ -168,6 +168,13 @@ const struct argp_option fe_report_options[] = {
 	  "call stacks: the top-down call tree with total and self "
 	  "percentages; nodes below 0.5% (or -quit N%) pruned, -quit N "
 	  "keeps N children per node", FE_GROUP_REPORT },
+	{ "timeline", OPT_TIMELINE, "N", OPTION_ARG_OPTIONAL,
+	  "the run (or --time's window) in N intervals (-timeline=N or "
+	  "-timeline N; default: as many as the terminal's width holds, "
+	  "else 60): a row per thread (-by pid: process, comm, cpu) shaded "
+	  "by its weight in each interval (with -only/-exclude: by the "
+	  "share of those procedures), each interval's hottest procedure, "
+	  "and the phases they make", FE_GROUP_REPORT },
 	{ "quit", OPT_QUIT, "N|N%", 0,
 	  "stop after N rows, or at the first row below N percent",
 	  FE_GROUP_REPORT },
@@ -285,10 +292,12 @@ static void add_stats(struct fe_args *a, char *list,
 			argp_failure(state, RUN_EXIT_FAIL, ENOMEM, "options");
 }
 
-/* "-name" (and "-k" for a short key), with "=" when a value follows. */
+/* "-name" (and "-k" for a short key), with "=" when a value follows
+ * (an optional value only ever follows "=": none is completed). */
 static void print_completion_option(const struct argp_option *o)
 {
-	const char *eq = o->arg ? "=" : "";
+	const char *eq = o->arg && !(o->flags & OPTION_ARG_OPTIONAL) ? "=" :
+			 "";
 
 	if (o->flags & OPTION_HIDDEN)
 		return;
@@ -548,6 +557,29 @@ static void parse_quit(struct report_options *ro, char *arg,
 	}
 }
 
+/* -timeline's N: 1 to REPORT_TIMELINE_MAX intervals. */
+static void parse_intervals(struct report_options *ro, const char *arg,
+			    struct argp_state *state)
+{
+	uint64_t u;
+
+	if (parse_u64(arg, 1, REPORT_TIMELINE_MAX, &u))
+		argp_error(state, "bad -timeline '%s': expected a number of "
+			   "intervals, 1 to %d", arg, REPORT_TIMELINE_MAX);
+	ro->intervals = (size_t)u;
+}
+
+/* Whether s is a number (of -timeline's intervals: "-timeline 40"). */
+static int all_digits(const char *s)
+{
+	if (!*s)
+		return 0;
+	for (; *s; s++)
+		if (*s < '0' || *s > '9')
+			return 0;
+	return 1;
+}
+
 /* -by comm,pid,...: the keys as REPORT_BY_* bits. */
 static void parse_by(struct report_options *ro, const char *arg,
 		     struct argp_state *state)
@@ -645,6 +677,13 @@ static error_t parse_report_opt(int key, char *arg, struct argp_state *state)
 		ro->focus = arg;
 		break;
 	case OPT_TREE: ro->stack_view = REPORT_TREE; break;
+	case OPT_TIMELINE:
+		ro->timeline = 1;
+		if (arg)
+			parse_intervals(ro, arg, state);
+		else
+			a->timeline_next = state->next;
+		break;
 	case OPT_NUMBERS: ro->numbers = 1; break;
 	case OPT_INLINE: ro->inline_split = 1; break;
 	case OPT_EXCLUDE_IDLE: c->exclude_idle = 1; break;
@@ -818,6 +857,36 @@ static void check_compare(const struct fe_args *a, struct argp_state *state)
 			   "does not apply");
 }
 
+/* -timeline: a view of procedures over time, of one profile, as text or
+ * JSON, its rows by one key. */
+static void check_timeline(const struct fe_args *a, struct argp_state *state)
+{
+	const struct run_config *c = &a->cfg;
+	const struct report_options *ro = &c->report;
+
+	if (!ro->timeline)
+		return;
+	if (ro->view != REPORT_PROCEDURES || ro->stack_view ||
+	    ro->stride >= 0)
+		argp_error(state, "-timeline lays out procedures over time: "
+			   "-lines, -heavy, -blocks, -asm, -stride and the "
+			   "call-stack views do not apply");
+	if (c->format != RUN_FORMAT_TEXT && c->format != RUN_FORMAT_JSON)
+		argp_error(state, "-timeline applies to the text and json "
+			   "reports, not to --format %s",
+			   run_format_names[c->format]);
+	if (a->merge_out || a->diff || a->archive_out)
+		argp_error(state, "-timeline reports one run: --merge, --diff "
+			   "and --archive do not apply");
+	if ((ro->by & ~(unsigned)REPORT_BY_TASK) ||
+	    (ro->by & (ro->by - 1)))
+		argp_error(state, "-timeline has one row per value of one "
+			   "key: -by comm, pid, tid or cpu");
+	if (c->nra && a->input)
+		argp_error(state, "-timeline shows the samples as taken: -ra "
+			   "of a profile does not apply");
+}
+
 /* The options given together that make no sense together; none of them
  * apply to the actions that print and exit (-l, the completion helper). */
 static void check_combinations(const struct fe_args *a,
@@ -875,6 +944,7 @@ static void check_combinations(const struct fe_args *a,
 		argp_error(state, "-callers, -callees and -tree show "
 			   "procedures: -lines, -heavy, -blocks, -asm and "
 			   "-stride do not apply");
+	check_timeline(a, state);
 	if (c->report.by && c->report.stack_view)
 		argp_error(state, "-by splits the rows of -procedures, "
 			   "-lines, -heavy, -blocks and -asm: -callers, "
@@ -932,6 +1002,14 @@ error_t fe_parse_root(int key, char *arg, struct argp_state *state)
 			state->child_inputs[i] = a;
 		return 0;
 	case ARGP_KEY_ARG:
+		/* "-timeline 40": the number right after a -timeline
+		 * without "=N" is its N (argp gives an optional value only
+		 * after "="). */
+		if (a->timeline_next && a->timeline_next == state->next - 1 &&
+		    all_digits(arg)) {
+			parse_intervals(&c->report, arg, state);
+			return 0;
+		}
 		/* Tru64: statistics are the words before the program.  A
 		 * last word that is also a program on PATH is the program
 		 * (a program may be called "reset" or "trap"). */

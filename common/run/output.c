@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -20,7 +22,9 @@
 #include "common/util/clock.h"
 #include "common/util/error.h"
 #include "common/util/outfile.h"
+#include "common/util/parse.h"
 #include "formats/show.h"
+#include "formats/writers.h"
 #include "symbolize/symbolize.h"
 
 /* File name for one profile of a run: per process (PID >= 0) or per CPU
@@ -130,6 +134,44 @@ static int drop_idle(struct profile *p)
 	return report_is_counting(p) ? 0 : profile_drop_idle(p, &n);
 }
 
+/* Whether the locale's characters are UTF-8 (LC_ALL, else LC_CTYPE,
+ * else LANG; none: the C locale, ASCII). */
+static int locale_utf8(void)
+{
+	static const char *const vars[] = { "LC_ALL", "LC_CTYPE", "LANG" };
+	const char *v = NULL;
+	size_t i;
+
+	for (i = 0; i < sizeof(vars) / sizeof(*vars) && !(v && *v); i++)
+		v = getenv(vars[i]);
+	return v && (strcasestr(v, "UTF-8") || strcasestr(v, "utf8"));
+}
+
+/* -timeline's intervals when the command line gives none: for a text
+ * report, the cells the terminal's width leaves beside the labels (the
+ * width COLUMNS says, else the terminal's out is, if it is one); else
+ * the model's default (0). */
+static size_t timeline_intervals(const struct run_config *c, FILE *out)
+{
+	const char *e = getenv("COLUMNS");
+	struct winsize ws;
+	long cols = 0;
+
+	if (c->format != RUN_FORMAT_TEXT)
+		return 0;
+	if (!e || parse_int(e, 1, 1000000, &cols))
+		cols = 0;
+	if (!cols && out && isatty(fileno(out)) &&
+	    !ioctl(fileno(out), TIOCGWINSZ, &ws) && ws.ws_col)
+		cols = ws.ws_col;
+	if (!cols)
+		return 0;
+	cols -= FMT_TIMELINE_MARGIN;
+	if (cols < 10)
+		return 10;
+	return cols > REPORT_TIMELINE_MAX ? REPORT_TIMELINE_MAX : (size_t)cols;
+}
+
 int run_show_profile(const struct run_config *c, const struct profile *p,
 		     const char *file, int summary_only, FILE *out)
 {
@@ -157,6 +199,9 @@ int run_show_profile(const struct run_config *c, const struct profile *p,
 
 	run_sym_config(c, &sc);
 	s.opt.file = file;
+	s.opt.ascii = !locale_utf8();
+	if (s.opt.timeline && !s.opt.intervals)
+		s.opt.intervals = timeline_intervals(c, out);
 	if (c->row_options && !summary_only && report_is_counting(p))
 		fprintf(stderr, "%s: note: '%s' is a counting profile: it "
 			"has no rows, so row options are ignored\n",

@@ -9,7 +9,7 @@
  *   resolve.c                                (naming sites and frames)
  *   code.c                                   (procedures decoded)
  *   rows.c, asm.c                            (the rows; the asm view)
- *   stacks.c, by.c, samples.c                (report_int.h)
+ *   stacks.c, timeline.c, by.c, samples.c    (report_int.h)
  *   model.c                                  (the phases, report_build)
  */
 #ifndef FORMATS_REPORT_BUILD_H
@@ -74,6 +74,8 @@ struct build {
 	unsigned char **left_marks;
 	size_t nleft;
 	struct report_sbuild *sb;	/* the call stacks' working state */
+	unsigned timeline_by;		/* -timeline: -by's key, 0: per
+					 * thread */
 };
 
 /* A row's identity in the view (see report_site_key). */

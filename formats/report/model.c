@@ -3,8 +3,9 @@
  * Building the report model: the phases of report_build, in order, each
  * a step of the files below it (build.h): code.c finds the sites,
  * resolve.c names them, rows.c groups them into rows and gives them
- * their figures, asm.c arranges the asm view; stacks.c, by.c and
- * samples.c add the call stacks, -by's split and the samples model.
+ * their figures, asm.c arranges the asm view; stacks.c, timeline.c,
+ * by.c and samples.c add the call stacks, -timeline, -by's split and
+ * the samples model.
  * Only this file calls them all; none calls back into it.
  */
 #include <stdlib.h>
@@ -79,20 +80,17 @@ static int note_anonymous(struct build *b)
 	return 0;
 }
 
-/* -by: the rows split by the keys, through the row of each task
- * count's site. */
-static int split_by(struct build *b)
+/* The row of each task count's site (SIZE_MAX: none), malloc'd; NULL:
+ * out of memory. */
+static size_t *task_rows(struct build *b)
 {
 	const struct profile *p = b->r->prof;
 	size_t *trow, i;
-	int err;
 
-	if (!b->r->opt.by)
-		return 0;
 	trow = malloc((p->ntask_counts ? p->ntask_counts : 1) *
 		      sizeof(*trow));
 	if (!trow)
-		return -PROF_ENOMEM;
+		return NULL;
 	for (i = 0; i < p->ntask_counts; i++) {
 		const struct site *s = report_site_find(b->sites, b->nsites,
 						 p->task_counts[i].obj,
@@ -100,6 +98,38 @@ static int split_by(struct build *b)
 
 		trow[i] = s ? s->row : SIZE_MAX;
 	}
+	return trow;
+}
+
+/* -timeline: the time stream per thread and interval, each event's
+ * procedure the row of its task count's site. */
+static int timeline(struct build *b)
+{
+	size_t *trow;
+	int err;
+
+	if (!b->r->opt.timeline)
+		return 0;
+	trow = task_rows(b);
+	if (!trow)
+		return -PROF_ENOMEM;
+	err = report_timeline_build(b->r, trow, b->timeline_by);
+	free(trow);
+	return err;
+}
+
+/* -by: the rows split by the keys, through the row of each task
+ * count's site. */
+static int split_by(struct build *b)
+{
+	size_t *trow;
+	int err;
+
+	if (!b->r->opt.by)
+		return 0;
+	trow = task_rows(b);
+	if (!trow)
+		return -PROF_ENOMEM;
 	err = report_by_split(b->r, trow);
 	free(trow);
 	return err;
@@ -216,6 +246,7 @@ int report_build(const struct profile *p, struct symbolizer *sym,
 		report_rows_executions,		/* freq, exact counts */
 		report_rows_group,		/* sites into rows */
 		report_rows_fill,		/* code, executions, counts */
+		timeline,			/* -timeline */
 		split_by,			/* -by: per task, object */
 		free_sites,			/* the rows have all */
 		report_rows_figures,		/* percentages, ratios */
@@ -241,7 +272,14 @@ int report_build(const struct profile *p, struct symbolizer *sym,
 	b.r->prof = p;
 	b.r->opt = *opt;
 	b.r->nstats = p->nstats;
-	err = report_by_check(b.r);
+	/* -timeline's -by names its rows: the report's are not split. */
+	if (opt->timeline) {
+		b.timeline_by = opt->by;
+		b.r->opt.by = 0;
+		err = report_timeline_check(b.r, opt->by);
+	}
+	if (!err)
+		err = report_by_check(b.r);
 	if (!err)
 		err = report_stacks_prepare(b.r, sym, &b.sb);
 	if (err) {

@@ -135,7 +135,16 @@ struct report_options {
 					 * inlined code rows of its own;
 					 * default: it is part of the
 					 * out-of-line procedure it is in */
-	unsigned by;			/* -by: REPORT_BY_* bits, 0: none */
+	unsigned by;			/* -by: REPORT_BY_* bits, 0: none;
+					 * with timeline, the key of its rows
+					 * (one of comm, pid, tid, cpu) and
+					 * the rows are not split */
+	int timeline;			/* -timeline: shown instead of the
+					 * rows (report_timeline) */
+	size_t intervals;		/* -timeline's intervals; 0: the
+					 * default, REPORT_TIMELINE_INTERVALS */
+	int ascii;			/* text: no characters beyond ASCII
+					 * (the locale is not UTF-8) */
 };
 
 enum report_row_kind {
@@ -345,7 +354,96 @@ struct report {
 	size_t nthreads;
 	size_t threads_stat;
 	int threads_running;
+	struct report_timeline *timeline;	/* -timeline, else NULL */
 	void *priv;
+};
+
+/*
+ * -timeline (timeline.c): the run, or --time's window (from the start of
+ * its first range to the end of its last; gaps between ranges are empty
+ * intervals), cut into intervals of equal length, and laid out per
+ * thread (or process, command name or CPU: -by) and interval.  Figures
+ * are of one statistic, the rows' sort statistic (the first with counts
+ * of its own).  A sample counts in the interval its time falls in; an
+ * off-CPU interval (a task count whose state is not running) counts in
+ * each interval by the part of it that overlaps, its sample in the first.
+ * A procedure is a row of the procedures view: every event's procedure
+ * is its task count's, found once per task count.
+ *
+ * With -only/-exclude (a selection), each cell's figure is the share of
+ * the procedures they keep in the cell's weight, and each interval's is
+ * their share of the interval's; without, each cell is its weight
+ * against the busiest cell's.  Either way a cell has a level: 0 (no
+ * weight, or none selected) to REPORT_TIMELINE_LEVELS.
+ */
+#define REPORT_TIMELINE_INTERVALS 60	/* when nothing else says */
+#define REPORT_TIMELINE_MAX 1000	/* -timeline N's largest N */
+#define REPORT_TIMELINE_LEVELS 8
+
+struct report_tl_interval {
+	uint64_t start, end;		/* [start, end), ns from the run's start */
+	uint64_t samples, weight;	/* of every row */
+	size_t hottest;			/* the procedure with the most weight
+					 * (index into procs); SIZE_MAX: no
+					 * samples */
+	uint64_t hottest_weight;
+	double hottest_percent;		/* of the interval's weight */
+	uint64_t sel_samples, sel_weight;	/* the selection's */
+	double sel_percent;		/* of the interval's weight; NaN when
+					 * it has none or there is no
+					 * selection */
+	unsigned char sel_level;	/* 0..LEVELS: sel_percent's */
+};
+
+struct report_tl_row {
+	struct report_by by;		/* the key's value: comm and tid (by
+					 * thread), comm and pid (process),
+					 * comm, or cpu; the others NULL, -1 */
+	uint64_t first;			/* ns: its first event's time */
+	uint64_t samples, weight;	/* over all intervals */
+	uint64_t *samples_at, *weight_at;	/* per interval */
+	uint64_t *sel_weight_at;	/* per interval, with a selection;
+					 * else NULL */
+	double *sel_percent_at;		/* per interval, with a selection: of
+					 * the cell's weight, NaN: no weight;
+					 * else NULL */
+	unsigned char *level;		/* per interval, 0..LEVELS */
+};
+
+/* A procedure that is the hottest of some interval. */
+struct report_tl_proc {
+	const char *procedure;		/* as the procedures view names it */
+	const char *inlined_into;	/* -inline, else NULL */
+	const char *object;		/* full path */
+};
+
+/* Consecutive intervals with the same hottest procedure. */
+struct report_tl_phase {
+	size_t first, last;		/* intervals, last included */
+	uint64_t start, end;		/* ns: first's start, last's end */
+	size_t proc;			/* index into procs; SIZE_MAX: no
+					 * samples */
+	uint64_t weight;		/* of the phase's intervals */
+	uint64_t proc_weight;		/* the procedure's there */
+	double percent;			/* proc_weight of weight */
+};
+
+struct report_timeline {
+	size_t stat;			/* the statistic shown */
+	unsigned by;			/* REPORT_BY_TID (default), _PID,
+					 * _COMM or _CPU */
+	int selection;			/* -only/-exclude: cells are shares */
+	uint64_t start, end;		/* ns from the run's start */
+	uint64_t samples, weight;	/* of the statistic in [start, end) */
+	uint64_t max_weight;		/* the busiest cell's */
+	struct report_tl_interval *intervals;
+	size_t nintervals;
+	struct report_tl_row *rows;	/* in order of first activity */
+	size_t nrows;
+	struct report_tl_proc *procs;	/* in order of first hottest */
+	size_t nprocs;
+	struct report_tl_phase *phases;
+	size_t nphases;
 };
 
 /*

@@ -3,10 +3,11 @@
  * Private to formats/report/: the services every file of the model uses
  * (the report's memory, -only/-exclude/-quit, the notes, the statistics'
  * figures, resolving an address), and what report_build (model.c) asks
- * of the call-stack views (stacks.c), -by (by.c) and the samples model
- * (samples.c).  The files of report_build itself share build.h.  One
- * symbolization path: every address, a sampled one or a stack frame, is
- * named by report_resolve() (resolve.c).
+ * of the call-stack views (stacks.c), -timeline (timeline.c), -by
+ * (by.c) and the samples model (samples.c).  The files of report_build
+ * itself share build.h.  One symbolization path: every address, a
+ * sampled one or a stack frame, is named by report_resolve()
+ * (resolve.c).
  */
 #ifndef FORMATS_REPORT_INT_H
 #define FORMATS_REPORT_INT_H
@@ -140,7 +141,8 @@ int report_note_has(const struct report *r, enum report_note_kind kind,
  * the rows are final; and r->ra_patterns. */
 int report_notes_finish(struct report *r);
 
-/* ---- stacks.c, by.c, samples.c: what report_build asks of them ---- */
+/* ---- stacks.c, timeline.c, by.c, samples.c: what report_build asks of
+ * them ---- */
 
 /*
  * The call-stack phases of report_build (stacks.c), around the rows':
@@ -166,6 +168,17 @@ int report_by_check(const struct report *r);
 int report_by_split(struct report *r, const size_t *trow);
 /* Order of two rows' -by values (0 without -by). */
 int report_by_cmp(const struct report_row *x, const struct report_row *y);
+
+/*
+ * -timeline (timeline.c).  report_timeline_check() fails, with a line
+ * saying why, when r's profile cannot be laid out over time (no time
+ * stream) or by the key by (REPORT_BY_* bits, 0: per thread);
+ * report_timeline_build() makes r->timeline once the rows are grouped:
+ * trow[i] is the row (the procedure) of the profile's task count i,
+ * SIZE_MAX: none.
+ */
+int report_timeline_check(const struct report *r, unsigned by);
+int report_timeline_build(struct report *r, const size_t *trow, unsigned by);
 
 /* Why stack st ends short, or NULL when it is complete; outer_fn: the
  * outermost function of its last frame (a frame-pointer chain is
