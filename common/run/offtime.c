@@ -108,10 +108,6 @@ int run_setup_offcpu(struct run *r)
 			   HOW_TO_GET_STACKS, paranoid);
 		return 0;
 	}
-	/* The kernel's chain names the wait (do_nanosleep, pipe_read). */
-	for (i = 0; i < r->nstats; i++)
-		if (r->specs[i].offcpu && !r->specs[i].callchain)
-			r->specs[i].callchain = PERF_CHAIN_KERNEL;
 	/* sched_switch also says S from D; its raw data is root's. */
 	if (!c->dry_run && geteuid() == 0 && perf_sched_switch_find(sw))
 		sw->tp_id = 0;
