@@ -344,10 +344,12 @@ static void build_attr(const struct perf_event_spec *sp,
 				sp->callchain != PERF_CHAIN_ALL &&
 				!(pm && sp->stack_user);
 		}
-		if (sp->stack_user && !pm) {
-			a->sample_type |= PERF_SAMPLE_REGS_USER |
-					  PERF_SAMPLE_STACK_USER;
+		if ((sp->stack_user || sp->regs_user) && !pm) {
+			a->sample_type |= PERF_SAMPLE_REGS_USER;
 			a->sample_regs_user = unw_perf_regs_mask();
+		}
+		if (sp->stack_user && !pm) {
+			a->sample_type |= PERF_SAMPLE_STACK_USER;
 			a->sample_stack_user = sp->stack_user;
 		}
 		if (sp->period) {

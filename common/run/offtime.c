@@ -43,6 +43,19 @@ static int offcpu_stats(const struct run *r)
 	return n;
 }
 
+/* A wall statistic whose rows are user code only: its timer must sample
+ * the kernel too, or the time threads run there is missing. */
+static int wall_user_only(const struct run *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->nstats; i++)
+		if (r->specs[i].offcpu == PERF_OFFCPU_WALL &&
+		    !(r->specs[i].modes & STAT_MODE_KERNEL))
+			return 1;
+	return 0;
+}
+
 static int wait_ranges(struct run *r)
 {
 	struct sym_ksym *v = NULL;
@@ -103,11 +116,21 @@ int run_setup_offcpu(struct run *r)
 					 " is %ld): " HOW_TO_GET_STACKS,
 					 paranoid);
 		run_notice(c, "off-CPU time is recorded per thread only, "
-			   "not where each thread waited (that needs "
+			   "not where each thread waited%s (that needs "
 			   "kernel samples, perf_event_paranoid is %ld): "
-			   HOW_TO_GET_STACKS, paranoid);
+			   HOW_TO_GET_STACKS, wall_user_only(r) ? ", and "
+			   "wall misses the time threads run in the kernel" :
+			   "", paranoid);
 		return 0;
 	}
+	/* wall's timer samples the kernel too: a thread's time there is
+	 * charged to the user code that entered it (its registers). */
+	for (i = 0; i < r->nstats; i++)
+		if (r->specs[i].offcpu == PERF_OFFCPU_WALL &&
+		    !(r->specs[i].modes & STAT_MODE_KERNEL)) {
+			r->specs[i].modes |= STAT_MODE_KERNEL;
+			r->specs[i].regs_user = 1;
+		}
 	/* sched_switch also says S from D; its raw data is root's. */
 	if (!c->dry_run && geteuid() == 0 && perf_sched_switch_find(sw))
 		sw->tp_id = 0;
