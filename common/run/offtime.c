@@ -93,6 +93,11 @@ int run_setup_offcpu(struct run *r)
 
 	if (!offcpu_stats(r))
 		return 0;
+	/* A record at every switch, whatever -F says: rings of 4 MiB per
+	 * CPU hold a burst of some 10,000 switches while the profiler is
+	 * not scheduled (64 pages held a few hundred). */
+	if (r->target.ring_pages < 1024)
+		r->target.ring_pages = 1024;
 	for (i = 0; i < r->nstats; i++)
 		if (r->specs[i].offcpu)
 			collector_set_offcpu(r->col, (uint32_t)i,

@@ -407,7 +407,18 @@ static void closing_notice(const struct run *r, const struct profile *tpl,
 		run_notice(c, "'%s' never occurred %llu times: nothing was %s",
 			   c->start_after_stat, c->start_after_n,
 			   c->count ? "counted" : "sampled");
-	if (lost)
+	for (k = 0; k < r->nstats; k++)
+		if (r->specs[k].offcpu)
+			break;
+	/* Off-CPU records come at every switch: -F does not change
+	 * their rate. */
+	if (lost && k < r->nstats)
+		run_notice(c, "the kernel dropped %" PRIu64 " records: the "
+			   "off-CPU times may be low (tasks switched faster "
+			   "than they were read)%s", lost,
+			   r->nstats > 1 ? "; for sampled statistics, lower "
+			   "the rate with -F" : "");
+	else if (lost)
 		run_notice(c, "the kernel dropped %" PRIu64 " samples: lower "
 			   "the rate with -F", lost);
 }
