@@ -18,7 +18,7 @@
 load helpers
 
 # The fields of a program's line for NAME in FILE (NAME TID START END
-# WAIT CPU, tests/programs/offcpu.c): truth FILE NAME FIELD.
+# WAIT CPU RUNDELAY, tests/programs/offcpu.c): truth FILE NAME FIELD.
 truth() {
 	awk -v n="$2" -v f="$3" '$1 == n { print $f; found = 1 }
 		END { exit !found }' "$1" || fail "no line '$2' in $1: $(cat "$1")"
@@ -27,6 +27,20 @@ truth() {
 # The lifetime a program's line records: END - START, ns.
 lifetime() {
 	echo $(($(truth "$1" "$2" 4) - $(truth "$1" "$2" 3)))
+}
+
+# The time a spinning thread was preempted, as its program saw it (ns):
+# the kernel's run_delay over its lifetime where the kernel has it, else
+# its lifetime less its CPU time (which also leaves out what a
+# hypervisor's steal took while it ran).
+preempted_truth() {
+	local rd
+	rd=$(truth "$1" "$2" 7)
+	if ((rd >= 0)); then
+		echo "$rd"
+	else
+		echo $(($(lifetime "$1" "$2") - $(truth "$1" "$2" 6)))
+	fi
 }
 
 # assert_ns WHAT ACTUAL EXPECTED PCT MIN_MS: ACTUAL and EXPECTED (ns)
@@ -131,12 +145,12 @@ teardown() {
 			| .weight] | add' <<<"$output") || fail "$p: no off-CPU time"
 		assert_ns "$p" "$got" "$(truth truth.txt "$p" 5)" 5 20
 	done
-	# The spinner never blocks: its off-CPU time is all preemption, its
-	# lifetime less its CPU time.
+	# The spinner never blocks: its off-CPU time is all preemption, the
+	# time it waited on the run queue.
 	run -0 --separate-stderr "$UPROFILE" -i off.out -callers spin --format json
 	got=$(jq -e '[.callers[] | select(.procedure == "spin") | .weight]
 		| add // 0' <<<"$output")
-	want=$(($(lifetime truth.txt spin) - $(truth truth.txt spin 6)))
+	want=$(preempted_truth truth.txt spin)
 	assert_ns "spin (preempted)" "$got" "$want" 5 20
 
 	# -by tid,state: the spinner's thread has no blocked row, and its
@@ -168,10 +182,12 @@ teardown() {
 		assert_ns "$p's wall" "$((R + B + IO + P))" \
 			"$(lifetime truth.txt "$p")" 2 2
 	done
-	# the spinner's running time is its CPU time: wall's timer samples
-	# it in the kernel too (1000 Hz: 1 ms a sample; 2% and 5 samples)
+	# the spinner's running time is the rest of its life (its CPU time
+	# and any steal): wall's timer samples it in the kernel too (1000
+	# Hz: 1 ms a sample; 2% and 5 samples)
 	thread_times "$json" "$spin_tid"
-	assert_ns "spin's running" "$R" "$(truth truth.txt spin 6)" 2 5
+	assert_ns "spin's running" "$R" \
+		"$(($(lifetime truth.txt spin) - want))" 2 5
 
 	# the text report says it by state
 	run -0 "$UPROFILE" -i off.out -by tid,state
@@ -185,19 +201,18 @@ teardown() {
 	cpu=$(allowed_cpus | tail -n 1)
 	run -0 "$UPROFILE" -quiet -e offcpu -o ts.out "$TPROG/timeslice" ts.txt "$cpu" 1000
 	run -0 --separate-stderr "$UPROFILE" -i ts.out --format json
-	local json=$output n w c ca cb
+	local json=$output n w ca cb
 	ca=$(truth ts.txt slice_a 6)
 	cb=$(truth ts.txt slice_b 6)
 	for n in slice_a slice_b; do
 		thread_times "$json" "$(truth ts.txt "$n" 2)"
 		w=$(lifetime ts.txt "$n")
-		c=$(truth ts.txt "$n" 6)
 		# a spinner is never blocked, only preempted
 		assert_equal "$B $IO" "0 0"
-		# Exact: its lifetime less its CPU time (1% and 5 ms: a
+		# Exact: the time it waited on the run queue (1% and 5 ms: a
 		# slice or two at its start or exit).
-		assert_ns "$n preempted against its lifetime less its CPU time" \
-			"$P" "$((w - c))" 1 5
+		assert_ns "$n preempted against its run queue wait" \
+			"$P" "$(preempted_truth ts.txt "$n")" 1 5
 		# Half the run: the CPU is shared between the two, and
 		# whatever else runs there takes from both alike, so each
 		# waits W - (Ca + Cb) / 2 (W / 2 on a CPU they have alone).
@@ -311,7 +326,7 @@ teardown() {
 	done
 	assert_ns "spin: kprofile against the program" \
 		"$(off_ns "$kj" "$(truth truth.txt spin 2)")" \
-		"$(($(lifetime truth.txt spin) - $(truth truth.txt spin 6)))" 5 20
+		"$(preempted_truth truth.txt spin)" 5 20
 }
 
 @test "-p a sleeping process for -d 2: 2 s off CPU in its nanosleep" {
@@ -411,7 +426,7 @@ teardown() {
 	thread_times "$json" "$(truth ran.txt spin 2)"
 	assert_equal "$B $IO" "0 0"
 	assert_ns "spin preempted (unprivileged)" "$P" \
-		"$(($(lifetime ran.txt spin) - $(truth ran.txt spin 6)))" 5 20
+		"$(preempted_truth ran.txt spin)" 5 20
 }
 
 @test "--dry-run: the switch event of -g -e offcpu and of -e wall" {

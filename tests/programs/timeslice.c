@@ -15,13 +15,18 @@
  *    while alive it is running or waiting for the CPU (preempted), by the
  *    other thread or by anything else the machine runs there.
  *  - OUTFILE gets one line per thread once both have ended:
- *        NAME TID START END 0 CPU
- *    START and END: CLOCK_MONOTONIC ns at the thread procedure's entry
- *    and exit; CPU: its CLOCK_THREAD_CPUTIME_ID ns at exit (the format of
- *    tests/programs/offcpu.c's lines).
+ *        NAME TID START END 0 CPU RUNDELAY
+ *    START and END: CLOCK_MONOTONIC ns at the start and end of the
+ *    thread's spinning (barrier included); CPU: its
+ *    CLOCK_THREAD_CPUTIME_ID ns at END; RUNDELAY: the ns it waited on the
+ *    run queue between START and END (the kernel's run_delay, from
+ *    /proc/thread-self/schedstat, opened before START), -1 where the
+ *    kernel does not say (the format of tests/programs/offcpu.c's
+ *    lines).
  *  - exits 0, prints nothing (errors go to stderr, exit 1).
  */
 #define _GNU_SOURCE
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdint.h>
@@ -34,6 +39,7 @@
 struct rec {
 	long tid;
 	uint64_t start, end, cpu;
+	long long run_delay;
 };
 
 static long ms = 1000;
@@ -49,10 +55,28 @@ static uint64_t clock_ns(clockid_t id)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* The run_delay field of schedstat (open on fd), or -1. */
+static long long run_delay(int fd)
+{
+	char buf[128];
+	unsigned long long exec, delay;
+	ssize_t n = fd < 0 ? -1 : pread(fd, buf, sizeof(buf) - 1, 0);
+
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	return sscanf(buf, "%llu %llu", &exec, &delay) == 2 ?
+	       (long long)delay : -1;
+}
+
 static void run(struct rec *r, uint64_t x)
 {
-	r->start = clock_ns(CLOCK_MONOTONIC);
+	int fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
+	long long d0;
+
 	r->tid = syscall(SYS_gettid);
+	d0 = run_delay(fd);
+	r->start = clock_ns(CLOCK_MONOTONIC);
 	if (__atomic_fetch_add(&arrived, 1, __ATOMIC_SEQ_CST) == 0)
 		__atomic_store_n(&deadline, r->start + (uint64_t)ms * 1000000u,
 				 __ATOMIC_SEQ_CST);
@@ -66,6 +90,11 @@ static void run(struct rec *r, uint64_t x)
 	timeslice_sink = x;
 	r->end = clock_ns(CLOCK_MONOTONIC);
 	r->cpu = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	r->run_delay = d0 < 0 ? -1 : run_delay(fd);
+	if (r->run_delay >= 0)
+		r->run_delay -= d0;
+	if (fd >= 0)
+		close(fd);
 }
 
 __attribute__((noinline, noclone)) void *slice_a(void *arg)
@@ -111,11 +140,11 @@ int main(int argc, char **argv)
 		perror(argv[1]);
 		return 1;
 	}
-	fprintf(f, "slice_a %ld %llu %llu 0 %llu\n", r[0].tid,
+	fprintf(f, "slice_a %ld %llu %llu 0 %llu %lld\n", r[0].tid,
 		(unsigned long long)r[0].start, (unsigned long long)r[0].end,
-		(unsigned long long)r[0].cpu);
-	fprintf(f, "slice_b %ld %llu %llu 0 %llu\n", r[1].tid,
+		(unsigned long long)r[0].cpu, r[0].run_delay);
+	fprintf(f, "slice_b %ld %llu %llu 0 %llu %lld\n", r[1].tid,
 		(unsigned long long)r[1].start, (unsigned long long)r[1].end,
-		(unsigned long long)r[1].cpu);
+		(unsigned long long)r[1].cpu, r[1].run_delay);
 	return fclose(f) ? 1 : 0;
 }
