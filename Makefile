@@ -78,7 +78,8 @@ TPROG_DIR := tests/programs
 TPROG_CFLAGS := -O1 -g -fno-omit-frame-pointer
 TPROGS := spin2 inline shlib forkexec threads kernelloop exitwith demo \
 	phases tripcount branchy evencost callstack diffwork forknamed jitspin \
-	ifunc execchain exports phases2 timephases
+	ifunc execchain exports phases2 timephases offcpu timeslice \
+	fsyncer
 # Call-stack programs: each built with frame pointers (NAME) and without
 # (NAME-nofp), both -O2; the -nofp builds of spin2, threads and forkexec
 # are their twins for call stacks.
@@ -141,10 +142,8 @@ $(BUILD)/tests/exports: $(TPROG_DIR)/exports.c $(BUILD)/tests/libexports.so
 $(BUILD)/tests/threads: $(TPROG_DIR)/threads.c
 	@mkdir -p $(dir $@)
 	$(call quiet,CC,$@)$(CC) $(TPROG_CFLAGS) -pthread -o $@ $<
-$(BUILD)/tests/phases2: $(TPROG_DIR)/phases2.c
-	@mkdir -p $(dir $@)
-	$(call quiet,CC,$@)$(CC) $(TPROG_CFLAGS) -pthread -o $@ $<
-$(BUILD)/tests/timeswap: $(TPROG_DIR)/timeswap.c
+$(BUILD)/tests/phases2 $(BUILD)/tests/timeswap $(BUILD)/tests/offcpu \
+		$(BUILD)/tests/timeslice: $(BUILD)/tests/%: $(TPROG_DIR)/%.c
 	@mkdir -p $(dir $@)
 	$(call quiet,CC,$@)$(CC) $(TPROG_CFLAGS) -pthread -o $@ $<
 $(BUILD)/tests/inline: $(TPROG_DIR)/inline.c

@@ -419,6 +419,7 @@ static int charge_user(struct collector *c, const struct collect_sample *s,
 void collector_sample(struct collector *c, const struct collect_sample *s)
 {
 	uint32_t split = split_of(c, s), task;
+	struct collect_sample entry;
 
 	if (s->stat >= c->nstats)
 		return;
@@ -428,8 +429,17 @@ void collector_sample(struct collector *c, const struct collect_sample *s)
 	case PERF_RECORD_MISC_KERNEL:
 		count_mode(c, s->cpu, s->pid == 0 ? PROF_MODE_IDLE :
 			   PROF_MODE_KERNEL);
-		if (!(c->row_modes[s->stat] & STAT_MODE_KERNEL))
-			return;
+		if (!(c->row_modes[s->stat] & STAT_MODE_KERNEL)) {
+			/* wall's time in the kernel is the user code's
+			 * that entered it (its system call, its fault). */
+			entry = *s;
+			if (!collect_offcpu_entry(c, s, &entry.ip))
+				return;
+			s = &entry;
+			c->samples[s->stat] += c->exact[s->stat] ?
+					       s->period : 1;
+			break;
+		}
 		c->samples[s->stat] += c->exact[s->stat] ? s->period : 1;
 		charge_sample(c, s, c->obj_kernel,
 			      c->nranges && in_ranges(c, s->ip) ?

@@ -235,6 +235,11 @@ int collect_stacks_build(struct collector *c, uint32_t split,
 void collect_offcpu_free(struct collect_offcpu *o);
 /* n records of a ring lost, whose statistic is not known. */
 void collect_offcpu_lost(struct collector *c, uint64_t n);
+/* A wall sample s taken in the kernel, for user-mode rows: 1 and *ip the
+ * user PC the thread entered the kernel from (its user registers), else
+ * 0 (not wall, no registers: a kernel thread). */
+int collect_offcpu_entry(const struct collector *c,
+			 const struct collect_sample *s, uint64_t *ip);
 
 /* agg.c */
 /* The thread tid, or NULL when unknown. */

@@ -484,6 +484,19 @@ void collect_offcpu_lost(struct collector *c, uint64_t n)
 			c->lost[s] += n;
 }
 
+int collect_offcpu_entry(const struct collector *c,
+			 const struct collect_sample *s, uint64_t *ip)
+{
+	struct unw_state us;
+
+	if (!c->offcpu || s->stat >= c->nstats ||
+	    c->offcpu->kind[s->stat] != COLLECT_WALL || !s->uregs ||
+	    unw_init(&us, s->uregs, s->uregs_mask, NULL, 0))
+		return 0;
+	*ip = us.r[UNW_REG_IP];
+	return 1;
+}
+
 void collector_switch_counts(const struct collector *c, uint64_t *intervals,
 			     uint64_t *dropped)
 {

@@ -46,6 +46,13 @@ struct event_fd {
 	unsigned member:1;	/* a group member: follows its leader */
 	unsigned cascaded:1;	/* waits for the trigger */
 	unsigned sw:1;		/* the off-CPU statistics' switch event */
+	/* What its samples carry after PERIOD (its sample_type): events
+	 * of one session differ (the switch event; wall's user registers;
+	 * an off-CPU statistic's kernel chain). */
+	unsigned chain:1;	/* PERF_SAMPLE_CALLCHAIN */
+	unsigned raw:1;		/* PERF_SAMPLE_RAW */
+	unsigned regs:1;	/* PERF_SAMPLE_REGS_USER */
+	unsigned ustack:1;	/* PERF_SAMPLE_STACK_USER */
 };
 
 #define NO_STAT UINT32_MAX
@@ -91,12 +98,8 @@ struct perf_session {
 	struct ring *rings;
 	size_t nrings;
 	size_t nspecs;
-	int callchain;
-	uint32_t stack_user;
 	uint64_t regs_mask;
 	struct perf_switch sw;		/* the switch event's, if any */
-	int sw_callchain;
-	uint32_t sw_stack_user;
 	int cascade_fired;
 	struct collector *col;
 
@@ -341,10 +344,12 @@ static void build_attr(const struct perf_event_spec *sp,
 				sp->callchain != PERF_CHAIN_ALL &&
 				!(pm && sp->stack_user);
 		}
-		if (sp->stack_user && !pm) {
-			a->sample_type |= PERF_SAMPLE_REGS_USER |
-					  PERF_SAMPLE_STACK_USER;
+		if ((sp->stack_user || sp->regs_user) && !pm) {
+			a->sample_type |= PERF_SAMPLE_REGS_USER;
 			a->sample_regs_user = unw_perf_regs_mask();
+		}
+		if (sp->stack_user && !pm) {
+			a->sample_type |= PERF_SAMPLE_STACK_USER;
 			a->sample_stack_user = sp->stack_user;
 		}
 		if (sp->period) {
@@ -402,10 +407,10 @@ static void build_switch_attr(const struct perf_event_spec *sp,
 	a->sample_regs_user = unw_perf_regs_mask();
 	if (sw->tp_id)
 		a->sample_type |= PERF_SAMPLE_RAW;
-	if (sp->callchain) {
-		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
-		a->exclude_callchain_user = sp->callchain != PERF_CHAIN_ALL;
-	}
+	/* The kernel's chain names the wait (do_nanosleep, pipe_read);
+	 * -g may add the user frames. */
+	a->sample_type |= PERF_SAMPLE_CALLCHAIN;
+	a->exclude_callchain_user = sp->callchain != PERF_CHAIN_ALL;
 	if (sp->stack_user) {
 		a->sample_type |= PERF_SAMPLE_STACK_USER;
 		a->sample_stack_user = sp->stack_user;
@@ -692,6 +697,10 @@ static int open_one(struct perf_session *s, const struct opener *op,
 	s->fds[s->nfds].member = op->role == EV_MEMBER;
 	s->fds[s->nfds].cascaded = sp && sp->cascaded;
 	s->fds[s->nfds].sw = op->sw != 0;
+	s->fds[s->nfds].chain = !!(a.sample_type & PERF_SAMPLE_CALLCHAIN);
+	s->fds[s->nfds].raw = !!(a.sample_type & PERF_SAMPLE_RAW);
+	s->fds[s->nfds].regs = !!(a.sample_type & PERF_SAMPLE_REGS_USER);
+	s->fds[s->nfds].ustack = !!(a.sample_type & PERF_SAMPLE_STACK_USER);
 	if (ioctl((int)fd, PERF_EVENT_IOC_ID, &s->fds[s->nfds].id)) {
 		close((int)fd);
 		return prof_fail(PROF_EPERF, "cannot identify event: %s",
@@ -889,19 +898,8 @@ int perf_session_open(struct perf_session **out,
 	}
 	if (s->nfds > 1)
 		qsort(s->fds, s->nfds, sizeof(*s->fds), cmp_fd_id);
-	for (i = 0; i < nspecs; i++) {
-		s->callchain |= specs[i].callchain;
-		if (specs[i].stack_user)
-			s->stack_user = specs[i].stack_user;
-	}
 	s->regs_mask = unw_perf_regs_mask();
 	s->sw = t->sw;
-	for (i = 0; i < nspecs; i++)
-		if (specs[i].offcpu) {
-			s->sw_callchain = specs[i].callchain;
-			s->sw_stack_user = specs[i].stack_user;
-			break;
-		}
 	free(cpus);
 	free(op);
 	*out = s;
@@ -1188,12 +1186,14 @@ bad:
 }
 
 /*
- * The fields after PERIOD of an ordinary sample, the rest of r: the call
- * chain, the user registers and the user stack copy, as the session
- * asked for them.  -1 when they do not fit the record.
+ * The fields after PERIOD of a sample of event e, the rest of r: the call
+ * chain, the raw data (*raw, *raw_len; may be NULL where e has none), the
+ * user registers and the user stack copy, as e's sample_type has them.
+ * -1 when they do not fit the record.
  */
-static int parse_tail(const struct perf_session *s, struct bytes *r,
-		      struct collect_sample *cs)
+static int parse_tail(const struct perf_session *s, const struct event_fd *e,
+		      struct bytes *r, struct collect_sample *cs,
+		      const uint8_t **raw, uint32_t *raw_len)
 {
 	cs->chain = NULL;
 	cs->nchain = 0;
@@ -1201,7 +1201,7 @@ static int parse_tail(const struct perf_session *s, struct bytes *r,
 	cs->uregs_mask = 0;
 	cs->ustack = NULL;
 	cs->ustack_len = 0;
-	if (s->callchain) {
+	if (e->chain) {
 		uint64_t nr = rec_u64(r);
 
 		if (r->bad || nr > bytes_left(r) / 8)
@@ -1209,12 +1209,20 @@ static int parse_tail(const struct perf_session *s, struct bytes *r,
 		cs->chain = (const uint64_t *)bytes_get(r, nr * 8);
 		cs->nchain = nr;
 	}
-	if (s->stack_user) {
-		uint64_t abi, size, dyn;
-		size_t nregs = (size_t)__builtin_popcountll(s->regs_mask);
-		const uint8_t *regs, *stack;
+	if (e->raw) {
+		uint32_t len = rec_u32(r);
+		const uint8_t *data = bytes_get(r, len);
 
-		abi = rec_u64(r);
+		if (raw) {
+			*raw = data;
+			*raw_len = data ? len : 0;
+		}
+	}
+	if (e->regs) {
+		size_t nregs = (size_t)__builtin_popcountll(s->regs_mask);
+		uint64_t abi = rec_u64(r);
+		const uint8_t *regs;
+
 		if (abi) {
 			regs = bytes_get(r, nregs * 8);
 			/* A 32-bit task's registers and stack are not
@@ -1224,7 +1232,11 @@ static int parse_tail(const struct perf_session *s, struct bytes *r,
 				cs->uregs_mask = s->regs_mask;
 			}
 		}
-		size = rec_u64(r);
+	}
+	if (e->ustack) {
+		uint64_t size = rec_u64(r), dyn;
+		const uint8_t *stack;
+
 		if (r->bad || size > bytes_left(r))
 			return -1;
 		if (size) {
@@ -1238,7 +1250,7 @@ static int parse_tail(const struct perf_session *s, struct bytes *r,
 			}
 		}
 	}
-	return 0;
+	return r->bad ? -1 : 0;
 }
 
 /* The state letter of sched_switch's prev_state in raw (S, D, R). */
@@ -1272,7 +1284,6 @@ static void deliver_switch_sample(struct perf_session *s,
 	struct collect_sample cs;
 	const uint8_t *raw = NULL;
 	uint32_t raw_len = 0;
-	size_t nregs = (size_t)__builtin_popcountll(s->regs_mask);
 
 	memset(&cs, 0, sizeof(cs));
 	cs.stat = e->stat;
@@ -1284,40 +1295,7 @@ static void deliver_switch_sample(struct perf_session *s,
 	bytes_skip(r, 4);	/* reserved */
 	cs.period = rec_u64(r);
 	cs.cpumode = h->misc & PERF_RECORD_MISC_CPUMODE_MASK;
-	if (s->sw_callchain) {
-		uint64_t nr = rec_u64(r);
-
-		if (r->bad || nr > bytes_left(r) / 8)
-			return;
-		cs.chain = (const uint64_t *)bytes_get(r, nr * 8);
-		cs.nchain = nr;
-	}
-	if (s->sw.tp_id) {
-		raw_len = rec_u32(r);
-		raw = bytes_get(r, raw_len);
-	}
-	if (rec_u64(r) == PERF_SAMPLE_REGS_ABI_64) {
-		cs.uregs = (const uint64_t *)bytes_get(r, nregs * 8);
-		cs.uregs_mask = cs.uregs ? s->regs_mask : 0;
-	} else {
-		cs.uregs = NULL;
-	}
-	if (s->sw_stack_user) {
-		uint64_t size = rec_u64(r), dyn;
-		const uint8_t *stack;
-
-		if (r->bad || size > bytes_left(r))
-			return;
-		if (size) {
-			stack = bytes_get(r, (size_t)size);
-			dyn = rec_u64(r);
-			if (cs.uregs && !r->bad) {
-				cs.ustack = stack;
-				cs.ustack_len = dyn < size ? dyn : size;
-			}
-		}
-	}
-	if (r->bad)
+	if (parse_tail(s, e, r, &cs, &raw, &raw_len))
 		return;
 	collector_switch_sample(s->col, &cs,
 				switch_letter(&s->sw, raw, raw_len));
@@ -1377,7 +1355,7 @@ static void deliver_sample(struct perf_session *s,
 	bytes_skip(&r, 4);	/* reserved */
 	cs.period = rec_u64(&r);
 	cs.cpumode = h->misc & PERF_RECORD_MISC_CPUMODE_MASK;
-	if (parse_tail(s, &r, &cs))
+	if (!e || parse_tail(s, e, &r, &cs, NULL, NULL))
 		return;
 	collector_sample(s->col, &cs);
 }

@@ -110,6 +110,9 @@ struct perf_event_spec {
 	unsigned group;		/* 0 alone; same number: one group */
 	int cascaded;		/* off until the trigger fires */
 	int offcpu;		/* enum perf_offcpu */
+	int regs_user;		/* the user registers, without a stack
+				 * copy (wall: where a thread sampled in
+				 * the kernel entered it) */
 };
 
 /* The event whose N-th occurrence starts the cascaded specs. */

@@ -43,6 +43,19 @@ static int offcpu_stats(const struct run *r)
 	return n;
 }
 
+/* A wall statistic whose rows are user code only: its timer must sample
+ * the kernel too, or the time threads run there is missing. */
+static int wall_user_only(const struct run *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->nstats; i++)
+		if (r->specs[i].offcpu == PERF_OFFCPU_WALL &&
+		    !(r->specs[i].modes & STAT_MODE_KERNEL))
+			return 1;
+	return 0;
+}
+
 static int wait_ranges(struct run *r)
 {
 	struct sym_ksym *v = NULL;
@@ -80,6 +93,11 @@ int run_setup_offcpu(struct run *r)
 
 	if (!offcpu_stats(r))
 		return 0;
+	/* A record at every switch, whatever -F says: rings of 4 MiB per
+	 * CPU hold a burst of some 10,000 switches while the profiler is
+	 * not scheduled (64 pages held a few hundred). */
+	if (r->target.ring_pages < 1024)
+		r->target.ring_pages = 1024;
 	for (i = 0; i < r->nstats; i++)
 		if (r->specs[i].offcpu)
 			collector_set_offcpu(r->col, (uint32_t)i,
@@ -94,7 +112,7 @@ int run_setup_offcpu(struct run *r)
 	if (!sw->stacks) {
 		long paranoid = -9;
 
-		sysctl_read_long("kernel/perf_event_paranoid", &paranoid);
+		sysctl_read_long("perf_event_paranoid", &paranoid);
 		if (r->call_graph != PROF_CG_NONE)
 			return prof_fail(PROF_EPERM, "-g with an off-CPU "
 					 "statistic needs a sample at each "
@@ -103,15 +121,21 @@ int run_setup_offcpu(struct run *r)
 					 " is %ld): " HOW_TO_GET_STACKS,
 					 paranoid);
 		run_notice(c, "off-CPU time is recorded per thread only, "
-			   "not where each thread waited (that needs "
+			   "not where each thread waited%s (that needs "
 			   "kernel samples, perf_event_paranoid is %ld): "
-			   HOW_TO_GET_STACKS, paranoid);
+			   HOW_TO_GET_STACKS, wall_user_only(r) ? ", and "
+			   "wall misses the time threads run in the kernel" :
+			   "", paranoid);
 		return 0;
 	}
-	/* The kernel's chain names the wait (do_nanosleep, pipe_read). */
+	/* wall's timer samples the kernel too: a thread's time there is
+	 * charged to the user code that entered it (its registers). */
 	for (i = 0; i < r->nstats; i++)
-		if (r->specs[i].offcpu && !r->specs[i].callchain)
-			r->specs[i].callchain = PERF_CHAIN_KERNEL;
+		if (r->specs[i].offcpu == PERF_OFFCPU_WALL &&
+		    !(r->specs[i].modes & STAT_MODE_KERNEL)) {
+			r->specs[i].modes |= STAT_MODE_KERNEL;
+			r->specs[i].regs_user = 1;
+		}
 	/* sched_switch also says S from D; its raw data is root's. */
 	if (!c->dry_run && geteuid() == 0 && perf_sched_switch_find(sw))
 		sw->tp_id = 0;

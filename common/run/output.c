@@ -429,6 +429,7 @@ static void closing_notice(const struct run *r, const struct profile *tpl,
 {
 	const struct run_config *c = r->cfg;
 	uint64_t samples = 0, lost = 0;
+	int offcpu = 0;
 	char names[256];
 	size_t k, used = 0;
 
@@ -464,7 +465,18 @@ static void closing_notice(const struct run *r, const struct profile *tpl,
 		run_notice(c, "'%s' never occurred %llu times: nothing was %s",
 			   c->start_after_stat, c->start_after_n,
 			   c->count ? "counted" : "sampled");
-	if (lost)
+	/* (The sim engine has no perf specs.) */
+	for (k = 0; r->specs && k < r->nstats; k++)
+		offcpu |= r->specs[k].offcpu != PERF_OFFCPU_NONE;
+	/* Off-CPU records come at every switch: -F does not change
+	 * their rate. */
+	if (lost && offcpu)
+		run_notice(c, "the kernel dropped %" PRIu64 " records: the "
+			   "off-CPU times may be low (tasks switched faster "
+			   "than they were read)%s", lost,
+			   r->nstats > 1 ? "; for sampled statistics, lower "
+			   "the rate with -F" : "");
+	else if (lost)
 		run_notice(c, "the kernel dropped %" PRIu64 " samples: lower "
 			   "the rate with -F", lost);
 }

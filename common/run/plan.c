@@ -234,8 +234,10 @@ static int add_stat(struct run *r, const char *text, int implicit,
 		r->specs[i].period = r->specs[i].freq = 0;
 	if (ch->def->offcpu && c->count)
 		return prof_fail(PROF_EINVAL, "'%s' is time charged per "
-				 "switch, not a counter: it cannot be counted "
-				 "(drop --count)", ch->requested);
+				 "switch%s, not a counter: it cannot be counted "
+				 "(drop --count)", ch->requested,
+				 ch->def->offcpu == STAT_OFFCPU_WALL ?
+				 " (and sampled on CPU by a timer)" : "");
 	if (is_pm) {
 		r->specs[i].pm.pmu = &r->pmu;
 		r->specs[i].pm.stat = (enum pm_stat)ch->config;

@@ -332,6 +332,13 @@ static void say_plan(const struct run *r)
 				   ") in %s mode%s", ch->def->name, s->type,
 				   s->config, stat_modes_text(ch->modes),
 				   s->group ? ", grouped" : "");
+		else if (s->offcpu == PERF_OFFCPU_TIME)
+			run_notice(c, "recording %s in %s mode: the time "
+				   "threads spend switched out, from a record "
+				   "at each switch%s", ch->def->name,
+				   stat_modes_text(ch->modes),
+				   r->target.sw.stacks ? " and a sample as "
+				   "each switches out" : "");
 		else
 			run_notice(c, "sampling %s (type %u, config %#" PRIx64
 				   ") in %s mode, %s %" PRIu64 "%s", ch->def->name,
