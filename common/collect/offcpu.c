@@ -241,7 +241,10 @@ static void charge(struct collector *c, struct collect_offcpu *o,
 {
 	const struct waitsite *w = &t->w;
 	uint32_t s, split = split_for(c, t->pid, t->cpu);
-	int have = w->time && w->time <= from + 1000000;
+	/* The sample of this switch out: taken just before it (a stale
+	 * one, whose switch out was lost, is not). */
+	int have = w->time && w->time <= from + 1000000 &&
+		   w->time + 1000000 >= from;
 	uint32_t task = have ? w->task : collect_task_of(c, t->pid, t->tid);
 
 	if (to <= from)
@@ -402,6 +405,7 @@ void collector_switch(struct collector *c, uint32_t pid, uint32_t tid,
 			/* Its switch in came first (another ring). */
 			charge(c, o, t, time, t->last_in);
 			t->last_in = 0;
+			t->w.time = 0;
 			t->st = TH_ON;
 			return;
 		}
