@@ -21,7 +21,7 @@
  *   speedscope draws as a gap and counts as idle; cut out of a --time
  *   window, it is not shown.  A running sample stands for the period
  *   before its time, [time - weight, time), an interval for [time, time
- *   + weight).  Up to GAP_PERIODS periods between two running samples
+ *   + weight).  Up to REPORT_GAP_PERIODS periods between two running samples
  *   are within what sampling resolves and not shown (the samples are
  *   closed up: the view runs that much shorter than the clock); between
  *   intervals, which are exact, every gap is.  Consecutive samples of
@@ -51,11 +51,6 @@
 
 #define NONE UINT32_MAX
 #define SCHEMA "https://www.speedscope.app/file-format-schema.json"
-/* Up to this many periods without a sample are not a gap: the timer
- * behind a clock statistic may fire late and skip a period or two (an
- * overrun, common in virtual machines: seen here as a 1 ms period's
- * sample every ~2 ms, now and then), the thread running all the while. */
-#define GAP_PERIODS 3
 
 /* A sample of the profile being laid out: frames[first...], n of them
  * (0: time without samples), root first. */
@@ -198,8 +193,8 @@ static int lay_out_events(struct ss *w, const struct report_stream *sp,
 			if (at > cursor) {
 				uint64_t gap = shown(p, cursor, at);
 
-				if (gap && (interval ||
-					    gap > GAP_PERIODS * e->weight) &&
+				if (gap && (interval || gap >
+					    REPORT_GAP_PERIODS * e->weight) &&
 				    add_sample(w, w->nframes, gap))
 					return -PROF_ENOMEM;
 				cursor = at;
@@ -407,7 +402,8 @@ static void write_sums(struct ss *w)
 	size_t i;
 
 	for (i = 0; i < p->nstats && !w->err; i++) {
-		if (!report_stat_counted(&p->stats[i]) || w->st->has_events[i] ||
+		if (!report_stat_counted(&p->stats[i]) ||
+		    w->st->has_events[i] ||
 		    !w->s->total_weight[i])
 			continue;
 		reset_layout(w);
@@ -448,26 +444,6 @@ static void write_frames(struct ss *w)
 	jw_end(jw);
 }
 
-/* The command line, words separated by spaces. */
-static char *command(const struct profile *p)
-{
-	size_t len = 1, i;
-	char *s;
-
-	for (i = 0; i < (size_t)p->argc; i++)
-		len += strlen(p->argv[i]) + 1;
-	s = malloc(len);
-	if (!s)
-		return NULL;
-	*s = '\0';
-	for (i = 0; i < (size_t)p->argc; i++) {
-		if (i)
-			strcat(s, " ");
-		strcat(s, p->argv[i]);
-	}
-	return s;
-}
-
 static int set_up(struct ss *w)
 {
 	const struct profile *p = w->p;
@@ -486,11 +462,14 @@ static int set_up(struct ss *w)
 	for (i = 0; i < nf; i++)
 		w->frame_of[i] = NONE;
 	report_func_lines(w->s, w->func_line);
-	for (i = 0; i < p->nstats; i++)
+	for (i = 0; i < p->nstats; i++) {
+		const struct prof_stat *st = &p->stats[i];
+
 		w->is_time[i] = w->st->has_intervals[i] ||
-				(p->stats[i].type == PERF_TYPE_SOFTWARE &&
-				 (p->stats[i].config == PERF_COUNT_SW_CPU_CLOCK ||
-				  p->stats[i].config == PERF_COUNT_SW_TASK_CLOCK));
+				(st->type == PERF_TYPE_SOFTWARE &&
+				 (st->config == PERF_COUNT_SW_CPU_CLOCK ||
+				  st->config == PERF_COUNT_SW_TASK_CLOCK));
+	}
 	return 0;
 }
 
@@ -519,7 +498,7 @@ int fmt_speedscope(FILE *f, const struct report *r)
 	}
 	err = set_up(&w);
 	if (!err) {
-		cmd = command(w.p);
+		cmd = report_command_line(w.p);
 		if (asprintf(&exporter, "%s %s", w.p->tool ? w.p->tool :
 			     "uprofile", PROF_VERSION) < 0)
 			exporter = NULL;

@@ -290,3 +290,22 @@ void report_func_lines(const struct report_samples *s, unsigned *line)
 			line[l->func] = l->line;
 	}
 }
+
+char *report_command_line(const struct profile *p)
+{
+	size_t len = 1, i;
+	char *s;
+
+	for (i = 0; i < (size_t)p->argc; i++)
+		len += strlen(p->argv[i]) + 1;
+	s = malloc(len);
+	if (!s)
+		return NULL;
+	*s = '\0';
+	for (i = 0; i < (size_t)p->argc; i++) {
+		if (i)
+			strcat(s, " ");
+		strcat(s, p->argv[i]);
+	}
+	return s;
+}
