@@ -28,12 +28,14 @@
  *   no weights: one each), as the report counts them.
  * - threadCPUDelta (ns, meta.sampleUnits) is the CPU time since the
  *   sample before, which the profiler draws as the activity graph's
- *   height: with intervals, the time since the last one ended (the
- *   thread ran unless it was in one); for a clock statistic (cpu-clock,
- *   task-clock) the time since the sample before when it is within
- *   REPORT_GAP_PERIODS periods (a late timer), else one period (the
- *   thread slept in between).  A counter (cycles, ...) says nothing of
- *   CPU time and has none: the profiler then draws samples at 100%.
+ *   height: with intervals, the time since the sample before or the end
+ *   of the last interval, whichever is later (every switch off the CPU
+ *   is an interval: the thread ran in between); for a clock statistic
+ *   (cpu-clock, task-clock) the sample's period, the CPU time it stands
+ *   for, so a thread's CPU time is its weight in the report (a late
+ *   timer, or time preempted, cannot be told apart without intervals).
+ *   A counter (cycles, ...) says nothing of CPU time and has none: the
+ *   profiler then draws samples at 100%.
  * - Without a timeline (a merged or old profile) the export is refused:
  *   the format is a timeline, and its sums are what speedscope, pprof
  *   and the flame graph show.
@@ -476,9 +478,8 @@ static int is_interval(const struct fx *w, const struct prof_event *e)
  * threadCPUDelta: each sample's CPU time since the sample before, in ns.
  * With intervals the thread ran but while in one: the time since the
  * later of the sample before and the end of the last interval.  A clock
- * statistic's samples are a period of CPU time each, and the time since
- * the sample before when that is within REPORT_GAP_PERIODS periods more
- * (the timer was late, the thread ran).  from: where the view starts.
+ * statistic's samples are a period of CPU time each.  from: where the
+ * view starts.
  */
 static void write_cpu_deltas(struct fx *w, const struct report_stream *sp,
 			     uint64_t from)
@@ -491,17 +492,14 @@ static void write_cpu_deltas(struct fx *w, const struct report_stream *sp,
 	jw_object_begin_array(jw, "threadCPUDelta", JW_INLINE);
 	for (k = sp->first; k < sp->first + sp->n; k++) {
 		const struct prof_event *e = event(w, k);
-		uint64_t since = e->time > resume ? e->time - resume : 0, end;
+		uint64_t end = is_interval(w, e) ? e->time + e->weight :
+			       e->time;
 
-		if (timed) {
-			end = is_interval(w, e) ? e->time + e->weight :
-			      e->time;
-			jw_array_uint(jw, since);
-		} else {
-			end = e->time;
-			jw_array_uint(jw, since <= (REPORT_GAP_PERIODS + 1) *
-					  e->weight ? since : e->weight);
-		}
+		if (timed)
+			jw_array_uint(jw, e->time > resume ?
+					  e->time - resume : 0);
+		else
+			jw_array_uint(jw, e->weight);
 		if (end > resume)
 			resume = end;
 	}

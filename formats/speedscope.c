@@ -21,7 +21,7 @@
  *   speedscope draws as a gap and counts as idle; cut out of a --time
  *   window, it is not shown.  A running sample stands for the period
  *   before its time, [time - weight, time), an interval for [time, time
- *   + weight).  Up to REPORT_GAP_PERIODS periods between two running samples
+ *   + weight).  Up to GAP_PERIODS periods between two running samples
  *   are within what sampling resolves and not shown (the samples are
  *   closed up: the view runs that much shorter than the clock); between
  *   intervals, which are exact, every gap is.  Consecutive samples of
@@ -51,6 +51,11 @@
 
 #define NONE UINT32_MAX
 #define SCHEMA "https://www.speedscope.app/file-format-schema.json"
+/* Up to this many periods without a sample are not a gap: the timer
+ * behind a clock statistic may fire late and skip a period or two (an
+ * overrun, common in virtual machines: seen here as a 1 ms period's
+ * sample every ~2 ms, now and then), the thread running all the while. */
+#define GAP_PERIODS 3
 
 /* A sample of the profile being laid out: frames[first...], n of them
  * (0: time without samples), root first. */
@@ -193,8 +198,8 @@ static int lay_out_events(struct ss *w, const struct report_stream *sp,
 			if (at > cursor) {
 				uint64_t gap = shown(p, cursor, at);
 
-				if (gap && (interval || gap >
-					    REPORT_GAP_PERIODS * e->weight) &&
+				if (gap && (interval ||
+					    gap > GAP_PERIODS * e->weight) &&
 				    add_sample(w, w->nframes, gap))
 					return -PROF_ENOMEM;
 				cursor = at;

@@ -287,6 +287,17 @@ print(json.dumps(span))
 EOF
 	profiler_views two.json views
 	compare two.out views cpu-clock samples
+	# A clock's CPU deltas are its periods: each thread's are its
+	# -by tid weight, and the CPU time profiler-cli gives it is theirs
+	# but the first (the profiler ignores it).
+	run -0 "$UPROFILE" -i two.out -by tid -format json
+	by=$output
+	for tid in $(jq '.[].tid' <<<"$sum"); do
+		assert_equal "$(jq ".[] | select(.tid == $tid) | .cpu + .cpu_first" <<<"$sum")" \
+			"$(jq ".by_totals[] | select(.tid == $tid) | .weight[\"cpu-clock\"]" <<<"$by")"
+		cpu_ms=$(jq ".threads[] | select(.tid == $tid) | .cpuMs" views/list.json)
+		assert_near "$cpu_ms" "$(jq ".[] | select(.tid == $tid) | .cpu / 1e6" <<<"$sum")" 0.001
+	done
 	# and its listing names both threads of the one process
 	assert_equal "$(jq -r '[.threads[].name] | sort | join(" ")' views/list.json)" "phases2 worker"
 	assert_equal "$(jq -r '.processCount' views/list.json)" 1
@@ -316,6 +327,7 @@ EOF
 	# running time, not its time: about the report's running seconds,
 	# well under the tree's total.
 	cpu_ms=$(jq ".threads[] | select(.threadHandle == \"$main\") | .cpuMs" views/list.json)
+	assert_near "$cpu_ms" "$(jq '.[] | select(.name == "phases2") | .cpu / 1e6' <<<"$sum")" 0.001
 	run -0 "$UPROFILE" -i wall.out -format json
 	running_ms=$(jq '.threads.threads[] | select(.comm == "phases2") | .seconds.running * 1000' <<<"$output")
 	awk -v c="$cpu_ms" -v r="$running_ms" -v t="$main_ms" \

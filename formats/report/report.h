@@ -499,14 +499,6 @@ long report_samples_loc(const struct report_samples *s, uint32_t obj,
  * counts of its own (report_stat_counted()), in time order.  Empty (no
  * threads, no streams) when the profile has no timeline.
  */
-/* Up to this many periods without a sample of a clock statistic are not
- * time a thread spent off CPU: the timer behind a clock statistic may
- * fire late and skip a period or two (an overrun, common in virtual
- * machines: seen here as a 1 ms period's sample every ~2 ms, now and
- * then), the thread running all the while.  Only off-CPU intervals say
- * for sure. */
-#define REPORT_GAP_PERIODS 3
-
 struct report_sthread {
 	uint32_t pid, tid;
 	uint32_t cpu;			/* the idle task's CPU; UINT32_MAX for
