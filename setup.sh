@@ -59,17 +59,22 @@ TEST_PACKAGES=(
 	debuginfod      # tests: a local server for the debuginfod fetches
 	python3-jsonschema # tests: speedscope-check reads speedscope's schema
 )
-# npm (tests: installs speedscope, below) comes with NodeSource's nodejs,
-# which conflicts with Debian's npm package: that one only when missing.
+# npm (tests: installs speedscope and profiler-cli, below) comes with
+# NodeSource's nodejs, which conflicts with Debian's npm package: that one
+# only when missing.
 command -v npm >/dev/null || TEST_PACKAGES+=(npm)
 
 # npm packages for the tests, installed into $NPM_PREFIX (git-ignored,
 # under build/) by npm_deps: speedscope, whose schema, importer and page
 # check --format speedscope (tests/tools/speedscope-check and
-# speedscope-view.sh).
+# speedscope-view.sh); the Firefox Profiler's command line, whose loader
+# and call tree check --format firefox (tests/0696-export-firefox.bats;
+# it asks for node >= 24 and runs under node 20, npm warning
+# EBADENGINE).
 NPM_PREFIX=build/npm
 NPM_PACKAGES=(
 	speedscope@1.25.0
+	@firefox-devtools/profiler-cli@0.10.0
 )
 
 # The packages of the lists named ($@) that are not installed.

@@ -74,7 +74,7 @@ _profile_tool_complete()
 		return
 		;;
 	-format | format)
-		COMPREPLY=($(compgen -W "text json csv folded pprof flamegraph callgrind speedscope" -- "$cur"))
+		COMPREPLY=($(compgen -W "text json csv folded pprof flamegraph callgrind speedscope firefox" -- "$cur"))
 		return
 		;;
 	-by | by)

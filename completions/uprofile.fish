@@ -80,7 +80,7 @@ function __profile_tool_candidates
             set list
             set values $stats
         case format
-            set values text json csv folded pprof flamegraph callgrind speedscope
+            set values text json csv folded pprof flamegraph callgrind speedscope firefox
         case by
             set values comm pid tid cpu object
         case call-graph

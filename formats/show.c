@@ -144,7 +144,8 @@ static int show_rows(FILE *out, const struct profile *p,
 	if (s->format == REPORT_SHOW_PPROF ||
 	    s->format == REPORT_SHOW_FLAMEGRAPH ||
 	    s->format == REPORT_SHOW_CALLGRIND ||
-	    s->format == REPORT_SHOW_SPEEDSCOPE)
+	    s->format == REPORT_SHOW_SPEEDSCOPE ||
+	    s->format == REPORT_SHOW_FIREFOX)
 		ro.samples = 1;
 	err = report_build(p, sym, &ro, &r);
 	if (err) {
@@ -175,6 +176,9 @@ static int show_rows(FILE *out, const struct profile *p,
 		break;
 	case REPORT_SHOW_SPEEDSCOPE:
 		err = fmt_speedscope(out, r);
+		break;
+	case REPORT_SHOW_FIREFOX:
+		err = fmt_firefox(out, r);
 		break;
 	case REPORT_SHOW_CSV:
 		err = fmt_csv(out, r);

@@ -25,6 +25,7 @@ enum report_show_format {
 	REPORT_SHOW_FLAMEGRAPH,
 	REPORT_SHOW_CALLGRIND,
 	REPORT_SHOW_SPEEDSCOPE,
+	REPORT_SHOW_FIREFOX,
 	REPORT_SHOW_CSV,	/* the rows of the view, as CSV */
 };
 

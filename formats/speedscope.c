@@ -5,9 +5,11 @@
  * time from the profile's time stream.  docs/exports.md describes the
  * file and what the viewer shows of it.  Layout only: every frame is a
  * function of the samples model (report.h, struct report_samples), as
- * the other exports name it; each event finds its stack's sample, or its
- * address's location, through the model's way back (stack_sample,
- * report_samples_loc()).
+ * the other exports name it; the threads, their events of each
+ * statistic and each event's frames are the time stream's as
+ * formats/report/streams.c groups and symbolizes it
+ * (report_streams_build(), report_event_lines()), which firefox.c lays
+ * out too.
  *
  * - A profile of the time stream is one thread's events of one
  *   statistic, "sampled", in time order, each sample its event's stack
@@ -63,20 +65,6 @@ struct ss_sample {
 	uint64_t weight;
 };
 
-/* A task count's thread: its task's (pid, tid); each CPU's idle task
- * (pid 0) is a thread of its own. */
-struct ss_tkey {
-	uint32_t pid, tid, cpu;		/* cpu: NONE but for pid 0 */
-	uint32_t task, tcount;
-};
-
-/* A profile of the time stream: one thread's events of one statistic. */
-struct ss_prof {
-	uint32_t thread, stat;
-	size_t first, n;		/* its events: order[first...] */
-	uint64_t weight;		/* theirs, gaps not counted */
-};
-
 struct ss {
 	const struct report *r;
 	const struct profile *p;
@@ -86,7 +74,8 @@ struct ss {
 	/* Per function: its frame's index in shared.frames (NONE: not
 	 * written yet) and the lowest line of it in its own file (0:
 	 * unknown); frame_func[] the other way. */
-	uint32_t *frame_of, *func_line, *frame_func;
+	uint32_t *frame_of, *frame_func;
+	unsigned *func_line;
 	uint32_t nframes_out;
 	/* The profile being laid out. */
 	struct ss_sample *samples;
@@ -94,67 +83,44 @@ struct ss {
 	uint32_t *frames;
 	size_t nframes, alloc_frames;
 	uint64_t total;			/* its weights, gaps included */
-	/* The threads of the time stream. */
-	uint32_t *tc_thread;		/* per task count */
-	char **thread_name;
-	size_t nthreads;
-	struct ss_prof *profs;
-	size_t nprofs;
-	size_t *order;			/* events, by profile, in time */
+	/* The time stream by thread and statistic. */
+	struct report_streams *st;
 	unsigned char *is_time;		/* per statistic: weights are ns */
-	unsigned char *has_events;	/* per statistic */
 };
 
-static int push_frame(struct ss *w, uint32_t func)
+/* Functions from first on: the lines report_*_lines() pushed, each
+ * its function (speedscope's frames are functions). */
+static void lines_to_funcs(struct ss *w, size_t first)
 {
-	if (ALLOC_GROW(w->frames, w->nframes + 1, w->alloc_frames))
-		return -PROF_ENOMEM;
-	w->frames[w->nframes++] = func;
-	return 0;
+	size_t k;
+
+	for (k = first; k < w->nframes; k++)
+		w->frames[k] = w->s->lines[w->frames[k]].func;
 }
 
-/* A location's inline chain, outermost (the out-of-line function)
- * first. */
-static int push_loc(struct ss *w, uint32_t loc)
-{
-	const struct report_sloc *l = &w->s->locs[loc];
-	uint32_t m;
-
-	for (m = l->nlines; m-- > 0;)
-		if (push_frame(w, w->s->lines[l->first_line + m].func))
-			return -PROF_ENOMEM;
-	return 0;
-}
-
-/* A model sample's frames, root first (its locations are leaf first). */
+/* A model sample's frames, root first. */
 static int push_sample(struct ss *w, uint32_t x)
 {
-	const struct report_ssample *sm = &w->s->samples[x];
-	uint32_t j;
+	size_t first = w->nframes;
+	int err = report_sample_lines(w->s, x, &w->frames, &w->nframes,
+				      &w->alloc_frames);
 
-	for (j = sm->nlocs; j-- > 0;)
-		if (push_loc(w, w->s->sample_locs[sm->first + j]))
-			return -PROF_ENOMEM;
-	return 0;
+	if (!err)
+		lines_to_funcs(w, first);
+	return err;
 }
 
 /* An event's frames: its stack's, or, taken without one, its address's
  * (its task count's) alone. */
 static int push_event(struct ss *w, const struct prof_event *e)
 {
-	const struct report_samples *s = w->s;
-	const struct prof_task_count *tc = &w->p->task_counts[e->tcount];
-	long loc;
+	size_t first = w->nframes;
+	int err = report_event_lines(w->s, w->p, e, &w->frames, &w->nframes,
+				     &w->alloc_frames);
 
-	if (e->stack && e->stack - 1 < s->nstacks &&
-	    s->stack_sample[e->stack - 1] != NONE)
-		return push_sample(w, s->stack_sample[e->stack - 1]);
-	loc = report_samples_loc(s, tc->obj, tc->offset);
-	if (loc < 0)
-		return prof_fail(PROF_EFORMAT, "an event of the time stream "
-				 "is at an address the profile has no count "
-				 "of");
-	return push_loc(w, (uint32_t)loc);
+	if (!err)
+		lines_to_funcs(w, first);
+	return err;
 }
 
 /* The frames pushed since first as a sample of weight w; the same
@@ -204,7 +170,7 @@ static uint64_t shown(const struct profile *p, uint64_t from, uint64_t to)
  * time gets its gaps: *start is where its first sample starts (ns from
  * the run's start).
  */
-static int lay_out_events(struct ss *w, const struct ss_prof *sp,
+static int lay_out_events(struct ss *w, const struct report_stream *sp,
 			  uint64_t *start)
 {
 	const struct profile *p = w->p;
@@ -217,7 +183,8 @@ static int lay_out_events(struct ss *w, const struct ss_prof *sp,
 
 	*start = time ? cursor : 0;
 	for (i = 0; i < sp->n; i++) {
-		const struct prof_event *e = &p->events[w->order[sp->first + i]];
+		const struct prof_event *e =
+			&p->events[w->st->order[sp->first + i]];
 		int interval = p->task_counts[e->tcount].state !=
 			       PROF_STATE_RUNNING;
 		size_t first;
@@ -347,152 +314,20 @@ static void reset_layout(struct ss *w)
 	w->total = 0;
 }
 
-static int cmp_tkey(const void *a, const void *b)
-{
-	const struct ss_tkey *x = a, *y = b;
-
-	if (x->pid != y->pid)
-		return x->pid < y->pid ? -1 : 1;
-	if (x->tid != y->tid)
-		return x->tid < y->tid ? -1 : 1;
-	if (x->cpu != y->cpu)
-		return x->cpu < y->cpu ? -1 : 1;
-	return (x->task > y->task) - (x->task < y->task);
-}
-
-/* "comm (pid/tid)", the command names of its tasks in their order
- * ("sh, prog (...)" for a thread that exec'd); each CPU's idle task
+/* A thread's profile's name: "comm (pid/tid)", the idle task's
  * "swapper (0/0, cpu 1)". */
-static char *thread_name(const struct profile *p, const struct ss_tkey *k,
-			 size_t n)
+static char *thread_name(const struct report_sthread *t)
 {
-	char *name = NULL, *next;
-	size_t i, j;
+	char *name;
 	int rc;
 
-	for (i = 0; i < n; i++) {
-		const char *comm = p->tasks[k[i].task].comm;
-
-		if (i && k[i].task == k[i - 1].task)
-			continue;
-		for (j = 0; j < i; j++)
-			if (!strcmp(p->tasks[k[j].task].comm, comm))
-				break;
-		if (j < i)
-			continue;
-		if (asprintf(&next, "%s%s%s", name ? name : "",
-			     name ? ", " : "", *comm ? comm : "?") < 0) {
-			free(name);
-			return NULL;
-		}
-		free(name);
-		name = next;
-	}
-	if (!name)
-		return NULL;
-	if (k->cpu != NONE)
-		rc = asprintf(&next, "%s (%" PRIu32 "/%" PRIu32 ", cpu %" PRIu32
-			      ")", name, k->pid, k->tid, k->cpu);
+	if (t->cpu != NONE)
+		rc = asprintf(&name, "%s (%" PRIu32 "/%" PRIu32 ", cpu %" PRIu32
+			      ")", t->comms, t->pid, t->tid, t->cpu);
 	else
-		rc = asprintf(&next, "%s (%" PRIu32 "/%" PRIu32 ")", name,
-			      k->pid, k->tid);
-	free(name);
-	return rc < 0 ? NULL : next;
-}
-
-/* The threads of the time stream: tc_thread and thread_name. */
-static int find_threads(struct ss *w)
-{
-	const struct profile *p = w->p;
-	struct ss_tkey *k = malloc((p->ntask_counts + 1) * sizeof(*k));
-	size_t i, j, n = p->ntask_counts;
-
-	w->tc_thread = malloc((n + 1) * sizeof(*w->tc_thread));
-	w->thread_name = calloc(n + 1, sizeof(*w->thread_name));
-	if (!k || !w->tc_thread || !w->thread_name) {
-		free(k);
-		return -PROF_ENOMEM;
-	}
-	for (i = 0; i < n; i++) {
-		const struct prof_task_count *tc = &p->task_counts[i];
-		const struct prof_task *t = &p->tasks[tc->task];
-
-		k[i] = (struct ss_tkey){ .pid = t->pid, .tid = t->tid,
-			.cpu = t->pid ? NONE : tc->cpu, .task = tc->task,
-			.tcount = (uint32_t)i };
-	}
-	qsort(k, n, sizeof(*k), cmp_tkey);
-	for (i = 0; i < n; i = j) {
-		for (j = i; j < n && k[j].pid == k[i].pid &&
-		     k[j].tid == k[i].tid && k[j].cpu == k[i].cpu; j++)
-			w->tc_thread[k[j].tcount] = (uint32_t)w->nthreads;
-		w->thread_name[w->nthreads] = thread_name(p, &k[i], j - i);
-		if (!w->thread_name[w->nthreads++]) {
-			free(k);
-			return -PROF_ENOMEM;
-		}
-	}
-	free(k);
-	return 0;
-}
-
-/* The profiles of the time stream, by thread and statistic, and their
- * events in order. */
-static int find_profiles(struct ss *w)
-{
-	const struct profile *p = w->p;
-	size_t nstats = p->nstats, nkeys = w->nthreads * nstats, i, at = 0;
-	size_t *count = calloc(nkeys + 1, sizeof(*count));
-	uint32_t *prof_of = malloc((nkeys + 1) * sizeof(*prof_of));
-
-	w->order = malloc((p->nevents + 1) * sizeof(*w->order));
-	w->profs = calloc(nkeys + 1, sizeof(*w->profs));
-	if (!count || !prof_of || !w->order || !w->profs) {
-		free(count);
-		free(prof_of);
-		return -PROF_ENOMEM;
-	}
-	for (i = 0; i < p->nevents; i++) {
-		const struct prof_task_count *tc =
-			&p->task_counts[p->events[i].tcount];
-
-		if (tc->stat >= nstats || !report_stat_counted(
-			    &p->stats[tc->stat]))
-			continue;
-		count[w->tc_thread[p->events[i].tcount] * nstats +
-		      tc->stat]++;
-		w->has_events[tc->stat] = 1;
-		if (tc->state != PROF_STATE_RUNNING)
-			w->is_time[tc->stat] = 1;
-	}
-	for (i = 0; i < nkeys; i++) {
-		struct ss_prof *sp = &w->profs[w->nprofs];
-
-		prof_of[i] = NONE;
-		if (!count[i])
-			continue;
-		sp->thread = (uint32_t)(i / nstats);
-		sp->stat = (uint32_t)(i % nstats);
-		sp->first = at;
-		at += count[i];
-		prof_of[i] = (uint32_t)w->nprofs++;
-	}
-	for (i = 0; i < p->nevents; i++) {
-		const struct prof_event *e = &p->events[i];
-		const struct prof_task_count *tc = &p->task_counts[e->tcount];
-		struct ss_prof *sp;
-
-		if (tc->stat >= nstats || !report_stat_counted(
-			    &p->stats[tc->stat]))
-			continue;
-		sp = &w->profs[prof_of[w->tc_thread[e->tcount] * nstats +
-				       tc->stat]];
-		w->order[sp->first + sp->n++] = i;
-		sp->weight += e->weight;
-	}
-	free(count);
-	free(prof_of);
-	return 0;
+		rc = asprintf(&name, "%s (%" PRIu32 "/%" PRIu32 ")", t->comms,
+			      t->pid, t->tid);
+	return rc < 0 ? NULL : name;
 }
 
 /* The busiest thread's profile: the most weight of the statistic the
@@ -502,14 +337,16 @@ static size_t busiest(const struct ss *w)
 	size_t stat = w->r->stacks ? w->r->stacks->stat : w->p->nstats, i,
 	       best = 0;
 
-	if (stat >= w->p->nstats || !w->has_events[stat])
+	const struct report_streams *st = w->st;
+
+	if (stat >= w->p->nstats || !st->has_events[stat])
 		for (stat = 0; stat < w->p->nstats &&
-		     !w->has_events[stat]; stat++)
+		     !st->has_events[stat]; stat++)
 			;
-	for (i = 0; i < w->nprofs; i++)
-		if (w->profs[i].stat == stat &&
-		    (w->profs[best].stat != stat ||
-		     w->profs[i].weight > w->profs[best].weight))
+	for (i = 0; i < st->nstreams; i++)
+		if (st->streams[i].stat == stat &&
+		    (st->streams[best].stat != stat ||
+		     st->streams[i].weight > st->streams[best].weight))
 			best = i;
 	return best;
 }
@@ -521,7 +358,7 @@ static size_t stats_out(const struct ss *w)
 
 	for (i = 0; i < w->p->nstats; i++)
 		if (report_stat_counted(&w->p->stats[i]) &&
-		    (w->has_events[i] || w->s->total_weight[i]))
+		    (w->st->has_events[i] || w->s->total_weight[i]))
 			n++;
 	return n;
 }
@@ -532,20 +369,25 @@ static void write_events(struct ss *w, int several)
 	char key[128], *name;
 	size_t i;
 
-	for (i = 0; i < w->nprofs && !w->err; i++) {
-		const struct ss_prof *sp = &w->profs[i];
+	for (i = 0; i < w->st->nstreams && !w->err; i++) {
+		const struct report_stream *sp = &w->st->streams[i];
+		const struct report_sthread *t = &w->st->threads[sp->thread];
 		uint64_t start;
 
 		reset_layout(w);
 		w->err = lay_out_events(w, sp, &start);
 		if (w->err)
 			break;
-		if (!several)
-			name = strdup(w->thread_name[sp->thread]);
-		else if (asprintf(&name, "%s: %s", w->thread_name[sp->thread],
-				  report_stat_key(p, sp->stat, key,
-						  sizeof(key))) < 0)
-			name = NULL;
+		name = thread_name(t);
+		if (name && several) {
+			char *tname = name;
+
+			if (asprintf(&name, "%s: %s", tname,
+				     report_stat_key(p, sp->stat, key,
+						     sizeof(key))) < 0)
+				name = NULL;
+			free(tname);
+		}
 		if (!name) {
 			w->err = -PROF_ENOMEM;
 			break;
@@ -565,7 +407,8 @@ static void write_sums(struct ss *w)
 	size_t i;
 
 	for (i = 0; i < p->nstats && !w->err; i++) {
-		if (!report_stat_counted(&p->stats[i]) || w->has_events[i] ||
+		if (!report_stat_counted(&p->stats[i]) ||
+		    w->st->has_events[i] ||
 		    !w->s->total_weight[i])
 			continue;
 		reset_layout(w);
@@ -606,85 +449,44 @@ static void write_frames(struct ss *w)
 	jw_end(jw);
 }
 
-/* Per function: the lowest line of it in its own file the model holds
- * (speedscope's frames are functions: a line says where one is). */
-static void function_lines(struct ss *w)
-{
-	const struct report_samples *s = w->s;
-	size_t i;
-
-	for (i = 0; i < s->nlines; i++) {
-		const struct report_sline *l = &s->lines[i];
-		const char *file = s->funcs[l->func].file;
-
-		if (l->line && l->file && file && !strcmp(l->file, file) &&
-		    (!w->func_line[l->func] || l->line < w->func_line[l->func]))
-			w->func_line[l->func] = l->line;
-	}
-}
-
-/* The command line, words separated by spaces. */
-static char *command(const struct profile *p)
-{
-	size_t len = 1, i;
-	char *s;
-
-	for (i = 0; i < (size_t)p->argc; i++)
-		len += strlen(p->argv[i]) + 1;
-	s = malloc(len);
-	if (!s)
-		return NULL;
-	*s = '\0';
-	for (i = 0; i < (size_t)p->argc; i++) {
-		if (i)
-			strcat(s, " ");
-		strcat(s, p->argv[i]);
-	}
-	return s;
-}
-
 static int set_up(struct ss *w)
 {
 	const struct profile *p = w->p;
 	size_t nf = w->s->nfuncs + 1, i;
+	int err;
 
 	w->frame_of = malloc(nf * sizeof(*w->frame_of));
 	w->frame_func = malloc(nf * sizeof(*w->frame_func));
 	w->func_line = calloc(nf, sizeof(*w->func_line));
 	w->is_time = calloc(p->nstats + 1, 1);
-	w->has_events = calloc(p->nstats + 1, 1);
-	if (!w->frame_of || !w->frame_func || !w->func_line || !w->is_time ||
-	    !w->has_events)
+	if (!w->frame_of || !w->frame_func || !w->func_line || !w->is_time)
 		return -PROF_ENOMEM;
+	err = report_streams_build(p, &w->st);
+	if (err)
+		return err;
 	for (i = 0; i < nf; i++)
 		w->frame_of[i] = NONE;
-	function_lines(w);
-	for (i = 0; i < p->nstats; i++)
-		w->is_time[i] = p->stats[i].type == PERF_TYPE_SOFTWARE &&
-				(p->stats[i].config == PERF_COUNT_SW_CPU_CLOCK ||
-				 p->stats[i].config == PERF_COUNT_SW_TASK_CLOCK);
-	if (p->timeline != PROF_TIMELINE_KEPT)
-		return 0;
-	return find_threads(w) ? -PROF_ENOMEM : find_profiles(w);
+	report_func_lines(w->s, w->func_line);
+	for (i = 0; i < p->nstats; i++) {
+		const struct prof_stat *st = &p->stats[i];
+
+		w->is_time[i] = w->st->has_intervals[i] ||
+				(st->type == PERF_TYPE_SOFTWARE &&
+				 (st->config == PERF_COUNT_SW_CPU_CLOCK ||
+				  st->config == PERF_COUNT_SW_TASK_CLOCK));
+	}
+	return 0;
 }
 
 static void release(struct ss *w)
 {
-	size_t i;
-
 	free(w->frame_of);
 	free(w->frame_func);
 	free(w->func_line);
 	free(w->samples);
 	free(w->frames);
-	free(w->tc_thread);
-	for (i = 0; w->thread_name && i < w->nthreads; i++)
-		free(w->thread_name[i]);
-	free(w->thread_name);
-	free(w->profs);
-	free(w->order);
+	report_streams_free(w->st);
 	free(w->is_time);
-	free(w->has_events);
 	jw_release(&w->jw);
 }
 
@@ -701,7 +503,7 @@ int fmt_speedscope(FILE *f, const struct report *r)
 	}
 	err = set_up(&w);
 	if (!err) {
-		cmd = command(w.p);
+		cmd = report_command_line(w.p);
 		if (asprintf(&exporter, "%s %s", w.p->tool ? w.p->tool :
 			     "uprofile", PROF_VERSION) < 0)
 			exporter = NULL;

@@ -28,12 +28,14 @@ int fmt_csv(FILE *f, const struct report *r);
 /* Folded stacks, "frame;frame;frame count" lines (folded.c). */
 int fmt_folded(FILE *f, const struct report *r);
 /* Exports of the whole profile, from r->samples (report_options.samples):
- * pprof.c, flamegraph.c, callgrind.c, speedscope.c (over time, from the
- * profile's time stream). */
+ * pprof.c, flamegraph.c, callgrind.c; over time, from the profile's time
+ * stream: speedscope.c, firefox.c (the Firefox Profiler's processed
+ * profile; refused without a timeline). */
 int fmt_pprof(FILE *f, const struct report *r);
 int fmt_flamegraph(FILE *f, const struct report *r);
 int fmt_callgrind(FILE *f, const struct report *r);
 int fmt_speedscope(FILE *f, const struct report *r);
+int fmt_firefox(FILE *f, const struct report *r);
 /* A counting profile's totals and ratios: text.c, json.c. */
 int fmt_counts_text(FILE *f, const struct report_counts *rc);
 int fmt_counts_json(FILE *f, const struct report_counts *rc);

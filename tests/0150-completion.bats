@@ -69,6 +69,8 @@ complete() {
 	assert_output $'callgrind\ncsv'
 	run -0 complete "$UPROFILE" --format=s
 	assert_output speedscope
+	run -0 complete "$UPROFILE" --format=fi
+	assert_output firefox
 	run -0 complete "$UPROFILE" -by c
 	assert_output $'comm\ncpu'
 	run -0 complete "$UPROFILE" -by comm,p

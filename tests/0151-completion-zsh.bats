@@ -82,6 +82,8 @@ complete() {
 	assert_output $'callgrind\ncsv'
 	run -0 complete "uprofile -format s"
 	assert_output speedscope
+	run -0 complete "uprofile -format fi"
+	assert_output firefox
 	run -0 complete "uprofile -by comm,p"
 	assert_output pid
 	run -0 complete "uprofile --pmu=a"

@@ -251,5 +251,5 @@ END
 	run -125 --separate-stderr "$UPROFILE" -ra memcpy true
 	assert_equal "${stderr%%$'\n'*}" "uprofile: -ra PROCS is answered from the call stacks of a profile: give it with -i FILE"
 	run -125 --separate-stderr "$UPROFILE" -i s.out --format svg
-	assert_equal "${stderr%%$'\n'*}" "uprofile: bad format 'svg': use text, json, csv, folded, pprof, flamegraph, callgrind or speedscope"
+	assert_equal "${stderr%%$'\n'*}" "uprofile: bad format 'svg': use text, json, csv, folded, pprof, flamegraph, callgrind, speedscope or firefox"
 }

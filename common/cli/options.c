@@ -207,7 +207,8 @@ const struct argp_option fe_report_options[] = {
 	  "the call stacks), pprof (gzipped profile.proto), flamegraph "
 	  "(an SVG), callgrind (for callgrind_annotate, KCachegrind), "
 	  "speedscope (each thread's samples in time order, for "
-	  "speedscope)", FE_GROUP_REPORT },
+	  "speedscope), firefox (each thread's samples over time, for the "
+	  "Firefox Profiler, profiler.firefox.com)", FE_GROUP_REPORT },
 	{ "report-file", OPT_REPORT_FILE, "FILE", 0,
 	  "write the report to FILE (default: stderr after a run, since "
 	  "stdout is the program's; stdout with -i)", FE_GROUP_REPORT },
@@ -658,7 +659,7 @@ static error_t parse_report_opt(int key, char *arg, struct argp_state *state)
 		if (i < 0)
 			argp_error(state, "bad format '%s': use text, json, "
 				   "csv, folded, pprof, flamegraph, "
-				   "callgrind or speedscope", arg);
+				   "callgrind, speedscope or firefox", arg);
 		c->format = (enum run_format)i;
 		return 0;
 	}

@@ -283,10 +283,10 @@ struct prof_task_count {
  * The time stream (section 15): every sample (and every off-CPU
  * interval) of the task counts, in time order, so that a report can cut
  * a window out of the run (--time) or lay it out over time (-timeline,
- * speedscope).  The events of a task count add up to its samples (one
- * each) and weight exactly, and those with a stack to that stack's
- * counts; a statistic whose counts are exact (the sim engine, -pixie) or
- * that counts (--count) has none.
+ * speedscope, firefox).  The events of a task count add up to its
+ * samples (one each) and weight exactly, and those with a stack to that
+ * stack's counts; a statistic whose counts are exact (the sim engine,
+ * -pixie) or that counts (--count) has none.
  */
 struct prof_event {
 	uint64_t time;		/* ns from the run's start (start_time_ns) */

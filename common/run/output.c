@@ -184,6 +184,7 @@ int run_show_profile(const struct run_config *c, const struct profile *p,
 		[RUN_FORMAT_CALLGRIND] = REPORT_SHOW_CALLGRIND,
 		[RUN_FORMAT_CSV] = REPORT_SHOW_CSV,
 		[RUN_FORMAT_SPEEDSCOPE] = REPORT_SHOW_SPEEDSCOPE,
+		[RUN_FORMAT_FIREFOX] = REPORT_SHOW_FIREFOX,
 	};
 	struct sym_config sc;
 	struct report_show s = {
@@ -232,6 +233,7 @@ const char *const run_format_names[RUN_NFORMATS] = {
 	[RUN_FORMAT_CALLGRIND] = "callgrind",
 	[RUN_FORMAT_CSV] = "csv",
 	[RUN_FORMAT_SPEEDSCOPE] = "speedscope",
+	[RUN_FORMAT_FIREFOX] = "firefox",
 };
 
 int run_format_by_name(const char *name)
@@ -249,7 +251,8 @@ int run_format_is_export(int format)
 	return format == RUN_FORMAT_FOLDED || format == RUN_FORMAT_PPROF ||
 	       format == RUN_FORMAT_FLAMEGRAPH ||
 	       format == RUN_FORMAT_CALLGRIND ||
-	       format == RUN_FORMAT_SPEEDSCOPE;
+	       format == RUN_FORMAT_SPEEDSCOPE ||
+	       format == RUN_FORMAT_FIREFOX;
 }
 
 /*

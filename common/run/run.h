@@ -65,6 +65,7 @@ enum run_format {
 	RUN_FORMAT_CALLGRIND,	/* callgrind profile format */
 	RUN_FORMAT_CSV,		/* the rows, for spreadsheets */
 	RUN_FORMAT_SPEEDSCOPE,	/* speedscope's JSON, over time */
+	RUN_FORMAT_FIREFOX,	/* the Firefox Profiler's, over time */
 	RUN_NFORMATS
 };
 

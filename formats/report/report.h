@@ -589,6 +589,69 @@ struct report_samples {
 long report_samples_loc(const struct report_samples *s, uint32_t obj,
 			uint64_t offset);
 
+/*
+ * The time stream by thread and statistic (streams.c), what the exports
+ * over time lay out (speedscope, firefox): a thread is a (pid, tid),
+ * whatever command names its tasks had, and the idle task (pid 0) a
+ * thread per CPU; a stream is one thread's events of one statistic with
+ * counts of its own (report_stat_counted()), in time order.  Empty (no
+ * threads, no streams) when the profile has no timeline.
+ */
+struct report_sthread {
+	uint32_t pid, tid;
+	uint32_t cpu;			/* the idle task's CPU; UINT32_MAX for
+					 * any other thread */
+	char *comms;			/* its command names, each once, in
+					 * their order: "sh, prog" */
+};
+
+struct report_stream {
+	uint32_t thread, stat;		/* index into threads, statistic */
+	size_t first, n;		/* its events: order[first...] */
+	uint64_t weight;		/* theirs */
+};
+
+struct report_streams {
+	struct report_sthread *threads;	/* in (pid, tid, cpu) order */
+	size_t nthreads;
+	uint32_t *tc_thread;		/* per task count: its thread */
+	struct report_stream *streams;	/* by thread, then statistic */
+	size_t nstreams;
+	size_t *order;			/* indices into the profile's events,
+					 * by stream, each in time order */
+	unsigned char *has_events;	/* per statistic */
+	unsigned char *has_intervals;	/* per statistic: off-CPU intervals
+					 * (weights in ns) */
+};
+
+int report_streams_build(const struct profile *p,
+			 struct report_streams **out);
+void report_streams_free(struct report_streams *st);
+
+/*
+ * An event's frames, as the samples model symbolized them: its stack's
+ * sample's, or, taken without a stack (or with an empty one), its task
+ * count's address's location; appended to (*v)[*n...] (grown with
+ * ALLOC_GROW, *alloc its capacity) as indices into s->lines, root first
+ * and, within a location, the out-of-line function before the functions
+ * inlined into it.  report_sample_lines() does the same for model
+ * sample x.  0, -PROF_ENOMEM, or -PROF_EFORMAT for an event at an
+ * address the model has no location of.
+ */
+int report_event_lines(const struct report_samples *s,
+		       const struct profile *p, const struct prof_event *e,
+		       uint32_t **v, size_t *n, size_t *alloc);
+int report_sample_lines(const struct report_samples *s, uint32_t x,
+			uint32_t **v, size_t *n, size_t *alloc);
+/* Per function of s: the lowest line of it in its own file (its
+ * report_sfunc.file) that the model holds, or 0 (where a function is,
+ * for an export whose frames are functions); line has s->nfuncs
+ * entries. */
+void report_func_lines(const struct report_samples *s, unsigned *line);
+/* The profiled command line, its words separated by spaces (malloc'd;
+ * NULL: no memory), the title of an export's view. */
+char *report_command_line(const struct profile *p);
+
 /* A row kind's name in JSON and CSV: "procedure", "line", "block",
  * "instruction", "bucket". */
 const char *report_row_kind_key(enum report_row_kind k);

@@ -19,7 +19,7 @@
  * - The way back: each profile stack's sample (stack_sample) and each
  *   address's location (report_samples_loc()), for an export that walks
  *   the profile's time stream and lays out each event as the model
- *   symbolized it (speedscope).
+ *   symbolized it (speedscope, firefox; through streams.c).
  */
 #include <stdlib.h>
 #include <string.h>

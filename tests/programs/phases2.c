@@ -1,7 +1,7 @@
 /*
  * phases2 - three CPU phases, one after the other: a workload whose
  * time order is known, for the exports that lay a profile out over time
- * (--format speedscope).
+ * (--format speedscope, --format firefox).
  *
  * Usage: phases2 [MILLISECONDS]       (default 300)
  *        phases2 -t [MILLISECONDS]    (two threads)
