@@ -475,3 +475,33 @@ teardown() {
 	run -0 --separate-stderr "$UPROFILE" -i t.out --format json
 	assert_ns "the whole sleep" "$(jq '.statistics[0].weight' <<<"$output")" 1000000000 2 0
 }
+
+# The exports take each stack's samples off the count at its leaf, so an
+# off-CPU or wall stack must end where its row is: the user PC for
+# user-mode rows, the kernel's wait for kernel-mode ones (:k).  Each
+# export of such profiles is read by its consumer: go tool pprof for
+# pprof (its total is the report's, in ns), the folded lines' sum.
+@test "exports of off-CPU stacks (user rows and :k rows): pprof and folded add up to the report" {
+	skip_unless_kernel_samples
+	command -v go >/dev/null || skip "go is not installed (Debian package golang-go)"
+	local f want got
+	run -0 "$UPROFILE" -quiet -e wall -e offcpu:k -g -o x.out \
+		"$TPROG/offcpu" truth.txt
+	for f in 0 1; do
+		run -0 --separate-stderr "$UPROFILE" -i x.out --format json
+		want=$(jq ".statistics[$f].weight" <<<"$output")
+		run -0 "$UPROFILE" -i x.out --format pprof -report-file x.pb.gz
+		run -0 --separate-stderr go tool pprof -raw x.pb.gz
+		# -raw lists each sample's values, count then weight per
+		# statistic
+		got=$(awk -v k=$((2 * f + 2)) '/^Samples:/ { s = 1; next }
+			/^Locations/ { s = 0 }
+			s && $1 ~ /^[0-9]+$/ { v = $k; sub(/:.*/, "", v); t += v }
+			END { printf "%d", t }' <<<"$output")
+		assert_equal "$got" "$want"
+	done
+	run -0 "$UPROFILE" -i x.out --format folded
+	got=$(awk '{ t += $NF } END { printf "%d", t }' <<<"$output")
+	want=$("$UPROFILE" -i x.out --format json | jq '.statistics[0].weight')
+	assert_equal "$got" "$want"
+}
