@@ -71,7 +71,7 @@ int profile_events_check(const struct profile *p, const char **why)
 {
 	uint64_t *ts = NULL, *tw = NULL, *ss = NULL, *sw = NULL;
 	size_t i, nsc = p->nstack_counts;
-	int r = -1;
+	int r = -PROF_EFORMAT;
 
 	*why = NULL;
 	ts = calloc(p->ntask_counts + 1, sizeof(*ts));
@@ -233,8 +233,9 @@ int profile_events_decode(struct profile *p, const uint8_t *d, size_t n,
 	uint64_t unit, count, rawlen, zlen, t = 0;
 	uint8_t *raw = NULL;
 	uLongf got;
+	uLong used;
 	size_t i;
-	int col, r = -1;
+	int col, r = -PROF_EFORMAT;
 
 	*why = "the time stream is malformed";
 	unit = bytes_u(&b, 4);
@@ -243,15 +244,15 @@ int profile_events_decode(struct profile *p, const uint8_t *d, size_t n,
 	rawlen = bytes_u(&b, 8);
 	zlen = bytes_u(&b, 8);
 	if (b.bad || zlen != bytes_left(&b))
-		return -1;
+		return -PROF_EFORMAT;
 	if (unit < 1 || unit > 1000000000) {
 		*why = "the time stream has a bad time unit";
-		return -1;
+		return -PROF_EFORMAT;
 	}
 	if (count > rawlen / 4 || rawlen > count * 40 ||
 	    rawlen > zlen * EVENT_MAX_RATIO + EVENT_SLACK) {
 		*why = "the time stream's sizes do not fit its bytes";
-		return -1;
+		return -PROF_EFORMAT;
 	}
 	raw = malloc(rawlen ? rawlen : 1);
 	p->events = calloc(count ? count : 1, sizeof(*p->events));
@@ -261,8 +262,11 @@ int profile_events_decode(struct profile *p, const uint8_t *d, size_t n,
 	}
 	p->alloc_events = count ? count : 1;
 	got = (uLongf)rawlen;
-	if (rawlen && (uncompress(raw, &got, bytes_get(&b, 0), (uLong)zlen) !=
-		       Z_OK || got != rawlen)) {
+	used = (uLong)zlen;
+	/* The stream must give rawlen bytes and end where the section
+	 * does: bytes after its end are damage too. */
+	if (rawlen && (uncompress2(raw, &got, bytes_get(&b, 0), &used) !=
+		       Z_OK || got != rawlen || used != zlen)) {
 		*why = "the time stream's compressed data is damaged";
 		goto out;
 	}
