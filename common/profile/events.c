@@ -58,9 +58,17 @@ const char *profile_state_name(uint32_t state)
 	return state < PROF_NSTATES ? names[state] : "unknown";
 }
 
-static int cmp_stack_count_key(const void *k, const void *e)
+/* A stack count's key and its index: the check finds an event's stack
+ * count by (statistic, stack) whatever the order of p's stack counts (a
+ * file has them sorted; a profile being written need not). */
+struct sc_key {
+	uint32_t stat, stack;
+	size_t at;
+};
+
+static int cmp_sc_key(const void *a, const void *b)
 {
-	const struct prof_stack_count *x = k, *y = e;
+	const struct sc_key *x = a, *y = b;
 
 	if (x->stat != y->stat)
 		return x->stat < y->stat ? -1 : 1;
@@ -70,6 +78,7 @@ static int cmp_stack_count_key(const void *k, const void *e)
 int profile_events_check(const struct profile *p, const char **why)
 {
 	uint64_t *ts = NULL, *tw = NULL, *ss = NULL, *sw = NULL;
+	struct sc_key *keys = NULL;
 	size_t i, nsc = p->nstack_counts;
 	int r = -PROF_EFORMAT;
 
@@ -78,10 +87,16 @@ int profile_events_check(const struct profile *p, const char **why)
 	tw = calloc(p->ntask_counts + 1, sizeof(*tw));
 	ss = calloc(nsc + 1, sizeof(*ss));
 	sw = calloc(nsc + 1, sizeof(*sw));
-	if (!ts || !tw || !ss || !sw) {
+	keys = malloc((nsc + 1) * sizeof(*keys));
+	if (!ts || !tw || !ss || !sw || !keys) {
 		r = -PROF_ENOMEM;
 		goto out;
 	}
+	for (i = 0; i < nsc; i++)
+		keys[i] = (struct sc_key){ .stat = p->stack_counts[i].stat,
+			.stack = p->stack_counts[i].stack, .at = i };
+	if (nsc > 1)
+		qsort(keys, nsc, sizeof(*keys), cmp_sc_key);
 	for (i = 0; i < p->nevents; i++) {
 		const struct prof_event *e = &p->events[i];
 		const struct prof_task_count *tc;
@@ -111,18 +126,18 @@ int profile_events_check(const struct profile *p, const char **why)
 			goto out;
 		}
 		if (e->stack) {
-			struct prof_stack_count key = { .stack = e->stack - 1,
-							.stat = tc->stat };
-			const struct prof_stack_count *sc;
+			struct sc_key key = { .stack = e->stack - 1,
+					      .stat = tc->stat };
+			const struct sc_key *k;
 
 			if (e->stack > p->nstacks ||
-			    !(sc = bsearch(&key, p->stack_counts, nsc,
-					   sizeof(key), cmp_stack_count_key))) {
+			    !(k = bsearch(&key, keys, nsc, sizeof(key),
+					  cmp_sc_key))) {
 				*why = "an event's stack is out of range";
 				goto out;
 			}
-			ss[sc - p->stack_counts]++;
-			sw[sc - p->stack_counts] += e->weight;
+			ss[k->at]++;
+			sw[k->at] += e->weight;
 		}
 	}
 	for (i = 0; i < p->ntask_counts; i++) {
@@ -153,6 +168,7 @@ out:
 	free(tw);
 	free(ss);
 	free(sw);
+	free(keys);
 	return r;
 }
 
