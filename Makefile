@@ -78,7 +78,7 @@ TPROG_DIR := tests/programs
 TPROG_CFLAGS := -O1 -g -fno-omit-frame-pointer
 TPROGS := spin2 inline shlib forkexec threads kernelloop exitwith demo \
 	phases tripcount branchy evencost callstack diffwork forknamed jitspin \
-	ifunc execchain exports
+	ifunc execchain exports timephases
 # Call-stack programs: each built with frame pointers (NAME) and without
 # (NAME-nofp), both -O2; the -nofp builds of spin2, threads and forkexec
 # are their twins for call stacks.
