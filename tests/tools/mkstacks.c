@@ -9,8 +9,10 @@
  *                         with frames, stacks and stack counts (below),
  *                         taken with that call-graph mode (dwarf)
  *   mkstacks flat FILE    the same profile without stacks
- *   mkstacks timed FILE   the write profile (dwarf) with two tasks and a
- *                         time stream (sections 10, 11 and 15), below
+ *   mkstacks timed FILE [flat]
+ *                         the write profile (dwarf; flat: without
+ *                         stacks) with two tasks and a time stream
+ *                         (sections 10, 11 and 15), below
  *   mkstacks print FILE   read FILE; print its call-graph metadata,
  *                         frames, stacks and stack counts, and its
  *                         events if it has any
@@ -24,8 +26,9 @@
  * task-clock at 1, 2, 3, 4 ms in prog+0x1010 (stack 0) and 8, 9 ms in
  * libc+0x2200 (stack 1); and one off-CPU interval of task-clock
  * (blocked) in libc+0x2300 from 4.5 to 7.5 ms (3 ms, no stack).  Task
- * 100/100 "prog" on CPU 0 takes everything before 5 ms, task 100/101
- * "worker" on CPU 1 everything after, the interval included.
+ * 100/100 "prog" (process 100) on CPU 0 takes everything before 5 ms,
+ * task 200/200 "worker" (process 200) on CPU 1 everything after, the
+ * interval included.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -131,7 +134,7 @@ static int add_time(struct profile *p)
 
 	if (profile_add_count(p, &interval) < 0 ||
 	    profile_add_task(p, 100, 100, "prog") < 0 ||
-	    profile_add_task(p, 100, 101, "worker") < 0)
+	    profile_add_task(p, 200, 200, "worker") < 0)
 		return -1;
 	p->stats[1].samples++;
 	/* One task count per (count, task) that has events. */
@@ -154,7 +157,7 @@ static int add_time(struct profile *p)
 			&p->task_counts[tc[ev[i].count][ev[i].task]];
 		struct prof_event e = {
 			.time = ev[i].t, .tcount = (uint32_t)(k - p->task_counts),
-			.stack = ev[i].stack,
+			.stack = p->nstacks ? ev[i].stack : 0,
 			.weight = ev[i].count == 4 ? 3000000 : 1000000,
 		};
 
@@ -216,6 +219,8 @@ int main(int argc, char **argv)
 		for (cg = 1; cg < 4; cg++)
 			if (!strcmp(argv[3], call_graphs[cg]))
 				break;
+	} else if (argc == 4 && !strcmp(argv[1], "timed")) {
+		cg = strcmp(argv[3], "flat") ? 4 : PROF_CG_NONE;
 	} else if (argc != 3 || (strcmp(argv[1], "write") &&
 				 strcmp(argv[1], "flat") &&
 				 strcmp(argv[1], "timed") &&
@@ -224,6 +229,7 @@ int main(int argc, char **argv)
 	}
 	if (cg == 4) {
 		fprintf(stderr, "usage: mkstacks write FILE [fp|dwarf|auto]\n"
+				"       mkstacks timed FILE [flat]\n"
 				"       mkstacks flat|timed|print FILE\n");
 		return 1;
 	}
