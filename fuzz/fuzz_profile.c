@@ -9,7 +9,12 @@
  * - the header's size and CRC-32 are recomputed, unless the low bit of
  *   the reserved field (byte 28) is set: then they are checked as given;
  * - the other reserved bytes choose the report: byte 29 the view (and
- *   -numbers, -average), byte 30 -stride and byte 31 -quit.
+ *   -numbers, -average), byte 30 -stride and byte 31 -quit; the other
+ *   bits of byte 28 cut a window out of a profile with a time stream
+ *   first (bit 1: a window, bits 2-4: where it starts, in eighths of the
+ *   run, bit 6: a second range) and leave the idle task out (bit 5:
+ *   -exclude-idle), after which its events must still add up to its
+ *   task counts (abort() when they do not).
  *
  * Reports open the objects a profile names.  Reading arbitrary files of
  * the machine would make runs depend on it (and a FIFO blocks), so every
@@ -30,6 +35,7 @@
 #include <zlib.h>
 
 #include "common/profile/profile.h"
+#include "common/util/error.h"
 #include "formats/report/report.h"
 #include "formats/show.h"
 #include "formats/writers.h"
@@ -152,6 +158,76 @@ static void rows(const struct profile *p, const uint8_t opt[3])
 	symbolizer_free(sym);
 }
 
+/* What profile_window() and profile_drop_idle() must keep of a time
+ * stream: each event names a task count and a stack there are, and those
+ * of a task count of a sampled statistic add up to its samples and
+ * weight. */
+static void check_events(const struct profile *p)
+{
+	uint64_t *s = calloc(p->ntask_counts + 1, sizeof(*s));
+	uint64_t *w = calloc(p->ntask_counts + 1, sizeof(*w));
+	size_t i;
+
+	if (!s || !w)
+		abort();
+	for (i = 0; i < p->nevents; i++) {
+		const struct prof_event *e = &p->events[i];
+
+		if (e->tcount >= p->ntask_counts || e->stack > p->nstacks ||
+		    (i && e->time < p->events[i - 1].time))
+			abort();
+		s[e->tcount]++;
+		w[e->tcount] += e->weight;
+	}
+	for (i = 0; i < p->ntask_counts; i++) {
+		const struct prof_task_count *k = &p->task_counts[i];
+
+		if (p->stats[k->stat].flags &
+		    (PROF_STAT_SIMULATED | PROF_STAT_COUNTING))
+			continue;
+		if (s[i] != k->samples || w[i] != k->weight)
+			abort();
+	}
+	free(s);
+	free(w);
+}
+
+/* --time and -exclude-idle as opt (byte 28) asks: 0, or -1 when p is no
+ * longer usable. */
+static int window(struct profile *p, uint8_t opt)
+{
+	uint64_t span = profile_time_span(p), dropped;
+	struct prof_range r[2];
+	size_t n = 1;
+	int err;
+
+	if ((opt & 2) && p->timeline == PROF_TIMELINE_KEPT) {
+		r[0].from = span / 8 * (opt >> 2 & 7);
+		r[0].to = r[0].from + span / 4 + 1;
+		if (r[0].to <= r[0].from)
+			r[0].to = UINT64_MAX;
+		if ((opt & 64) && r[0].to + span / 8 + 1 > r[0].to) {
+			r[1].from = r[0].to + span / 8;
+			r[1].to = UINT64_MAX;
+			n = 2;
+		}
+		err = profile_window(p, r, n);
+		if (err == -PROF_ENOMEM)
+			return -1;
+		if (err)
+			abort();
+		check_events(p);
+	}
+	if (opt & 32) {
+		err = profile_drop_idle(p, &dropped);
+		if (err == -PROF_ENOMEM)
+			return -1;
+		if (!err && p->timeline == PROF_TIMELINE_KEPT)
+			check_events(p);
+	}
+	return 0;
+}
+
 static void unpack(const struct profile *p)
 {
 	size_t i;
@@ -162,7 +238,7 @@ static void unpack(const struct profile *p)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	uint8_t opt[3] = { 0, 0, 0 };
+	uint8_t opt[3] = { 0, 0, 0 }, cut = 0;
 	struct profile *p;
 	uint8_t *buf;
 
@@ -179,6 +255,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					       (uInt)(size - HEADER_SIZE)), 4);
 		}
 		memcpy(opt, buf + 29, 3);
+		cut = buf[28];
 	}
 	if (profile_decode(buf, size, &p)) {
 		free(buf);
@@ -187,6 +264,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	free(buf);
 	unpack(p);
 	confine(p);
+	if (!report_is_counting(p) && window(p, cut)) {
+		profile_free(p);
+		return 0;
+	}
 	if (report_is_counting(p))
 		counts(p);
 	else

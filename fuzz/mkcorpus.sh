@@ -41,6 +41,34 @@ build/uprofile --quiet -o "$c/profile/tasks.umon" -- sh -c \
 build/tests/mkstacks write "$c/profile/stacks.umon"
 # Archived files (section 13): within and over the caps on their sizes.
 fuzz/mkfiles.py "$c/profile/stacks.umon" "$c/profile"
+# The time stream (section 15, version 3): sampled, with and without call
+# stacks; the test tool's timed profile (an off-CPU interval among its
+# events, the same bytes every time); and the first one as the version-2
+# writer wrote it (no stream, the task counts' state reserved).
+build/uprofile --quiet -o "$c/profile/events.umon" "$obj" 60
+build/uprofile --quiet -g -o "$c/profile/events-stacks.umon" "$obj" 60
+build/tests/mkstacks timed "$c/profile/timed.umon"
+build/tests/mkstacks timed "$c/profile/timed-flat.umon" flat
+# fuzz_profile reads the header's reserved byte 28 as options: a window
+# of two ranges of the timed profile, a window and -exclude-idle of the
+# flat one.
+python3 - "$c/profile" <<'PY'
+import sys
+for name, opt in (('timed', 0x4e), ('timed-flat', 0x2a)):
+    b = bytearray(open('%s/%s.umon' % (sys.argv[1], name), 'rb').read())
+    b[28] = opt
+    open('%s/%s-window.umon' % (sys.argv[1], name), 'wb').write(b)
+PY
+python3 - "$c/profile/events.umon" "$c/profile/events-v2.umon" <<'PY'
+import struct, sys, zlib
+sys.path.insert(0, 'tests/tools')
+from umonsections import sections, rebuild
+d = open(sys.argv[1], 'rb').read()
+out = bytearray(rebuild(d, [s for s in sections(d) if s[0] != 15]))
+struct.pack_into('<I', out, 8, 2)
+struct.pack_into('<I', out, 24, zlib.crc32(bytes(out[32:])))
+open(sys.argv[2], 'wb').write(out)
+PY
 
 # elf: the same program from both compilers (gcc's and clang's DWARF 5:
 # rnglists, loclists, different line programs), a shared library, and a
@@ -129,3 +157,7 @@ printf '%s\n' cycles cycles:u retinst:uk cpu-clock:k pm_retire \
 	mispredict_per_ret r01c2:u INST_RETIRED:ANY_P >"$c/stats/names"
 printf '%s\n' 1000 0x10 18446744073709551616 2.5 -1 12x '' >"$c/stats/numbers"
 printf '%s\n' cycle bad:q amd-ibs spe pm_cycles:h >"$c/stats/misspelt"
+# --time ranges: seconds, units, percent, ends left out, several, and
+# some that are refused.
+printf '%s\n' 2.5-4 250ms-1s 10%-20%,80%- -4 90-100% 1-2,0.5-3 5%-200% \
+	.5- 0x10-1e3 >"$c/stats/times"

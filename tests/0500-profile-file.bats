@@ -46,12 +46,12 @@ def put64(b, o, v): struct.pack_into('<Q', b, o, v & 0xffffffffffffffff)
 mode, src, dst = sys.argv[1:4]
 arg = sys.argv[4] if len(sys.argv) > 4 else None
 b = bytearray(open(src, 'rb').read())
-assert b[:8] == b'UMONPROF' and u32(b, 8) == 2, 'not a version 2 profile'
+assert b[:8] == b'UMONPROF' and u32(b, 8) == 3, 'not a version 3 profile'
 # section id -> (table entry offset, section offset, section size)
 sec = {u32(b, 32 + 24 * i): (32 + 24 * i, u64(b, 40 + 24 * i),
                              u64(b, 48 + 24 * i))
        for i in range(u32(b, 12))}
-assert set(sec) - {10, 11, 14} in ({1, 2, 3, 4, 5}, {1, 2, 3, 4, 5, 7, 8, 9}), \
+assert set(sec) - {10, 11, 14, 15} in ({1, 2, 3, 4, 5}, {1, 2, 3, 4, 5, 7, 8, 9}), \
     'unexpected sections %r' % sec
 fix_crc = True
 if mode == 'truncate':
@@ -482,11 +482,11 @@ craft() {
 	rejects d.out
 }
 
-@test "version 3 is unsupported, a wrong magic is not a profile" {
+@test "version 4 is unsupported, a wrong magic is not a profile" {
 	make_profile good.out
 	write_craft
-	craft version good.out d.out 3
-	rejects d.out 'version 3' 'not supported'
+	craft version good.out d.out 4
+	rejects d.out 'version 4' 'not supported'
 	craft version good.out d.out 0
 	rejects d.out 'version 0' 'not supported'
 	craft magic good.out d.out UMONPROX
@@ -522,14 +522,20 @@ print(" ".join(str(struct.unpack_from("<I", b, 32 + 24 * i)[0])
                for i in range(struct.unpack_from("<I", b, 12)[0])))' "$1"
 }
 
-# rows FILE: the report of FILE as JSON, without the file's name.
+# rows FILE: the report of FILE as JSON, without the file's name and
+# the timeline member (why a file has none depends on its version).
 rows() {
-	"$UPROFILE" -i "$1" -format json | jq -c 'del(.file)'
+	"$UPROFILE" -i "$1" -format json | jq -c 'del(.file, .timeline)'
 }
 
-@test "call stacks: written as version 2, read back as written" {
+# timeline_missing FILE: why the report of FILE has no timeline.
+timeline_missing() {
+	"$UPROFILE" -i "$1" -format json | jq -r '.timeline.missing'
+}
+
+@test "call stacks: written as version 3, read back as written" {
 	run -0 "$MKSTACKS" write s.out
-	assert_equal "$(od -An -tu4 -j8 -N4 s.out | tr -d ' ')" 2
+	assert_equal "$(od -An -tu4 -j8 -N4 s.out | tr -d ' ')" 3
 	assert_equal "$(sections s.out)" "1 2 3 4 5 7 8 9"
 	# the stack counts were added out of order: read back sorted
 	run -0 "$MKSTACKS" print s.out
@@ -579,6 +585,9 @@ $STACKS_PRINTED"
 	run -0 "$MKSTACKS" print v1.out
 	assert_output $'call_graph none\nstack_dump 0'
 	assert_equal "$(rows v1.out)" "$(rows n.out)"
+	assert_equal "$(timeline_missing v1.out)" \
+		"it was written before times were kept (profile file version 1 or 2)"
+	assert_equal "$(timeline_missing n.out)" "its writer kept no times"
 	# Sections 7-9 and the call-graph keys are unknown to version 1:
 	# ignored, even when damaged.
 	run -0 "$MKSTACKS" write s.out

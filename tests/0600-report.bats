@@ -395,6 +395,9 @@ EOF
 		  ["exit_status", .exit_status == 0],
 		  ["pid", .pid == null],
 		  ["cpu", .cpu == null],
+		  ["timeline", (.timeline | has_keys(["kept", "missing", "window", "window_seconds"])
+			and .kept == true and .missing == null and .window == null
+			and .window_seconds == null)],
 		  ["statistics", (.statistics | type == "array" and length == 1 and all(.[];
 			has_keys(["name", "requested", "substitute", "modes", "period", "frequency",
 				  "samples", "lost", "weight", "value", "time_enabled_ns", "time_running_ns"])

@@ -248,9 +248,12 @@ os.execv(sys.argv[1], sys.argv[1:])' "$KPROFILE" -v -e cpu-clock \
 	run -0 --separate-stderr "$KPROFILE" -e cpu-clock "$TPROG/kernelloop" read 0.3
 	[[ $stderr == *"profile written to kmon.out"* ]]
 	[[ -s kmon.out ]]
-	# The umon.out format: magic and version 2.
+	# The umon.out format: magic and version 3, with a time stream.
 	assert_equal "$(head -c 8 kmon.out)" UMONPROF
-	assert_equal "$(od -An -tu4 -j8 -N4 kmon.out | tr -d ' ')" 2
+	assert_equal "$(od -An -tu4 -j8 -N4 kmon.out | tr -d ' ')" 3
+	run -0 "$KPROFILE" -i kmon.out --format json
+	assert_equal "$(jq -c .timeline <<<"$output")" \
+		'{"kept":true,"missing":null,"window":null,"window_seconds":null}'
 	run -0 "$KPROFILE" -quiet -o other.out "$TPROG/kernelloop" read 0.3
 	[[ -s other.out ]]
 	run -0 find . -maxdepth 1 -name '*.out*'

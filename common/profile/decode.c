@@ -704,8 +704,12 @@ static int decode_section(struct profile *p, const uint8_t *d, size_t len,
 	if (id > SEC_FRAMES && id <= SEC_STACK_COUNTS &&
 	    !(*seen & 1 << (id - 1)))
 		return prof_fail(PROF_EFORMAT, "%s", stack_secs_apart);
-	/* Task counts index tasks. */
+	/* Task counts index tasks; the time stream indexes task counts:
+	 * one of the two missing is said as such. */
 	if (id == SEC_TASK_COUNTS && !(*seen & 1 << SEC_TASKS))
+		return prof_fail(PROF_EFORMAT, "%s", task_secs_apart);
+	if (id == SEC_EVENTS && (*seen & TASK_SECS) &&
+	    (*seen & TASK_SECS) != TASK_SECS)
 		return prof_fail(PROF_EFORMAT, "%s", task_secs_apart);
 	sec.b = bytes_of(d + off, (size_t)slen);
 	if (*seen & (1 << id) || sections[id].decode(p, &sec) || sec.b.bad ||

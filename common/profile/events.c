@@ -58,9 +58,17 @@ const char *profile_state_name(uint32_t state)
 	return state < PROF_NSTATES ? names[state] : "unknown";
 }
 
-static int cmp_stack_count_key(const void *k, const void *e)
+/* A stack count's key and its index: the check finds an event's stack
+ * count by (statistic, stack) whatever the order of p's stack counts (a
+ * file has them sorted; a profile being written need not). */
+struct sc_key {
+	uint32_t stat, stack;
+	size_t at;
+};
+
+static int cmp_sc_key(const void *a, const void *b)
 {
-	const struct prof_stack_count *x = k, *y = e;
+	const struct sc_key *x = a, *y = b;
 
 	if (x->stat != y->stat)
 		return x->stat < y->stat ? -1 : 1;
@@ -70,18 +78,25 @@ static int cmp_stack_count_key(const void *k, const void *e)
 int profile_events_check(const struct profile *p, const char **why)
 {
 	uint64_t *ts = NULL, *tw = NULL, *ss = NULL, *sw = NULL;
+	struct sc_key *keys = NULL;
 	size_t i, nsc = p->nstack_counts;
-	int r = -1;
+	int r = -PROF_EFORMAT;
 
 	*why = NULL;
 	ts = calloc(p->ntask_counts + 1, sizeof(*ts));
 	tw = calloc(p->ntask_counts + 1, sizeof(*tw));
 	ss = calloc(nsc + 1, sizeof(*ss));
 	sw = calloc(nsc + 1, sizeof(*sw));
-	if (!ts || !tw || !ss || !sw) {
+	keys = malloc((nsc + 1) * sizeof(*keys));
+	if (!ts || !tw || !ss || !sw || !keys) {
 		r = -PROF_ENOMEM;
 		goto out;
 	}
+	for (i = 0; i < nsc; i++)
+		keys[i] = (struct sc_key){ .stat = p->stack_counts[i].stat,
+			.stack = p->stack_counts[i].stack, .at = i };
+	if (nsc > 1)
+		qsort(keys, nsc, sizeof(*keys), cmp_sc_key);
 	for (i = 0; i < p->nevents; i++) {
 		const struct prof_event *e = &p->events[i];
 		const struct prof_task_count *tc;
@@ -111,18 +126,18 @@ int profile_events_check(const struct profile *p, const char **why)
 			goto out;
 		}
 		if (e->stack) {
-			struct prof_stack_count key = { .stack = e->stack - 1,
-							.stat = tc->stat };
-			const struct prof_stack_count *sc;
+			struct sc_key key = { .stack = e->stack - 1,
+					      .stat = tc->stat };
+			const struct sc_key *k;
 
 			if (e->stack > p->nstacks ||
-			    !(sc = bsearch(&key, p->stack_counts, nsc,
-					   sizeof(key), cmp_stack_count_key))) {
+			    !(k = bsearch(&key, keys, nsc, sizeof(key),
+					  cmp_sc_key))) {
 				*why = "an event's stack is out of range";
 				goto out;
 			}
-			ss[sc - p->stack_counts]++;
-			sw[sc - p->stack_counts] += e->weight;
+			ss[k->at]++;
+			sw[k->at] += e->weight;
 		}
 	}
 	for (i = 0; i < p->ntask_counts; i++) {
@@ -153,6 +168,7 @@ out:
 	free(tw);
 	free(ss);
 	free(sw);
+	free(keys);
 	return r;
 }
 
@@ -233,8 +249,9 @@ int profile_events_decode(struct profile *p, const uint8_t *d, size_t n,
 	uint64_t unit, count, rawlen, zlen, t = 0;
 	uint8_t *raw = NULL;
 	uLongf got;
+	uLong used;
 	size_t i;
-	int col, r = -1;
+	int col, r = -PROF_EFORMAT;
 
 	*why = "the time stream is malformed";
 	unit = bytes_u(&b, 4);
@@ -243,15 +260,15 @@ int profile_events_decode(struct profile *p, const uint8_t *d, size_t n,
 	rawlen = bytes_u(&b, 8);
 	zlen = bytes_u(&b, 8);
 	if (b.bad || zlen != bytes_left(&b))
-		return -1;
+		return -PROF_EFORMAT;
 	if (unit < 1 || unit > 1000000000) {
 		*why = "the time stream has a bad time unit";
-		return -1;
+		return -PROF_EFORMAT;
 	}
 	if (count > rawlen / 4 || rawlen > count * 40 ||
 	    rawlen > zlen * EVENT_MAX_RATIO + EVENT_SLACK) {
 		*why = "the time stream's sizes do not fit its bytes";
-		return -1;
+		return -PROF_EFORMAT;
 	}
 	raw = malloc(rawlen ? rawlen : 1);
 	p->events = calloc(count ? count : 1, sizeof(*p->events));
@@ -261,8 +278,11 @@ int profile_events_decode(struct profile *p, const uint8_t *d, size_t n,
 	}
 	p->alloc_events = count ? count : 1;
 	got = (uLongf)rawlen;
-	if (rawlen && (uncompress(raw, &got, bytes_get(&b, 0), (uLong)zlen) !=
-		       Z_OK || got != rawlen)) {
+	used = (uLong)zlen;
+	/* The stream must give rawlen bytes and end where the section
+	 * does: bytes after its end are damage too. */
+	if (rawlen && (uncompress2(raw, &got, bytes_get(&b, 0), &used) !=
+		       Z_OK || got != rawlen || used != zlen)) {
 		*why = "the time stream's compressed data is damaged";
 		goto out;
 	}

@@ -16,7 +16,8 @@
 int profile_events_encode(const struct profile *p, const uint32_t *file_tc,
 			  uint8_t **out, size_t *outlen);
 /* Section 15's n bytes at d into p (its task counts and stacks read):
- * 0 (p->timeline KEPT), -1 with *why a phrase, -PROF_ENOMEM. */
+ * 0 (p->timeline KEPT), -PROF_EFORMAT with *why a phrase, -PROF_ENOMEM
+ * (a distinct code: -1 is -PROF_ENOMEM). */
 int profile_events_decode(struct profile *p, const uint8_t *d, size_t n,
 			  const char **why);
 

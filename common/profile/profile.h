@@ -463,8 +463,10 @@ struct prof_range {
 /*
  * Parse RANGE[,RANGE...] as --time takes it, for a run of run_ns: each
  * RANGE is FROM-TO in seconds ("2.5-4"; a unit may follow a number: ns,
- * us, ms, s) or in percent of the run ("10%-20%"); either end may be left
- * out ("-4", "30%-").  *out (malloc'd) gets the ranges in ns, *n their
+ * us, ms, s) or in percent of the run ("10%-20%"); a unit given at one
+ * end only is the other's too ("90-100%", "250-500ms"); numbers are
+ * decimal; either end may be left out ("-4", "30%-").  *out (malloc'd)
+ * gets the ranges in ns, *n their
  * number.  -PROF_EINVAL with a one-line detail: a malformed range,
  * ranges out of order or overlapping, an empty range, or one starting at
  * or after the run's end (the detail names the run's length).

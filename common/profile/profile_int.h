@@ -104,8 +104,8 @@ int profile_task_entries(const struct profile *p, struct task_entry **out);
 /*
  * The time stream's check, for the decoder and the encoder: each event's
  * task count and stack in range, times not wrapping, and the events
- * adding up to the task counts and stack counts exactly.  0, or -1 with
- * *why a phrase; -PROF_ENOMEM.
+ * adding up to the task counts and stack counts exactly.  0, or
+ * -PROF_EFORMAT with *why a phrase; -PROF_ENOMEM.
  */
 int profile_events_check(const struct profile *p, const char **why);
 

@@ -36,45 +36,65 @@ uint64_t profile_time_span(const struct profile *p)
 	return span;
 }
 
-/* One end of a range: a number of seconds (or with a unit), or a
- * percentage of the run; NULL when s is not one. */
-static const char *parse_end(const char *s, uint64_t run_ns, uint64_t *out)
+/* The units an end of a range may have. */
+static const struct {
+	const char *name;
+	double ns;		/* 0: percent of the run */
+} units[] = {
+	{ "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 }, { "%", 0 },
+};
+
+/* One end of a range: a decimal number (no sign, exponent or hex) in
+ * *v and its unit in *unit (an index of units[], -1: none given); NULL
+ * when s does not start with one. */
+static const char *parse_end(const char *s, double *v, int *unit)
 {
-	static const struct { const char *name; double ns; } units[] = {
-		{ "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 },
-		{ "%", 0 },
-	};
+	const char *p = s, *digits;
 	char *end;
-	double v, ns;
 	size_t i;
 
-	if (*s < '0' || *s > '9') {
-		if (*s != '.')
-			return NULL;
+	while (*p >= '0' && *p <= '9')
+		p++;
+	digits = p;
+	if (*p == '.') {
+		p++;
+		while (*p >= '0' && *p <= '9')
+			p++;
 	}
-	v = strtod(s, &end);
-	if (end == s || !isfinite(v) || v < 0)
+	if (digits == s && p <= s + 1)
 		return NULL;
-	ns = v * 1e9;
+	*v = strtod(s, &end);
+	if (end != p || !isfinite(*v))
+		return NULL;
+	*unit = -1;
 	for (i = 0; i < sizeof(units) / sizeof(*units); i++) {
 		size_t n = strlen(units[i].name);
 
-		if (strncmp(end, units[i].name, n))
-			continue;
-		end += n;
-		if (!units[i].ns) {
-			if (v > 100)
-				return NULL;
-			ns = v / 100 * (double)run_ns;
-		} else {
-			ns = v * units[i].ns;
+		if (!strncmp(p, units[i].name, n)) {
+			*unit = (int)i;
+			return p + n;
 		}
-		break;
+	}
+	return p;
+}
+
+/* An end in ns from the run's start: v in unit (-1: seconds), percent
+ * of run_ns; -1 when past what a profile can hold. */
+static int end_ns(double v, int unit, uint64_t run_ns, uint64_t *out)
+{
+	double ns;
+
+	if (unit >= 0 && !units[unit].ns) {
+		if (v > 100)
+			return -1;
+		ns = v / 100 * (double)run_ns;
+	} else {
+		ns = v * (unit >= 0 ? units[unit].ns : 1e9);
 	}
 	if (ns >= 1.8e19)
-		return NULL;
+		return -1;
 	*out = (uint64_t)llround(ns);
-	return end;
+	return 0;
 }
 
 static void fmt_s(char *b, size_t n, uint64_t ns)
@@ -95,15 +115,27 @@ int profile_time_parse(const char *s, uint64_t run_ns,
 	for (;;) {
 		struct prof_range x = { 0, UINT64_MAX };
 		const char *q = at;
+		double from = 0, to = 0;
+		int ufrom = -1, uto = -1, has_from = *q != '-', has_to;
 
-		if (*q != '-' && !(q = parse_end(q, run_ns, &x.from)))
+		if (has_from && !(q = parse_end(q, &from, &ufrom)))
 			goto bad;
 		if (*q != '-')
 			goto bad;
 		q++;
-		if (*q && *q != ',' && !(q = parse_end(q, run_ns, &x.to)))
+		has_to = *q && *q != ',';
+		if (has_to && !(q = parse_end(q, &to, &uto)))
 			goto bad;
 		if (*q && *q != ',')
+			goto bad;
+		/* A unit given at one end only is both's: 90-100% is
+		 * 90%-100%, 250-500ms 250ms-500ms. */
+		if (ufrom < 0)
+			ufrom = uto;
+		if (uto < 0)
+			uto = ufrom;
+		if ((has_from && end_ns(from, ufrom, run_ns, &x.from)) ||
+		    (has_to && end_ns(to, uto, run_ns, &x.to)))
 			goto bad;
 		if (x.to <= x.from) {
 			free(r);
@@ -129,8 +161,10 @@ int profile_time_parse(const char *s, uint64_t run_ns,
 		/* The run's end is in its last range. */
 		if (x.to >= run_ns)
 			x.to = UINT64_MAX;
-		if (ALLOC_GROW(r, nr + 1, alloc))
+		if (ALLOC_GROW(r, nr + 1, alloc)) {
+			free(r);
 			return -PROF_ENOMEM;
+		}
 		r[nr++] = x;
 		if (!*q)
 			break;
