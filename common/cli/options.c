@@ -828,6 +828,9 @@ static void check_compare(const struct fe_args *a, struct argp_state *state)
 		argp_error(state, "--archive OUT takes one profile: --archive "
 			   "OUT IN or -i IN --archive OUT (%zu given)",
 			   a->ninputs);
+	if (a->archive_out && c->time)
+		argp_error(state, "--archive copies the whole profile: --time "
+			   "does not apply");
 	if (a->archive_out && c->report_file)
 		argp_error(state, "--archive writes a profile; -report-file "
 			   "does not apply");

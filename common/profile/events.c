@@ -25,6 +25,11 @@
  * 1032:1, so a section of zlen bytes unpacks to at most this. */
 #define EVENT_MAX_RATIO 1100
 #define EVENT_SLACK 4096
+/* Events per byte of the zlib stream, at most: real streams take 0.5 to
+ * 3 bytes an event, one thread's identical samples far less, but never
+ * 1/32.  It bounds the memory a small hostile section can make a reader
+ * take (24 bytes an event in memory: 768 times the section). */
+#define EVENT_MAX_PER_BYTE 32
 
 const char *profile_timeline_missing(const struct profile *p)
 {
@@ -266,7 +271,8 @@ int profile_events_decode(struct profile *p, const uint8_t *d, size_t n,
 		return -PROF_EFORMAT;
 	}
 	if (count > rawlen / 4 || rawlen > count * 40 ||
-	    rawlen > zlen * EVENT_MAX_RATIO + EVENT_SLACK) {
+	    rawlen > zlen * EVENT_MAX_RATIO + EVENT_SLACK ||
+	    count > zlen * EVENT_MAX_PER_BYTE + EVENT_SLACK) {
 		*why = "the time stream's sizes do not fit its bytes";
 		return -PROF_EFORMAT;
 	}

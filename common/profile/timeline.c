@@ -20,9 +20,9 @@ uint64_t profile_time_span(const struct profile *p)
 	uint64_t span = p->duration_ns;
 	size_t i;
 
-	/* Intervals end after they start: the last to end is near the
-	 * end of the stream, not necessarily its last event. */
-	for (i = p->nevents; i-- > 0;) {
+	/* Intervals end after they start: the last to end may be any
+	 * one of them. */
+	for (i = 0; i < p->nevents; i++) {
 		const struct prof_event *e = &p->events[i];
 
 		if (e->time + e->weight > span &&
@@ -30,8 +30,6 @@ uint64_t profile_time_span(const struct profile *p)
 			span = e->time + e->weight;
 		if (e->time >= span)
 			span = e->time + 1;
-		if (p->nevents - i > 4096)
-			break;
 	}
 	return span;
 }
@@ -97,9 +95,18 @@ static int end_ns(double v, int unit, uint64_t run_ns, uint64_t *out)
 	return 0;
 }
 
+/* Seconds to the millisecond, or to the digit a finer time needs (up
+ * to the nanosecond). */
 static void fmt_s(char *b, size_t n, uint64_t ns)
 {
-	snprintf(b, n, "%.3fs", (double)ns / 1e9);
+	int digits = 3;
+	uint64_t unit = 1000000;
+
+	while (digits < 9 && ns % unit) {
+		digits += 3;
+		unit /= 1000;
+	}
+	snprintf(b, n, "%.*fs", digits, (double)ns / 1e9);
 }
 
 int profile_time_parse(const char *s, uint64_t run_ns,
