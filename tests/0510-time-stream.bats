@@ -666,10 +666,16 @@ prog+0x1010 7 7000000 4 4000000"
 	rejects d.umon "the time stream's sizes do not fit its bytes"
 	craft field t.umon d.umon raw_len 'zlen * 1100 + 4096' n 'raw_len // 40 + 1'
 	rejects d.umon "the time stream's compressed data is damaged"
-	# 16 MB of zeros in 16 KB: 4 million events of nothing, which do not
-	# add up to the task counts; in 2 GB of address space at most
+	# 16 MB of zeros in 16 KB: 4 million events of nothing, more than
+	# 32 a compressed byte (real streams take 0.5 to 3 bytes an event):
+	# refused from the header, in 2 GB of address space at most
 	craft bomb t.umon d.umon 16000000
 	[[ $(stat -c %s d.umon) -lt 40000 ]]
+	run -125 --separate-stderr in_little_memory "$UPROFILE" -i d.umon
+	assert_equal "$stderr" "uprofile: cannot read 'd.umon': the time stream's sizes do not fit its bytes"
+	# 16 KB of zeros: 4,000 events, within the caps, inflated and
+	# then found not to add up to the task counts
+	craft bomb t.umon d.umon 16000
 	run -125 --separate-stderr in_little_memory "$UPROFILE" -i d.umon
 	assert_equal "$stderr" "uprofile: cannot read 'd.umon': the events do not add up to the task counts"
 }
