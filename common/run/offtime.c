@@ -58,29 +58,17 @@ static int wall_user_only(const struct run *r)
 
 static int wait_ranges(struct run *r)
 {
-	struct sym_ksym *v = NULL;
 	struct collect_range *rg;
-	int n, i, err;
+	int n, err;
 
-	n = sym_kernel_matching(r->sym, sched_routines,
-				sizeof(sched_routines) /
-				sizeof(*sched_routines), &v);
-	if (n <= 0) {
-		free(v);
+	n = run_kernel_ranges(r, sched_routines, sizeof(sched_routines) /
+			      sizeof(*sched_routines), &rg);
+	if (n == -PROF_ENOMEM)
+		return n;
+	if (n <= 0)
 		return 0;	/* rows then name the scheduler itself */
-	}
-	rg = calloc((size_t)n, sizeof(*rg));
-	if (!rg) {
-		free(v);
-		return -PROF_ENOMEM;
-	}
-	for (i = 0; i < n; i++) {
-		rg[i].start = v[i].start;
-		rg[i].end = v[i].end;
-	}
 	err = collector_set_wait_ranges(r->col, rg, (size_t)n);
 	free(rg);
-	free(v);
 	return err;
 }
 

@@ -105,38 +105,54 @@ static int plan(struct run *r)
 	return err;
 }
 
+int run_kernel_ranges(struct run *r, const char *const *patterns, size_t n,
+		      struct collect_range **out)
+{
+	struct sym_ksym *v = NULL;
+	struct collect_range *rg;
+	int k, i;
+
+	*out = NULL;
+	k = sym_kernel_matching(r->sym, patterns, n, &v);
+	if (k <= 0) {
+		free(v);
+		return k;
+	}
+	rg = calloc((size_t)k, sizeof(*rg));
+	if (!rg) {
+		free(v);
+		return -PROF_ENOMEM;
+	}
+	for (i = 0; i < k; i++) {
+		rg[i].start = v[i].start;
+		rg[i].end = v[i].end;
+	}
+	free(v);
+	*out = rg;
+	return k;
+}
+
 /* -ra: the kernel utility routines whose samples go to their callers. */
 static int setup_callers(struct run *r)
 {
 	struct run_config *c = r->cfg;
-	struct sym_ksym *v = NULL;
 	struct collect_range *rg;
 	int n, i, err;
 
 	if (!c->nra)
 		return 0;
-	n = sym_kernel_matching(r->sym, c->ra, c->nra, &v);
+	n = run_kernel_ranges(r, c->ra, c->nra, &rg);
+	if (n == -PROF_ENOMEM)
+		return n;
 	if (n < 0)
 		return prof_fail(PROF_EPERM, "-ra needs the kernel's symbols: %s",
 				 sym_strerror(n));
-	if (n == 0) {
-		free(v);
+	if (n == 0)
 		return prof_fail(PROF_EINVAL, "-ra: no kernel routine matches "
 				 "the list ('%s'%s)", c->ra[0],
 				 c->nra > 1 ? ", ..." : "");
-	}
-	rg = calloc((size_t)n, sizeof(*rg));
-	if (!rg) {
-		free(v);
-		return -PROF_ENOMEM;
-	}
-	for (i = 0; i < n; i++) {
-		rg[i].start = v[i].start;
-		rg[i].end = v[i].end;
-	}
 	err = collector_set_caller_ranges(r->col, rg, (size_t)n);
 	free(rg);
-	free(v);
 	for (i = 0; i < (int)r->nstats; i++)
 		r->specs[i].callchain = 1;
 	if (c->verbose)

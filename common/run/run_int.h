@@ -180,6 +180,14 @@ void run_unpacked_remove(struct run_unpacked *u);
  * process that mapped anonymous code, into the collector. */
 int run_read_jit_maps(struct run *r);
 
+struct collect_range;
+
+/* The address ranges of the kernel routines matching patterns (globs),
+ * in *out (malloc'd): their number, 0 none, a negative SYM_E* code when
+ * the kernel's symbols cannot be read, or -PROF_ENOMEM (run.c). */
+int run_kernel_ranges(struct run *r, const char *const *patterns, size_t n,
+		      struct collect_range **out);
+
 /* offtime.c: the off-CPU statistics (offcpu, wall) of a run: what this
  * user may record, set up before the program runs (refused with -g when
  * switch outs cannot be sampled); the threads of an attached process
