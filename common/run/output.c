@@ -440,6 +440,9 @@ static void closing_notice(const struct run *r, const struct profile *tpl,
 		samples += collector_samples(r->col, (uint32_t)k);
 		lost += collector_lost_total(r->col, (uint32_t)k);
 	}
+	/* (The sim engine has no perf specs.) */
+	for (k = 0; r->specs && k < r->nstats; k++)
+		offcpu |= r->specs[k].offcpu != PERF_OFFCPU_NONE;
 	names[0] = '\0';
 	for (k = 0; k < r->nstats; k++) {
 		int w = snprintf(names + used, sizeof(names) - used, "%s%s",
@@ -457,20 +460,18 @@ static void closing_notice(const struct run *r, const struct profile *tpl,
 			   names, n, n == 1 ? "" : "s",
 			   first ? first : "none", n > 1 ? ", ..." : "");
 	else if (n == 1)
-		run_notice(c, "%" PRIu64 " samples (%s), %" PRIu64 " lost; "
-			   "profile written to %s", samples, names, lost,
-			   first);
+		run_notice(c, "%" PRIu64 " samples%s (%s), %" PRIu64 " lost; "
+			   "profile written to %s", samples, offcpu ?
+			   " and off-CPU intervals" : "", names, lost, first);
 	else
-		run_notice(c, "%" PRIu64 " samples (%s), %" PRIu64 " lost; "
-			   "%d profiles written (%s%s)", samples, names, lost,
-			   n, first ? first : "none", n > 1 ? ", ..." : "");
+		run_notice(c, "%" PRIu64 " samples%s (%s), %" PRIu64 " lost; "
+			   "%d profiles written (%s%s)", samples, offcpu ?
+			   " and off-CPU intervals" : "", names, lost, n,
+			   first ? first : "none", n > 1 ? ", ..." : "");
 	if (c->start_after && r->fired_ns < 0)
 		run_notice(c, "'%s' never occurred %llu times: nothing was %s",
 			   c->start_after_stat, c->start_after_n,
 			   c->count ? "counted" : "sampled");
-	/* (The sim engine has no perf specs.) */
-	for (k = 0; r->specs && k < r->nstats; k++)
-		offcpu |= r->specs[k].offcpu != PERF_OFFCPU_NONE;
 	/* Off-CPU records come at every switch: -F does not change
 	 * their rate. */
 	if (lost && offcpu)
