@@ -78,7 +78,7 @@ TPROG_DIR := tests/programs
 TPROG_CFLAGS := -O1 -g -fno-omit-frame-pointer
 TPROGS := spin2 inline shlib forkexec threads kernelloop exitwith demo \
 	phases tripcount branchy evencost callstack diffwork forknamed jitspin \
-	ifunc execchain exports
+	ifunc execchain exports pingpong workers
 # Call-stack programs: each built with frame pointers (NAME) and without
 # (NAME-nofp), both -O2; the -nofp builds of spin2, threads and forkexec
 # are their twins for call stacks.
@@ -138,6 +138,9 @@ $(BUILD)/tests/exports: $(TPROG_DIR)/exports.c $(BUILD)/tests/libexports.so
 	$(call quiet,CC,$@)$(CC) $(TPROG_CFLAGS) -o $@ $< \
 		-L$(BUILD)/tests -lexports -Wl,-rpath,'$$ORIGIN'
 $(BUILD)/tests/threads: $(TPROG_DIR)/threads.c
+	@mkdir -p $(dir $@)
+	$(call quiet,CC,$@)$(CC) $(TPROG_CFLAGS) -pthread -o $@ $<
+$(BUILD)/tests/pingpong $(BUILD)/tests/workers: $(BUILD)/tests/%: $(TPROG_DIR)/%.c
 	@mkdir -p $(dir $@)
 	$(call quiet,CC,$@)$(CC) $(TPROG_CFLAGS) -pthread -o $@ $<
 $(BUILD)/tests/inline: $(TPROG_DIR)/inline.c
