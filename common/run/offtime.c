@@ -94,7 +94,7 @@ int run_setup_offcpu(struct run *r)
 	if (!sw->stacks) {
 		long paranoid = -9;
 
-		sysctl_read_long("kernel/perf_event_paranoid", &paranoid);
+		sysctl_read_long("perf_event_paranoid", &paranoid);
 		if (r->call_graph != PROF_CG_NONE)
 			return prof_fail(PROF_EPERM, "-g with an off-CPU "
 					 "statistic needs a sample at each "
