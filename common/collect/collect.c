@@ -905,7 +905,15 @@ static int build_events(struct collector *c, struct profile *p,
 		};
 		p->nevents++;
 	}
-	qsort(p->events, p->nevents, sizeof(*p->events), cmp_event_time);
+	/* Samples come in time order (each round of the rings is sorted):
+	 * sort only when some did not (off-CPU intervals, charged when they
+	 * end). */
+	for (i = 1; i < p->nevents; i++)
+		if (p->events[i].time < p->events[i - 1].time)
+			break;
+	if (i < p->nevents)
+		qsort(p->events, p->nevents, sizeof(*p->events),
+		      cmp_event_time);
 	for (i = 0; i < p->nevents; i++)
 		p->events[i].tcount = order[p->events[i].tcount];
 	free(order);

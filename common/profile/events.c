@@ -4,8 +4,10 @@
  * events as columns of LEB128 numbers (time deltas in the section's unit,
  * task count indices, stack indices + 1, weights), the whole compressed
  * with zlib.  A column of one kind of number compresses far better than
- * records would: a sampled thread's deltas and weights repeat.  The
- * decoder checks the sizes before it inflates a byte (the unpacked
+ * records would: a sampled thread's deltas and weights repeat.  At
+ * zlib's fastest level: on these columns it packs within 2-10% of level
+ * 6 in a third of the time, which each sample of a run pays at its end.
+ * The decoder checks the sizes before it inflates a byte (the unpacked
  * columns are at most a fixed ratio of the packed ones) and, after, that
  * the events add up to the counts they claim (profile_events_check()).
  */
@@ -224,7 +226,7 @@ int profile_events_encode(const struct profile *p, const uint32_t *file_tc,
 	zlen = compressBound((uLong)len);
 	z = malloc(32 + zlen);
 	if (!z || compress2(z + 32, &zlen, raw ? raw : (const Bytef *)"",
-			    (uLong)len, 6) != Z_OK)
+			    (uLong)len, Z_BEST_SPEED) != Z_OK)
 		goto out;
 	sec = z;
 	for (i = 0; i < 4; i++)
