@@ -2,9 +2,14 @@
 /*
  * Where a report finds objects and their debug info: the command line's
  * --symfs, --debug-dir and --no-debuginfod made into the symbolizer's
- * configuration, and what the symbolizer fetches told on stderr.
+ * configuration, and what the symbolizer fetches told on stderr; the
+ * address ranges of kernel routines (-ra's, the scheduler's for offcpu).
  */
+#include <stdlib.h>
+
 #include "run_int.h"
+#include "common/collect/collect.h"
+#include "common/util/error.h"
 #include "symbolize/symbolize.h"
 
 static void tell(void *arg, const struct sym_event *ev)
@@ -39,4 +44,31 @@ void run_sym_config(const struct run_config *c, struct sym_config *sc)
 		.event = tell,
 		.event_arg = (void *)c,
 	};
+}
+
+int run_kernel_ranges(struct run *r, const char *const *patterns, size_t n,
+		      struct collect_range **out)
+{
+	struct sym_ksym *v = NULL;
+	struct collect_range *rg;
+	int k, i;
+
+	*out = NULL;
+	k = sym_kernel_matching(r->sym, patterns, n, &v);
+	if (k <= 0) {
+		free(v);
+		return k;
+	}
+	rg = calloc((size_t)k, sizeof(*rg));
+	if (!rg) {
+		free(v);
+		return -PROF_ENOMEM;
+	}
+	for (i = 0; i < k; i++) {
+		rg[i].start = v[i].start;
+		rg[i].end = v[i].end;
+	}
+	free(v);
+	*out = rg;
+	return k;
 }

@@ -105,33 +105,6 @@ static int plan(struct run *r)
 	return err;
 }
 
-int run_kernel_ranges(struct run *r, const char *const *patterns, size_t n,
-		      struct collect_range **out)
-{
-	struct sym_ksym *v = NULL;
-	struct collect_range *rg;
-	int k, i;
-
-	*out = NULL;
-	k = sym_kernel_matching(r->sym, patterns, n, &v);
-	if (k <= 0) {
-		free(v);
-		return k;
-	}
-	rg = calloc((size_t)k, sizeof(*rg));
-	if (!rg) {
-		free(v);
-		return -PROF_ENOMEM;
-	}
-	for (i = 0; i < k; i++) {
-		rg[i].start = v[i].start;
-		rg[i].end = v[i].end;
-	}
-	free(v);
-	*out = rg;
-	return k;
-}
-
 /* -ra: the kernel utility routines whose samples go to their callers. */
 static int setup_callers(struct run *r)
 {

@@ -184,7 +184,7 @@ struct collect_range;
 
 /* The address ranges of the kernel routines matching patterns (globs),
  * in *out (malloc'd): their number, 0 none, a negative SYM_E* code when
- * the kernel's symbols cannot be read, or -PROF_ENOMEM (run.c). */
+ * the kernel's symbols cannot be read, or -PROF_ENOMEM (lookup.c). */
 int run_kernel_ranges(struct run *r, const char *const *patterns, size_t n,
 		      struct collect_range **out);
 
