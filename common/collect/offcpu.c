@@ -92,7 +92,7 @@ static struct collect_offcpu *oc_get(struct collector *c)
 	for (i = 0; i < o->cap; i++)
 		o->th[i].tid = NO_PROC;
 	o->obj_nostack = collect_add_object(c, PROF_OBJ_ANON, NO_PROC, false,
-					    "[off-cpu]", NULL, 0, NULL, 0, 0,
+					    PROF_OBJ_OFFCPU_PATH, NULL, 0, NULL, 0, 0,
 					    0);
 	c->offcpu = o;
 	return o;

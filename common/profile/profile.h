@@ -63,6 +63,11 @@ struct prof_identity {
  * dev, size, mtime 0). */
 #define PROF_ID_UNREAD 0x1
 
+/* The object of off-CPU intervals no sample placed (a switch out whose
+ * sample was lost, or a user who may not sample the kernel): one row per
+ * thread, not code. */
+#define PROF_OBJ_OFFCPU_PATH "[off-cpu]"
+
 struct prof_object {
 	char *path;
 	uint32_t kind;

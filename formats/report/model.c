@@ -71,7 +71,9 @@ static int note_anonymous(struct build *b)
 		const struct prof_count *c = &p->counts[i];
 		const struct site *s;
 
-		if (c->stat != 0)
+		/* Off-CPU time without a place is not code at all. */
+		if (c->stat != 0 || !strcmp(p->objects[c->obj].path,
+					    PROF_OBJ_OFFCPU_PATH))
 			continue;
 		s = report_site_find(b->sites, b->nsites, c->obj, c->offset);
 		if (s && s->anon)
