@@ -52,7 +52,7 @@ struct waitsite {
 };
 
 struct othread {
-	uint32_t tid;		/* NO_PROC: empty slot */
+	uint32_t tid;
 	uint32_t pid;
 	uint8_t st;
 	uint8_t preempt;
@@ -64,8 +64,10 @@ struct othread {
 
 struct collect_offcpu {
 	unsigned char *kind;	/* per statistic: COLLECT_OFFCPU, _WALL, 0 */
-	struct othread *th;	/* open addressing by tid */
-	size_t nth, cap;
+	struct othread *th;	/* every thread seen */
+	size_t nth, alloc_th;
+	struct hashmap index;	/* of th, by tid */
+	uint32_t key;		/* the tid same_tid() looks for */
 	struct collect_range *ranges;	/* the scheduler's routines */
 	size_t nranges;
 	uint32_t obj_nostack;	/* "[off-cpu]": intervals without a sample */
@@ -75,25 +77,18 @@ struct collect_offcpu {
 static struct collect_offcpu *oc_get(struct collector *c)
 {
 	struct collect_offcpu *o = c->offcpu;
-	size_t i;
 
 	if (o)
 		return o;
 	o = calloc(1, sizeof(*o));
-	if (!o || !(o->kind = calloc(c->nstats ? c->nstats : 1, 1)) ||
-	    !(o->th = malloc(64 * sizeof(*o->th)))) {
-		if (o)
-			free(o->kind);
+	if (!o || !(o->kind = calloc(c->nstats ? c->nstats : 1, 1))) {
 		free(o);
 		c->oom = 1;
 		return NULL;
 	}
-	o->cap = 64;
-	for (i = 0; i < o->cap; i++)
-		o->th[i].tid = NO_PROC;
 	o->obj_nostack = collect_add_object(c, PROF_OBJ_ANON, NO_PROC, false,
-					    PROF_OBJ_OFFCPU_PATH, NULL, 0, NULL, 0, 0,
-					    0);
+					    PROF_OBJ_OFFCPU_PATH, NULL, 0, NULL,
+					    0, 0, 0);
 	c->offcpu = o;
 	return o;
 }
@@ -104,6 +99,7 @@ void collect_offcpu_free(struct collect_offcpu *o)
 		return;
 	free(o->kind);
 	free(o->th);
+	hashmap_release(&o->index);
 	free(o->ranges);
 	free(o);
 }
@@ -158,54 +154,40 @@ static int in_sched(const struct collect_offcpu *o, uint64_t ip)
 	return 0;
 }
 
+static int same_tid(const void *ctx, size_t entry)
+{
+	const struct collect_offcpu *o = ctx;
+
+	return o->th[entry].tid == o->key;
+}
+
+/* Thread tid of pid, added when new (a reused tid starts afresh); NULL
+ * (c->oom set) out of memory. */
 static struct othread *th_get(struct collector *c, struct collect_offcpu *o,
 			      uint32_t pid, uint32_t tid)
 {
-	size_t mask = o->cap - 1, i;
+	uint64_t h = hash_mix64(tid);
+	size_t i;
 
-	for (i = hash_mix64(tid) & mask; o->th[i].tid != NO_PROC;
-	     i = (i + 1) & mask)
-		if (o->th[i].tid == tid) {
-			if (o->th[i].pid != pid) {	/* tid reused */
-				memset(&o->th[i], 0, sizeof(o->th[i]));
-				o->th[i].tid = tid;
-				o->th[i].pid = pid;
-			}
-			return &o->th[i];
+	o->key = tid;
+	i = hashmap_find(&o->index, h, same_tid, o);
+	if (i != SIZE_MAX) {
+		if (o->th[i].pid != pid) {
+			memset(&o->th[i], 0, sizeof(o->th[i]));
+			o->th[i].tid = tid;
+			o->th[i].pid = pid;
 		}
-	if ((o->nth + 1) * 4 > o->cap * 3) {
-		size_t ncap = o->cap * 2, j;
-		struct othread *n = malloc(ncap * sizeof(*n));
-
-		if (!n) {
-			c->oom = 1;
-			return NULL;
-		}
-		for (j = 0; j < ncap; j++)
-			n[j].tid = NO_PROC;
-		for (j = 0; j < o->cap; j++) {
-			size_t k;
-
-			if (o->th[j].tid == NO_PROC)
-				continue;
-			for (k = hash_mix64(o->th[j].tid) & (ncap - 1);
-			     n[k].tid != NO_PROC; k = (k + 1) & (ncap - 1))
-				;
-			n[k] = o->th[j];
-		}
-		free(o->th);
-		o->th = n;
-		o->cap = ncap;
-		mask = ncap - 1;
-		for (i = hash_mix64(tid) & mask; o->th[i].tid != NO_PROC;
-		     i = (i + 1) & mask)
-			;
+		return &o->th[i];
 	}
-	memset(&o->th[i], 0, sizeof(o->th[i]));
-	o->th[i].tid = tid;
-	o->th[i].pid = pid;
-	o->nth++;
-	return &o->th[i];
+	if (ALLOC_GROW(o->th, o->nth + 1, o->alloc_th) ||
+	    hashmap_add(&o->index, h, o->nth)) {
+		c->oom = 1;
+		return NULL;
+	}
+	memset(&o->th[o->nth], 0, sizeof(o->th[o->nth]));
+	o->th[o->nth].tid = tid;
+	o->th[o->nth].pid = pid;
+	return &o->th[o->nth++];
 }
 
 static uint32_t split_for(const struct collector *c, uint32_t pid,
@@ -469,10 +451,10 @@ void collector_switch_end(struct collector *c, uint64_t time)
 
 	if (!o)
 		return;
-	for (i = 0; i < o->cap; i++) {
+	for (i = 0; i < o->nth; i++) {
 		struct othread *t = &o->th[i];
 
-		if (t->tid == NO_PROC || t->st != TH_OFF)
+		if (t->st != TH_OFF)
 			continue;
 		charge(c, o, t, t->t_out, time);
 		t->st = TH_ON;
