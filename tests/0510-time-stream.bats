@@ -218,7 +218,8 @@ elif mode == 'field':                   # header field ARG0 := ARG1, ...
     # set so far and of 'len': the stream's deflated length)
     f = dict(unit=ev['unit'], flags=ev['flags'], n=ev['n'],
              raw_len=ev['raw_len'], zlen=ev['zlen'])
-    f['len'] = len(sec[15]) - 32
+    # (the stream as events_body deflates it again)
+    f['len'] = len(events_body(cols, unit=ev['unit'])) - 32
     for k, v in zip(args[0::2], args[1::2]):
         f[k] = eval(v, {}, dict(f))
     f.pop('len')
