@@ -80,7 +80,7 @@ _profile_tool_complete()
 	-by | by)
 		# a comma-separated list: complete the key after the last comma
 		local done=${cur%"${cur##*,}"}
-		COMPREPLY=($(compgen -P "$done" -W "comm pid tid cpu object" \
+		COMPREPLY=($(compgen -P "$done" -W "comm pid tid cpu object state" \
 			-- "${cur##*,}"))
 		return
 		;;

@@ -82,7 +82,7 @@ function __profile_tool_candidates
         case format
             set values text json csv folded pprof flamegraph callgrind speedscope firefox
         case by
-            set values comm pid tid cpu object
+            set values comm pid tid cpu object state
         case call-graph
             set values fp dwarf auto
         case engine

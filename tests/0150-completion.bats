@@ -75,6 +75,8 @@ complete() {
 	assert_output $'comm\ncpu'
 	run -0 complete "$UPROFILE" -by comm,p
 	assert_output comm,pid
+	run -0 complete "$UPROFILE" -by tid,s
+	assert_output tid,state
 	run -0 complete "$UPROFILE" --pmu=a
 	assert_output $'amd-ibs\narm-spe\nauto'
 	run -0 complete "$UPROFILE" -stride ""

@@ -86,6 +86,8 @@ complete() {
 	assert_output firefox
 	run -0 complete "uprofile -by comm,p"
 	assert_output pid
+	run -0 complete "uprofile -by tid,s"
+	assert_output state
 	run -0 complete "uprofile --pmu=a"
 	assert_output $'amd-ibs\narm-spe\nauto'
 	run -0 complete "uprofile -stride "

@@ -75,6 +75,8 @@ complete() {
 	assert_output firefox
 	run -0 complete "uprofile -by comm,p"
 	assert_output comm,pid
+	run -0 complete "uprofile -by tid,s"
+	assert_output tid,state
 	run -0 complete "uprofile --pmu=a"
 	assert_output $'--pmu=amd-ibs\n--pmu=arm-spe\n--pmu=auto'
 	run -0 complete "uprofile -stride "

@@ -212,9 +212,6 @@ void collector_switch_exit(struct collector *c, uint32_t pid, uint32_t tid,
 			   uint64_t time);
 /* Collection ended at time: threads still off CPU are charged to it. */
 void collector_switch_end(struct collector *c, uint64_t time);
-/* Intervals charged, and switch outs whose switch in was lost. */
-void collector_switch_counts(const struct collector *c, uint64_t *intervals,
-			     uint64_t *dropped);
 
 /* Called by the engine after each drain round. */
 void collector_round_end(struct collector *c);

@@ -71,7 +71,6 @@ struct collect_offcpu {
 	struct collect_range *ranges;	/* the scheduler's routines */
 	size_t nranges;
 	uint32_t obj_nostack;	/* "[off-cpu]": intervals without a sample */
-	uint64_t intervals, dropped;
 };
 
 static struct collect_offcpu *oc_get(struct collector *c)
@@ -231,7 +230,6 @@ static void charge(struct collector *c, struct collect_offcpu *o,
 
 	if (to <= from)
 		return;
-	o->intervals++;
 	for (s = 0; s < c->nstats; s++) {
 		struct charge k = {
 			.stat = s, .split = split, .task = task,
@@ -379,8 +377,8 @@ void collector_switch(struct collector *c, uint32_t pid, uint32_t tid,
 	if (t->st == TH_GONE)
 		return;
 	if (out) {
-		if (t->st == TH_OFF)
-			o->dropped++;	/* its switch in was lost */
+		/* Off CPU already: its switch in was lost, and the
+		 * earlier interval is dropped, not stretched. */
 		t->preempt = preempt;
 		t->cpu = cpu;
 		if (t->last_in && t->last_in > time) {
@@ -481,11 +479,4 @@ int collect_offcpu_entry(const struct collector *c,
 		return 0;
 	*ip = us.r[UNW_REG_IP];
 	return 1;
-}
-
-void collector_switch_counts(const struct collector *c, uint64_t *intervals,
-			     uint64_t *dropped)
-{
-	*intervals = c->offcpu ? c->offcpu->intervals : 0;
-	*dropped = c->offcpu ? c->offcpu->dropped : 0;
 }
