@@ -6,6 +6,7 @@
  * damaged file is -PROF_EFORMAT with a detail, never a crash.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
@@ -824,6 +825,23 @@ static int read_fail(int err, const char *path)
 
 int profile_read(const char *path, struct profile **out)
 {
+	return profile_read_from(path, NULL, out);
+}
+
+/* Hand the file open at fd to imp's reader. */
+static int import(const struct profile_import *imp, int fd, const char *path,
+		  struct profile **out)
+{
+	int err = imp->read(imp->arg, fd, path, out);
+
+	if (fd)
+		close(fd);
+	return err;
+}
+
+int profile_read_from(const char *path, const struct profile_import *imp,
+		      struct profile **out)
+{
 	uint8_t head[HEADER_SIZE];
 	struct stat st;
 	size_t avail = 0;
@@ -831,8 +849,17 @@ int profile_read(const char *path, struct profile **out)
 	int fd, err;
 
 	*out = NULL;
+	/* Standard input: another tool's stream (perf record -o -). */
+	if (imp && !strcmp(path, "-"))
+		return import(imp, 0, path, out);
 	/* Not a plain open(): a FIFO given as -i would block it forever. */
 	fd = regfile_open(path, &st);
+	/* ... unless it is another tool's stream (-i <(perf record -o -)). */
+	if (fd < 0 && errno == EINVAL && imp && S_ISFIFO(st.st_mode)) {
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0)
+			return import(imp, fd, path, out);
+	}
 	if (fd < 0 && errno == EINVAL)
 		return prof_fail(PROF_EIO, "cannot read '%s': not a regular file",
 				 path);
@@ -860,6 +887,9 @@ int profile_read(const char *path, struct profile **out)
 			break;
 		avail += (size_t)r;
 	}
+	if (imp && avail >= imp->magic_len &&
+	    !memcmp(head, imp->magic, imp->magic_len))
+		return import(imp, fd, path, out);
 	err = check_header(head, avail, (uint64_t)st.st_size);
 	if (!err && (uint64_t)st.st_size > SIZE_MAX / 2)
 		err = prof_fail(PROF_EFORMAT, "the file is too large");

@@ -678,6 +678,7 @@ out:
 }
 
 int profile_read_window(const char *path, const char *time,
+			const struct profile_import *imp,
 			struct profile **out)
 {
 	struct prof_range *r = NULL;
@@ -687,7 +688,7 @@ int profile_read_window(const char *path, const char *time,
 	int err;
 
 	*out = NULL;
-	err = profile_read(path, &p);
+	err = profile_read_from(path, imp, &p);
 	if (err || !time) {
 		*out = p;
 		return err;
@@ -716,7 +717,7 @@ int profile_read_window(const char *path, const char *time,
 }
 
 int profile_read_sum(const char *const *files, size_t n, const char *time,
-		     struct profile **out)
+		     const struct profile_import *imp, struct profile **out)
 {
 	struct profile *sum = NULL, *p;
 	size_t i;
@@ -725,9 +726,9 @@ int profile_read_sum(const char *const *files, size_t n, const char *time,
 	*out = NULL;
 	if (!n)
 		return prof_fail(PROF_EINVAL, "no profile to read");
-	err = profile_read_window(files[0], time, &sum);
+	err = profile_read_window(files[0], time, imp, &sum);
 	for (i = 1; !err && i < n; i++) {
-		err = profile_read_window(files[i], time, &p);
+		err = profile_read_window(files[i], time, imp, &p);
 		if (err)
 			break;
 		err = profile_merge(sum, p, files[0], files[i]);

@@ -557,6 +557,23 @@ int profile_drop_idle(struct profile *p, uint64_t *dropped);
 
 int profile_write(const struct profile *p, const char *path);
 int profile_read(const char *path, struct profile **out);
+/*
+ * A reader of another tool's recording (perf.data, whose first bytes are
+ * magic, or a stream on standard input when path is "-"): called with the
+ * file open at fd (the caller closes it) to make a profile of it.  The
+ * profile layer knows only the magic; the reader (run/import.c, through
+ * engine/perfdata.c) does the rest.
+ */
+struct profile_import {
+	const char *magic;	/* the first bytes that say it is one */
+	size_t magic_len;
+	int (*read)(void *arg, int fd, const char *path, struct profile **out);
+	void *arg;
+};
+/* profile_read(), or imp's reader when the file is imp's (imp NULL:
+ * profiles only). */
+int profile_read_from(const char *path, const struct profile_import *imp,
+		      struct profile **out);
 /* Decode an in-memory image (what profile_read uses); for tests/fuzzing. */
 int profile_decode(const void *buf, size_t len, struct profile **out);
 

@@ -203,7 +203,7 @@ int run_archive_file(const struct run_config *c, const char *out,
 	uint64_t zbytes = 0;
 	int err;
 
-	err = profile_read(in, &p);
+	err = profile_read_from(in, run_importer(c), &p);
 	if (err)
 		return run_fail(c, err);
 	run_sym_config(c, &sc);

@@ -24,7 +24,7 @@ int run_merge_files(const struct run_config *c, const char *out,
 	size_t i;
 	int err;
 
-	err = profile_read_sum(files, n, c->time, &sum);
+	err = profile_read_sum(files, n, c->time, run_importer(c), &sum);
 	if (!err)
 		err = profile_write(sum, out);
 	if (err) {
@@ -82,14 +82,14 @@ static int read_side(const struct run_config *c, const char *arg,
 	int err;
 
 	if (!at || access(arg, F_OK) == 0)
-		return profile_read_window(arg, c->time, out);
+		return profile_read_window(arg, c->time, run_importer(c), out);
 	if (c->time)
 		return prof_fail(PROF_EINVAL, "'%s': give the window with "
 				 "--time or as FILE@RANGE, not both", arg);
 	path = strndup(arg, (size_t)(at - arg));
 	if (!path)
 		return -PROF_ENOMEM;
-	err = profile_read_window(path, at + 1, out);
+	err = profile_read_window(path, at + 1, run_importer(c), out);
 	free(path);
 	return err;
 }

@@ -3,9 +3,13 @@
  * Where a report finds objects and their debug info: the command line's
  * --symfs, --debug-dir and --no-debuginfod made into the symbolizer's
  * configuration, and what the symbolizer fetches told on stderr; the
- * address ranges of kernel routines (-ra's, the scheduler's for offcpu).
+ * address ranges of kernel routines (-ra's, the scheduler's for offcpu);
+ * the kernel symbols a profile carries.
  */
 #include <stdlib.h>
+
+#include "common/profile/profile.h"
+#include "common/util/array.h"
 
 #include "run_int.h"
 #include "common/collect/collect.h"
@@ -71,4 +75,66 @@ int run_kernel_ranges(struct run *r, const char *const *patterns, size_t n,
 	free(v);
 	*out = rg;
 	return k;
+}
+
+static int cmp_ksym(const void *a, const void *b)
+{
+	const struct sym_ksym *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/*
+ * Put the kernel symbols that cover the profile's kernel addresses into
+ * the profile: with KASLR the addresses are only meaningful with this
+ * boot's symbols.  _text is kept too, for -k vmlinux's relocation.
+ */
+int run_embed_kernel_symbols(struct profile *p, struct symbolizer *sym)
+{
+	struct sym_ksym *v = NULL, k;
+	size_t n = 0, alloc = 0, i;
+	int err = 0;
+
+	for (i = 0; i <= p->ncounts; i++) {
+		int r;
+
+		if (i < p->ncounts) {
+			if (p->objects[p->counts[i].obj].kind != PROF_OBJ_KERNEL)
+				continue;
+			r = sym_kernel_symbol(sym, p->counts[i].offset, &k);
+		} else {
+			if (!n)
+				break;
+			r = sym_kernel_symbol_by_name(sym, "_text", &k);
+		}
+		if (r < 0)
+			break;	/* hidden or unreadable: rows show addresses */
+		if (r > 0)
+			continue;
+		if (n && v[n - 1].start == k.start)
+			continue;
+		if (ALLOC_GROW(v, n + 1, alloc)) {
+			err = -PROF_ENOMEM;
+			goto out;
+		}
+		v[n++] = k;
+	}
+	if (n > 1)
+		qsort(v, n, sizeof(*v), cmp_ksym);
+	for (i = 0; i < n; i++) {
+		struct prof_ksym pk = {
+			.start = v[i].start, .end = v[i].end,
+			.name = (char *)v[i].name, .module = (char *)v[i].module,
+		};
+
+		if (i && v[i].start == v[i - 1].start)
+			continue;
+		if (profile_add_ksym(p, &pk) < 0) {
+			err = -PROF_ENOMEM;
+			break;
+		}
+	}
+out:
+	free(v);
+	return err;
 }

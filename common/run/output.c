@@ -64,68 +64,6 @@ static char *profile_path(const struct run_config *c, const struct profile *p,
 	return profile_name(c, p->pid, p->cpu, split);
 }
 
-static int cmp_ksym(const void *a, const void *b)
-{
-	const struct sym_ksym *x = a, *y = b;
-
-	return x->start < y->start ? -1 : x->start > y->start;
-}
-
-/*
- * Put the kernel symbols that cover the profile's kernel addresses into
- * the profile: with KASLR the addresses are only meaningful with this
- * boot's symbols.  _text is kept too, for -k vmlinux's relocation.
- */
-static int embed_kernel_symbols(struct profile *p, struct symbolizer *sym)
-{
-	struct sym_ksym *v = NULL, k;
-	size_t n = 0, alloc = 0, i;
-	int err = 0;
-
-	for (i = 0; i <= p->ncounts; i++) {
-		int r;
-
-		if (i < p->ncounts) {
-			if (p->objects[p->counts[i].obj].kind != PROF_OBJ_KERNEL)
-				continue;
-			r = sym_kernel_symbol(sym, p->counts[i].offset, &k);
-		} else {
-			if (!n)
-				break;
-			r = sym_kernel_symbol_by_name(sym, "_text", &k);
-		}
-		if (r < 0)
-			break;	/* hidden or unreadable: rows show addresses */
-		if (r > 0)
-			continue;
-		if (n && v[n - 1].start == k.start)
-			continue;
-		if (ALLOC_GROW(v, n + 1, alloc)) {
-			err = -PROF_ENOMEM;
-			goto out;
-		}
-		v[n++] = k;
-	}
-	if (n > 1)
-		qsort(v, n, sizeof(*v), cmp_ksym);
-	for (i = 0; i < n; i++) {
-		struct prof_ksym pk = {
-			.start = v[i].start, .end = v[i].end,
-			.name = (char *)v[i].name, .module = (char *)v[i].module,
-		};
-
-		if (i && v[i].start == v[i - 1].start)
-			continue;
-		if (profile_add_ksym(p, &pk) < 0) {
-			err = -PROF_ENOMEM;
-			break;
-		}
-	}
-out:
-	free(v);
-	return err;
-}
-
 /* -exclude-idle on a sampled profile (counting ones have no rows). */
 static int drop_idle(struct profile *p)
 {
@@ -280,7 +218,7 @@ int run_report_file(const struct run_config *c, const char *const *files,
 	file = profile_sum_name(files, nfiles);
 	if (!file)
 		return run_fail(c, prof_fail(PROF_ENOMEM, "out of memory"));
-	err = profile_read_sum(files, nfiles, c->time, &p);
+	err = profile_read_sum(files, nfiles, c->time, run_importer(c), &p);
 	if (err) {
 		free(file);
 		return run_fail(c, err);
@@ -367,7 +305,7 @@ static int write_profiles(struct run *r, struct profile **ps, int n,
 		char *path;
 
 		if (r->sym) {
-			err = embed_kernel_symbols(ps[i], r->sym);
+			err = run_embed_kernel_symbols(ps[i], r->sym);
 			if (err)
 				return err;
 		}

@@ -24,6 +24,8 @@
  *   archive.c   --archive: a profile with its files; unpacking them for
  *               a report
  *   compare.c   --merge (several profiles added up, merge.h) and --diff
+ *   import.c    perf.data read as a profile (engine/perfdata.c's records
+ *               through a collector), wherever a profile is read
  *   message.c   run_notice(), run_fail(): every message names the tool
  */
 #ifndef COMMON_RUN_RUN_INT_H
@@ -156,6 +158,12 @@ int run_write_and_report(struct run *r, const struct profile *tpl,
 			 struct profile **ps, int n);
 void run_free_profiles(struct profile **ps, int n);
 
+/* import.c: how -i, --merge, --diff and --archive read another tool's
+ * recording (perf.data, or perf's pipe on "-") as a profile; notes on
+ * what it did not use go to stderr through c. */
+struct profile_import;
+const struct profile_import *run_importer(const struct run_config *c);
+
 /* The symbolizer's configuration for c's reports: -k, --symfs,
  * --debug-dir, debuginfod (unless --no-debuginfod), what is fetched told
  * on stderr (unless -quiet).  sc points into c. */
@@ -187,6 +195,11 @@ struct collect_range;
  * the kernel's symbols cannot be read, or -PROF_ENOMEM (lookup.c). */
 int run_kernel_ranges(struct run *r, const char *const *patterns, size_t n,
 		      struct collect_range **out);
+/* Put the kernel symbols that name p's kernel addresses into p (this
+ * boot's: with KASLR they are only meaningful with it), _text too (for
+ * -k vmlinux's relocation): a run's, or a perf.data recorded in it. */
+struct symbolizer;
+int run_embed_kernel_symbols(struct profile *p, struct symbolizer *sym);
 
 /* offtime.c: the off-CPU statistics (offcpu, wall) of a run: what this
  * user may record, set up before the program runs (refused with -g when
