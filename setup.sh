@@ -25,6 +25,7 @@ BUILD_PACKAGES=(
 	libzydis-dev    # x86-64 decoder: basic blocks (symbolize/decode_x86.c)
 	libcapstone-dev # AArch64 decoder (symbolize/decode_arm64.c)
 	zlib1g-dev
+	libzstd-dev     # perf record -z recordings (common/engine/perfdata.c)
 	libpfm4-dev     # native event names (INST_RETIRED:ANY_P) per CPU model
 	libiberty-dev   # C++ names demangled as perf shows them (no parameters)
 	libdebuginfod-dev # debug info fetched by build-id (symbolize/debuginfod.c)
