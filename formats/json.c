@@ -446,6 +446,10 @@ static void header(struct json_writer *jw, const struct profile *p,
 		jw_object_string(jw, "tool_version", p->tool_version);
 	else
 		jw_object_null(jw, "tool_version");
+	if (p->recorded_by)
+		jw_object_string(jw, "recorded_by", p->recorded_by);
+	else
+		jw_object_null(jw, "recorded_by");
 	jw_object_string(jw, "file", file);
 	jw_object_begin_array(jw, "command", JW_INLINE);
 	for (a = 0; a < p->argc; a++)

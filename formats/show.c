@@ -46,9 +46,17 @@ static int set_jit_symbols(struct symbolizer *sym, const struct profile *p)
 }
 
 struct symbolizer *report_symbolizer_new(const struct profile *p,
-					 const struct sym_config *sc)
+					 const struct sym_config *cfg)
 {
-	struct symbolizer *sym = symbolizer_new(sc);
+	struct sym_config sc = *cfg;
+	struct symbolizer *sym;
+
+	/* perf's build-id cache holds what perf recorded: the objects of
+	 * its recordings, not of our runs (whose portable form is an
+	 * archive). */
+	if (!p->recorded_by || strncmp(p->recorded_by, "perf", 4))
+		sc.buildid_cache = NULL;
+	sym = symbolizer_new(&sc);
 	struct sym_ksym *v;
 	size_t i;
 

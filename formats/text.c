@@ -199,8 +199,10 @@ static void print_rate(FILE *f, const struct prof_stat *s)
 {
 	if (s->period)
 		fprintf(f, "every %" PRIu64 " events", s->period);
-	else
+	else if (s->freq)
 		fprintf(f, "%" PRIu64 " Hz", s->freq);
+	else	/* a member of a perf record -e '{A,B}:S' group */
+		fprintf(f, "read at its group leader's samples");
 }
 
 static void start_after_line(FILE *f, const struct profile *p);
@@ -390,7 +392,8 @@ static void notes(FILE *f, const struct report *r,
 			note_text(f, &r->notes[k]);
 }
 
-/* "Profile FILE (TOOL): ARGV (process PID) (CPU N)" */
+/* "Profile FILE (TOOL): ARGV (process PID) (CPU N)"; a perf.data's:
+ * "(perf VERSION, read by TOOL)" */
 static void title(FILE *f, const struct report *r)
 {
 	const struct profile *p = r->prof;
@@ -399,7 +402,9 @@ static void title(FILE *f, const struct report *r)
 	fputs("Profile", f);
 	if (r->opt.file)
 		fprintf(f, " %s", r->opt.file);
-	if (p->tool && *p->tool)
+	if (p->tool && *p->tool && p->recorded_by)
+		fprintf(f, " (%s, read by %s)", p->recorded_by, p->tool);
+	else if (p->tool && *p->tool)
 		fprintf(f, " (%s)", p->tool);
 	if (p->argc) {
 		fputc(':', f);
@@ -1283,7 +1288,9 @@ static int report_counts_text_body(FILE *f, const struct report_counts *rc)
 	fputs("Counts", f);
 	if (rc->file)
 		fprintf(f, " %s", rc->file);
-	if (p->tool && *p->tool)
+	if (p->tool && *p->tool && p->recorded_by)
+		fprintf(f, " (%s, read by %s)", p->recorded_by, p->tool);
+	else if (p->tool && *p->tool)
 		fprintf(f, " (%s)", p->tool);
 	if (p->argc) {
 		fputc(':', f);

@@ -40,6 +40,7 @@ struct symbolizer {
 	char *vmlinux;
 	char *kallsyms_path;
 	char *symfs;
+	char *buildid_cache;	/* sym_config.buildid_cache */
 	int symfs_archive;	/* sym_config.symfs_archive */
 	char **debug_dirs;
 	size_t ndebug_dirs;
@@ -96,6 +97,7 @@ struct symbolizer *symbolizer_new(const struct sym_config *cfg)
 		s->vmlinux = dup_or_null(cfg->vmlinux, &oom);
 		s->kallsyms_path = dup_or_null(cfg->kallsyms, &oom);
 		s->symfs = dup_or_null(cfg->symfs, &oom);
+		s->buildid_cache = dup_or_null(cfg->buildid_cache, &oom);
 		s->symfs_archive = cfg->symfs_archive;
 		if (cfg->ndebug_dirs) {
 			s->debug_dirs = calloc(cfg->ndebug_dirs,
@@ -174,6 +176,7 @@ void symbolizer_free(struct symbolizer *s)
 	free(s->vmlinux);
 	free(s->kallsyms_path);
 	free(s->symfs);
+	free(s->buildid_cache);
 	free(s->kernel_debug);
 	for (i = 0; i < s->ndebug_dirs; i++)
 		free(s->debug_dirs[i]);
@@ -496,8 +499,30 @@ static int try_file(struct symbolizer *s, struct symobj *o, const char *path)
 	return o->err;
 }
 
+/* o in perf's build-id cache: SYM_OK, or try_file()'s 1 or error. */
+static int try_cache(struct symbolizer *s, struct symobj *o)
+{
+	char hex[41], *path;
+	size_t i;
+	int ret = 1;
+
+	for (i = 0; i < o->build_id_len && i < 20; i++)
+		snprintf(hex + 2 * i, 3, "%02x", o->build_id[i]);
+	/* .../elf (perf since 4.x: a directory per build-id), else the
+	 * older link to the file itself. */
+	for (i = 0; ret > 0 && i < 2; i++) {
+		if (asprintf(&path, "%s/.build-id/%.2s/%s%s", s->buildid_cache,
+			     hex, hex + 2, i ? "" : "/elf") < 0)
+			return o->err = SYM_ENOMEM;
+		ret = try_file(s, o, path);
+		free(path);
+	}
+	return ret;
+}
+
 /*
- * Find and load o's file: under the symfs, at its path, from debuginfod
+ * Find and load o's file: under the symfs, at its path, in perf's
+ * build-id cache, from debuginfod
  * (lookup false: at its path only, for -k's vmlinux).
  */
 static void load_file(struct symbolizer *s, struct symobj *o, bool lookup)
@@ -523,6 +548,11 @@ static void load_file(struct symbolizer *s, struct symobj *o, bool lookup)
 	ret = o->no_path ? 1 : try_file(s, o, o->path);
 	if (ret <= 0)
 		return;
+	if (lookup && s->buildid_cache && o->build_id_len) {
+		ret = try_cache(s, o);
+		if (ret <= 0)
+			return;
+	}
 	path = lookup ? fetch(s, o->path, true, o->build_id,
 			      o->build_id_len) : NULL;
 	if (path) {

@@ -143,6 +143,11 @@ struct sym_config {
 	const char *vmlinux;	/* NULL: kernel symbols from /proc/kallsyms */
 	const char *kallsyms;	/* NULL: /proc/kallsyms (tests pass a copy) */
 	const char *symfs;	/* NULL: objects only at their own paths */
+	/* perf's build-id cache (~/.debug: .build-id/XX/REST/elf, or a
+	 * link at .build-id/XX/REST), where an object whose path holds
+	 * another build-id (rebuilt) or nothing is looked for, before
+	 * debuginfod; NULL: none. */
+	const char *buildid_cache;
 	/* Nonzero: the symfs is an archive's files, unpacked: the source
 	 * files its objects' DWARF names are not there, and never read
 	 * from this machine's paths instead (they may be a container's or

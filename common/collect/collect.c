@@ -112,6 +112,12 @@ void collector_set_modes(struct collector *c, uint32_t stat, unsigned modes)
 		c->row_modes[stat] = modes;
 }
 
+void collector_set_find(struct collector *c, collect_find_fn find, void *arg)
+{
+	c->find = find;
+	c->find_arg = arg;
+}
+
 void collector_set_exact(struct collector *c, uint32_t stat)
 {
 	if (stat < c->nstats)
@@ -565,6 +571,7 @@ static int copy_meta(struct profile *dst, const struct profile *src)
 	} while (0)
 	DUP(tool);
 	DUP(tool_version);
+	DUP(recorded_by);
 	DUP(hostname);
 	DUP(sysname);
 	DUP(release);

@@ -112,6 +112,18 @@ uint64_t collector_moved(const struct collector *c);
  */
 int collector_set_call_graph(struct collector *c, enum prof_call_graph mode);
 
+/*
+ * Where else an object's file may be when its path holds another build-id
+ * or nothing (a recording read later, or elsewhere: --symfs, perf's
+ * build-id cache): find(arg, path, build_id, len, i) gives the i-th other
+ * path to try (malloc'd), NULL past the last.  Used for unwinding: a file
+ * found is taken only if its build-id is the object's.
+ */
+typedef char *(*collect_find_fn)(void *arg, const char *path,
+				 const uint8_t *build_id, size_t len,
+				 unsigned i);
+void collector_set_find(struct collector *c, collect_find_fn find, void *arg);
+
 /* How the frames of the i-th object were unwound, for -v: 0 and its path,
  * source (".eh_frame", ".debug_frame", "frame pointers", "no CFI..."),
  * unwind steps taken in it and rows of its CFI read (each read once);

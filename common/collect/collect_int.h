@@ -162,6 +162,8 @@ struct collector {
 	uint64_t moved;
 
 	struct collect_stacks *stacks;	/* -g: call stacks, or NULL */
+	collect_find_fn find;		/* other places of files, or NULL */
+	void *find_arg;
 	struct collect_offcpu *offcpu;	/* off-CPU statistics, or NULL */
 
 	/* The time stream: kept when the engine gave a time base (the

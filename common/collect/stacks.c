@@ -16,6 +16,7 @@
 
 #include "common/unwind/unwind.h"
 #include "common/util/array.h"
+#include "common/util/buildid.h"
 #include "common/util/error.h"
 #include "common/util/hash.h"
 #include "collect_int.h"
@@ -299,6 +300,41 @@ static struct unw_object *open_vdso(void)
 	return o;
 }
 
+/* Whether the file at path is o's, as far as its build-id says: a
+ * recording read later (perf.data) names files that may have been
+ * rebuilt since, whose CFI would walk the old code's stack wrongly. */
+static bool same_build_id(const struct object *o, const char *path)
+{
+	uint8_t bid[20];
+	int n;
+
+	if (!o->build_id_len || o->fd >= 0 || o->unread)
+		return true;
+	n = buildid_read(path, bid, sizeof(bid));
+	return n == (int)o->build_id_len && !memcmp(bid, o->build_id, (size_t)n);
+}
+
+/* o's file opened for unwinding: at its path, else where c->find says. */
+static struct unw_object *open_file(const struct collector *c,
+				    const struct object *o)
+{
+	struct unw_object *u = NULL;
+	unsigned i;
+	char *alt;
+
+	if (same_build_id(o, o->path))
+		u = unw_object_open(o->path, -1);
+	if (u || !c->find || !o->build_id_len)
+		return u;
+	for (i = 0; !u && (alt = c->find(c->find_arg, o->path, o->build_id,
+					 o->build_id_len, i)); i++) {
+		if (same_build_id(o, alt))
+			u = unw_object_open(alt, -1);
+		free(alt);
+	}
+	return u;
+}
+
 static struct objunw *objunw_of(struct collector *c, uint32_t obj)
 {
 	struct collect_stacks *st = c->stacks;
@@ -320,7 +356,7 @@ static struct objunw *objunw_of(struct collector *c, uint32_t obj)
 		if (o->kind == PROF_OBJ_VDSO)
 			u->unw = open_vdso();
 		else if (o->kind == PROF_OBJ_FILE)
-			u->unw = unw_object_open(o->path, -1);
+			u->unw = open_file(c, o);
 	}
 	return u;
 }

@@ -84,6 +84,15 @@ struct event {
 struct idmap {
 	uint64_t id;
 	uint32_t ev;
+	uint64_t last;		/* its count at the last group read */
+};
+
+/* Group reads (perf record -e '{A,B}:S'): each member's count at a
+ * leader's sample. */
+#define MAX_GROUP 64
+struct group_read {
+	uint64_t value[MAX_GROUP], id[MAX_GROUP];
+	size_t n;
 };
 
 struct bid {
@@ -362,13 +371,14 @@ static int add_id(struct perfdata *pd, uint64_t id, uint32_t ev)
 		return prof_fail(PROF_ENOMEM, "out of memory");
 	pd->ids[pd->nids].id = id;
 	pd->ids[pd->nids].ev = ev;
+	pd->ids[pd->nids].last = 0;
 	pd->nids++;
 	pd->ids_sorted = false;
 	return 0;
 }
 
-/* The event of id, or -1. */
-static long event_of_id(struct perfdata *pd, uint64_t id)
+/* The entry of id, or NULL. */
+static struct idmap *find_id(struct perfdata *pd, uint64_t id)
 {
 	size_t lo = 0, hi;
 
@@ -382,13 +392,21 @@ static long event_of_id(struct perfdata *pd, uint64_t id)
 		size_t mid = (lo + hi) / 2;
 
 		if (pd->ids[mid].id == id)
-			return pd->ids[mid].ev;
+			return &pd->ids[mid];
 		if (pd->ids[mid].id < id)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return -1;
+	return NULL;
+}
+
+/* The event of id, or -1. */
+static long event_of_id(struct perfdata *pd, uint64_t id)
+{
+	const struct idmap *m = find_id(pd, id);
+
+	return m ? (long)m->ev : -1;
 }
 
 /* An attribute of size len (perf_event_attr, as long as its writer's);
@@ -1082,6 +1100,37 @@ static uint64_t record_time(struct perfdata *pd, const uint8_t *rec,
 	return t.time;
 }
 
+/*
+ * A group leader's sample with its members' counts (perf record -e
+ * '{A,B}:S'): each member that does not sample itself is charged what it
+ * counted since the last read of that counter, at the leader's sample,
+ * as perf report does.
+ */
+static void group_members(struct perfdata *pd, long ev,
+			  const struct group_read *gr,
+			  const struct collect_sample *leader)
+{
+	struct collect_sample cs = *leader;
+	size_t k;
+
+	for (k = 0; k < gr->n; k++) {
+		struct idmap *m = find_id(pd, gr->id[k]);
+		uint64_t delta;
+
+		if (!m || (long)m->ev == ev || pd->stat_of[m->ev] == UINT32_MAX ||
+		    pd->ev[m->ev].pub.period || pd->ev[m->ev].pub.freq)
+			continue;
+		delta = gr->value[k] >= m->last ? gr->value[k] - m->last : 0;
+		m->last = gr->value[k];
+		if (!delta)
+			continue;
+		cs.stat = pd->stat_of[m->ev];
+		cs.period = delta;
+		pd->ev[m->ev].pub.samples++;
+		collector_sample(pd->col, &cs);
+	}
+}
+
 /* A sample: its fields in sample_type's order (perf_event_open(2)). */
 static void deliver_sample(struct perfdata *pd, const uint8_t *rec,
 			   size_t size)
@@ -1090,6 +1139,7 @@ static void deliver_sample(struct perfdata *pd, const uint8_t *rec,
 	const uint8_t *b = rec + 8;
 	struct bytes r = bytes_of(b, size - 8);
 	struct collect_sample cs;
+	struct group_read gr;
 	const struct event *e;
 	uint64_t st, period = 0;
 	long ev = sample_event(pd, b, size - 8);
@@ -1124,8 +1174,9 @@ static void deliver_sample(struct perfdata *pd, const uint8_t *rec,
 	}
 	if (st & PERF_SAMPLE_PERIOD)
 		period = u64(&r);
+	gr.n = 0;
 	if (st & PERF_SAMPLE_READ) {
-		uint64_t rf = e->read_format, per = 1, nr = 1;
+		uint64_t rf = e->read_format, per = 1, nr = 1, k;
 
 		per += !!(rf & PERF_FORMAT_ID) + !!(rf & PERF_FORMAT_LOST);
 		if (rf & PERF_FORMAT_GROUP)
@@ -1134,7 +1185,20 @@ static void deliver_sample(struct perfdata *pd, const uint8_t *rec,
 				    !!(rf & PERF_FORMAT_TOTAL_TIME_RUNNING)));
 		if (r.bad || nr > bytes_left(&r) / 8 / per)
 			goto malformed;
-		bytes_skip(&r, (size_t)(nr * per * 8));
+		if (!(rf & PERF_FORMAT_GROUP) || !(rf & PERF_FORMAT_ID)) {
+			bytes_skip(&r, (size_t)(nr * per * 8));
+		} else {
+			for (k = 0; k < nr; k++) {
+				uint64_t v = u64(&r), id = u64(&r);
+
+				if (rf & PERF_FORMAT_LOST)
+					bytes_skip(&r, 8);
+				if (gr.n < MAX_GROUP) {
+					gr.value[gr.n] = v;
+					gr.id[gr.n++] = id;
+				}
+			}
+		}
 	}
 	if (st & PERF_SAMPLE_CALLCHAIN) {
 		uint64_t nr = u64(&r);
@@ -1209,7 +1273,19 @@ static void deliver_sample(struct perfdata *pd, const uint8_t *rec,
 		if (cs.time > pd->last)
 			pd->last = cs.time;
 	}
-	collector_sample(pd->col, &cs);
+	/* In a group read the leader's own count says its period too. */
+	for (size_t k = 0; k < gr.n; k++) {
+		struct idmap *m = find_id(pd, gr.id[k]);
+
+		if (m && (long)m->ev == ev) {
+			cs.period = gr.value[k] >= m->last ?
+				    gr.value[k] - m->last : 0;
+			m->last = gr.value[k];
+		}
+	}
+	if (cs.period)
+		collector_sample(pd->col, &cs);
+	group_members(pd, ev, &gr, &cs);
 	return;
 malformed:
 	pd->malformed++;

@@ -14,6 +14,11 @@ static int has_tool_version(const struct profile *p)
 	return p->tool_version != NULL;
 }
 
+static int has_recorded_by(const struct profile *p)
+{
+	return p->recorded_by != NULL;
+}
+
 static int has_ra(const struct profile *p)
 {
 	return p->ra_routines != NULL;
@@ -65,6 +70,9 @@ const struct profile_meta_key profile_meta_keys[] = {
 	 * none (enum prof_timeline). */
 	{ "timeline", META_U32, F(timeline), 0, PROF_NTIMELINES - 1, 0, 3,
 	  NULL },
+	/* Read from another tool's recording (a perf.data). */
+	{ "recorded_by", META_STR, F(recorded_by), 0, 0, 0, 3,
+	  has_recorded_by },
 };
 
 const size_t profile_nmeta_keys =

@@ -46,6 +46,7 @@ void profile_free(struct profile *p)
 		return;
 	free(p->tool);
 	free(p->tool_version);
+	free(p->recorded_by);
 	free_argv(p->argv);
 	free(p->hostname);
 	free(p->sysname);

@@ -326,6 +326,9 @@ struct profile {
 	char *tool;		/* "uprofile" or "kprofile" */
 	char *tool_version;	/* the writer's version (the VERSION file's),
 				 * NULL in files written before it was kept */
+	char *recorded_by;	/* another tool's recording it was read from
+				 * ("perf 6.1.187": a perf.data), NULL: our
+				 * own run */
 	char **argv;		/* profiled command line, NULL-terminated */
 	int argc;
 	char *hostname, *sysname, *release, *machine, *cpu_model;

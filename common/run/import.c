@@ -179,12 +179,16 @@ static int describe(const struct run_config *c, const struct perfdata *pd,
 
 	tpl->tool = strdup(c->tool->name);
 	tpl->tool_version = strdup(PROF_VERSION);
+	if (asprintf(&tpl->recorded_by, "perf%s%s", m->version ? " " : "",
+		     m->version ? m->version : "") < 0)
+		tpl->recorded_by = NULL;
 	tpl->hostname = dup_or_empty(m->hostname);
 	tpl->sysname = strdup("Linux");
 	tpl->release = dup_or_empty(m->osrelease);
 	tpl->machine = dup_or_empty(m->arch);
 	tpl->cpu_model = dup_or_empty(m->cpudesc);
-	if (!tpl->tool || !tpl->tool_version || !tpl->hostname ||
+	if (!tpl->tool || !tpl->tool_version || !tpl->recorded_by ||
+	    !tpl->hostname ||
 	    !tpl->sysname || !tpl->release || !tpl->machine || !tpl->cpu_model)
 		return -PROF_ENOMEM;
 	tpl->ncpus = m->nr_cpus_online;
@@ -273,6 +277,31 @@ static int kernel_symbols(const struct run_config *c, const char *path,
 	return err;
 }
 
+/* Where a recorded object's file may be besides its path, for
+ * unwinding (the report's symbolizer looks in the same places): under
+ * --symfs, in perf's build-id cache. */
+static char *find_object(void *arg, const char *path, const uint8_t *bid,
+			 size_t len, unsigned i)
+{
+	const struct run_config *c = arg;
+	const char *cache = run_buildid_cache();
+	char hex[41], *out = NULL;
+	size_t k;
+
+	if (!c->symfs)
+		i++;
+	for (k = 0; k < len && k < 20; k++)
+		snprintf(hex + 2 * k, 3, "%02x", bid[k]);
+	if (i == 0 && asprintf(&out, "%s%s%s", c->symfs,
+			       path[0] == '/' ? "" : "/", path) < 0)
+		return NULL;
+	if ((i == 1 || i == 2) && cache &&
+	    asprintf(&out, "%s/.build-id/%.2s/%s%s", cache, hex, hex + 2,
+		     i == 1 ? "/elf" : "") < 0)
+		return NULL;
+	return out;
+}
+
 /* The events of the profile from the first one's time on (perf's clock
  * counts from the boot). */
 static void rebase_events(struct profile *p)
@@ -319,6 +348,7 @@ static int import_perfdata(void *arg, int fd, const char *path,
 		goto out;
 	}
 	call_graph(pd, stat_of, tpl);
+	collector_set_find(col, find_object, (void *)c);
 	if (tpl->call_graph)
 		err = collector_set_call_graph(col, tpl->call_graph);
 	if (!err && switch_stat != UINT32_MAX)

@@ -6,6 +6,7 @@
  * address ranges of kernel routines (-ra's, the scheduler's for offcpu);
  * the kernel symbols a profile carries.
  */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "common/profile/profile.h"
@@ -37,11 +38,26 @@ static void tell(void *arg, const struct sym_event *ev)
 	}
 }
 
+/* perf's build-id cache, ~/.debug (perf record fills it with the
+ * objects its samples hit): NULL without a home. */
+const char *run_buildid_cache(void)
+{
+	static char dir[4096];
+	const char *home = getenv("HOME");
+
+	if (!home || home[0] != '/' ||
+	    (size_t)snprintf(dir, sizeof(dir), "%s/.debug", home) >=
+	    sizeof(dir))
+		return NULL;
+	return dir;
+}
+
 void run_sym_config(const struct run_config *c, struct sym_config *sc)
 {
 	*sc = (struct sym_config){
 		.vmlinux = c->vmlinux,
 		.symfs = c->symfs,
+		.buildid_cache = run_buildid_cache(),
 		.debug_dirs = c->debug_dirs,
 		.ndebug_dirs = c->ndebug_dirs,
 		.debuginfod = !c->no_debuginfod,

@@ -169,6 +169,8 @@ const struct profile_import *run_importer(const struct run_config *c);
  * on stderr (unless -quiet).  sc points into c. */
 struct sym_config;
 void run_sym_config(const struct run_config *c, struct sym_config *sc);
+/* perf's build-id cache (~/.debug), or NULL (lookup.c). */
+const char *run_buildid_cache(void);
 
 /* archive.c: a profile's archived files unpacked into a private
  * directory for a report (nothing to do when it has none), and sc made
