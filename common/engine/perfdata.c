@@ -22,6 +22,7 @@
 #include "common/util/bytes.h"
 #include "common/util/error.h"
 #include "perfdata.h"
+#include "profileme.h"
 
 /* perf's own record types (tools/lib/perf/include/perf/event.h). */
 enum {
@@ -53,7 +54,7 @@ enum {
 	F_TRACING_DATA = 1, F_BUILD_ID = 2, F_HOSTNAME = 3, F_OSRELEASE = 4,
 	F_VERSION = 5, F_ARCH = 6, F_NRCPUS = 7, F_CPUDESC = 8, F_CPUID = 9,
 	F_TOTAL_MEM = 10, F_CMDLINE = 11, F_EVENT_DESC = 12,
-	F_BRANCH_STACK = 15, F_AUXTRACE = 18, F_STAT = 19,
+	F_BRANCH_STACK = 15, F_PMU_MAPPINGS = 16, F_AUXTRACE = 18, F_STAT = 19,
 	F_SAMPLE_TIME = 21, F_DIR_FORMAT = 24, F_COMPRESSED = 27,
 	F_LAST_KNOWN = 32,
 };
@@ -153,11 +154,12 @@ struct perfdata {
 	/* Replay. */
 	struct collector *col;
 	const uint32_t *stat_of;
+	const uint32_t *pm_of;
 	uint32_t switch_stat;
 	uint64_t first, last;
 
 	uint64_t types[PD_NTYPES + 1];	/* records seen, by type */
-	uint64_t unknown_id, malformed, left_out, swapped_notes;
+	uint64_t unknown_id, malformed, left_out, pm_dropped;
 	char **notes;
 	size_t nnotes, alloc_notes;
 	bool noted;
@@ -575,6 +577,9 @@ static int feat_event_desc(struct perfdata *pd, struct bytes *b)
 			ev = i;
 		if (ev < 0 && pd->nev == nr)
 			ev = i;
+		if (ev >= 0 && name && !strncmp(name, "ibs_op", 6) &&
+		    pd->ev[ev].pub.type >= PERF_TYPE_MAX)
+			pd->ev[ev].pub.ibs_op = 1;
 		if (ev >= 0 && !pd->ev[ev].pub.name) {
 			pd->ev[ev].pub.name = name;
 			name = NULL;
@@ -598,6 +603,29 @@ static int feat_cmdline(struct perfdata *pd, struct bytes *b)
 		if (!pd->meta.cmdline[i])
 			break;
 		pd->meta.ncmdline++;
+	}
+	return 0;
+}
+
+/* PMU_MAPPINGS: u32 nr, then {u32 type; string name}: events of the
+ * ibs_op PMU are decoded. */
+static int feat_pmu_mappings(struct perfdata *pd, struct bytes *b)
+{
+	uint32_t nr = u32(b), i;
+	size_t k;
+
+	if (b->bad || nr > MAX_EVENTS)
+		return bad(pd, "the PMU mappings are damaged");
+	for (i = 0; i < nr; i++) {
+		uint32_t type = u32(b);
+		char *name = feat_string(b);
+
+		if (!name)
+			return bad(pd, "the PMU mappings are damaged");
+		for (k = 0; k < pd->nev; k++)
+			if (pd->ev[k].pub.type == type && !strcmp(name, "ibs_op"))
+				pd->ev[k].pub.ibs_op = 1;
+		free(name);
 	}
 	return 0;
 }
@@ -654,6 +682,9 @@ static int feature(struct perfdata *pd, unsigned bit, const uint8_t *p,
 		break;
 	case F_EVENT_DESC:
 		err = feat_event_desc(pd, &b);
+		break;
+	case F_PMU_MAPPINGS:
+		err = feat_pmu_mappings(pd, &b);
 		break;
 	case F_SAMPLE_TIME:
 		pd->meta.first_time = u64(&b);
@@ -1131,6 +1162,35 @@ static void group_members(struct perfdata *pd, long ev,
 	}
 }
 
+/*
+ * An IBS op sample: the raw MSR images decoded, each profile-me
+ * statistic it met charged its value times the sample period (as the
+ * live engine does), at the instruction IBS tagged.
+ */
+static void ibs_op_sample(struct perfdata *pd, long ev, const uint8_t *raw,
+			  uint32_t len, struct collect_sample *cs,
+			  uint64_t period)
+{
+	struct pm_sample ps;
+	size_t i;
+
+	if (!raw || !pd->pm_of || pm_decode_ibs_op(raw, len, &ps)) {
+		pd->pm_dropped++;
+		return;
+	}
+	if (ps.ip)
+		cs->ip = ps.ip;
+	for (i = 0; i < PM_NSTATS; i++) {
+		uint32_t stat = pd->pm_of[(size_t)ev * PM_NSTATS + i];
+
+		if (stat == UINT32_MAX || !ps.valid[i] || !ps.v[i])
+			continue;
+		cs->stat = stat;
+		cs->period = ps.v[i] * (period ? period : 1);
+		collector_sample(pd->col, cs);
+	}
+}
+
 /* A sample: its fields in sample_type's order (perf_event_open(2)). */
 static void deliver_sample(struct perfdata *pd, const uint8_t *rec,
 			   size_t size)
@@ -1140,6 +1200,8 @@ static void deliver_sample(struct perfdata *pd, const uint8_t *rec,
 	struct bytes r = bytes_of(b, size - 8);
 	struct collect_sample cs;
 	struct group_read gr;
+	const uint8_t *raw = NULL;
+	uint32_t raw_len = 0;
 	const struct event *e;
 	uint64_t st, period = 0;
 	long ev = sample_event(pd, b, size - 8);
@@ -1211,9 +1273,8 @@ static void deliver_sample(struct perfdata *pd, const uint8_t *rec,
 			goto malformed;
 	}
 	if (st & PERF_SAMPLE_RAW) {
-		uint32_t len = u32(&r);
-
-		bytes_skip(&r, len);
+		raw_len = u32(&r);
+		raw = bytes_get(&r, raw_len);
 	}
 	if (st & PERF_SAMPLE_BRANCH_STACK) {
 		uint64_t nr = u64(&r);
@@ -1258,6 +1319,19 @@ static void deliver_sample(struct perfdata *pd, const uint8_t *rec,
 	if (r.bad)
 		goto malformed;
 	pd->ev[ev].pub.samples++;
+	cs.cpumode = h.misc & PERF_RECORD_MISC_CPUMODE_MASK;
+	if (cs.time) {
+		if (!pd->first || cs.time < pd->first)
+			pd->first = cs.time;
+		if (cs.time > pd->last)
+			pd->last = cs.time;
+	}
+	if (e->pub.ibs_op) {
+		ibs_op_sample(pd, ev, raw, raw_len, &cs,
+			      (st & PERF_SAMPLE_PERIOD) ? period :
+			      e->pub.period);
+		return;
+	}
 	if (pd->stat_of[ev] == UINT32_MAX) {
 		pd->left_out++;
 		return;
@@ -1266,13 +1340,6 @@ static void deliver_sample(struct perfdata *pd, const uint8_t *rec,
 	cs.period = (st & PERF_SAMPLE_PERIOD) ? period : e->pub.period;
 	if (!cs.period)
 		cs.period = 1;
-	cs.cpumode = h.misc & PERF_RECORD_MISC_CPUMODE_MASK;
-	if (cs.time) {
-		if (!pd->first || cs.time < pd->first)
-			pd->first = cs.time;
-		if (cs.time > pd->last)
-			pd->last = cs.time;
-	}
 	/* In a group read the leader's own count says its period too. */
 	for (size_t k = 0; k < gr.n; k++) {
 		struct idmap *m = find_id(pd, gr.id[k]);
@@ -1728,6 +1795,10 @@ static int unused_notes(struct perfdata *pd)
 	if (!err && pd->malformed)
 		err = note(pd, "%" PRIu64 " malformed records left out",
 			   pd->malformed);
+	if (!err && pd->pm_dropped)
+		err = note(pd, "%" PRIu64 " IBS op samples without a valid "
+			   "instruction (or their raw data: record with -R) "
+			   "left out", pd->pm_dropped);
 	if (!err && pd->left_out)
 		err = note(pd, "%" PRIu64 " samples of events not reported "
 			   "left out", pd->left_out);
@@ -1735,8 +1806,8 @@ static int unused_notes(struct perfdata *pd)
 }
 
 int perf_data_replay(struct perfdata *pd, struct collector *c,
-		    const uint32_t *stat_of, uint32_t switch_stat,
-		    uint64_t *first, uint64_t *last)
+		    const uint32_t *stat_of, const uint32_t *pm_of,
+		    uint32_t switch_stat, uint64_t *first, uint64_t *last)
 {
 	const uint8_t *rec;
 	size_t size;
@@ -1744,6 +1815,7 @@ int perf_data_replay(struct perfdata *pd, struct collector *c,
 
 	pd->col = c;
 	pd->stat_of = stat_of;
+	pd->pm_of = pm_of;
 	pd->switch_stat = switch_stat;
 	if (pd->pending) {
 		uint16_t s16;

@@ -46,6 +46,8 @@ struct perf_data_event {
 	unsigned exclude_user : 1, exclude_kernel : 1, exclude_hv : 1;
 	unsigned callchain_user : 1;	/* its chains have the user part */
 	unsigned context_switch : 1;	/* it records switches */
+	unsigned ibs_op : 1;	/* AMD IBS op samples (the ibs_op PMU):
+				 * decoded from their raw data */
 	uint64_t samples;	/* samples of it read so far */
 };
 
@@ -85,14 +87,17 @@ size_t perf_data_build_id(const struct perfdata *pd, const char *path,
  * Feed every record to c: event i's samples are statistic stat_of[i]
  * (UINT32_MAX: not wanted, counted as left out), its context switches
  * the collector's off-CPU statistic when switch_stat is not UINT32_MAX.
+ * An ibs_op event's samples are decoded (pm_decode_ibs_op) and charge
+ * pm_of[i * PM_NSTATS + s] for each profile-me statistic s they met
+ * (pm_of may be NULL, an entry UINT32_MAX: not wanted).
  * Returns 0, or -PROF_EFORMAT / -PROF_EIO with a detail (a record
  * overrunning the data section, a damaged zstd stream); records before
  * the damage have been delivered.  *first, *last: the times of the first
  * and last sample (perf's clock; 0 without times).
  */
 int perf_data_replay(struct perfdata *pd, struct collector *c,
-		    const uint32_t *stat_of, uint32_t switch_stat,
-		    uint64_t *first, uint64_t *last);
+		    const uint32_t *stat_of, const uint32_t *pm_of,
+		    uint32_t switch_stat, uint64_t *first, uint64_t *last);
 
 /*
  * What was not used, one line each ("3 AUXTRACE records (hardware

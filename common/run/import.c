@@ -18,6 +18,7 @@
 #include "common/collect/collect.h"
 #include "common/engine/perfdata.h"
 #include "common/profile/profile.h"
+#include "common/stats/pmstat.h"
 #include "common/stats/stats.h"
 #include "common/util/clock.h"
 #include "common/util/error.h"
@@ -76,8 +77,42 @@ static int stat_named(const struct profile *p, const char *name)
  * event, which samples nothing).  An event recording context switches
  * adds offcpu (*switch_stat).
  */
+/* An IBS op event: the profile-me statistics IBS gives, each its own
+ * statistic as in a live --pmu ibs run. */
+static int add_ibs_stats(const struct perf_data_event *e, struct profile *tpl,
+			 uint32_t *pm_of)
+{
+	char full[128];
+	size_t k;
+
+	event_name(e, full, sizeof(full));
+	for (k = 0; k < PM_NSTATS; k++) {
+		struct prof_stat s = { 0 };
+		int idx;
+
+		pm_of[k] = UINT32_MAX;
+		if (!stat_pm_family_provides(PM_FAMILY_AMD_IBS, k) ||
+		    stat_named(tpl, stat_pm_name(k)))
+			continue;
+		s.name = (char *)stat_pm_name(k);
+		s.requested = full;
+		s.type = e->type;
+		s.config = k;
+		s.modes = event_modes(e);
+		s.period = e->period;
+		s.freq = e->freq;
+		s.flags = PROF_STAT_PROFILEME;
+		idx = profile_add_stat(tpl, &s);
+		if (idx < 0)
+			return idx;
+		pm_of[k] = (uint32_t)idx;
+	}
+	return 0;
+}
+
 static int add_events(struct perfdata *pd, struct profile *tpl,
-		      uint32_t *stat_of, uint32_t *switch_stat)
+		      uint32_t *stat_of, uint32_t *pm_of,
+		      uint32_t *switch_stat)
 {
 	size_t i, n = perf_data_nevents(pd);
 	int want_switch = 0;
@@ -92,6 +127,14 @@ static int add_events(struct perfdata *pd, struct profile *tpl,
 
 		want_switch |= e->context_switch;
 		stat_of[i] = UINT32_MAX;
+		for (size_t k = 0; k < PM_NSTATS; k++)
+			pm_of[i * PM_NSTATS + k] = UINT32_MAX;
+		if (e->ibs_op) {
+			idx = add_ibs_stats(e, tpl, pm_of + i * PM_NSTATS);
+			if (idx < 0)
+				return idx;
+			continue;
+		}
 		if (e->type == PERF_TYPE_SOFTWARE &&
 		    e->config == PERF_COUNT_SW_DUMMY)
 			continue;
@@ -137,27 +180,40 @@ static int add_events(struct perfdata *pd, struct profile *tpl,
 	return 0;
 }
 
-/* With retired instructions recorded, the ratios of the others to them
- * (cycles_per_ret, X_per_ret), per row as for a live run. */
+/*
+ * With retired instructions recorded, the ratios of the others to them
+ * (cycles_per_ret, X_per_ret), per row as for a live run: of counters to
+ * retinst, and of IBS's statistics to its retire where the statistics
+ * table has the ratio (cycles_per_ret, mispredict_per_ret, ...).
+ */
 static int add_ratios(struct profile *tpl, size_t nsampled)
 {
+	int hw = stat_named(tpl, "retinst"), pm = stat_named(tpl, "retire");
 	size_t i;
 	char name[160];
 
-	if (!stat_named(tpl, "retinst"))
-		return 0;
 	for (i = 0; i < nsampled; i++) {
 		const struct prof_stat *st = &tpl->stats[i];
+		const struct stat_def *def;
 		struct prof_stat d = { 0 };
 
-		if (st->type == PERF_TYPE_SOFTWARE ||
-		    (st->flags & PROF_STAT_TIME) || !strcmp(st->name, "retinst"))
-			continue;
 		snprintf(name, sizeof(name), "%s_per_ret", st->name);
+		if (st->flags & PROF_STAT_PROFILEME) {
+			def = stat_lookup(name);
+			if (!pm || !def || def->kind != STAT_DERIVED)
+				continue;
+		} else if (!hw || st->type == PERF_TYPE_SOFTWARE ||
+			   (st->flags & PROF_STAT_TIME) ||
+			   !strcmp(st->name, "retinst")) {
+			continue;
+		}
+		if (stat_named(tpl, name))
+			continue;
 		d.name = name;
 		d.requested = name;
 		d.modes = st->modes;
-		d.flags = PROF_STAT_DERIVED;
+		d.flags = PROF_STAT_DERIVED |
+			  (st->flags & PROF_STAT_PROFILEME);
 		if (profile_add_stat(tpl, &d) < 0)
 			return -PROF_ENOMEM;
 	}
@@ -217,7 +273,7 @@ static void call_graph(const struct perfdata *pd, const uint32_t *stat_of,
 	for (i = 0; i < perf_data_nevents(pd); i++) {
 		const struct perf_data_event *e = perf_data_event(pd, i);
 
-		if (stat_of[i] == UINT32_MAX ||
+		if ((stat_of[i] == UINT32_MAX && !e->ibs_op) ||
 		    !(e->sample_type & PERF_SAMPLE_CALLCHAIN))
 			continue;
 		if ((e->sample_type & PERF_SAMPLE_STACK_USER) &&
@@ -323,7 +379,7 @@ static int import_perfdata(void *arg, int fd, const char *path,
 	struct perfdata *pd = NULL;
 	struct collector *col = NULL;
 	struct profile *tpl = NULL, **ps = NULL;
-	uint32_t *stat_of = NULL, switch_stat;
+	uint32_t *stat_of = NULL, *pm_of = NULL, switch_stat;
 	uint64_t first = 0, last = 0;
 	const char *line;
 	size_t i, nsampled;
@@ -335,8 +391,9 @@ static int import_perfdata(void *arg, int fd, const char *path,
 		return err;
 	tpl = profile_new();
 	stat_of = calloc(perf_data_nevents(pd), sizeof(*stat_of));
-	err = tpl && stat_of ? add_events(pd, tpl, stat_of, &switch_stat) :
-			       -PROF_ENOMEM;
+	pm_of = calloc(perf_data_nevents(pd) * PM_NSTATS, sizeof(*pm_of));
+	err = tpl && stat_of && pm_of ?
+	      add_events(pd, tpl, stat_of, pm_of, &switch_stat) : -PROF_ENOMEM;
 	if (!err && !tpl->nstats)
 		err = prof_fail(PROF_EINVAL, "'%s' has no sampled event", path);
 	if (err)
@@ -355,8 +412,8 @@ static int import_perfdata(void *arg, int fd, const char *path,
 		collector_set_offcpu(col, switch_stat, COLLECT_OFFCPU);
 	collector_set_time_base(col, 0);
 	if (!err)
-		err = perf_data_replay(pd, col, stat_of, switch_stat, &first,
-				      &last);
+		err = perf_data_replay(pd, col, stat_of, pm_of, switch_stat,
+				       &first, &last);
 	for (i = 0; (line = perf_data_note(pd, i)); i++)
 		run_notice(c, "%s: %s", path, line);
 	if (!err)
@@ -381,6 +438,7 @@ out:
 	collector_free(col);
 	profile_free(tpl);
 	free(stat_of);
+	free(pm_of);
 	perf_data_free(pd);
 	return err == -PROF_ENOMEM ? prof_fail(PROF_ENOMEM, "out of memory") :
 				     err;
