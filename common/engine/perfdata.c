@@ -116,6 +116,7 @@ struct perfdata {
 	uint64_t file_size;
 	uint64_t data_off, data_size;
 	bool unfinished;	/* data.size 0: perf record was killed */
+	bool distrust;		/* another user's: perf_data_distrust() */
 
 	struct event *ev;
 	size_t nev, alloc_ev;
@@ -159,7 +160,7 @@ struct perfdata {
 	uint64_t first, last;
 
 	uint64_t types[PD_NTYPES + 1];	/* records seen, by type */
-	uint64_t unknown_id, malformed, left_out, pm_dropped;
+	uint64_t unknown_id, malformed, left_out, pm_dropped, distrusted;
 	char **notes;
 	size_t nnotes, alloc_notes;
 	bool noted;
@@ -1416,8 +1417,19 @@ static void deliver_mmap(struct perfdata *pd, const uint8_t *rec, size_t size)
 		return;
 	if (!bidlen)
 		bidlen = perf_data_build_id(pd, path, bid, sizeof(bid));
+	if (!bidlen && pd->distrust && path[0] == '/') {
+		pd->distrusted++;
+		collector_mmap_file(pd->col, pid, addr, len, pgoff, path,
+				    t.time, NULL, -1, false, true);
+		return;
+	}
 	collector_mmap(pd->col, pid, addr, len, pgoff, path,
 		       bidlen ? bid : NULL, bidlen, t.time);
+}
+
+void perf_data_distrust(struct perfdata *pd)
+{
+	pd->distrust = true;
 }
 
 static void deliver(struct perfdata *pd, const uint8_t *rec, size_t size)
@@ -1799,6 +1811,10 @@ static int unused_notes(struct perfdata *pd)
 		err = note(pd, "%" PRIu64 " IBS op samples without a valid "
 			   "instruction (or their raw data: record with -R) "
 			   "left out", pd->pm_dropped);
+	if (!err && pd->distrusted)
+		err = note(pd, "another user's recording: %" PRIu64 " mappings "
+			   "without a recorded build-id are not read by their "
+			   "paths (their rows are addresses)", pd->distrusted);
 	if (!err && pd->left_out)
 		err = note(pd, "%" PRIu64 " samples of events not reported "
 			   "left out", pd->left_out);

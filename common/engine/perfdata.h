@@ -84,6 +84,13 @@ size_t perf_data_build_id(const struct perfdata *pd, const char *path,
 			 uint8_t *out, size_t len);
 
 /*
+ * The recording is another user's: a mapping it gives no build-id for
+ * is of a file never read by its path (collector_mmap_file()'s unread:
+ * its rows are addresses), as its paths are that user's to choose.
+ */
+void perf_data_distrust(struct perfdata *pd);
+
+/*
  * Feed every record to c: event i's samples are statistic stat_of[i]
  * (UINT32_MAX: not wanted, counted as left out), its context switches
  * the collector's off-CPU statistic when switch_stat is not UINT32_MAX.

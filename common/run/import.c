@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "run_int.h"
 #include "common/collect/collect.h"
@@ -382,6 +383,7 @@ static int import_perfdata(void *arg, int fd, const char *path,
 	uint32_t *stat_of = NULL, *pm_of = NULL, switch_stat;
 	uint64_t first = 0, last = 0;
 	const char *line;
+	struct stat st;
 	size_t i, nsampled;
 	int err, n = 0;
 
@@ -389,6 +391,10 @@ static int import_perfdata(void *arg, int fd, const char *path,
 	err = perf_data_open(fd, path, &pd);
 	if (err)
 		return err;
+	/* Another user's recording (a root report on it): its paths are
+	 * that user's to choose. */
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_uid != geteuid())
+		perf_data_distrust(pd);
 	tpl = profile_new();
 	stat_of = calloc(perf_data_nevents(pd), sizeof(*stat_of));
 	pm_of = calloc(perf_data_nevents(pd) * PM_NSTATS, sizeof(*pm_of));
