@@ -1580,7 +1580,7 @@ static int inflate(struct perfdata *pd, const uint8_t *data, size_t len)
 		if (!pd->zs || ZSTD_isError(ZSTD_initDStream(pd->zs)))
 			return prof_fail(PROF_ENOMEM, "out of memory");
 	}
-	while (in.pos < in.size) {
+	for (;;) {
 		ZSTD_outBuffer out;
 		size_t r;
 
@@ -1611,7 +1611,9 @@ static int inflate(struct perfdata *pd, const uint8_t *data, size_t len)
 		}
 		memmove(pd->zbuf, pd->zbuf + at, pd->zlen - at);
 		pd->zlen -= at;
-		if (!r && out.pos < out.size)
+		/* Done when the input is used up and the output did not
+		 * fill (nothing is left inside the decoder). */
+		if (in.pos >= in.size && out.pos < out.size)
 			break;
 	}
 	return 0;
