@@ -399,7 +399,9 @@ static uint64_t loc_address(const struct profile *p,
 	return l->offset;
 }
 
-/* The object that is the profiled program: a file named as argv[0]. */
+/* The object that is the profiled program: a file named as argv[0];
+ * else (a perf.data, whose command line is perf's) the first file
+ * mapped, which is the first program exec'd. */
 static size_t main_object(const struct profile *p)
 {
 	const char *prog = p->argv && p->argc ? path_base(p->argv[0]) : "";
@@ -408,6 +410,9 @@ static size_t main_object(const struct profile *p)
 	for (i = 0; *prog && i < p->nobjects; i++)
 		if (p->objects[i].kind == PROF_OBJ_FILE &&
 		    !strcmp(path_base(p->objects[i].path), prog))
+			return i;
+	for (i = 0; p->recorded_by && i < p->nobjects; i++)
+		if (p->objects[i].kind == PROF_OBJ_FILE)
 			return i;
 	return SIZE_MAX;
 }

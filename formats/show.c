@@ -66,6 +66,13 @@ struct symbolizer *report_symbolizer_new(const struct profile *p,
 		symbolizer_free(sym);
 		return NULL;
 	}
+	/* A recording of another boot carries none: its addresses are
+	 * not this kernel's (no fallback to /proc/kallsyms). */
+	if (!p->nksyms && p->recorded_by &&
+	    sym_set_kernel_symbols(sym, NULL, 0) == SYM_ENOMEM) {
+		symbolizer_free(sym);
+		return NULL;
+	}
 	if (!p->nksyms)
 		return sym;
 	v = calloc(p->nksyms, sizeof(*v));

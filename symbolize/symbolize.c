@@ -210,8 +210,8 @@ const char *sym_strerror(int err)
 	case SYM_ENOCODE:
 		return "no readable code at the address";
 	case SYM_EUNREAD:
-		return "its process could have made its path lead to another "
-		       "file, and the run could not check it: not read";
+		return "its path may lead to another file than the one "
+		       "mapped, which could not be checked: not read";
 	default:
 		return "unknown error";
 	}

@@ -234,7 +234,7 @@ make_secret_elf() {
 	refute_output --partial "$MARKER"
 	# (read from the profile's copy; or, when the program was gone before
 	# its mapping was read, not read at all)
-	assert_output --regexp "note: the source files of /lure are not read \(it was read from the profile's own copy, which carries no source files\)|note: cannot read '/lure' \(its process could have made its path lead to another file"
+	assert_output --regexp "note: the source files of /lure are not read \(it was read from the profile's own copy, which carries no source files\)|note: cannot read '/lure' \(its path may lead to another file than the one mapped"
 	# the same program here, a user's: root reads for it only what that
 	# user could (the secret is root's, 0600)
 	cp lure lure-user
@@ -272,7 +272,7 @@ unread_all() {
 	unread_all umon.out u.out
 	run -0 "$UPROFILE" -i u.out
 	refute_output --partial hot_a
-	assert_output --partial "its process could have made its path lead to another file, and the run could not check it: not read"
+	assert_output --partial "its path may lead to another file than the one mapped, which could not be checked: not read"
 	# and --archive takes nothing for it
 	run -0 "$UPROFILE" --archive a.out u.out
 	assert_output --partial "archived 0 objects"

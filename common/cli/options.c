@@ -133,8 +133,9 @@ const struct argp_option fe_report_options[] = {
 	{ NULL, 0, NULL, 0,
 	  "Reports (the views and filters imply -display):", FE_GROUP_REPORT },
 	{ "input", 'i', "FILE", 0,
-	  "report an existing profile FILE; run nothing (repeated: the "
-	  "report of the files' sum)", FE_GROUP_REPORT },
+	  "report an existing profile FILE, or perf record's perf.data "
+	  "(- : perf's pipe on stdin); run nothing (repeated: the report "
+	  "of the files' sum)", FE_GROUP_REPORT },
 	{ "display", OPT_DISPLAY, NULL, 0,
 	  "print the report after collecting", FE_GROUP_REPORT },
 	{ "procedures", OPT_PROCEDURES, NULL, 0,

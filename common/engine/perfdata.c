@@ -161,6 +161,7 @@ struct perfdata {
 
 	uint64_t types[PD_NTYPES + 1];	/* records seen, by type */
 	uint64_t unknown_id, malformed, left_out, pm_dropped, distrusted;
+	uint64_t replaced;
 	char **notes;
 	size_t nnotes, alloc_notes;
 	bool noted;
@@ -708,9 +709,9 @@ static int feature(struct perfdata *pd, unsigned bit, const uint8_t *p,
 	case F_STAT:
 		return note(pd, "feature %s: not read", feature_names[bit]);
 	case F_DIR_FORMAT:
-		return bad(pd, "a perf.data directory (perf record "
-			   "--threads) is not read: convert it with "
-			   "'perf data convert' or record without --threads");
+		return bad(pd, "it is part of a perf.data directory (perf "
+			   "record --threads): read the directory as perf "
+			   "inject -i DIR -o - | ... -i -");
 	default:
 		if (bit > F_LAST_KNOWN)
 			return note(pd, "feature bit %u: unknown, not read",
@@ -941,6 +942,10 @@ int perf_data_open(int fd, const char *name, struct perfdata **out)
 	if (!err && !memcmp(magic, "2ELIFREP", 8))
 		err = prof_fail(PROF_EFORMAT, "'%s' was recorded on a machine "
 				"of the other byte order: not read", name);
+	else if (!err && memcmp(magic, PERFDATA_MAGIC, 8) && !strcmp(name, "-"))
+		err = prof_fail(PROF_EFORMAT, "standard input is not perf's "
+				"pipe format (perf record -o -): give a "
+				"profile file by its name");
 	else if (!err && memcmp(magic, PERFDATA_MAGIC, 8))
 		err = bad(pd, "no PERFILE2 magic (an old perf's file?)");
 	else if (!err && !pd->pipe && !pd->seekable)
@@ -1367,7 +1372,8 @@ static void deliver_mmap(struct perfdata *pd, const uint8_t *rec, size_t size)
 	size_t n = size - 8;
 	struct bytes r;
 	uint32_t pid, prot = PROT_EXEC;
-	uint64_t addr, len, pgoff;
+	uint64_t addr, len, pgoff, ino = 0;
+	struct stat st;
 	uint8_t bid[20];
 	size_t bidlen = 0;
 	const char *path;
@@ -1395,7 +1401,9 @@ static void deliver_mmap(struct perfdata *pd, const uint8_t *rec, size_t size)
 				bidlen = idlen;
 			}
 		} else {
-			bytes_skip(&r, 24);	/* maj, min, ino, ino_gen */
+			bytes_skip(&r, 8);	/* maj, min */
+			ino = u64(&r);
+			bytes_skip(&r, 8);	/* ino_generation */
 		}
 		prot = u32(&r);
 		bytes_skip(&r, 4);	/* flags */
@@ -1419,6 +1427,15 @@ static void deliver_mmap(struct perfdata *pd, const uint8_t *rec, size_t size)
 		bidlen = perf_data_build_id(pd, path, bid, sizeof(bid));
 	if (!bidlen && pd->distrust && path[0] == '/') {
 		pd->distrusted++;
+		collector_mmap_file(pd->col, pid, addr, len, pgoff, path,
+				    t.time, NULL, -1, false, true);
+		return;
+	}
+	/* No build-id to check it by: the file at its path now is another
+	 * (rebuilt: a new inode) than the one mapped. */
+	if (!bidlen && ino && path[0] == '/' && !stat(path, &st) &&
+	    S_ISREG(st.st_mode) && (uint64_t)st.st_ino != ino) {
+		pd->replaced++;
 		collector_mmap_file(pd->col, pid, addr, len, pgoff, path,
 				    t.time, NULL, -1, false, true);
 		return;
@@ -1817,6 +1834,11 @@ static int unused_notes(struct perfdata *pd)
 		err = note(pd, "another user's recording: %" PRIu64 " mappings "
 			   "without a recorded build-id are not read by their "
 			   "paths (their rows are addresses)", pd->distrusted);
+	if (!err && pd->replaced)
+		err = note(pd, "%" PRIu64 " mappings of files replaced since "
+			   "the recording (another inode at their path, no "
+			   "build-id recorded) are not read (their rows are "
+			   "addresses)", pd->replaced);
 	if (!err && pd->left_out)
 		err = note(pd, "%" PRIu64 " samples of events not reported "
 			   "left out", pd->left_out);

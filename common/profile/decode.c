@@ -828,6 +828,26 @@ int profile_read(const char *path, struct profile **out)
 	return profile_read_from(path, NULL, out);
 }
 
+/* Whether directory path holds imp's dir_file, claimed by imp. */
+static int is_recording_dir(const struct profile_import *imp,
+			    const char *path)
+{
+	uint8_t head[HEADER_SIZE];
+	char *file;
+	ssize_t n = -1;
+	int fd;
+
+	if (asprintf(&file, "%s/%s", path, imp->dir_file) < 0)
+		return 0;
+	fd = regfile_open(file, NULL);
+	free(file);
+	if (fd >= 0) {
+		n = pread(fd, head, sizeof(head), 0);
+		close(fd);
+	}
+	return n > 0 && imp->claims(head, (size_t)n);
+}
+
 /* Hand the file open at fd to imp's reader. */
 static int import(const struct profile_import *imp, int fd, const char *path,
 		  struct profile **out)
@@ -850,16 +870,27 @@ int profile_read_from(const char *path, const struct profile_import *imp,
 
 	*out = NULL;
 	/* Standard input: another tool's stream (perf record -o -). */
-	if (imp && !strcmp(path, "-"))
-		return import(imp, 0, path, out);
-	/* Not a plain open(): a FIFO given as -i would block it forever. */
-	fd = regfile_open(path, &st);
+	/* Standard input: a file redirected there is read as any file; a
+	 * stream is another tool's (perf record -o - | ... -i -). */
+	if (imp && !strcmp(path, "-")) {
+		if (fstat(0, &st) || !S_ISREG(st.st_mode) ||
+		    (fd = fcntl(0, F_DUPFD_CLOEXEC, 3)) < 0)
+			return import(imp, 0, path, out);
+	} else {
+		/* Not a plain open(): a FIFO given as -i would block it
+		 * forever. */
+		fd = regfile_open(path, &st);
+	}
 	/* ... unless it is another tool's stream (-i <(perf record -o -)). */
 	if (fd < 0 && errno == EINVAL && imp && S_ISFIFO(st.st_mode)) {
 		fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (fd >= 0)
 			return import(imp, fd, path, out);
 	}
+	if (fd < 0 && errno == EINVAL && imp && imp->dir_file &&
+	    S_ISDIR(st.st_mode) && is_recording_dir(imp, path))
+		return prof_fail(PROF_EINVAL, "'%s' is a directory of "
+				 "recordings: %s", path, imp->dir_advice);
 	if (fd < 0 && errno == EINVAL)
 		return prof_fail(PROF_EIO, "cannot read '%s': not a regular file",
 				 path);
@@ -887,8 +918,7 @@ int profile_read_from(const char *path, const struct profile_import *imp,
 			break;
 		avail += (size_t)r;
 	}
-	if (imp && avail >= imp->magic_len &&
-	    !memcmp(head, imp->magic, imp->magic_len))
+	if (imp && imp->claims(head, avail))
 		return import(imp, fd, path, out);
 	err = check_header(head, avail, (uint64_t)st.st_size);
 	if (!err && (uint64_t)st.st_size > SIZE_MAX / 2)

@@ -564,14 +564,18 @@ int profile_read(const char *path, struct profile **out);
  * A reader of another tool's recording (perf.data, whose first bytes are
  * magic, or a stream on standard input when path is "-"): called with the
  * file open at fd (the caller closes it) to make a profile of it.  The
- * profile layer knows only the magic; the reader (run/import.c, through
- * engine/perfdata.c) does the rest.
+ * profile layer only asks whether the first bytes are the reader's
+ * (claims); the reader (run/import.c, through engine/perfdata.c) does
+ * the rest.
  */
 struct profile_import {
-	const char *magic;	/* the first bytes that say it is one */
-	size_t magic_len;
+	/* Whether the first len bytes of a file say it is one. */
+	int (*claims)(const uint8_t *head, size_t len);
 	int (*read)(void *arg, int fd, const char *path, struct profile **out);
 	void *arg;
+	/* A directory that is a recording: the file in it that says so
+	 * (perf record --threads: "data"), and what to do instead. */
+	const char *dir_file, *dir_advice;
 };
 /* profile_read(), or imp's reader when the file is imp's (imp NULL:
  * profiles only). */

@@ -33,9 +33,13 @@ int run_merge_files(const struct run_config *c, const char *out,
 	}
 	for (i = 0; i < sum->nstats; i++)
 		samples += sum->stats[i].samples;
-	run_notice(c, "%zu profile%s added up (%llu samples); profile "
-		   "written to %s", n, n == 1 ? "" : "s",
-		   (unsigned long long)samples, out);
+	if (n == 1)	/* one file: a conversion (a perf.data) or a copy */
+		run_notice(c, "%s read (%llu samples); profile written to %s",
+			   files[0], (unsigned long long)samples, out);
+	else
+		run_notice(c, "%zu profiles added up (%llu samples); profile "
+			   "written to %s", n, (unsigned long long)samples,
+			   out);
 	if (c->display) {
 		err = run_show_profile(c, sum, out, 0, stdout);
 		if (err) {

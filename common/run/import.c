@@ -145,7 +145,8 @@ static int add_events(struct perfdata *pd, struct profile *tpl,
 		if (colon && !strchr(base, '/'))
 			*colon = 0;
 		def = stat_lookup(base);
-		s.name = (char *)(def ? def->name : base);
+		/* Not ours: perf's name whole (sched:sched_switch). */
+		s.name = def ? (char *)def->name : full;
 		if (stat_named(tpl, s.name))
 			s.name = full;
 		if (stat_named(tpl, s.name))
@@ -450,12 +451,21 @@ out:
 				     err;
 }
 
+/* perf's magic, in this machine's byte order or the other. */
+static int claims(const uint8_t *head, size_t len)
+{
+	return len >= 8 && (!memcmp(head, PERFDATA_MAGIC, 8) ||
+			    !memcmp(head, "2ELIFREP", 8));
+}
+
 const struct profile_import *run_importer(const struct run_config *c)
 {
 	static struct profile_import imp = {
-		.magic = PERFDATA_MAGIC,
-		.magic_len = sizeof(PERFDATA_MAGIC) - 1,
+		.claims = claims,
 		.read = import_perfdata,
+		.dir_file = "data",
+		.dir_advice = "perf record --threads wrote it; read it as "
+			      "perf inject -i DIR -o - | ... -i -",
 	};
 
 	imp.arg = (void *)c;
