@@ -162,10 +162,10 @@ refused() {
 		-o two.umon "$TPROG/spin2"
 	refused "'p.umon' samples cpu-clock every 1000000 ns, 'f.umon' at $FREQ Hz: not comparable" \
 		--merge out.umon p.umon f.umon
-	refused "'f.umon' has statistics cpu-clock, 'two.umon' has cpu-clock, page-faults: different statistics are not comparable" \
+	refused "'f.umon' has statistics cpu-clock:u, 'two.umon' has cpu-clock:u, page-faults:u: different statistics are not comparable" \
 		--merge out.umon f.umon two.umon
 	# The report of -i A -i B is refused the same way.
-	refused "'f.umon' has statistics cpu-clock, 'two.umon' has cpu-clock, page-faults: different statistics are not comparable" \
+	refused "'f.umon' has statistics cpu-clock:u, 'two.umon' has cpu-clock:u, page-faults:u: different statistics are not comparable" \
 		-i f.umon -i two.umon
 	run -0 "$UPROFILE" -quiet --count -e task-clock -o c.umon true
 	refused "'c.umon' counts, 'f.umon' samples: not comparable" \

@@ -44,15 +44,19 @@ static void describe_rate(char *buf, size_t n, const struct prof_stat *s)
 			 clock ? "ns" : "events");
 }
 
-/* "cpu-clock, page-faults" (truncated to fit). */
+/* "cpu-clock:uk, page-faults:u" (with their modes, perf's modifiers;
+ * truncated to fit). */
 static void list_stats(char *buf, size_t n, const struct profile *p)
 {
 	size_t i, used = 0;
 
 	buf[0] = '\0';
 	for (i = 0; i < p->nstats && used < n; i++) {
-		int w = snprintf(buf + used, n - used, "%s%s", i ? ", " : "",
-				 p->stats[i].name);
+		unsigned m = p->stats[i].modes;
+		int w = snprintf(buf + used, n - used, "%s%s:%s%s%s",
+				 i ? ", " : "", p->stats[i].name,
+				 m & 1 ? "u" : "", m & 2 ? "k" : "",
+				 m & 4 ? "h" : "");
 
 		if (w < 0)
 			break;
@@ -93,7 +97,9 @@ static int check_mergeable(const struct profile *dst, const struct profile *src,
 	uint64_t ta, tb;
 	size_t i, j;
 
-	if (strcmp(name_or(dst->tool, "?"), name_or(src->tool, "?")))
+	/* A perf.data is whichever tool's reads it. */
+	if (!dst->recorded_by && !src->recorded_by &&
+	    strcmp(name_or(dst->tool, "?"), name_or(src->tool, "?")))
 		return prof_fail(PROF_EINVAL, "'%s' is a %s profile, '%s' a "
 				 "%s profile: not comparable", dn,
 				 name_or(dst->tool, "?"), sn,
