@@ -626,8 +626,13 @@ static void put_subtitle(FILE *f, const struct fg *g)
 	xml_str(f, st->name);
 	fprintf(f, ": %" PRIu64 " %s", all, unit(g, all));
 	if (r->stacks) {
-		fprintf(f, "; call stacks %.2f%% complete",
-			r->stacks->complete_percent);
+		if (r->stacks->complete || !r->stacks->kernel_only)
+			fprintf(f, "; call stacks %.2f%% complete",
+				r->stacks->complete_percent);
+		if (r->stacks->kernel_only)
+			fprintf(f, "%s %.2f%% kernel frames only",
+				r->stacks->complete ? "," : "; call stacks",
+				r->stacks->kernel_only_percent);
 		if (all > r->stacks->samples)
 			fprintf(f, ", %" PRIu64 " %s without a stack",
 				all - r->stacks->samples,

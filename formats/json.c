@@ -717,6 +717,9 @@ static void call_stacks(struct json_writer *jw, const struct report *r)
 	jw_object_uint(jw, "complete_samples", rs->complete);
 	jw_object_double(jw, "complete_percent", FIGURE_DECIMALS,
 			 rs->complete_percent);
+	jw_object_uint(jw, "kernel_only_samples", rs->kernel_only);
+	jw_object_double(jw, "kernel_only_percent", FIGURE_DECIMALS,
+			 rs->kernel_only_percent);
 	jw_object_begin_array(jw, "truncated", JW_LINES_HUG);
 	for (t = 0; t < rs->ntrunc; t++) {
 		jw_object_begin(jw, JW_INLINE);

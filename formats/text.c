@@ -231,20 +231,24 @@ static void time_stat_line(FILE *f, const struct report *r, size_t s)
 /* Truncation reasons shown in the heading; the rest are counted. */
 #define TRUNC_SHOWN 3
 
-/* How many stacks reached the entry, and where the others stopped. */
+/* How many stacks reached the entry, how many have kernel frames only
+ * (kprofile -g's, kernel threads'), and where the others stopped. */
 static void completeness_line(FILE *f, const struct report *r)
 {
 	const struct report_stacks *rs = r->stacks;
 	uint64_t all = r->total_samples[rs->stat];
 	size_t t;
 
-	fprintf(f, "  call stacks (%s): %" PRIu64 " samples, %.2f%% "
-		"complete (reached _start/clone/thread entry)",
-		r->prof->stats[rs->stat].name, rs->samples,
-		rs->complete_percent);
+	fprintf(f, "  call stacks (%s): %" PRIu64 " samples",
+		r->prof->stats[rs->stat].name, rs->samples);
+	if (rs->complete || !rs->kernel_only)
+		fprintf(f, ", %.2f%% complete (reached _start/clone/thread "
+			"entry)", rs->complete_percent);
+	if (rs->kernel_only)
+		fprintf(f, ", %.2f%% kernel frames only (a kernel thread's, "
+			"or no user part recorded)", rs->kernel_only_percent);
 	if (rs->ntrunc)
-		fprintf(f, ", truncated: %.2f%% (",
-			100.0 - rs->complete_percent);
+		fprintf(f, ", truncated: %.2f%% (", rs->truncated_percent);
 	for (t = 0; t < rs->ntrunc && t < TRUNC_SHOWN; t++)
 		fprintf(f, "%s%s in %s %.2f%%", t ? ", " : "",
 			rs->trunc[t].reason, rs->trunc[t].object,

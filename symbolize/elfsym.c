@@ -102,6 +102,57 @@ int elfsym_read_loads(void *handle, struct loadseg **loads, size_t *nloads)
 	return SYM_OK;
 }
 
+/* A PIE without an interpreter (static-pie) says it is one in its
+ * dynamic section: DT_FLAGS_1 with DF_1_PIE. */
+static bool flagged_pie(Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+		size_t i;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC ||
+		    !sh.sh_entsize || !(data = elf_getdata(scn, NULL)))
+			continue;
+		for (i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Dyn dyn;
+
+			if (!gelf_getdyn(data, (int)i, &dyn) ||
+			    dyn.d_tag == DT_NULL)
+				break;
+			if (dyn.d_tag == DT_FLAGS_1 && (dyn.d_un.d_val & DF_1_PIE))
+				return true;
+		}
+	}
+	return false;
+}
+
+bool elfsym_program_entry(void *handle, uint64_t *entry)
+{
+	Elf *elf = handle;
+	GElf_Ehdr eh;
+	size_t i, n;
+
+	if (!gelf_getehdr(elf, &eh) || !eh.e_entry)
+		return false;
+	*entry = eh.e_entry;
+	if (eh.e_type == ET_EXEC)
+		return true;
+	if (eh.e_type != ET_DYN)
+		return false;
+	if (elf_getphdrnum(elf, &n) == 0)
+		for (i = 0; i < n; i++) {
+			GElf_Phdr ph;
+
+			if (gelf_getphdr(elf, (int)i, &ph) &&
+			    ph.p_type == PT_INTERP)
+				return true;
+		}
+	return flagged_pie(elf);
+}
+
 /* What we need of a section to decide whether a symbol can be used. */
 struct secinfo {
 	uint64_t addr, end;

@@ -399,6 +399,7 @@ static int load_elf(struct symbolizer *s, struct symobj *o, Elf *elf,
 
 		if (gelf_getehdr(elf, &eh))
 			o->machine = eh.e_machine;
+		o->is_program = elfsym_program_entry(elf, &o->entry);
 	}
 	ret = elfsym_read_loads(elf, &o->loads, &o->nloads);
 	if (!ret)
@@ -950,7 +951,8 @@ static bool resolve_elf(struct symbolizer *s, struct symobj *o, uint64_t off,
  * it; one inside a procedure the unwind table (.eh_frame) describes is
  * "func@0xVADDR" after that procedure's entry (the address objdump and
  * gdb show), so that stripped programs are still reported procedure by
- * procedure instead of address by address.
+ * procedure instead of address by address; the one at a program's
+ * entry point (e_entry) is "_start".
  */
 static bool unnamed_code(struct symbolizer *s, struct symobj *o, uint64_t off,
 			 struct sym_result *res)
@@ -984,6 +986,11 @@ static bool unnamed_code(struct symbolizer *s, struct symobj *o, uint64_t off,
 		    hit.addr == start) {
 			d = sym_demangle(&s->pool, hit.name);
 			len = asprintf(&buf, "%s", d ? d : hit.name);
+		} else if (o->is_program && start == o->entry) {
+			/* The ELF header's entry point, where every
+			 * stack of the program ends: crt1's _start (the
+			 * reports take it as a stack's complete end). */
+			len = asprintf(&buf, "_start");
 		} else {
 			len = asprintf(&buf, "func@0x%" PRIx64, start);
 		}

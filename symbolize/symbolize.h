@@ -196,7 +196,8 @@ void symbolizer_free(struct symbolizer *s);	/* NULL is a no-op */
  * PLT stub is "target@plt" (SYM_F_PLT), code inside a procedure the
  * unwind table (.eh_frame) describes is "func@0xENTRY" (the FDE's start,
  * an ELF virtual address), or the symbol at that entry when its size
- * stops short; when nothing is known it is "path+0xoffset" (basename of
+ * stops short, or "_start" when that entry is a program's entry point
+ * (the ELF header's e_entry); when nothing is known it is "path+0xoffset" (basename of
  * path).  Returns SYM_OK, or a negative SYM_E* code describing why the
  * object could not be used (res is still filled with the fallback).
  */

@@ -159,6 +159,12 @@ struct elfmeta {
  */
 int elfsym_read_meta(void *elf, struct elfmeta *meta);
 int elfsym_read_loads(void *elf, struct loadseg **loads, size_t *nloads);
+/*
+ * A program's entry point (ELF e_entry) in *entry: true for a program
+ * (ET_EXEC, or ET_DYN with an interpreter or flagged DF_1_PIE), false
+ * for a shared library, whose e_entry, when it has one, is no _start.
+ */
+bool elfsym_program_entry(void *elf, uint64_t *entry);
 
 /* ---- dwarf.c (dwlines.c, dwfuncs.c: dwarf_int.h) ---- */
 
@@ -388,6 +394,8 @@ struct symobj {
 	bool by_vaddr;			/* offsets are addresses (vmlinux) */
 	uint64_t bias;			/* vaddr = offset - bias */
 	uint16_t machine;		/* ELF e_machine, EM_NONE unknown */
+	bool is_program;		/* a program: entry is its _start */
+	uint64_t entry;			/* ELF e_entry, a virtual address */
 	struct loadseg *loads;
 	size_t nloads;
 	struct symindex syms;

@@ -229,7 +229,7 @@ help_group() {
 		run -0 grep -E '^ [A-Z][^:]*:$' <<<"$help"
 		assert_output "$(printf ' %s\n' 'What to profile:' \
 			'Statistics and sampling:' 'Output files:' \
-			'Reports (the views and filters imply -display):' \
+			'Reports (the views and filters imply -display; -by does not):' \
 			'Combining profiles:' 'Symbols and debug information:' \
 			'Messages:' 'Help:')"
 		while read -r want o; do

@@ -156,15 +156,29 @@ AWK_HEX='
 		return v
 	}'
 
+# program_entry OBJ: OBJ's entry point (readelf's "0x..."), when OBJ is
+# a program: an executable, or a PIE (an interpreter, or flagged PIE);
+# nothing for a shared library.
+program_entry() {
+	readelf -hldW "$1" 2>/dev/null | awk '
+		/^ *Type:/ { exec = $2 == "EXEC"; dyn = $2 == "DYN" }
+		/^ *Entry point address:/ { e = $4 }
+		/^ *INTERP / { pie = 1 }
+		/\(FLAGS_1\)/ && / PIE/ { pie = 1 }
+		END { if (e != "0x0" && (exec || (dyn && pie))) print e }'
+}
+
 # unwind_names OBJ ORIG <expected: addr2line's normalized answer for the
 # addresses in ./addrs with each "??" name replaced by what symtool must
 # say there instead: "func@0xLO" when an .eh_frame FDE of OBJ, as
 # binutils reads it, covers [LO, HI) around the address outside the PLT
-# sections.  Also checks that every such FDE starts where the unstripped
-# ORIG has a function symbol: the name is a real procedure's entry (no
-# ORIG, "": no such check, for the vdso, whose static code has none).
+# sections, "_start" when LO is a program's entry point.  Also checks
+# that every such FDE starts where the unstripped ORIG has a function
+# symbol: the name is a real procedure's entry (no ORIG, "": no such
+# check, for the vdso, whose static code has none).
 unwind_names() {
-	local fdes plts funcs
+	local fdes plts funcs entry
+	entry=$(program_entry "$1")
 	# (readelf exits 1 on a file with a .gnu_debuglink it cannot follow,
 	# after printing the frames: its status says nothing here)
 	fdes=$({ readelf --debug-dump=frames "$1" || true; } |
@@ -176,7 +190,7 @@ unwind_names() {
 		funcs=$(readelf -sW "$2" |
 			awk '$4 == "FUNC" && $7 != "UND" { print $2 }')
 	awk -v fdes="$fdes" -v plts="$plts" -v funcs="$funcs" \
-		-v check="${2:+1}" '
+		-v check="${2:+1}" -v entry="${entry:--1}" '
 		'"$AWK_HEX"'
 		BEGIN {
 			n = split(fdes, f, /[ \n]/)
@@ -204,7 +218,10 @@ unwind_names() {
 				if (a[at] >= lo[i] && a[at] < hi[i]) {
 					if (check && !(lo[i] in isfunc))
 						printf "no symbol at FDE start %x\n", lo[i]
-					printf "func@0x%x\n", lo[i]
+					if (entry != -1 && lo[i] == hex(entry))
+						print "_start"
+					else
+						printf "func@0x%x\n", lo[i]
 					next
 				}
 			print; next
@@ -389,6 +406,46 @@ assert_inline_chain() {
 	run "$SYMTOOL" --vaddr --info libfix-stripped.so "$addr"
 	assert_line --index 0 "lib_entry	??:0"
 	assert_line --index 1 --regexp '^# flags=0x1 '
+}
+
+@test "stripped: a program's entry point (e_entry) is _start, a library's is not" {
+	cc_fix fix -O2 -g
+	strip -o fix-stripped fix
+	cc_fix fix-nopie -O2 -g -no-pie
+	strip -o fix-nopie-stripped fix-nopie
+	local o e objs=(fix-stripped fix-nopie-stripped)
+	# A static PIE has no interpreter: its dynamic flags say PIE.
+	if cc_fix fix-spie -O2 -static-pie 2>/dev/null; then
+		strip -o fix-spie-stripped fix-spie
+		objs+=(fix-spie-stripped)
+	fi
+	for o in "${objs[@]}"; do
+		e=$(readelf -h "$o" | awk '/Entry point address:/ { print $4 }')
+		run -0 "$SYMTOOL" --vaddr --info "$o" "$e" "$(printf 0x%x $((e + 1)))"
+		assert_line --index 0 "_start	??:0"
+		assert_line --index 1 --regexp '^# flags=0x20 '
+		assert_line --index 2 "_start	??:0"
+	done
+	# A library whose entry is a hidden function (no .dynsym name once
+	# stripped) is no program: that code is named by its address.
+	cat >ent.c <<'EOF'
+__attribute__((visibility("hidden"), noinline)) unsigned ent(unsigned x)
+{
+	return x * 3 + 1;
+}
+
+unsigned ent_user(unsigned n)
+{
+	return ent(n) + ent(n + 1);
+}
+EOF
+	gcc -O2 -fPIC -shared -Wl,-e,ent ent.c -o libent.so
+	strip -o libent-stripped.so libent.so
+	e=$(readelf -h libent.so | awk '/Entry point address:/ { print $4 }')
+	[[ $(nm libent.so | awk '$3 == "ent" { print $1 }') == \
+		"$(printf %016x "$e")" ]] || fail "the linker did not take -e ent"
+	run -0 "$SYMTOOL" --vaddr libent-stripped.so "$e"
+	assert_output "func@$e	??:0"
 }
 
 @test "a symbol whose size stops short of its FDE still names the rest of the procedure" {

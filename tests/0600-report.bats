@@ -293,6 +293,21 @@ EOF
 		libhot.c:36
 }
 
+@test "stripped binary with -g: its entry point (e_entry) is _start at the root of its stacks" {
+	skip_unless_perf_works
+	local entry
+	entry=$(readelf -h "$TPROG/spin2-stripped" |
+		awk '/Entry point address:/ { sub(/^0x/, "", $4); print $4 }')
+	[[ -n $entry ]] || fail "no entry point in spin2-stripped's header"
+	run -0 "$UPROFILE" -quiet -g -e cpu-clock -o g.out \
+		"$TPROG/spin2-stripped" 200
+	run -0 "$UPROFILE" -i g.out --format folded
+	# No frame is named after the entry's address; the stacks through
+	# main start at _start, as the unstripped program's do.
+	refute_output --regexp "(^|;)func@0x$entry(;| )"
+	assert_line --regexp '^_start;[^ ]+ [0-9]+$'
+}
+
 @test "stripped binary: procedures named from the unwind table, report still works" {
 	profile_of stripped "$TPROG/spin2-stripped" 1000
 	run -0 "$UPROFILE" -i stripped.out -format json

@@ -68,7 +68,25 @@ END
 	run -0 "$UPROFILE" -i s.out --format json
 	json_check <<<"$output"
 	assert_equal "$(jq -c .call_stacks <<<"$output")" \
-		'{"statistic":"cpu-clock","samples":900,"samples_without_stack":100,"complete_samples":850,"complete_percent":94.4444,"truncated":[{"reason":"no unwind information","object":"callstack","samples":50,"percent":5.5556}]}'
+		'{"statistic":"cpu-clock","samples":900,"samples_without_stack":100,"complete_samples":850,"complete_percent":94.4444,"kernel_only_samples":0,"kernel_only_percent":0,"truncated":[{"reason":"no unwind information","object":"callstack","samples":50,"percent":5.5556}]}'
+}
+
+@test "heading: stacks of kernel frames only are neither complete nor truncated" {
+	# kprofile -g records kernel frames only: none reaches _start.
+	run -0 "$MKCALLSTACKS" k.out "$TPROG/callstack" 300:kernel:leaf,a \
+		100:kernel:leaf
+	run -0 "$UPROFILE" -i k.out
+	assert_line "  call stacks (cpu-clock): 400 samples, 100.00% kernel frames only (a kernel thread's, or no user part recorded)"
+	refute_output --partial "complete (reached"
+	# Beside complete and truncated ones, each counted apart.
+	run -0 "$MKCALLSTACKS" m.out "$TPROG/callstack" 300:kernel:leaf,a \
+		100:complete:leaf,a,main 100:nocfi:leaf,b
+	run -0 "$UPROFILE" -i m.out
+	assert_line "  call stacks (cpu-clock): 500 samples, 20.00% complete (reached _start/clone/thread entry), 60.00% kernel frames only (a kernel thread's, or no user part recorded), truncated: 20.00% (no unwind information in callstack 20.00%)"
+	run -0 "$UPROFILE" -i m.out --format json
+	json_check <<<"$output"
+	assert_equal "$(jq -c '.call_stacks | [.complete_samples, .kernel_only_samples, .kernel_only_percent, .truncated[0].samples]' <<<"$output")" \
+		'[100,300,60,100]'
 }
 
 @test "-callers leaf: the constructed shares, an inlined caller marked" {

@@ -271,3 +271,70 @@ print("INMOD %d" % inmod)
 	run -0 "$KPROFILE" -i k.out
 	refute_line --partial "kernel's code"
 }
+
+# kernel_frames_named FILE: every kernel address left in FILE's text
+# (a frame that stayed an address) is one /proc/kallsyms does not cover
+# either, so perf could not name it: no text symbol at or below it, or
+# past the last symbol of its image by 64 KiB or more.  Prints each
+# named-but-shown-as-address one as "BAD ADDR near SYMBOL".
+kernel_frames_named() {
+	python3 - "$1" <<'PY'
+import bisect, re, sys
+syms = []
+for line in open("/proc/kallsyms"):
+    f = line.split()
+    if len(f) >= 3 and f[1] in "tTwW":
+        syms.append((int(f[0], 16), f[3] if len(f) > 3 else "", f[2]))
+syms.sort()
+if not syms or syms[-1][0] == 0:
+    print("SKIP kernel addresses are hidden"); sys.exit(0)
+starts = [s[0] for s in syms]
+seen = set()
+for a in re.findall(r"0x([0-9a-fA-F]{16})", open(sys.argv[1]).read()):
+    addr = int(a, 16)
+    if addr < 1 << 63 or addr in seen:
+        continue
+    seen.add(addr)
+    i = bisect.bisect_right(starts, addr) - 1
+    if i < 0:
+        continue
+    last = i + 1 == len(syms) or syms[i + 1][1] != syms[i][1]
+    if not last or addr - starts[i] < 0x10000:
+        print("BAD %#x near %s" % (addr, syms[i][2]))
+PY
+}
+
+@test "kprofile -g: every kernel frame named (-tree, folded), -callers names the syscall entry, stacks counted as kernel frames only" {
+	skip_unless_perf_works
+	command -v python3 >/dev/null || skip "python3 is needed to look addresses up"
+	# The routine the syscall entry calls, and its caller, on this kernel.
+	local focus entry
+	if grep -q ' [tT] do_syscall_64$' /proc/kallsyms; then
+		focus=do_syscall_64 entry='entry_SYSCALL_64[A-Za-z0-9_]*'
+	elif grep -q ' [tT] invoke_syscall$' /proc/kallsyms; then
+		focus=invoke_syscall entry='(el0_svc_common|do_el0_svc)[A-Za-z0-9_.]*'
+	else
+		skip "no do_syscall_64 nor invoke_syscall in /proc/kallsyms"
+	fi
+	run -0 "$KPROFILE" -quiet -g -e cpu-clock -F 2000 "$TPROG/kernelloop" \
+		syscall 0.5
+	run -0 "$KPROFILE" -i kmon.out -tree -quit 0.1%
+	echo "$output" >tree.txt
+	# Kernel-only stacks reach no _start: the heading says what they are.
+	assert_line --regexp '^  call stacks \(cpu-clock\): [0-9]+ samples, 100\.00% kernel frames only \('
+	refute_output --partial 'complete (reached _start'
+	run -0 "$KPROFILE" -i kmon.out --format folded
+	echo "$output" >folded.txt
+	[[ -s folded.txt ]] || fail "no folded stacks"
+	local f
+	for f in tree.txt folded.txt; do
+		run -0 kernel_frames_named "$f"
+		[[ $output != "SKIP "* ]] || skip "${output#SKIP }"
+		[[ -z $output ]] ||
+			fail "$f: kernel frames left as addresses that kallsyms names:"$'\n'"$output"
+	done
+	# The entry code calls the syscall routine: its caller is named.
+	run -0 "$KPROFILE" -i kmon.out -callers "$focus"
+	assert_line --regexp "^$focus: total "
+	assert_line --regexp "^ +[0-9.]+ +[0-9.]+ +[0-9]+  $entry\$"
+}

@@ -41,6 +41,29 @@ by_samples() {
 	assert_output "worka workb"
 }
 
+@test "-by after a run: the summary stays a summary; -display shows the split rows" {
+	skip_unless_perf_works
+	run -0 --separate-stderr "$UPROFILE" -e cpu-clock -by comm -o s.umon \
+		"$TPROG/forknamed" 30
+	# As without -by: the top procedures and the closing line.
+	[[ $stderr == "top procedures by cpu-clock:"$'\n'* ]] ||
+		fail "not the summary: $stderr"
+	[[ $stderr == *$'\n'"uprofile: "*" samples (cpu-clock), "*" profile written to s.umon" ]] ||
+		fail "no closing line: $stderr"
+	[[ $stderr != *"totals by comm"* && $stderr != *"procedures (incl."* &&
+		$stderr != *"Profile s.umon"* ]] || fail "a full report: $stderr"
+	[[ -z $output ]] || fail "on stdout: $output"
+	# The breakdown is -display's (on stderr) and -i's.
+	run -0 --separate-stderr "$UPROFILE" -e cpu-clock -by comm -display \
+		-o d.umon "$TPROG/spin2" 50
+	[[ $stderr == *$'\n'"totals by comm:"$'\n'* ]] ||
+		fail "-display -by comm: no totals by comm: $stderr"
+	[[ -z $output ]] || fail "on stdout: $output"
+	run -0 "$UPROFILE" -i s.umon -by comm
+	assert_line "totals by comm:"
+	assert_line --regexp '^ +[0-9.]+ +[0-9]+ +[0-9.]+ work[ab] +spin_work +forknamed$'
+}
+
 @test "-by pid: the children are two processes, split 1:3; at most the parent besides" {
 	forknamed_profile f.umon
 	run -0 "$UPROFILE" -i f.umon -by pid,comm --format json

@@ -131,7 +131,8 @@ const struct argp_option fe_output_options[] = {
 
 const struct argp_option fe_report_options[] = {
 	{ NULL, 0, NULL, 0,
-	  "Reports (the views and filters imply -display):", FE_GROUP_REPORT },
+	  "Reports (the views and filters imply -display; -by does not):",
+	  FE_GROUP_REPORT },
 	{ "input", 'i', "FILE", 0,
 	  "report an existing profile FILE, or perf record's perf.data "
 	  "(- : perf's pipe on stdin); run nothing (repeated: the report "
@@ -201,7 +202,8 @@ const struct argp_option fe_report_options[] = {
 	{ "by", OPT_BY, "KEY[,KEY...]", 0,
 	  "split each row by comm (command name), pid, tid, cpu, object or "
 	  "state (running, blocked, blocked-io, preempted: off-CPU "
-	  "statistics), and show the totals per value first", FE_GROUP_REPORT },
+	  "statistics), and show the totals per value first (after a run: "
+	  "in -display's report)", FE_GROUP_REPORT },
 	{ "format", OPT_FORMAT, "NAME", 0,
 	  "report format: text (default), json, csv (the rows); exports "
 	  "of the whole profile: folded ('root;...;leaf count' lines of "
@@ -664,7 +666,8 @@ static error_t parse_report_opt(int key, char *arg, struct argp_state *state)
 		c->format = (enum run_format)i;
 		return 0;
 	}
-	/* The others choose or filter rows: each implies -display. */
+	/* The others choose or filter rows: each implies -display
+	 * (-by, which splits them, does not). */
 	switch (key) {
 	case OPT_PROCEDURES: ro->view = REPORT_PROCEDURES; break;
 	case OPT_LINES: ro->view = REPORT_LINES; break;
@@ -697,7 +700,13 @@ static error_t parse_report_opt(int key, char *arg, struct argp_state *state)
 		ro->stride = (long)u;
 		break;
 	case OPT_QUIT: parse_quit(ro, arg, state); break;
-	case OPT_BY: parse_by(ro, arg, state); break;
+	case OPT_BY:
+		/* A split of the rows a report shows, not a view of its
+		 * own: after a run the summary stays the summary, and
+		 * -display (or a view) shows the rows split. */
+		parse_by(ro, arg, state);
+		c->row_options = 1;
+		return 0;
 	case OPT_ONLY:
 		if (add_str((char ***)&ro->only, &ro->nonly, &a->alloc_only,
 			    arg))

@@ -100,35 +100,52 @@ static int cmp_ksym(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
+/* Keep the symbol that covers the kernel address addr in *v (not twice
+ * in a row): 0 (kept, or no symbol covers addr), 1 when the kernel's
+ * symbols cannot be read (hidden: rows show addresses), -PROF_ENOMEM. */
+static int keep_ksym(struct symbolizer *sym, uint64_t addr,
+		     struct sym_ksym **v, size_t *n, size_t *alloc)
+{
+	struct sym_ksym k;
+	int r = sym_kernel_symbol(sym, addr, &k);
+
+	if (r == SYM_ENOMEM)
+		return -PROF_ENOMEM;
+	if (r)
+		return r < 0;
+	if (*n && (*v)[*n - 1].start == k.start)
+		return 0;
+	if (ALLOC_GROW(*v, *n + 1, *alloc))
+		return -PROF_ENOMEM;
+	(*v)[(*n)++] = k;
+	return 0;
+}
+
 /*
  * Put the kernel symbols that cover the profile's kernel addresses into
  * the profile: with KASLR the addresses are only meaningful with this
- * boot's symbols.  _text is kept too, for -k vmlinux's relocation.
+ * boot's symbols.  Those addresses are the counts' and the call stacks'
+ * frames (a caller such as do_syscall_64 or the entry code has no
+ * samples of its own, yet -callers and -tree name it).  _text is kept
+ * too, for -k vmlinux's relocation.
  */
 int run_embed_kernel_symbols(struct profile *p, struct symbolizer *sym)
 {
 	struct sym_ksym *v = NULL, k;
 	size_t n = 0, alloc = 0, i;
-	int err = 0;
+	int err = 0, r = 0;
 
-	for (i = 0; i <= p->ncounts; i++) {
-		int r;
-
-		if (i < p->ncounts) {
-			if (p->objects[p->counts[i].obj].kind != PROF_OBJ_KERNEL)
-				continue;
-			r = sym_kernel_symbol(sym, p->counts[i].offset, &k);
-		} else {
-			if (!n)
-				break;
-			r = sym_kernel_symbol_by_name(sym, "_text", &k);
-		}
-		if (r < 0)
-			break;	/* hidden or unreadable: rows show addresses */
-		if (r > 0)
-			continue;
-		if (n && v[n - 1].start == k.start)
-			continue;
+	for (i = 0; i < p->ncounts && !r; i++)
+		if (p->objects[p->counts[i].obj].kind == PROF_OBJ_KERNEL)
+			r = keep_ksym(sym, p->counts[i].offset, &v, &n, &alloc);
+	for (i = 0; i < p->nframes && !r; i++)
+		if (p->objects[p->frames[i].obj].kind == PROF_OBJ_KERNEL)
+			r = keep_ksym(sym, p->frames[i].offset, &v, &n, &alloc);
+	if (r < 0) {
+		err = r;
+		goto out;
+	}
+	if (n && sym_kernel_symbol_by_name(sym, "_text", &k) == 0) {
 		if (ALLOC_GROW(v, n + 1, alloc)) {
 			err = -PROF_ENOMEM;
 			goto out;

@@ -500,8 +500,16 @@ struct report_folded {
 struct report_stacks {
 	size_t stat;			/* the stack statistic */
 	uint64_t samples, weight;	/* its samples with a stack */
-	uint64_t complete;		/* samples whose stack is complete */
+	uint64_t complete;		/* samples whose stack reached the
+					 * entry of the process or thread */
 	double complete_percent;	/* of samples with a stack */
+	uint64_t kernel_only;		/* samples whose stack has kernel
+					 * frames only (PROF_STACK_KERNEL: a
+					 * kernel thread's, or no user part
+					 * recorded); not truncated, and not
+					 * complete either */
+	double kernel_only_percent;	/* of samples with a stack */
+	double truncated_percent;	/* of samples with a stack: the rest */
 	struct report_truncation *trunc;	/* most samples first */
 	size_t ntrunc;
 	struct report_focus *focus;	/* -callers/-callees */

@@ -432,7 +432,8 @@ static double percent_of(uint64_t w, uint64_t total)
 }
 
 /* Completeness: of the samples with a stack, how many reached an entry,
- * and where the others stopped (by reason and object). */
+ * how many have kernel frames only, and where the others stopped (by
+ * reason and object). */
 static int completeness(struct report *r, struct report_sbuild *sb)
 {
 	const struct profile *p = r->prof;
@@ -446,7 +447,10 @@ static int completeness(struct report *r, struct report_sbuild *sb)
 		rs->samples += sb->samples[k];
 		rs->weight += sb->weight[k];
 		if (sb->complete[k]) {
-			rs->complete += sb->samples[k];
+			if (p->stacks[k].end == PROF_STACK_KERNEL)
+				rs->kernel_only += sb->samples[k];
+			else
+				rs->complete += sb->samples[k];
 			continue;
 		}
 		for (t = 0; t < rs->ntrunc; t++)
@@ -483,6 +487,9 @@ static int completeness(struct report *r, struct report_sbuild *sb)
 	}
 	free(v);
 	rs->complete_percent = percent_of(rs->complete, rs->samples);
+	rs->kernel_only_percent = percent_of(rs->kernel_only, rs->samples);
+	rs->truncated_percent = percent_of(rs->samples - rs->complete -
+					   rs->kernel_only, rs->samples);
 	return 0;
 }
 
