@@ -839,7 +839,10 @@ static void cpu_modes(struct json_writer *jw, const struct profile *p)
 	jw_object_begin_array(jw, "modes", JW_LINES);
 	for (i = 0; i < p->nmodes; i++) {
 		jw_object_begin(jw, JW_INLINE);
-		jw_object_uint(jw, "cpu", p->modes[i].cpu);
+		if (p->modes[i].cpu == PROF_CPU_UNKNOWN)
+			jw_object_null(jw, "cpu");
+		else
+			jw_object_uint(jw, "cpu", p->modes[i].cpu);
 		for (m = 0; m < PROF_NMODES; m++)
 			jw_object_uint(jw, mode_names[m], p->modes[i].n[m]);
 		jw_end(jw);

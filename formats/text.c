@@ -1222,7 +1222,10 @@ static void mode_histogram(FILE *f, const struct profile *p)
 	fprintf(f, "  %5s %8s %8s %8s %8s %8s %10s\n", "cpu", "user",
 		"kernel", "idle", "guest", "hv", "samples");
 	for (i = 0; i < p->nmodes; i++) {
-		snprintf(label, sizeof(label), "%u", p->modes[i].cpu);
+		if (p->modes[i].cpu == PROF_CPU_UNKNOWN)	/* not said */
+			snprintf(label, sizeof(label), "-");
+		else
+			snprintf(label, sizeof(label), "%u", p->modes[i].cpu);
 		mode_row(f, label, p->modes[i].n);
 	}
 	if (p->nmodes > 1)

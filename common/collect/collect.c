@@ -374,6 +374,11 @@ static void charge_sample(struct collector *c, const struct collect_sample *s,
 
 static void count_mode(struct collector *c, uint32_t cpu, enum prof_mode m)
 {
+	if (cpu == PROF_CPU_UNKNOWN) {
+		c->modes_unknown.cpu = cpu;
+		c->modes_unknown.n[m]++;
+		return;
+	}
 	if (cpu >= c->nmodes) {
 		size_t i;
 
@@ -1003,6 +1008,15 @@ static int build_one(struct collector *c, const struct profile *tpl,
 		if (ALLOC_GROW(p->modes, p->nmodes + 1, p->alloc_modes))
 			return -PROF_ENOMEM;
 		p->modes[p->nmodes++] = row;
+	}
+	/* Samples of no known CPU, last. */
+	for (i = 0; i < PROF_NMODES && c->split != COLLECT_SPLIT_CPU; i++) {
+		if (!c->modes_unknown.n[i])
+			continue;
+		if (ALLOC_GROW(p->modes, p->nmodes + 1, p->alloc_modes))
+			return -PROF_ENOMEM;
+		p->modes[p->nmodes++] = c->modes_unknown;
+		break;
 	}
 	return 0;
 }

@@ -150,6 +150,7 @@ struct collector {
 
 	struct prof_modes *modes;	/* indexed by cpu */
 	size_t nmodes, alloc_modes;
+	struct prof_modes modes_unknown;	/* PROF_CPU_UNKNOWN's */
 
 	unsigned *row_modes;		/* per stat: STAT_MODE_* that become rows */
 	unsigned char *exact;		/* per stat: samples count events */

@@ -46,7 +46,7 @@ enum {
 	PD_COMPRESSED = 81,
 	PD_FINISHED_INIT = 82,
 	PD_COMPRESSED2 = 83,
-	PD_NTYPES = 96,
+	PD_NTYPES = 256,	/* counted one by one below it */
 };
 
 /* Feature bits (perf's header.h). */
@@ -80,6 +80,10 @@ struct event {
 	struct perf_data_event pub;
 	uint64_t read_format, branch_type;
 	bool sample_id_all;
+	/* Samples lost, as the kernel's LOST records say, and as perf's
+	 * LOST_SAMPLES (perf 6.x writes those too, at the end, for the
+	 * same losses: only one of the two is counted). */
+	uint64_t lost_rec, lost_samples;
 };
 
 struct idmap {
@@ -319,6 +323,19 @@ static int skip(struct perfdata *pd, uint64_t n)
 	return 0;
 }
 
+/* A stream that ends inside a record: said (an unfinished file's note
+ * says it already). */
+static int cut_short(struct perfdata *pd)
+{
+	size_t left = pd->blen - pd->bpos;
+
+	pd->bpos = pd->blen;
+	if (pd->unfinished)
+		return 0;
+	return note(pd, "it ends inside a record (perf was stopped while "
+		    "writing?): its last %zu bytes are not read", left);
+}
+
 /*
  * The next record of the stream: *rec points at its header, *size its
  * length; *size 0 at the end.  The record stays valid until the next
@@ -338,7 +355,7 @@ static int next_record(struct perfdata *pd, const uint8_t **rec,
 		if (pd->blen != pd->bpos && !pd->pipe && !pd->unfinished)
 			return bad(pd, "the data section ends inside a "
 				   "record");
-		return 0;
+		return pd->blen != pd->bpos ? cut_short(pd) : 0;
 	}
 	memcpy(&h, pd->buf + pd->bpos, sizeof(h));
 	if (h.size < sizeof(h))
@@ -348,7 +365,7 @@ static int next_record(struct perfdata *pd, const uint8_t **rec,
 		return err;
 	if (pd->blen - pd->bpos < h.size) {
 		if (pd->pipe || pd->unfinished)
-			return 0;	/* cut short: what came is read */
+			return cut_short(pd);	/* what came is read */
 		return bad(pd, "a record runs past the end of the data "
 			   "section");
 	}
@@ -1053,6 +1070,7 @@ static int split_trailer(const struct perfdata *pd, const uint8_t *b,
 	struct bytes r;
 
 	memset(t, 0, sizeof(*t));
+	t->cpu = PROF_CPU_UNKNOWN;
 	if (!pd->trailers)
 		return 0;
 	len += (st & PERF_SAMPLE_TID) ? 8 : 0;
@@ -1236,6 +1254,7 @@ static void deliver_sample(struct perfdata *pd, const uint8_t *rec,
 		bytes_skip(&r, 8);
 	if (st & PERF_SAMPLE_STREAM_ID)
 		bytes_skip(&r, 8);
+	cs.cpu = PROF_CPU_UNKNOWN;
 	if (st & PERF_SAMPLE_CPU) {
 		cs.cpu = u32(&r);
 		bytes_skip(&r, 4);
@@ -1504,8 +1523,8 @@ static void deliver(struct perfdata *pd, const uint8_t *rec, size_t size)
 		if (r.bad)
 			break;
 		ev = pd->nev == 1 ? 0 : event_of_id(pd, id);
-		if (ev >= 0 && pd->stat_of[ev] != UINT32_MAX)
-			collector_lost(pd->col, pd->stat_of[ev], time);
+		if (ev >= 0)
+			pd->ev[ev].lost_rec += time;
 		return;
 	case PERF_RECORD_LOST_SAMPLES:
 		if (split_trailer(pd, rec + 8, &n, &t))
@@ -1513,8 +1532,8 @@ static void deliver(struct perfdata *pd, const uint8_t *rec, size_t size)
 		r = bytes_of(rec + 8, n);
 		time = u64(&r);
 		ev = pd->nev == 1 ? 0 : t.have_id ? event_of_id(pd, t.id) : -1;
-		if (!r.bad && ev >= 0 && pd->stat_of[ev] != UINT32_MAX)
-			collector_lost(pd->col, pd->stat_of[ev], time);
+		if (!r.bad && ev >= 0)
+			pd->ev[ev].lost_samples += time;
 		return;
 	case PERF_RECORD_SWITCH:
 	case PERF_RECORD_SWITCH_CPU_WIDE:
@@ -1813,12 +1832,14 @@ static int unused_notes(struct perfdata *pd)
 		if (!pd->types[t] || !why)
 			continue;
 		if (t < PD_NTYPES && type_names[t])
-			err = note(pd, "%" PRIu64 " %s records not used %s",
-				   pd->types[t], type_names[t], why);
+			err = note(pd, "%" PRIu64 " %s records not used%s%s",
+				   pd->types[t], type_names[t], *why ? " " : "",
+				   why);
 		else
 			err = note(pd, "%" PRIu64 " records of type %s%zu not "
-				   "read %s", pd->types[t],
-				   t < PD_NTYPES ? "" : ">= ", t, why);
+				   "read%s%s", pd->types[t],
+				   t < PD_NTYPES ? "" : ">= ", t, *why ? " " : "",
+				   why);
 	}
 	if (!err && pd->unknown_id)
 		err = note(pd, "%" PRIu64 " samples of no recorded event "
@@ -1875,6 +1896,13 @@ int perf_data_replay(struct perfdata *pd, struct collector *c,
 			err = skip_payload(pd, rec, size);
 	}
 	flush_round(pd);
+	for (size_t i = 0; i < pd->nev; i++) {
+		const struct event *e = &pd->ev[i];
+		uint64_t n = e->lost_rec ? e->lost_rec : e->lost_samples;
+
+		if (n && stat_of[i] != UINT32_MAX)
+			collector_lost(c, stat_of[i], n);
+	}
 	if (switch_stat != UINT32_MAX)
 		collector_switch_end(c, pd->last);
 	*first = pd->first;

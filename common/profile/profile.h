@@ -124,8 +124,12 @@ enum prof_mode {
 	PROF_MODE_HV, PROF_NMODES
 };
 
+/* The CPU of a task count or mode histogram row that no record said (a
+ * perf.data recorded without PERF_SAMPLE_CPU). */
+#define PROF_CPU_UNKNOWN UINT32_MAX
+
 struct prof_modes {
-	uint32_t cpu;
+	uint32_t cpu;		/* or PROF_CPU_UNKNOWN */
 	uint64_t n[PROF_NMODES];
 };
 

@@ -141,7 +141,8 @@ static struct report_by by_values(const struct report *r,
 		.comm = t && (by & REPORT_BY_COMM) ? t->comm : NULL,
 		.pid = t && (by & REPORT_BY_PID) ? (long)t->pid : -1,
 		.tid = t && (by & REPORT_BY_TID) ? (long)t->tid : -1,
-		.cpu = t && (by & REPORT_BY_CPU) ? cpu : -1,
+		.cpu = t && (by & REPORT_BY_CPU) && cpu != PROF_CPU_UNKNOWN ?
+		       cpu : -1,
 		.object = by & REPORT_BY_OBJECT ? object : NULL,
 	};
 

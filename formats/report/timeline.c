@@ -151,7 +151,7 @@ static struct report_by key_of(unsigned by, const struct prof_task *task,
 		v.comm = task->comm;
 		break;
 	case REPORT_BY_CPU:
-		v.cpu = cpu;
+		v.cpu = cpu == PROF_CPU_UNKNOWN ? -1 : (long)cpu;
 		break;
 	default:
 		v.comm = task->comm;
