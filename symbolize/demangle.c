@@ -18,7 +18,8 @@
  * v0 (_R...).  libiberty's Rust demangler without DMGL_VERBOSE leaves
  * out what perf leaves out: the legacy hash (::h<16 hex>), v0's crate
  * disambiguators, and any suffix LLVM added after a '.' (.llvm.<digits>
- * of ThinLTO's promoted locals).  NULL when name is no Rust symbol.
+ * of ThinLTO's promoted locals).  False when name is no Rust symbol;
+ * *pooled is NULL when out of memory.
  */
 static bool rust_name(struct strpool *sp, const char *name,
 		      const char **pooled)

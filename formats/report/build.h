@@ -34,7 +34,8 @@ struct site {
 	uint64_t offset;
 	uint64_t vaddr;
 	uint64_t start;			/* its out-of-line procedure's entry
-					 * (symbol_start), 0 when unnamed */
+					 * (sym_result's symbol_start; 0 for
+					 * "[unknown]") */
 	const char *proc, *inl, *file, *module;
 	const struct sym_code *code;	/* its procedure's code, or NULL */
 	size_t row;

@@ -177,7 +177,7 @@ struct report_row {
 	uint64_t start;			/* procedures view: the entry (object
 					 * offset) of the out-of-line
 					 * procedure, which tells two of one
-					 * name apart; 0 when unnamed */
+					 * name apart; 0 for "[unknown]" */
 	uint64_t *samples;		/* per statistic */
 	uint64_t *weight;		/* per statistic: sum of periods */
 	double *percent;		/* per statistic */
