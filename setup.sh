@@ -53,6 +53,7 @@ TEST_PACKAGES=(
 	procps          # ps, pgrep
 	strace          # tests: SIGKILL injected while a file is written
 	golang-go       # tests: go tool pprof reads --format pprof
+	rustc           # tests: Rust programs' names (both manglings) against perf's
 	nodejs          # tests: node --perf-basic-prof names its JIT code
 	curl            # tests: the README's upload of a pprof export
 	libxml2-utils   # tests: xmllint checks --format flamegraph

@@ -1075,9 +1075,9 @@ static int resolve_kernel(struct symbolizer *s, const struct sym_object *obj,
 }
 
 /*
- * Symbol-table names of C++ code are mangled (_ZN3foo3barEv); show them
- * as foo::bar, as perf does.  DWARF names come demangled from their
- * linkage names already (dwarf.c).
+ * Symbol-table names of C++ and Rust code are mangled (_ZN3foo3barEv,
+ * _RNvCs1a_3foo3bar); show them as foo::bar, as perf does.  DWARF names
+ * come demangled from their linkage names already (dwarf.c).
  */
 static void demangle_frames(struct symbolizer *s, struct sym_result *res)
 {
@@ -1089,7 +1089,8 @@ static void demangle_frames(struct symbolizer *s, struct sym_result *res)
 		const char *name = res->frames[i].function, *d;
 		struct demangled *slot = NULL;
 
-		if (!name || name[0] != '_' || name[1] != 'Z')
+		if (!name || name[0] != '_' ||
+		    (name[1] != 'Z' && name[1] != 'R'))
 			continue;	/* not mangled: sym_demangle() says so */
 		if (s->dm) {
 			slot = &s->dm[(uintptr_t)name % DEMANGLED];

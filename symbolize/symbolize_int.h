@@ -38,8 +38,11 @@
  * A C++ (Itanium ABI) mangled name demangled as perf shows it: qualified,
  * with template arguments, without parameters or return type
  * ("std::vector<int, std::allocator<int> >::push_back"), a clone suffix
- * kept ("foo::bar.cold"); in sp.  NULL when name is not a whole mangled
- * name, or out of memory.
+ * kept ("foo::bar.cold"); a Rust one, legacy (_ZN...17h<hash>E) or v0
+ * (_R...), as perf shows it too: without the hash, the crates'
+ * disambiguators or a ".llvm.N" suffix ("<a::S as a::T>::add",
+ * "a::f::<a::X>"); in sp.  NULL when name is not a whole mangled name,
+ * or out of memory.
  */
 const char *sym_demangle(struct strpool *sp, const char *name);
 

@@ -33,6 +33,9 @@ struct site {
 	uint32_t insn;			/* index into code->insns */
 	uint64_t offset;
 	uint64_t vaddr;
+	uint64_t start;			/* its out-of-line procedure's entry
+					 * (sym_result's symbol_start; 0 for
+					 * "[unknown]") */
 	const char *proc, *inl, *file, *module;
 	const struct sym_code *code;	/* its procedure's code, or NULL */
 	size_t row;

@@ -174,6 +174,10 @@ struct report_row {
 	unsigned line;			/* 0 when unknown */
 	enum report_row_kind kind;	/* (next to line: no padding) */
 	uint64_t address;		/* hottest address (ELF vaddr for files) */
+	uint64_t start;			/* procedures view: the entry (object
+					 * offset) of the out-of-line
+					 * procedure, which tells two of one
+					 * name apart; 0 for "[unknown]" */
 	uint64_t *samples;		/* per statistic */
 	uint64_t *weight;		/* per statistic: sum of periods */
 	double *percent;		/* per statistic */

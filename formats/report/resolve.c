@@ -68,8 +68,10 @@ void report_resolve(const struct profile *p, struct symbolizer *sym,
 	if (state)
 		state[obj] |= obj_state(err, res);
 	if (res->nframes == 0) {
+		/* One "[unknown]" per object, whatever the address. */
 		res->nframes = 1;
 		res->frames[0].function = "[unknown]";
+		res->symbol_start = 0;
 	}
 }
 
@@ -94,6 +96,7 @@ int report_resolve_sites(struct report *r, struct symbolizer *sym,
 		sites[i].line = in->line;
 		sites[i].module = report_pool_dup(r, res.module);
 		sites[i].vaddr = res.vaddr ? res.vaddr : sites[i].offset;
+		sites[i].start = res.symbol_start;
 		sites[i].anon = !!(res.flags & SYM_F_ANON);
 		if (!sites[i].proc)
 			return -PROF_ENOMEM;

@@ -183,6 +183,7 @@ static void init_row(const struct report *r, struct symbolizer *sym,
 		row->procedure = r->opt.inline_split ? s->proc :
 				 report_site_outer(s);
 		row->inlined_into = r->opt.inline_split ? s->inl : NULL;
+		row->start = s->start;
 		break;
 	case REPORT_LINES:
 	case REPORT_HEAVY:

@@ -144,6 +144,10 @@ void report_site_key(const struct report *r, const struct site *s,
 		} else {
 			k->proc = report_site_outer(s);
 		}
+		/* Two procedures of one name (instances of a Rust generic,
+		 * C++ overloads: the names have no parameters) are two
+		 * rows, as two symbols are in perf. */
+		k->a = s->start;
 		break;
 	case REPORT_LINES:
 	case REPORT_HEAVY:

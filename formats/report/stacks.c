@@ -21,10 +21,13 @@
 #include "symbolize/symbolize.h"
 
 /* A procedure of an expanded stack: an interned name and its object
- * (UINT32_MAX for the truncation marker). */
+ * (UINT32_MAX for the truncation marker), and the entry of the
+ * out-of-line procedure its frame is in (symbol_start: what tells two
+ * procedures of one name apart, as the rows do). */
 struct xframe {
 	uint32_t name;
 	uint32_t obj;
+	uint64_t start;
 	unsigned char inlined;
 };
 
@@ -95,12 +98,13 @@ static long intern(struct report *r, struct report_sbuild *sb,
 }
 
 static int add_xf(struct xframe **v, size_t *n, size_t *alloc,
-		  uint32_t name, uint32_t obj, int inlined)
+		  uint32_t name, uint32_t obj, uint64_t start, int inlined)
 {
 	if (ALLOC_GROW(*v, *n + 1, *alloc))
 		return -PROF_ENOMEM;
 	(*v)[*n].name = name;
 	(*v)[*n].obj = obj;
+	(*v)[*n].start = start;
 	(*v)[*n].inlined = (unsigned char)inlined;
 	(*n)++;
 	return 0;
@@ -136,7 +140,7 @@ static int symbolize_frames(struct report *r, struct symbolizer *sym,
 			id = intern(r, sb, fn);
 			if (id < 0 || add_xf(&sb->xf, &sb->nxf, &sb->alloc_xf,
 					     (uint32_t)id, f->obj,
-					     last != NULL))
+					     res.symbol_start, last != NULL))
 				return -PROF_ENOMEM;
 			last = fn;
 		}
@@ -224,7 +228,7 @@ static int expand_stacks(struct report *r, struct report_sbuild *sb)
 				 sb->reason[k], sb->last_obj[k]);
 			id = intern(r, sb, buf);
 			if (id < 0 || add_xf(&sb->sx, &sb->nsx, &sb->alloc_sx,
-					     (uint32_t)id, UINT32_MAX, 0))
+					     (uint32_t)id, UINT32_MAX, 0, 0))
 				return -PROF_ENOMEM;
 		}
 		for (j = st->nframes; j-- > 0;) {
@@ -236,7 +240,8 @@ static int expand_stacks(struct report *r, struct report_sbuild *sb)
 					&sb->xf[sb->xf_first[fi] + x];
 
 				if (add_xf(&sb->sx, &sb->nsx, &sb->alloc_sx,
-					   e->name, e->obj, e->inlined))
+					   e->name, e->obj, e->start,
+					   e->inlined))
 					return -PROF_ENOMEM;
 			}
 		}
@@ -493,31 +498,56 @@ static int completeness(struct report *r, struct report_sbuild *sb)
 	return 0;
 }
 
-/* Per (object, name): the weight of the stacks that contain it, once
- * per stack, and of those whose samples are counted in it (their leaf,
- * or where -ra charged them).  An open-addressing table keyed by
- * canonical object and name. */
+/* Per (object, name, procedure entry): the weight of the stacks that
+ * contain it, once per stack, and of those whose samples are counted in
+ * it (their leaf, or where -ra charged them).  An open-addressing table
+ * keyed by canonical object, name and the entry of the out-of-line
+ * procedure (two of one name are two rows). */
+struct incl_key {
+	uint64_t start;
+	uint32_t obj;		/* canonical object + 1; 0: empty slot */
+	uint32_t name;
+};
+
 struct incl {
-	uint64_t *keys;		/* (obj << 32 | name) + 1; 0: empty */
+	struct incl_key *keys;
 	uint64_t *weight, *leaf;
 	uint32_t *stamp;	/* last stack counted + 1 */
 	size_t cap;
 };
 
-static size_t incl_slot(const struct incl *t, uint64_t key)
+static size_t incl_slot(const struct incl *t, const struct incl_key *k)
 {
-	size_t i = (size_t)((key * 0x9e3779b97f4a7c15ull) >> 20) &
-		   (t->cap - 1);
+	uint64_t h = hash_mix64(((uint64_t)k->obj << 32 | k->name) ^
+				hash_mix64(k->start));
+	size_t i = (size_t)h & (t->cap - 1);
 
-	while (t->keys[i] && t->keys[i] != key)
+	while (t->keys[i].obj &&
+	       (t->keys[i].obj != k->obj || t->keys[i].name != k->name ||
+		t->keys[i].start != k->start))
 		i = (i + 1) & (t->cap - 1);
 	return i;
 }
 
-static uint64_t incl_key(const struct report_sbuild *sb, uint32_t obj,
-			 uint32_t name)
+static struct incl_key incl_key(const struct report_sbuild *sb,
+				uint32_t obj, uint32_t name, uint64_t start)
 {
-	return ((uint64_t)sb->canon[obj] << 32 | name) + 1;
+	struct incl_key k = {
+		.start = start, .obj = sb->canon[obj] + 1, .name = name,
+	};
+
+	return k;
+}
+
+/* The slot of e's key, taken for it. */
+static size_t incl_take(struct incl *t, const struct report_sbuild *sb,
+			const struct xframe *e)
+{
+	struct incl_key k = incl_key(sb, e->obj, e->name, e->start);
+	size_t s = incl_slot(t, &k);
+
+	t->keys[s] = k;
+	return s;
 }
 
 static void incl_count(struct incl *t, const struct report_sbuild *sb,
@@ -531,8 +561,7 @@ static void incl_count(struct incl *t, const struct report_sbuild *sb,
 		e = &sb->sx[sb->sx_first[k] + x];
 		if (e->obj == UINT32_MAX)
 			continue;
-		s = incl_slot(t, incl_key(sb, e->obj, e->name));
-		t->keys[s] = incl_key(sb, e->obj, e->name);
+		s = incl_take(t, sb, e);
 		if (t->stamp[s] == k + 1)
 			continue;	/* recursion: once */
 		t->stamp[s] = (uint32_t)k + 1;
@@ -543,9 +572,7 @@ static void incl_count(struct incl *t, const struct report_sbuild *sb,
 	/* The procedure of the frame the samples are at, as the rows name
 	 * it: the innermost one with -inline, else the out-of-line one. */
 	e = &sb->xf[sb->xf_first[fi] + (inline_split ? sb->xf_n[fi] - 1 : 0)];
-	s = incl_slot(t, incl_key(sb, e->obj, e->name));
-	t->keys[s] = incl_key(sb, e->obj, e->name);
-	t->leaf[s] += sb->weight[k];
+	t->leaf[incl_take(t, sb, e)] += sb->weight[k];
 }
 
 /*
@@ -578,6 +605,7 @@ static int row_totals(struct report *r, struct report_sbuild *sb)
 			incl_count(&t, sb, k, r->opt.inline_split);
 	for (i = 0; i < r->nrows; i++) {
 		struct report_row *row = &r->rows[i];
+		struct incl_key key;
 		long id = find_name(sb, row->procedure);
 		uint64_t w = row->weight[stat];
 		size_t o;
@@ -590,8 +618,9 @@ static int row_totals(struct report *r, struct report_sbuild *sb)
 				break;
 		if (o == p->nobjects)
 			continue;
-		x = incl_slot(&t, incl_key(sb, (uint32_t)o, (uint32_t)id));
-		if (!t.keys[x])
+		key = incl_key(sb, (uint32_t)o, (uint32_t)id, row->start);
+		x = incl_slot(&t, &key);
+		if (!t.keys[x].obj)
 			continue;
 		w = t.weight[x] + (w > t.leaf[x] ? w - t.leaf[x] : 0);
 		row->total_percent = percent_of(w, r->total_weight[stat]);
