@@ -34,11 +34,22 @@
  *   callee (the entry is not in the model).
  * - A truncated stack's marker ("[truncated: ...]") is an outermost
  *   function without a position, in the object whose frame it calls.
+ * - File names: a file below the working directory is named relative to
+ *   it, in every line that names it (fl=, fi=/fe=, cfi=).  A function is
+ *   "file:name" to callgrind_annotate, which takes its working directory
+ *   off the names of fl= and fi=/fe=, not off those of cfi=: an absolute
+ *   name below it would make two functions of one, the one defined and
+ *   the one called.  Relative, a name is the same in both, and it is
+ *   what callgrind_annotate shows, and opens, run where it was written
+ *   (elsewhere, with -I DIR).
  */
 #include <inttypes.h>
+#include <limits.h>
 #include <linux/perf_event.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "common/stats/stats.h"
 #include "common/util/array.h"
@@ -97,6 +108,8 @@ struct cg {
 	uint32_t *ob_id, *fn_id, next_id[2];
 	const char **files;	/* file names given an id, by id - 1 */
 	size_t nfiles, alloc_files, last_file;
+	/* the working directory, as pwd says it and as it is: "" none */
+	char cwd[2][PATH_MAX];
 };
 
 enum { ID_OB, ID_FN };
@@ -259,6 +272,38 @@ static int sample_costs(struct cg *c, size_t n)
 static const char *file_name(const char *f)
 {
 	return f && *f ? f : UNKNOWN_NAME;
+}
+
+/* The working directory, logical ($PWD, if it is this directory) and
+ * physical; "/" is none (nothing to take off). */
+static void working_dirs(struct cg *c)
+{
+	const char *pwd = getenv("PWD");
+	struct stat a, b;
+
+	if (pwd && pwd[0] == '/' && strlen(pwd) < sizeof(c->cwd[0]) &&
+	    !stat(pwd, &a) && !stat(".", &b) && a.st_dev == b.st_dev &&
+	    a.st_ino == b.st_ino)
+		strcpy(c->cwd[0], pwd);
+	if (!getcwd(c->cwd[1], sizeof(c->cwd[1])))
+		c->cwd[1][0] = '\0';
+}
+
+/* A source file's name as written: relative when it lies below the
+ * working directory. */
+static const char *src_name(const struct cg *c, const char *f)
+{
+	size_t i, n;
+
+	f = file_name(f);
+	for (i = 0; i < 2; i++) {
+		n = strlen(c->cwd[i]);
+		while (n && c->cwd[i][n - 1] == '/')
+			n--;
+		if (n && !strncmp(f, c->cwd[i], n) && f[n] == '/' && f[n + 1])
+			return f + n + 1;
+	}
+	return f;
 }
 
 /* The id slot of an object (the last one: no object). */
@@ -470,8 +515,8 @@ static int body(FILE *f, struct cg *c)
 	for (i = 0; i < c->nent; i++) {
 		const struct cg_entry *e = &c->ent[i];
 		const struct report_sline *l = &s->lines[e->k.line];
-		const char *ffile = file_name(s->funcs[l->func].file);
-		const char *lfile = file_name(l->file);
+		const char *ffile = src_name(c, s->funcs[l->func].file);
+		const char *lfile = src_name(c, l->file);
 
 		if (e->k.obj != obj) {
 			obj = e->k.obj;
@@ -502,7 +547,7 @@ static int body(FILE *f, struct cg *c)
 					 ob_slot(c, e->callee_obj),
 					 obj_name(c, e->callee_obj));
 			if (put_file(f, c, "cfi",
-				     file_name(s->funcs[e->k.callee].file)))
+				     src_name(c, s->funcs[e->k.callee].file)))
 				return -PROF_ENOMEM;
 			put_name(f, c, "cfn", ID_FN, &c->fn_id[e->k.callee],
 				 s->funcs[e->k.callee].name);
@@ -560,6 +605,7 @@ int fmt_callgrind(FILE *f, const struct report *r)
 				"sampled statistic");
 		goto out;
 	}
+	working_dirs(&c);
 	for (i = 0; i < s->nsamples && !err; i++)
 		err = sample_costs(&c, i);
 	if (err)

@@ -181,3 +181,50 @@ report() {
 	run -125 --separate-stderr "$UPROFILE" -i count.umon --format callgrind
 	[[ $stderr == *"counting profile"* ]]
 }
+
+@test "callgrind: exported above the sources or elsewhere, callgrind_annotate lists each function once" {
+	local cc=${CC:-cc}
+	command -v "$cc" >/dev/null || skip "no C compiler ($cc)"
+	# The program's source in a subdirectory, compiled from its parent:
+	# its functions' file is x/src/callers.c, below x.
+	mkdir -p x/src x/other
+	cp "$ROOT/tests/programs/callers.c" x/src/
+	(cd x && "$cc" -O2 -g -fno-omit-frame-pointer -o src/callers \
+		src/callers.c) || fail "cannot compile callers.c"
+	(cd x && "$UPROFILE" -quiet -g -e cpu-clock -o x.umon src/callers 300) ||
+		fail "uprofile failed"
+	local dir opts
+	for dir in x x/other; do
+		# Exported and read in the parent of src/, and in a directory
+		# the sources are not below.
+		(cd "$dir" && "$UPROFILE" -i "$BATS_TEST_TMPDIR/x/x.umon" \
+			--format callgrind -report-file out.cg) ||
+			fail "export in $dir failed"
+		for opts in --inclusive=no --inclusive=yes; do
+			run -0 --separate-stderr bash -c 'cd "$1" &&
+				callgrind_annotate --threshold=100 --auto=no "$2" out.cg' \
+				_ "$dir" "$opts"
+			[[ -z $stderr ]] || fail "callgrind_annotate warned: $stderr"
+			ann=$(python3 "$CGA" <<<"$output") || fail "cannot read: $output"
+			# Defined once, and called under that one name (a
+			# function only called would be listed without its
+			# object).
+			run -0 jq -r '.listings | to_entries[]
+				| select((.value | length) > 1
+				  or (.value[0] | test(" \\[.*\\]$") | not))
+				| "\(.key): \(.value | join(" | "))"' <<<"$ann"
+			[[ -z $output ]] || fail "in $dir, $opts, listed twice or only called:
+$output"
+			for f in main caller_a leaf_work; do
+				[[ $(jq --arg f "$f" '.listings[$f] | length' \
+					<<<"$ann") == 1 ]] || fail "$f not listed in $dir"
+			done
+		done
+	done
+	# Read where it was made, the relative name opens the source.
+	run -0 --separate-stderr bash -c 'cd x && callgrind_annotate --auto=yes out.cg'
+	assert_output --partial "-- Auto-annotated source: src/callers.c"
+	run -0 grep -c '^fl=([0-9]*) src/callers.c$' x/out.cg
+	run -0 grep -c "^fl=([0-9]*) $(cd x && pwd -P)/src/callers.c\$" \
+		x/other/out.cg
+}

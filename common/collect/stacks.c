@@ -382,6 +382,7 @@ static enum prof_stack_end end_of(enum unw_result r)
 	case UNW_END: return PROF_STACK_COMPLETE;
 	case UNW_TRUNC_DUMP: return PROF_STACK_TRUNC_DUMP;
 	case UNW_TRUNC_NO_CFI: return PROF_STACK_TRUNC_NO_CFI;
+	case UNW_TRUNC_SWITCH: return PROF_STACK_TRUNC_SWITCH;
 	default: return PROF_STACK_TRUNC_BAD;
 	}
 }

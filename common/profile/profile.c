@@ -351,6 +351,7 @@ const char *profile_stack_end_name(enum prof_stack_end end)
 		[PROF_STACK_TRUNC_DEPTH] = "truncated: frame limit",
 		[PROF_STACK_TRUNC_BAD] = "truncated: bad unwind step",
 		[PROF_STACK_KERNEL] = "kernel frames only",
+		[PROF_STACK_TRUNC_SWITCH] = "truncated: stack switch",
 	};
 
 	return (unsigned)end < PROF_STACK_NEND ? names[end] : "unknown";

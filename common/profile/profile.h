@@ -228,6 +228,10 @@ enum prof_stack_end {
 	/* Kernel frames only: a kernel thread's sample, or the user part
 	 * was not asked for (kprofile -g). */
 	PROF_STACK_KERNEL = 7,
+	/* Truncated: the caller's frame is on another stack than the one
+	 * walked (the Go runtime's switches between a goroutine's stack and
+	 * its thread's), which the sample holds no way to, or no copy of. */
+	PROF_STACK_TRUNC_SWITCH = 8,
 	PROF_STACK_NEND
 };
 

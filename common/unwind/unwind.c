@@ -46,6 +46,7 @@ struct unw_object {
 		int lazy0;	/* starts with the lazy PLT0 (push GOT+8) */
 	} plt[4];
 	size_t nplt;
+	struct unw_go go;	/* a Go program's runtime functions */
 	struct ehframe ehf;	/* .eh_frame read in place, if ehf_ok */
 	int ehf_ok;
 	int dwarf_tried;	/* libdwarf opened (the fallback) */
@@ -103,11 +104,12 @@ static int read_full(int fd, void *buf, size_t len, uint64_t off)
 	return 0;
 }
 
-/* The PLT sections' addresses and bytes (at most PLT_MAX each); none
- * read is no loss but the stubs' steps. */
+/* The PLT sections' addresses and bytes (at most PLT_MAX each), and a
+ * Go program's runtime functions; none read is no loss but the stubs'
+ * steps, or Go's stack switches. */
 #define PLT_MAX (1u << 20)
 
-static void read_plts(struct unw_object *o, const Elf64_Ehdr *eh)
+static void read_sections(struct unw_object *o, const Elf64_Ehdr *eh)
 {
 	Elf64_Shdr *sh = NULL, *names;
 	char *str = NULL;
@@ -159,6 +161,7 @@ static void read_plts(struct unw_object *o, const Elf64_Ehdr *eh)
 			     "\xf3\x0f\x1e\xfa\xff\x35", 6)));
 		o->nplt++;
 	}
+	unw_go_read(&o->go, o->fd, sh, eh->e_shnum, str, names->sh_size);
 out:
 	free(str);
 	free(sh);
@@ -186,7 +189,7 @@ static int read_segments(struct unw_object *o)
 	    eh.e_phentsize != sizeof(Elf64_Phdr) || !eh.e_phnum)
 		return -1;
 	o->entry = eh.e_entry;
-	read_plts(o, &eh);
+	read_sections(o, &eh);
 	ph = calloc(eh.e_phnum, sizeof(*ph));
 	if (!ph || read_full(o->fd, ph, eh.e_phnum * sizeof(*ph), eh.e_phoff))
 		goto out;
@@ -596,11 +599,7 @@ int unw_init(struct unw_state *st, const uint64_t *regs, uint64_t mask,
 static int read_stack(const struct unw_state *st, uint64_t addr,
 		      uint64_t *v)
 {
-	if (addr < st->sp0 || addr - st->sp0 > st->len ||
-	    st->len - (addr - st->sp0) < 8)
-		return -1;
-	memcpy(v, st->stack + (addr - st->sp0), 8);
-	return 0;
+	return unw_stack_word(st, addr, v);
 }
 
 /* A fixed-size operand, sign-extended when sgn; -1 past the end. */
@@ -897,8 +896,8 @@ static int plt_step(struct unw_state *st, const struct unw_object *o,
 	return UNW_STEPPED;
 }
 
-enum unw_result unw_step(struct unw_state *st, struct unw_object *o,
-			 uint64_t vaddr, int fp_fallback)
+static enum unw_result step(struct unw_state *st, struct unw_object *o,
+			    uint64_t vaddr, int fp_fallback)
 {
 	const struct row *row = o ? find_row(o, vaddr) : NULL;
 	uint64_t cfa, nr[UNW_NREGS];
@@ -1001,6 +1000,31 @@ enum unw_result unw_step(struct unw_state *st, struct unw_object *o,
 	st->first = 0;
 	st->exact = row->signal;
 	return UNW_STEPPED;
+}
+
+enum unw_result unw_step(struct unw_state *st, struct unw_object *o,
+			 uint64_t vaddr, int fp_fallback)
+{
+	const struct go_fn *g = o && o->go.n ? unw_go_find(&o->go, vaddr) :
+				NULL;
+	/* Where the object is loaded: the looked-up PC less its link-time
+	 * address. */
+	uint64_t bias = st->r[UNW_REG_IP] - !st->exact - vaddr;
+	int r = g ? unw_go_step(st, g, vaddr) : -1;
+
+	if (r < 0)
+		r = step(st, o, vaddr, fp_fallback);
+	/* The kernel pushed the Go restorer's address for sigtramp to
+	 * return to: the frame is at it, not at the byte before. */
+	if (r == UNW_STEPPED && o && o->go.n &&
+	    (g = unw_go_find(&o->go, st->r[UNW_REG_IP] - bias)) &&
+	    g->kind == GO_SIGRETURN && st->r[UNW_REG_IP] - bias == g->lo)
+		st->exact = 1;
+	/* Past a signal frame whose stack the copy does not hold, the
+	 * walk did not run out of copy: it is on another stack. */
+	if (r == UNW_TRUNC_DUMP && st->elsewhere)
+		r = UNW_TRUNC_SWITCH;
+	return (enum unw_result)r;
 }
 
 static int rule_text(char *buf, size_t len, const char *name,

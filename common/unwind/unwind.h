@@ -26,6 +26,18 @@
  *   program's .plt) is stepped by the stub's known shape (jumps around
  *   one push: the return address at [sp] or [sp + 8], by the instruction
  *   at the PC); elsewhere, with the fallback, by frame pointers.
+ * - Go programs (gort.c): the runtime's functions that switch stacks
+ *   (systemstack, mcall, morestack, gogo, asmcgocall: the goroutine's
+ *   stack and the thread's g0 one) keep where they came from in the
+ *   runtime's structures, not on the stack: a walk reaching one ends
+ *   there, truncated (UNW_TRUNC_SWITCH), never with the stale words its
+ *   CFI would read; where the layout does say it, the walk goes on: the
+ *   functions that call the vDSO keep their own stack pointer in r12,
+ *   and the runtime's signal return (its sa_restorer) has the kernel's
+ *   signal frame above it.  The goroutine's and the thread's entries
+ *   (goexit, mstart, rt0_go) end a walk as complete.  They are found by
+ *   name in .symtab, the vDSO callers' and the restorer's shapes checked
+ *   in their code.
  * - x86-64 only: the register numbering is DWARF's for x86-64.
  *
  * An object is read once per file and shared by every process mapping it.
@@ -92,6 +104,8 @@ struct unw_state {
 	size_t len;
 	int first;		/* the sampled frame */
 	int exact;		/* r[UNW_REG_IP] is not a return address */
+	int elsewhere;		/* a signal frame restored a stack pointer
+				 * outside the copy: on another stack */
 };
 
 /* Start a walk from perf's sampled user registers (in mask order, mask a
@@ -106,6 +120,8 @@ enum unw_result {
 	UNW_TRUNC_DUMP,		/* a read fell outside the stack copy */
 	UNW_TRUNC_NO_CFI,	/* no CFI for the PC (and no fallback) */
 	UNW_TRUNC_BAD,		/* an impossible step or expression */
+	UNW_TRUNC_SWITCH,	/* the caller is on another stack, out of
+				 * reach (Go's stack switches) */
 };
 
 /*

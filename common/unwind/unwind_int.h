@@ -6,8 +6,10 @@
 #ifndef COMMON_UNWIND_INT_H
 #define COMMON_UNWIND_INT_H
 
+#include <elf.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "unwind.h"
 
@@ -68,5 +70,52 @@ int unw_ehf_init(struct ehframe *e, const uint8_t *image, size_t size,
  * is malformed or uses what this reader does not (the caller may ask
  * libdwarf). */
 int unw_ehf_row(const struct ehframe *e, uint64_t vaddr, struct row *row);
+
+/* The word at addr of the stack copy: 0, or -1 when it is not all in
+ * the copy. */
+static inline int unw_stack_word(const struct unw_state *st, uint64_t addr,
+				 uint64_t *v)
+{
+	if (addr < st->sp0 || addr - st->sp0 > st->len ||
+	    st->len - (addr - st->sp0) < 8)
+		return -1;
+	memcpy(v, st->stack + (addr - st->sp0), 8);
+	return 0;
+}
+
+/* ---- the Go runtime (gort.c) ---------------------------------------------- */
+
+enum go_kind {
+	GO_TOP = 1,	/* a goroutine's or thread's entry: goexit, mstart */
+	GO_SWITCH,	/* switches stacks, the way back out of reach */
+	GO_VDSO,	/* calls the vDSO on g0, its own SP kept in r12 */
+	GO_SIGRETURN,	/* the signal handlers' sa_restorer */
+};
+
+#define UNW_GO_FUNCS 16
+
+/* The runtime's functions of one Go program, by link-time address. */
+struct unw_go {
+	struct go_fn {
+		uint64_t lo, hi;
+		uint8_t kind;
+		uint32_t frame;		/* GO_VDSO: the prologue's sub from rsp */
+		uint32_t r12_at;	/* GO_VDSO: the offset past mov %rsp,%r12 */
+	} fn[UNW_GO_FUNCS];
+	size_t n;
+};
+
+/* Fill g from the ELF file fd's .symtab if its sections (nsh headers sh,
+ * their names names[0, names_len)) are a Go program's; g->n stays 0
+ * otherwise, or when the table cannot be read. */
+void unw_go_read(struct unw_go *g, int fd, const Elf64_Shdr *sh, size_t nsh,
+		 const char *names, size_t names_len);
+
+/* The function of g holding vaddr, or NULL. */
+const struct go_fn *unw_go_find(const struct unw_go *g, uint64_t vaddr);
+
+/* The step from st's frame, at vaddr in f: an enum unw_result, or -1
+ * when f's CFI (or frame pointers) steps it as any other. */
+int unw_go_step(struct unw_state *st, const struct go_fn *f, uint64_t vaddr);
 
 #endif

@@ -179,6 +179,7 @@ static void walk(void)
 	static const char *const result[] = {
 		"stepped", "end", "truncated: stack copy",
 		"truncated: no CFI", "truncated: bad step",
+		"truncated: stack switch",
 	};
 	struct unw_state st;
 	enum unw_result r = UNW_TRUNC_BAD;
