@@ -567,6 +567,22 @@ def seeds():
         round_end(),
     ]
     out['bad-records'] = (0, perf_file(fe, b''.join(bad), {}))
+    # pid -1, the collector's mark of an empty slot, in every record that
+    # names a process (once read as a process of garbage)
+    se = plain_events(2, A_SAMPLE_ID_ALL | A_MMAP2 | A_CONTEXT_SWITCH)
+    m = 0xffffffff
+    out['bad-pid-max'] = (0, perf_file(se, se.mmap2(5, 0x400000, 0x1000, 0,
+                                                    b'/opt/prog') +
+                                       se.comm(5, 5, b'p') +
+                                       se.sample(0, 0x400100, 5, pid=5, tid=5) +
+                                       se.sample(0, 0x400100, 6, pid=m, tid=5) +
+                                       se.comm(m, m, b'x', time=7) +
+                                       se.fork(m, 5, m, 5, 8) +
+                                       se.fork(6, m, 6, m, 9) +
+                                       se.fork(m, m, m, m, 10, type_=EXIT) +
+                                       se.switch(m, m, 11, True) +
+                                       se.switch(m, m, 12, False) +
+                                       round_end(), {}))
     out['bad-id-index'] = (0, perf_file(pe, pr + rec(ID_INDEX, u64(1 << 40)),
                                         {}))
     out['bad-auxtrace-beyond'] = (0, perf_file(pe, pr + rec(
