@@ -469,6 +469,11 @@ def seeds():
     good = perf_file(pe, pr, features(pe))
     out['bad-header-cut'] = (0, good[:50])
     out['bad-header-cut-88'] = (0, good[:88])
+    # a file of 88 bytes whose header says 104: its event (the header
+    # itself) and its data fit, its feature bits do not (once read from
+    # memory never written)
+    out['bad-header-short-file'] = (0, b'PERFILE2' + u64(
+        104, 80, 0, 80, 80, 8, 0, 0) + bytes(8) + rec(FINISHED_ROUND, b''))
     out['bad-header-size'] = (0, good[:8] + u64(96) + good[16:])
     out['bad-magic'] = (0, b'PERFILE1' + good[8:])
     out['bad-swapped'] = (0, b'2ELIFREP' + good[8:])

@@ -725,6 +725,8 @@ static int open_file(struct perfdata *pd)
 	pd->data_off = u64(&b);
 	pd->data_size = u64(&b);
 	bytes_skip(&b, 16);	/* event_types: unused by perf since 2012 */
+	if (size > pd->file_size)
+		return bad(pd, "the file is shorter than its header");
 	if (size == HEADER_SIZE)
 		memcpy(bits, h + 72, 32);
 	else if (size != HEADER_SIZE_OLD)
