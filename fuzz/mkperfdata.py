@@ -598,6 +598,19 @@ def seeds():
         zstd_raw(struct.pack('<IHH', SAMPLE, 0, 4) + bytes(8))), {}))
     out['bad-zstd-nested'] = (0, perf_file(pe, pr + compressed(
         zstd_raw(compressed(zstd_raw(round_end())))), {}))
+    # a zstd bomb: COMPRESSED records of 33 bytes, each a frame of one
+    # block whose one sequence repeats its 8 literal bytes (an empty
+    # SWITCH record) to 128 KiB: 16384 records a record, 16 million in
+    # all, from 33 KB.  The block's bytes are zstd's (zstd -19 of those
+    # 128 KiB): raw literals, then the sequence (literals 8, offset 8,
+    # match 131064) in its predefined codes.
+    block = (bytes([8 << 3]) + struct.pack('<IHH', SWITCH, 0, 8) +
+             bytes([1, 0]) + bytes.fromhex('f5fff3cb05'))
+    frame = (b'\x28\xb5\x2f\xfd\x00\x68' +
+             struct.pack('<I', (len(block) << 3) | (2 << 1) | 1)[:3] + block)
+    out['bad-zstd-bomb'] = (0, perf_file(pe, pr + compressed(frame) * 1000,
+                                         {F_COMPRESSED: u32(0, 1, 1, 4) +
+                                          u64(1 << 20)}))
     out['bad-compressed2-len'] = (0, perf_file(pe, pr + rec(
         COMPRESSED2, u64(1 << 20) + bytes(8)), {}))
     pp = perf_pipe(pe, pr)

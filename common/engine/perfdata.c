@@ -69,6 +69,11 @@ enum {
 /* A round is delivered when it holds this much even without its end. */
 #define ROUND_MAX ((size_t)256 << 20)
 #define READ_CHUNK ((size_t)1 << 20)
+/* Records a byte of compressed data may inflate to, at most: perf's take
+ * several bytes each.  It bounds the work a small hostile stream asks
+ * for (an 8-byte record repeated: 16 million from 33 KB). */
+#define ZSTD_MAX_RECS_PER_BYTE 32
+#define ZSTD_RECS_SLACK 4096
 
 #define MISC_MMAP_DATA (1 << 13)
 #define MISC_BUILD_ID_SIZE (1 << 15)
@@ -133,6 +138,7 @@ struct perfdata {
 	ZSTD_DStream *zs;
 	uint8_t *zbuf;
 	size_t zlen, zalloc;
+	uint64_t zin, zrecs;	/* compressed bytes, records inflated */
 
 	/* The round. */
 	uint8_t *arena;
@@ -1427,6 +1433,7 @@ static int inflate(struct perfdata *pd, const uint8_t *data, size_t len)
 		if (!pd->zs || ZSTD_isError(ZSTD_initDStream(pd->zs)))
 			return prof_fail(PROF_ENOMEM, "out of memory");
 	}
+	pd->zin += len;
 	while (in.pos < in.size) {
 		ZSTD_outBuffer out;
 		size_t r;
@@ -1451,6 +1458,10 @@ static int inflate(struct perfdata *pd, const uint8_t *data, size_t len)
 					   "record shorter than its header");
 			if (pd->zlen - at < size)
 				break;
+			if (++pd->zrecs > pd->zin * ZSTD_MAX_RECS_PER_BYTE +
+			    ZSTD_RECS_SLACK)
+				return bad(pd, "compressed records inflate to "
+					   "more records than perf's hold");
 			err = record(pd, pd->zbuf + at, size, true);
 			if (err)
 				return err;
