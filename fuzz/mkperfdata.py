@@ -17,6 +17,7 @@
 #
 #   fuzz/mkperfdata.py OUTDIR
 import struct
+import subprocess
 import sys
 
 # record types
@@ -219,6 +220,17 @@ def zstd_raw(data, split=None):
         h = (len(blk) << 3) | int(last)     # type 0: raw
         out += struct.pack('<I', h)[:3] + blk
     return out
+
+
+def zstd_cli(data):
+    """data compressed by the zstd program (Python's library has no zstd),
+    or None without it."""
+    try:
+        return subprocess.run(['zstd', '-19', '--no-check', '-q', '-c'],
+                              input=data, capture_output=True,
+                              check=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return None
 
 
 def compressed(z, v2=False):
@@ -611,6 +623,20 @@ def seeds():
     out['bad-zstd-bomb'] = (0, perf_file(pe, pr + compressed(frame) * 1000,
                                          {F_COMPRESSED: u32(0, 1, 1, 4) +
                                           u64(1 << 20)}))
+    # COMPRESSED records of ID_INDEX records adding 53,222 ids (26 of
+    # 2047), 50 KB in all: each id added once sorted all the ids known
+    # again (minutes).  Made by the zstd program when there is one.
+    ids = b''.join(rec(ID_INDEX, u64(2047) + b''.join(
+        u64(100 + 2047 * r + k, 1, 0, 0) for k in range(2047)))
+        for r in range(26))
+    z = zstd_cli(ids)
+    if z is not None:
+        out['bad-id-index-many'] = (0, perf_file(pe, pr + b''.join(
+            compressed(z[k:k + 60000]) for k in range(0, len(z), 60000)),
+            {F_COMPRESSED: u32(0, 1, 1, 4) + u64(1 << 20)}))
+    else:
+        print('mkperfdata.py: no zstd program: bad-id-index-many not made',
+              file=sys.stderr)
     out['bad-compressed2-len'] = (0, perf_file(pe, pr + rec(
         COMPRESSED2, u64(1 << 20) + bytes(8)), {}))
     pp = perf_pipe(pe, pr)

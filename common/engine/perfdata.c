@@ -1560,16 +1560,24 @@ static int id_index(struct perfdata *pd, const uint8_t *rec, size_t size)
 {
 	struct bytes r = bytes_of(rec + 8, size - 8);
 	uint64_t nr = u64(&r), i;
+	size_t known;
 	int err = 0;
 
 	if (r.bad || nr > bytes_left(&r) / 32)
 		return bad(pd, "an ID_INDEX record is damaged");
+	/* The ids known before this record, sorted once: looked up with
+	 * event_of_id(), each id added would sort them all again. */
+	event_of_id(pd, 0);
+	known = pd->nids;
 	for (i = 0; !err && i < nr; i++) {
-		uint64_t id = u64(&r), idx = u64(&r);
+		struct idmap key = { .id = u64(&r) };
+		uint64_t idx = u64(&r);
 
 		bytes_skip(&r, 16);	/* cpu, tid */
-		if (idx < pd->nev && event_of_id(pd, id) < 0)
-			err = add_id(pd, id, (uint32_t)idx);
+		if (idx < pd->nev && (!known || !bsearch(&key, pd->ids, known,
+							 sizeof(key),
+							 cmp_idmap)))
+			err = add_id(pd, key.id, (uint32_t)idx);
 	}
 	return err;
 }
