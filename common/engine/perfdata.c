@@ -21,6 +21,7 @@
 #include "common/util/array.h"
 #include "common/util/bytes.h"
 #include "common/util/error.h"
+#include "common/util/hash.h"
 #include "perfdata.h"
 
 /* perf's own record types (tools/lib/perf/include/perf/event.h). */
@@ -116,7 +117,7 @@ struct perfdata {
 	size_t nev, alloc_ev;
 	struct idmap *ids;
 	size_t nids, alloc_ids;
-	bool ids_sorted;
+	struct hashmap id_map;	/* the entries of ids, by id */
 	/* Where a record says its event (all events agree: perf's rule):
 	 * the sample's u64 index of its id (-1: none), a trailer's. */
 	int sample_id_at;
@@ -353,48 +354,38 @@ static int next_record(struct perfdata *pd, const uint8_t **rec,
 
 /* ---- events and ids ---------------------------------------------------- */
 
-static int cmp_idmap(const void *a, const void *b)
-{
-	const struct idmap *x = a, *y = b;
+struct id_key {
+	const struct idmap *ids;
+	uint64_t id;
+};
 
-	return x->id < y->id ? -1 : x->id > y->id;
+static int id_eq(const void *ctx, size_t entry)
+{
+	const struct id_key *k = ctx;
+
+	return k->ids[entry].id == k->id;
 }
 
 static int add_id(struct perfdata *pd, uint64_t id, uint32_t ev)
 {
 	if (pd->nids >= MAX_IDS)
 		return bad(pd, "more event ids than any recording has");
-	if (ALLOC_GROW(pd->ids, pd->nids + 1, pd->alloc_ids))
+	if (ALLOC_GROW(pd->ids, pd->nids + 1, pd->alloc_ids) ||
+	    hashmap_add(&pd->id_map, id, pd->nids))
 		return prof_fail(PROF_ENOMEM, "out of memory");
 	pd->ids[pd->nids].id = id;
 	pd->ids[pd->nids].ev = ev;
 	pd->nids++;
-	pd->ids_sorted = false;
 	return 0;
 }
 
 /* The event of id, or -1. */
 static long event_of_id(struct perfdata *pd, uint64_t id)
 {
-	size_t lo = 0, hi;
+	struct id_key k = { pd->ids, id };
+	size_t i = hashmap_find(&pd->id_map, id, id_eq, &k);
 
-	if (!pd->ids_sorted) {
-		if (pd->nids > 1)
-			qsort(pd->ids, pd->nids, sizeof(*pd->ids), cmp_idmap);
-		pd->ids_sorted = true;
-	}
-	hi = pd->nids;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (pd->ids[mid].id == id)
-			return pd->ids[mid].ev;
-		if (pd->ids[mid].id < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return -1;
+	return i == SIZE_MAX ? -1 : (long)pd->ids[i].ev;
 }
 
 /* An attribute of size len (perf_event_attr, as long as its writer's);
@@ -925,6 +916,7 @@ void perf_data_free(struct perfdata *pd)
 		free(pd->ev[i].pub.name);
 	free(pd->ev);
 	free(pd->ids);
+	hashmap_release(&pd->id_map);
 	for (i = 0; i < pd->nbids; i++)
 		free(pd->bids[i].path);
 	free(pd->bids);
@@ -1560,24 +1552,16 @@ static int id_index(struct perfdata *pd, const uint8_t *rec, size_t size)
 {
 	struct bytes r = bytes_of(rec + 8, size - 8);
 	uint64_t nr = u64(&r), i;
-	size_t known;
 	int err = 0;
 
 	if (r.bad || nr > bytes_left(&r) / 32)
 		return bad(pd, "an ID_INDEX record is damaged");
-	/* The ids known before this record, sorted once: looked up with
-	 * event_of_id(), each id added would sort them all again. */
-	event_of_id(pd, 0);
-	known = pd->nids;
 	for (i = 0; !err && i < nr; i++) {
-		struct idmap key = { .id = u64(&r) };
-		uint64_t idx = u64(&r);
+		uint64_t id = u64(&r), idx = u64(&r);
 
 		bytes_skip(&r, 16);	/* cpu, tid */
-		if (idx < pd->nev && (!known || !bsearch(&key, pd->ids, known,
-							 sizeof(key),
-							 cmp_idmap)))
-			err = add_id(pd, key.id, (uint32_t)idx);
+		if (idx < pd->nev && event_of_id(pd, id) < 0)
+			err = add_id(pd, id, (uint32_t)idx);
 	}
 	return err;
 }
