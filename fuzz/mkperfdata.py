@@ -634,8 +634,17 @@ def seeds():
         out['bad-id-index-many'] = (0, perf_file(pe, pr + b''.join(
             compressed(z[k:k + 60000]) for k in range(0, len(z), 60000)),
             {F_COMPRESSED: u32(0, 1, 1, 4) + u64(1 << 20)}))
+    # and 45,000 ID_INDEX records of one new id each, 58 KB: sorting once
+    # a record was still quadratic (the ids are now in a hash index)
+    ids = b''.join(rec(ID_INDEX, u64(1, 100 + k, 1, 0, 0))
+                   for k in range(45000))
+    z2 = zstd_cli(ids)
+    if z2 is not None:
+        out['bad-id-index-each'] = (0, perf_file(pe, pr + b''.join(
+            compressed(z2[k:k + 60000]) for k in range(0, len(z2), 60000)),
+            {F_COMPRESSED: u32(0, 1, 1, 4) + u64(1 << 20)}))
     else:
-        print('mkperfdata.py: no zstd program: bad-id-index-many not made',
+        print('mkperfdata.py: no zstd program: bad-id-index-* not made',
               file=sys.stderr)
     out['bad-compressed2-len'] = (0, perf_file(pe, pr + rec(
         COMPRESSED2, u64(1 << 20) + bytes(8)), {}))
