@@ -16,6 +16,7 @@
 # zstd frames of raw (stored) blocks, which every zstd decoder reads.
 #
 #   fuzz/mkperfdata.py OUTDIR
+import hashlib
 import struct
 import subprocess
 import sys
@@ -646,6 +647,21 @@ def seeds():
     else:
         print('mkperfdata.py: no zstd program: bad-id-index-* not made',
               file=sys.stderr)
+    # 230,000 HEADER_BUILD_ID records then 230,000 mappings of another
+    # path, zstd's frame then 48 KB of noise in one COMPRESSED record
+    # (noise the reader skips, but counts as compressed bytes: 32 records
+    # a byte allowed), 60 KB: each mapping looked for its path's build-id
+    # among all the entries (over 10 s)
+    z = zstd_cli(header_build_id(b'/a', BID, pid=5) * 230000 +
+                 pe.mmap2(5, 0x400000, 0x1000, 0, b'/b') * 230000)
+    if z is not None:
+        noise, k = b'', 0
+        while len(z) + len(noise) < 60000:
+            noise += hashlib.sha256(b'%d' % k).digest()
+            k += 1
+        out['bad-build-ids-many'] = (0, perf_file(
+            pe, pr + compressed(z + noise[:60000 - len(z)]),
+            {F_COMPRESSED: u32(0, 1, 1, 4) + u64(1 << 20)}))
     out['bad-compressed2-len'] = (0, perf_file(pe, pr + rec(
         COMPRESSED2, u64(1 << 20) + bytes(8)), {}))
     pp = perf_pipe(pe, pr)

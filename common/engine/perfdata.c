@@ -127,6 +127,7 @@ struct perfdata {
 	struct perf_data_meta meta;
 	struct bid *bids;
 	size_t nbids, alloc_bids;
+	struct hashmap bid_map;	/* the entries of bids, by path */
 
 	/* The stream. */
 	uint8_t *buf;
@@ -484,13 +485,34 @@ static void set_string(char **dst, struct bytes *b)
 	*dst = s;
 }
 
+struct bid_key {
+	const struct bid *bids;
+	const char *path;
+};
+
+static int bid_eq(const void *ctx, size_t entry)
+{
+	const struct bid_key *k = ctx;
+
+	return !strcmp(k->bids[entry].path, k->path);
+}
+
+/* The entry of path's build-id, or SIZE_MAX. */
+static size_t bid_of(const struct perfdata *pd, const char *path)
+{
+	struct bid_key k = { pd->bids, path };
+
+	return hashmap_find(&pd->bid_map, hash_str(HASH_STR_SEED, path),
+			    bid_eq, &k);
+}
+
 static int add_build_id(struct perfdata *pd, struct bytes *b, size_t size)
 {
 	const uint8_t *p;
 	struct bid *d;
 	uint16_t misc;
 	const uint8_t *id;
-	size_t n;
+	size_t n, i;
 
 	/* header, pid, build_id[24], filename[] */
 	if (size < 8 + 4 + 24 + 1)
@@ -507,9 +529,20 @@ static int add_build_id(struct perfdata *pd, struct bytes *b, size_t size)
 	d->path = strndup((const char *)p + 36, size - 36);
 	if (!d->path)
 		return prof_fail(PROF_ENOMEM, "out of memory");
+	/* A path recorded again: its last build-id is its build-id. */
+	i = bid_of(pd, d->path);
+	if (i != SIZE_MAX) {
+		free(d->path);
+		d = &pd->bids[i];
+	} else if (hashmap_add(&pd->bid_map, hash_str(HASH_STR_SEED, d->path),
+			       pd->nbids)) {
+		free(d->path);
+		return prof_fail(PROF_ENOMEM, "out of memory");
+	} else {
+		pd->nbids++;
+	}
 	memcpy(d->id, id, 20);
 	d->len = (uint8_t)n;
-	pd->nbids++;
 	return 0;
 }
 
@@ -920,6 +953,7 @@ void perf_data_free(struct perfdata *pd)
 	for (i = 0; i < pd->nbids; i++)
 		free(pd->bids[i].path);
 	free(pd->bids);
+	hashmap_release(&pd->bid_map);
 	free(pd->meta.hostname);
 	free(pd->meta.osrelease);
 	free(pd->meta.version);
@@ -962,17 +996,12 @@ const struct perf_data_meta *perf_data_meta(const struct perfdata *pd)
 size_t perf_data_build_id(const struct perfdata *pd, const char *path,
 			 uint8_t *out, size_t len)
 {
-	size_t i;
+	size_t i = bid_of(pd, path);
 
-	for (i = pd->nbids; i-- > 0;) {
-		if (strcmp(pd->bids[i].path, path))
-			continue;
-		if (pd->bids[i].len > len)
-			return 0;
-		memcpy(out, pd->bids[i].id, pd->bids[i].len);
-		return pd->bids[i].len;
-	}
-	return 0;
+	if (i == SIZE_MAX || pd->bids[i].len > len)
+		return 0;
+	memcpy(out, pd->bids[i].id, pd->bids[i].len);
+	return pd->bids[i].len;
 }
 
 const char *perf_data_note(const struct perfdata *pd, size_t i)
