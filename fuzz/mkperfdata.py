@@ -649,7 +649,7 @@ def seeds():
               file=sys.stderr)
     # 230,000 HEADER_BUILD_ID records then 230,000 mappings of another
     # path, zstd's frame then 48 KB of noise in one COMPRESSED record
-    # (noise the reader skips, but counts as compressed bytes: 32 records
+    # (noise the reader skips, but counts as compressed bytes: 8 records
     # a byte allowed), 60 KB: each mapping looked for its path's build-id
     # among all the entries (over 10 s)
     z = zstd_cli(header_build_id(b'/a', BID, pid=5) * 230000 +
