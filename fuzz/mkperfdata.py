@@ -13,7 +13,10 @@
 # Each seed is fuzz_perfdata's option byte (bit 0: also read through a
 # pipe; bit 1: every second event not wanted), then the perf.data bytes.
 # Python's standard library has no zstd, so the compressed records hold
-# zstd frames of raw (stored) blocks, which every zstd decoder reads.
+# zstd frames of raw (stored) blocks, which every zstd decoder reads; but
+# the inputs that must be small and inflate to much (bad-id-index-*,
+# bad-build-ids-many) are compressed by the zstd program, and left out
+# without it.
 #
 #   fuzz/mkperfdata.py OUTDIR
 import hashlib

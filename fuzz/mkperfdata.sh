@@ -31,10 +31,10 @@ cd /mnt
 # perf record, quiet, no build-id cache in $HOME; the seed is the option
 # byte then the recording.
 rec() {
-	local name=$1 opt=$2
-	shift 2
+	local name=$1
+	shift
 	perf record -q -N -o /mnt/rec.data "$@" 2>/dev/null
-	{ printf "\\x$opt"; cat /mnt/rec.data; } >"$out/$name"
+	{ printf '\x00'; cat /mnt/rec.data; } >"$out/$name"
 	rm -f /mnt/rec.data
 }
 # The same, perf writing its pipe format to stdout.
@@ -45,14 +45,14 @@ rec_pipe() {
 }
 
 period=(-e cpu-clock -c 2000000)
-rec flat 00 "${period[@]}" -- "$obj" 30
-rec events 00 -e cpu-clock/period=2000000/,task-clock/period=3000000/ \
+rec flat "${period[@]}" -- "$obj" 30
+rec events -e cpu-clock/period=2000000/,task-clock/period=3000000/ \
 	-e page-faults/period=20/ -- "$obj" 30
-rec fp 00 "${period[@]}" -g -- "$obj" 30
-rec dwarf 00 "${period[@]}" --call-graph dwarf,1024 -- "$obj" 20
-rec system 00 "${period[@]}" -a -- sleep 0.02
-rec compressed 00 "${period[@]}" -z -- "$obj" 30
-rec switches 00 "${period[@]}" --switch-events -- \
+rec fp "${period[@]}" -g -- "$obj" 30
+rec dwarf "${period[@]}" --call-graph dwarf,1024 -- "$obj" 20
+rec system "${period[@]}" -a -- sleep 0.02
+rec compressed "${period[@]}" -z -- "$obj" 30
+rec switches "${period[@]}" --switch-events -- \
 	sh -c "$obj 10; sleep 0.01; $obj 10"
 rec_pipe pipe "${period[@]}" -- "$obj" 30
 rec_pipe pipe-dwarf "${period[@]}" --call-graph dwarf,1024 -- "$obj" 10
