@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 
 c=fuzz/corpus
 rm -rf "$c"
-mkdir -p "$c"/{profile,elf,kallsyms,profileme,stats,jitmap}
+mkdir -p "$c"/{profile,elf,kallsyms,profileme,stats,jitmap,perfdata}
 
 # hex -> bytes, for records written out field by field below.
 unhex() { python3 -c 'import sys; sys.stdout.buffer.write(bytes.fromhex(sys.argv[1]))' "$1"; }
@@ -161,3 +161,7 @@ printf '%s\n' cycle bad:q amd-ibs spe pm_cycles:h >"$c/stats/misspelt"
 # some that are refused.
 printf '%s\n' 2.5-4 250ms-1s 10%-20%,80%- -4 90-100% 1-2,0.5-3 5%-200% \
 	.5- 0x10-1e3 >"$c/stats/times"
+
+# perfdata: perf's recordings (in namespaces of their own) and crafted
+# files and streams.
+fuzz/mkperfdata.sh

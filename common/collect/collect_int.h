@@ -200,7 +200,7 @@ uint32_t collect_add_object(struct collector *c, uint32_t kind, uint32_t pid,
 /* The process pid, or NULL when unknown. */
 struct process *collect_proc_find(const struct collector *c, uint32_t pid);
 /* The process pid, added empty if new; NULL (c->oom set) when out of
- * memory.  Adding may move the table: pointers from collect_proc_find()
+ * memory, and NULL for NO_PROC (no pid: the empty slots' mark).  Adding may move the table: pointers from collect_proc_find()
  * are stale after it. */
 struct process *collect_proc_get(struct collector *c, uint32_t pid);
 /* Forget p's jitdump (its image is gone: exec, or a pid reused). */

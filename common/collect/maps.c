@@ -122,6 +122,8 @@ struct process *collect_proc_find(const struct collector *c, uint32_t pid)
 {
 	size_t mask = c->cap_procs - 1, i = hash_mix64(pid) & mask;
 
+	if (pid == NO_PROC)	/* the empty slots' mark: no process */
+		return NULL;
 	for (;; i = (i + 1) & mask) {
 		if (c->procs[i].pid == pid)
 			return &c->procs[i];
@@ -158,7 +160,7 @@ struct process *collect_proc_get(struct collector *c, uint32_t pid)
 	struct process *p = collect_proc_find(c, pid);
 	size_t mask, i;
 
-	if (p)
+	if (p || pid == NO_PROC)
 		return p;
 	if ((c->nprocs + 1) * 4 > c->cap_procs * 3 && procs_grow(c)) {
 		c->oom = 1;

@@ -21,6 +21,7 @@
 #include "common/util/array.h"
 #include "common/util/bytes.h"
 #include "common/util/error.h"
+#include "common/util/hash.h"
 #include "perfdata.h"
 #include "profileme.h"
 
@@ -70,6 +71,12 @@ enum {
 /* A round is delivered when it holds this much even without its end. */
 #define ROUND_MAX ((size_t)256 << 20)
 #define READ_CHUNK ((size_t)1 << 20)
+/* Records a byte of compressed data may inflate to, at most: perf's take
+ * about 4 bytes each (0.23 and 0.27 records a byte measured, context
+ * switches and samples every 10 us).  It bounds the work a small hostile
+ * stream asks for (an 8-byte record repeated: 16 million from 33 KB). */
+#define ZSTD_MAX_RECS_PER_BYTE 8
+#define ZSTD_RECS_SLACK 4096
 
 #define MISC_MMAP_DATA (1 << 13)
 #define MISC_BUILD_ID_SIZE (1 << 15)
@@ -126,7 +133,7 @@ struct perfdata {
 	size_t nev, alloc_ev;
 	struct idmap *ids;
 	size_t nids, alloc_ids;
-	bool ids_sorted;
+	struct hashmap id_map;	/* the entries of ids, by id */
 	/* Where a record says its event (all events agree: perf's rule):
 	 * the sample's u64 index of its id (-1: none), a trailer's. */
 	int sample_id_at;
@@ -136,6 +143,7 @@ struct perfdata {
 	struct perf_data_meta meta;
 	struct bid *bids;
 	size_t nbids, alloc_bids;
+	struct hashmap bid_map;	/* the entries of bids, by path */
 
 	/* The stream. */
 	uint8_t *buf;
@@ -148,6 +156,7 @@ struct perfdata {
 	ZSTD_DStream *zs;
 	uint8_t *zbuf;
 	size_t zlen, zalloc;
+	uint64_t zin, zrecs;	/* compressed bytes, records inflated */
 
 	/* The round. */
 	uint8_t *arena;
@@ -377,49 +386,39 @@ static int next_record(struct perfdata *pd, const uint8_t **rec,
 
 /* ---- events and ids ---------------------------------------------------- */
 
-static int cmp_idmap(const void *a, const void *b)
-{
-	const struct idmap *x = a, *y = b;
+struct id_key {
+	const struct idmap *ids;
+	uint64_t id;
+};
 
-	return x->id < y->id ? -1 : x->id > y->id;
+static int id_eq(const void *ctx, size_t entry)
+{
+	const struct id_key *k = ctx;
+
+	return k->ids[entry].id == k->id;
 }
 
 static int add_id(struct perfdata *pd, uint64_t id, uint32_t ev)
 {
 	if (pd->nids >= MAX_IDS)
 		return bad(pd, "more event ids than any recording has");
-	if (ALLOC_GROW(pd->ids, pd->nids + 1, pd->alloc_ids))
+	if (ALLOC_GROW(pd->ids, pd->nids + 1, pd->alloc_ids) ||
+	    hashmap_add(&pd->id_map, id, pd->nids))
 		return prof_fail(PROF_ENOMEM, "out of memory");
 	pd->ids[pd->nids].id = id;
 	pd->ids[pd->nids].ev = ev;
 	pd->ids[pd->nids].last = 0;
 	pd->nids++;
-	pd->ids_sorted = false;
 	return 0;
 }
 
 /* The entry of id, or NULL. */
 static struct idmap *find_id(struct perfdata *pd, uint64_t id)
 {
-	size_t lo = 0, hi;
+	struct id_key k = { pd->ids, id };
+	size_t i = hashmap_find(&pd->id_map, id, id_eq, &k);
 
-	if (!pd->ids_sorted) {
-		if (pd->nids > 1)
-			qsort(pd->ids, pd->nids, sizeof(*pd->ids), cmp_idmap);
-		pd->ids_sorted = true;
-	}
-	hi = pd->nids;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (pd->ids[mid].id == id)
-			return &pd->ids[mid];
-		if (pd->ids[mid].id < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
+	return i == SIZE_MAX ? NULL : &pd->ids[i];
 }
 
 /* The event of id, or -1. */
@@ -526,13 +525,34 @@ static void set_string(char **dst, struct bytes *b)
 	*dst = s;
 }
 
+struct bid_key {
+	const struct bid *bids;
+	const char *path;
+};
+
+static int bid_eq(const void *ctx, size_t entry)
+{
+	const struct bid_key *k = ctx;
+
+	return !strcmp(k->bids[entry].path, k->path);
+}
+
+/* The entry of path's build-id, or SIZE_MAX. */
+static size_t bid_of(const struct perfdata *pd, const char *path)
+{
+	struct bid_key k = { pd->bids, path };
+
+	return hashmap_find(&pd->bid_map, hash_str(HASH_STR_SEED, path),
+			    bid_eq, &k);
+}
+
 static int add_build_id(struct perfdata *pd, struct bytes *b, size_t size)
 {
 	const uint8_t *p;
 	struct bid *d;
 	uint16_t misc;
 	const uint8_t *id;
-	size_t n;
+	size_t n, i;
 
 	/* header, pid, build_id[24], filename[] */
 	if (size < 8 + 4 + 24 + 1)
@@ -549,9 +569,20 @@ static int add_build_id(struct perfdata *pd, struct bytes *b, size_t size)
 	d->path = strndup((const char *)p + 36, size - 36);
 	if (!d->path)
 		return prof_fail(PROF_ENOMEM, "out of memory");
+	/* A path recorded again: its last build-id is its build-id. */
+	i = bid_of(pd, d->path);
+	if (i != SIZE_MAX) {
+		free(d->path);
+		d = &pd->bids[i];
+	} else if (hashmap_add(&pd->bid_map, hash_str(HASH_STR_SEED, d->path),
+			       pd->nbids)) {
+		free(d->path);
+		return prof_fail(PROF_ENOMEM, "out of memory");
+	} else {
+		pd->nbids++;
+	}
 	memcpy(d->id, id, 20);
 	d->len = (uint8_t)n;
-	pd->nbids++;
 	return 0;
 }
 
@@ -793,6 +824,8 @@ static int open_file(struct perfdata *pd)
 	pd->data_off = u64(&b);
 	pd->data_size = u64(&b);
 	bytes_skip(&b, 16);	/* event_types: unused by perf since 2012 */
+	if (size > pd->file_size)
+		return bad(pd, "the file is shorter than its header");
 	if (size == HEADER_SIZE)
 		memcpy(bits, h + 72, 32);
 	else if (size != HEADER_SIZE_OLD)
@@ -989,9 +1022,11 @@ void perf_data_free(struct perfdata *pd)
 		free(pd->ev[i].pub.name);
 	free(pd->ev);
 	free(pd->ids);
+	hashmap_release(&pd->id_map);
 	for (i = 0; i < pd->nbids; i++)
 		free(pd->bids[i].path);
 	free(pd->bids);
+	hashmap_release(&pd->bid_map);
 	free(pd->meta.hostname);
 	free(pd->meta.osrelease);
 	free(pd->meta.version);
@@ -1034,17 +1069,12 @@ const struct perf_data_meta *perf_data_meta(const struct perfdata *pd)
 size_t perf_data_build_id(const struct perfdata *pd, const char *path,
 			 uint8_t *out, size_t len)
 {
-	size_t i;
+	size_t i = bid_of(pd, path);
 
-	for (i = pd->nbids; i-- > 0;) {
-		if (strcmp(pd->bids[i].path, path))
-			continue;
-		if (pd->bids[i].len > len)
-			return 0;
-		memcpy(out, pd->bids[i].id, pd->bids[i].len);
-		return pd->bids[i].len;
-	}
-	return 0;
+	if (i == SIZE_MAX || pd->bids[i].len > len)
+		return 0;
+	memcpy(out, pd->bids[i].id, pd->bids[i].len);
+	return pd->bids[i].len;
 }
 
 const char *perf_data_note(const struct perfdata *pd, size_t i)
@@ -1616,6 +1646,7 @@ static int inflate(struct perfdata *pd, const uint8_t *data, size_t len)
 		if (!pd->zs || ZSTD_isError(ZSTD_initDStream(pd->zs)))
 			return prof_fail(PROF_ENOMEM, "out of memory");
 	}
+	pd->zin += len;
 	for (;;) {
 		ZSTD_outBuffer out;
 		size_t r;
@@ -1640,6 +1671,10 @@ static int inflate(struct perfdata *pd, const uint8_t *data, size_t len)
 					   "record shorter than its header");
 			if (pd->zlen - at < size)
 				break;
+			if (++pd->zrecs > pd->zin * ZSTD_MAX_RECS_PER_BYTE +
+			    ZSTD_RECS_SLACK)
+				return bad(pd, "compressed records inflate to "
+					   "more records than perf's hold");
 			err = record(pd, pd->zbuf + at, size, true);
 			if (err)
 				return err;
