@@ -689,4 +689,5 @@ def main():
             f.write(bytes([opt]) + data)
 
 
-main()
+if __name__ == '__main__':
+    main()

@@ -429,3 +429,21 @@ fake_sysfs() {
 	[[ $ibs == *"exclude_callchain_user 0"* ]] || fail "IBS event: $ibs"
 	[[ $ibs != *sample_regs_user* ]] || fail "IBS event: $ibs"
 }
+
+@test "perf.data of IBS op samples (perf record -e ibs_op// -R elsewhere): profile-me statistics and ratios per procedure, as constructed" {
+	# tests/tools/mkibsdata.py: 300 ops in hot_a of 40 cycles each, 100
+	# in hot_b of 10 cycles, 50 of them mispredicted branches
+	cd "$BATS_TEST_TMPDIR"
+	python3 "$ROOT/tests/tools/mkibsdata.py" "$TPROG/spin2" ibs.data
+	run -0 --separate-stderr "$UPROFILE" -i ibs.data --format json
+	local json=$output
+	# the statistics IBS met, no column for those it never met
+	assert_equal "$(jq -c '[.statistics[] | select(.derived | not) | .name] | sort' <<<"$json")" \
+		'["branch","cycles","mispredict","retire","valid"]'
+	assert_equal "$(jq -c '[.rows[] | [.procedure, .samples.retire,
+		.ratios.cycles_per_ret.value, .ratios.mispredict_per_ret.value]]' <<<"$json")" \
+		'[["hot_a",300,40,0],["hot_b",100,10,50]]'
+	run -0 "$UPROFILE" -i ibs.data
+	assert_line --regexp '^  cycles_per_ret = cycles / retire: 32\.5 for the whole run$'
+	assert_line --regexp '^  mispredict_per_ret = 100 \* mispredict / retire: 12\.5 for the whole run$'
+}

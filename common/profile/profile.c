@@ -557,3 +557,58 @@ out:
 	free(remap);
 	return err;
 }
+
+int profile_drop_stats(struct profile *p, const unsigned char *drop)
+{
+	uint32_t *smap = malloc((p->nstats + 1) * sizeof(*smap));
+	uint32_t *tmap = malloc((p->ntask_counts + 1) * sizeof(*tmap));
+	size_t i, k;
+
+	if (!smap || !tmap) {
+		free(smap);
+		free(tmap);
+		return -PROF_ENOMEM;
+	}
+	for (i = k = 0; i < p->nstats; i++) {
+		smap[i] = drop[i] ? UINT32_MAX : (uint32_t)k;
+		if (drop[i]) {
+			free(p->stats[i].name);
+			free(p->stats[i].requested);
+			continue;
+		}
+		p->stats[k++] = p->stats[i];
+	}
+	p->nstats = k;
+	/* The same order within (object, statistic, offset): still sorted. */
+	for (i = k = 0; i < p->ncounts; i++)
+		if (smap[p->counts[i].stat] != UINT32_MAX) {
+			p->counts[k] = p->counts[i];
+			p->counts[k++].stat = smap[p->counts[i].stat];
+		}
+	p->ncounts = k;
+	for (i = k = 0; i < p->nstack_counts; i++)
+		if (smap[p->stack_counts[i].stat] != UINT32_MAX) {
+			p->stack_counts[k] = p->stack_counts[i];
+			p->stack_counts[k++].stat =
+				smap[p->stack_counts[i].stat];
+		}
+	p->nstack_counts = k;
+	for (i = k = 0; i < p->ntask_counts; i++) {
+		tmap[i] = smap[p->task_counts[i].stat] == UINT32_MAX ?
+			  UINT32_MAX : (uint32_t)k;
+		if (tmap[i] == UINT32_MAX)
+			continue;
+		p->task_counts[k] = p->task_counts[i];
+		p->task_counts[k++].stat = smap[p->task_counts[i].stat];
+	}
+	p->ntask_counts = k;
+	for (i = k = 0; i < p->nevents; i++)
+		if (tmap[p->events[i].tcount] != UINT32_MAX) {
+			p->events[k] = p->events[i];
+			p->events[k++].tcount = tmap[p->events[i].tcount];
+		}
+	p->nevents = k;
+	free(smap);
+	free(tmap);
+	return 0;
+}

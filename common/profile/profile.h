@@ -512,6 +512,14 @@ uint64_t profile_time_span(const struct profile *p);
  * profile_write() writes the tasks only then: a profile whose counts
  * were changed without its task counts loses them, never its counts. */
 int profile_tasks_consistent(const struct profile *p);
+/*
+ * Take the statistics whose drop[i] is set out of p, with their counts,
+ * stack counts, task counts and events; the others keep their order
+ * (indices move down).  For a reader that made a statistic for all a
+ * recording's event could give (IBS's) and keeps those it gave.  0 or
+ * -PROF_ENOMEM (p unchanged).
+ */
+int profile_drop_stats(struct profile *p, const unsigned char *drop);
 /* Fill host, kernel and CPU identification from this machine. */
 void profile_identify_host(struct profile *p);
 

@@ -360,6 +360,43 @@ static char *find_object(void *arg, const char *path, const uint8_t *bid,
 	return out;
 }
 
+/*
+ * IBS gives a statistic per thing an op can meet; those the recording's
+ * ops never met (no sample) go, and so do their ratios: a column of
+ * zeros for every one would bury the others.
+ */
+static int drop_unmet(struct profile *p)
+{
+	unsigned char *drop = calloc(p->nstats ? p->nstats : 1, 1);
+	size_t i, j, any = 0;
+	int err;
+
+	if (!drop)
+		return -PROF_ENOMEM;
+	for (i = 0; i < p->nstats; i++) {
+		const struct prof_stat *st = &p->stats[i];
+
+		drop[i] = (st->flags & PROF_STAT_PROFILEME) &&
+			  !(st->flags & PROF_STAT_DERIVED) && !st->samples &&
+			  strcmp(st->name, "retire");
+		any |= drop[i];
+	}
+	for (i = 0; any && i < p->nstats; i++) {
+		const struct prof_stat *st = &p->stats[i];
+		size_t n = strlen(st->name);
+
+		if (!(st->flags & PROF_STAT_DERIVED) || n < 8)
+			continue;
+		for (j = 0; j < p->nstats; j++)
+			if (drop[j] && strlen(p->stats[j].name) == n - 8 &&
+			    !strncmp(st->name, p->stats[j].name, n - 8))
+				drop[i] = 1;
+	}
+	err = any ? profile_drop_stats(p, drop) : 0;
+	free(drop);
+	return err;
+}
+
 /* The events of the profile from the first one's time on (perf's clock
  * counts from the boot). */
 static void rebase_events(struct profile *p)
@@ -433,6 +470,8 @@ static int import_perfdata(void *arg, int fd, const char *path,
 	}
 	if (!err)
 		err = kernel_symbols(c, path, pd, ps[0]);
+	if (!err)
+		err = drop_unmet(ps[0]);
 	if (!err) {
 		rebase_events(ps[0]);
 		*out = ps[0];
