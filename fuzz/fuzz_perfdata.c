@@ -34,6 +34,7 @@
 
 #include "common/collect/collect.h"
 #include "common/engine/perfdata.h"
+#include "common/stats/pmstat.h"
 #include "common/profile/profile.h"
 #include "common/stats/stats.h"
 
@@ -131,7 +132,7 @@ static void read_one(int fd, int opts, struct outcome *o)
 	struct collector *col = NULL;
 	struct profile *tpl = NULL, **ps = NULL;
 	const struct perf_data_meta *m;
-	uint32_t *stat_of = NULL, switch_stat;
+	uint32_t *stat_of = NULL, *pm_of = NULL, switch_stat;
 	uint8_t bid[20];
 	const char *line;
 	size_t i;
@@ -157,11 +158,16 @@ static void read_one(int fd, int opts, struct outcome *o)
 		abort();
 	tpl = profile_new();
 	stat_of = calloc(o->nev, sizeof(*stat_of));
-	if (!tpl || !stat_of)
+	pm_of = calloc(o->nev * PM_NSTATS, sizeof(*pm_of));
+	if (!tpl || !stat_of || !pm_of)
 		goto out;
 	err = make_template(pd, opts, tpl, stat_of, &switch_stat);
 	if (err)
 		goto out;
+	/* An IBS event's statistics: all its event's (decoding is what is
+	 * exercised). */
+	for (i = 0; i < o->nev * PM_NSTATS; i++)
+		pm_of[i] = stat_of[i / PM_NSTATS];
 	col = collector_new(COLLECT_SPLIT_NONE, tpl->nstats);
 	if (!col)
 		goto out;
@@ -171,7 +177,7 @@ static void read_one(int fd, int opts, struct outcome *o)
 	if (switch_stat != UINT32_MAX)
 		collector_set_offcpu(col, switch_stat, COLLECT_OFFCPU);
 	collector_set_time_base(col, 0);
-	o->replay_err = perf_data_replay(pd, col, stat_of, switch_stat,
+	o->replay_err = perf_data_replay(pd, col, stat_of, pm_of, switch_stat,
 					 &o->first, &o->last);
 	if (o->replay_err > 0 || (o->first > o->last))
 		abort();
@@ -191,6 +197,7 @@ out:
 	collector_free(col);
 	profile_free(tpl);
 	free(stat_of);
+	free(pm_of);
 	perf_data_free(pd);
 }
 
