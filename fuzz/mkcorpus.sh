@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 
 c=fuzz/corpus
 rm -rf "$c"
-mkdir -p "$c"/{profile,elf,kallsyms,profileme,stats,jitmap,perfdata}
+mkdir -p "$c"/{profile,elf,kallsyms,profileme,stats,jitmap,perfdata,pylines}
 
 # hex -> bytes, for records written out field by field below.
 unhex() { python3 -c 'import sys; sys.stdout.buffer.write(bytes.fromhex(sys.argv[1]))' "$1"; }
@@ -151,6 +151,15 @@ unhex "01""b0$(q 0x401000)4900520a00b2$(q 0x7ffd0000)987800991400010000b0$(q 0x4
 	>"$c/profileme/spe"
 unhex "02""01""0f""$(q 0x401000)$(q 0x7ffd0000)$(q 187)$(q 0x68100142)0500" \
 	>"$c/profileme/pebs-load"
+
+# pylines: a first line number (int32, little-endian), then a CPython
+# 3.11 location table: two of the standard library's (every entry form:
+# short, one-line, no columns, long, no location), and none.
+unhex "b2030000""f8e800e8008000f000010d39f000010d39a0618858d70d1ed20d1e9871d10d21d40d21f000010d39f000010d39f000010d39f000010d39f000010d39f000010d39" \
+	>"$c/pylines/stdlib-946"
+unhex "48000000""f88000dd0f199824a508d10f29d40f29f000010928ad54b024b42ad12d3dd42d3dc563cd35d55259d0455ad02d5ad02d5ad80c21d00c21a024d10c27d40c27d00c27d80f138c7ad00819" \
+	>"$c/pylines/stdlib-72"
+unhex "01000000" >"$c/pylines/empty"
 
 # stats: values typed after -e, -F, -c, -d, -stride.
 printf '%s\n' cycles cycles:u retinst:uk cpu-clock:k pm_retire \

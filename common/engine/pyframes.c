@@ -1,0 +1,1347 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * CPython call stacks read from outside the process (pyframes.h): the
+ * interpreter found in the maps and its ELF symbols, its thread states
+ * and frames walked through process_vm_readv, code objects' names and
+ * lines decoded here.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "pyframes.h"
+#include "proc.h"
+#include "common/collect/collect.h"
+#include "common/util/array.h"
+#include "common/util/bytes.h"
+#include "common/util/error.h"
+#include "common/util/hash.h"
+#include "common/util/strpool.h"
+
+/*
+ * The layout of the structures read, per CPython minor version and
+ * machine: offsets in bytes, sizes, masks of PyASCIIObject.state's bit
+ * fields.  Taken from CPython's headers (Include/internal/ included);
+ * tests/tools/pyoffsets.c prints the same values from the headers
+ * installed, and tests/1540-pyframes.bats checks this table equals them
+ * (names in layout_names[]).
+ */
+struct layout {
+	unsigned minor;
+	uint16_t machine;		/* e_machine of the image */
+	uint32_t runtime_size;		/* sizeof(_PyRuntimeState) */
+	uint32_t rt_interp_head;	/* _PyRuntimeState.interpreters.head */
+	uint32_t is_next;		/* PyInterpreterState.next */
+	uint32_t is_threads_head;	/* PyInterpreterState.threads.head */
+	uint32_t ts_next;		/* PyThreadState.next */
+	uint32_t ts_interp;		/* PyThreadState.interp */
+	uint32_t ts_cframe;		/* PyThreadState.cframe */
+	uint32_t ts_native_tid;		/* PyThreadState.native_thread_id */
+	uint32_t cf_current_frame;	/* _PyCFrame.current_frame */
+	uint32_t fr_code;		/* _PyInterpreterFrame.f_code */
+	uint32_t fr_previous;		/* .previous */
+	uint32_t fr_prev_instr;		/* .prev_instr */
+	uint32_t fr_is_entry;		/* .is_entry (bool) */
+	uint32_t fr_owner;		/* .owner (char) */
+	uint32_t owner_generator;	/* FRAME_OWNED_BY_GENERATOR */
+	uint32_t owner_max;		/* FRAME_OWNED_BY_FRAME_OBJECT */
+	uint32_t ob_type;		/* PyObject.ob_type */
+	uint32_t ob_size;		/* PyVarObject.ob_size */
+	uint32_t co_firstlineno;	/* PyCodeObject.co_firstlineno */
+	uint32_t co_filename;
+	uint32_t co_name;
+	uint32_t co_qualname;
+	uint32_t co_linetable;
+	uint32_t co_firsttraceable;	/* ._co_firsttraceable */
+	uint32_t co_code;		/* .co_code_adaptive: the bytecode */
+	uint32_t codeunit_size;		/* sizeof(_Py_CODEUNIT) */
+	uint32_t str_length;		/* PyASCIIObject.length */
+	uint32_t str_state;		/* PyASCIIObject.state */
+	uint32_t str_kind;		/* masks in the state word */
+	uint32_t str_compact;
+	uint32_t str_ascii;
+	uint32_t str_ready;
+	uint32_t str_ascii_size;	/* sizeof(PyASCIIObject) */
+	uint32_t str_compact_size;	/* sizeof(PyCompactUnicodeObject) */
+	uint32_t bytes_data;		/* PyBytesObject.ob_sval */
+};
+
+static const struct layout layouts[] = {
+	{
+		/* CPython 3.11 on x86-64 (3.11.2 and 3.11.7 alike). */
+		.minor = 11,
+		.machine = EM_X86_64,
+		.runtime_size = 166688,
+		.rt_interp_head = 40,
+		.is_next = 0,
+		.is_threads_head = 16,
+		.ts_next = 8,
+		.ts_interp = 16,
+		.ts_cframe = 56,
+		.ts_native_tid = 160,
+		.cf_current_frame = 8,
+		.fr_code = 32,
+		.fr_previous = 48,
+		.fr_prev_instr = 56,
+		.fr_is_entry = 68,
+		.fr_owner = 69,
+		.owner_generator = 1,
+		.owner_max = 2,
+		.ob_type = 8,
+		.ob_size = 16,
+		.co_firstlineno = 72,
+		.co_filename = 112,
+		.co_name = 120,
+		.co_qualname = 128,
+		.co_linetable = 136,
+		.co_firsttraceable = 168,
+		.co_code = 184,
+		.codeunit_size = 2,
+		.str_length = 16,
+		.str_state = 32,
+		.str_kind = 0x1c,
+		.str_compact = 0x20,
+		.str_ascii = 0x40,
+		.str_ready = 0x80,
+		.str_ascii_size = 48,
+		.str_compact_size = 72,
+		.bytes_data = 32,
+	},
+};
+
+#define LN(field, name) { name, offsetof(struct layout, field) }
+static const struct {
+	const char *name;
+	size_t at;
+} layout_names[] = {
+	LN(runtime_size, "sizeof(_PyRuntimeState)"),
+	LN(rt_interp_head, "_PyRuntimeState.interpreters.head"),
+	LN(is_next, "PyInterpreterState.next"),
+	LN(is_threads_head, "PyInterpreterState.threads.head"),
+	LN(ts_next, "PyThreadState.next"),
+	LN(ts_interp, "PyThreadState.interp"),
+	LN(ts_cframe, "PyThreadState.cframe"),
+	LN(ts_native_tid, "PyThreadState.native_thread_id"),
+	LN(cf_current_frame, "_PyCFrame.current_frame"),
+	LN(fr_code, "_PyInterpreterFrame.f_code"),
+	LN(fr_previous, "_PyInterpreterFrame.previous"),
+	LN(fr_prev_instr, "_PyInterpreterFrame.prev_instr"),
+	LN(fr_is_entry, "_PyInterpreterFrame.is_entry"),
+	LN(fr_owner, "_PyInterpreterFrame.owner"),
+	LN(owner_generator, "FRAME_OWNED_BY_GENERATOR"),
+	LN(owner_max, "FRAME_OWNED_BY_FRAME_OBJECT"),
+	LN(ob_type, "PyObject.ob_type"),
+	LN(ob_size, "PyVarObject.ob_size"),
+	LN(co_firstlineno, "PyCodeObject.co_firstlineno"),
+	LN(co_filename, "PyCodeObject.co_filename"),
+	LN(co_name, "PyCodeObject.co_name"),
+	LN(co_qualname, "PyCodeObject.co_qualname"),
+	LN(co_linetable, "PyCodeObject.co_linetable"),
+	LN(co_firsttraceable, "PyCodeObject._co_firsttraceable"),
+	LN(co_code, "PyCodeObject.co_code_adaptive"),
+	LN(codeunit_size, "sizeof(_Py_CODEUNIT)"),
+	LN(str_length, "PyASCIIObject.length"),
+	LN(str_state, "PyASCIIObject.state"),
+	LN(str_kind, "PyASCIIObject.state.kind"),
+	LN(str_compact, "PyASCIIObject.state.compact"),
+	LN(str_ascii, "PyASCIIObject.state.ascii"),
+	LN(str_ready, "PyASCIIObject.state.ready"),
+	LN(str_ascii_size, "sizeof(PyASCIIObject)"),
+	LN(str_compact_size, "sizeof(PyCompactUnicodeObject)"),
+	LN(bytes_data, "PyBytesObject.ob_sval"),
+};
+#undef LN
+
+#define NELEM(a) (sizeof(a) / sizeof((a)[0]))
+
+static const struct layout *layout_of(unsigned minor)
+{
+	size_t i;
+
+	for (i = 0; i < NELEM(layouts); i++)
+		if (layouts[i].minor == minor)
+			return &layouts[i];
+	return NULL;
+}
+
+size_t py_layout_values(unsigned minor, struct py_layout_value *out,
+			size_t max)
+{
+	const struct layout *l = layout_of(minor);
+	size_t i;
+
+	if (!l)
+		return 0;
+	for (i = 0; i < NELEM(layout_names) && i < max; i++) {
+		const uint32_t *v = (const uint32_t *)(const void *)
+			((const char *)l + layout_names[i].at);
+
+		out[i].name = layout_names[i].name;
+		out[i].value = *v;
+	}
+	return NELEM(layout_names);
+}
+
+/* Caps on what a walk follows in outside memory. */
+#define MAX_INTERPS 256		/* interpreters */
+#define MAX_TSTATES 4096	/* thread states, all interpreters */
+#define MAX_CODE_UNITS (1u << 24) /* a code object's bytecode */
+#define MAX_CACHED 16384	/* code objects kept */
+#define HEADER_MAX 256		/* bytes of a struct read at once */
+
+/* A code object's strings and line table, as read (key: its address and
+ * the header fields that name them). */
+struct code_entry {
+	uint64_t addr;
+	uint64_t key[4];	/* co_filename, co_name, co_qualname,
+				 * co_linetable */
+	int64_t nunits;
+	int firstlineno;
+	const char *name, *qualname, *filename;	/* in strings */
+	uint8_t *linetable;
+	size_t linetable_len;
+};
+
+struct py_proc {
+	struct py_info info;
+	bool exited;		/* a read found the process gone */
+	const struct layout *l;
+	/* How much of each struct is read: up to the end of the last
+	 * field used (extent()). */
+	size_t is_len, ts_len, frame_len, code_len, code_info_len;
+	char *image;
+	uint64_t code_type, str_type, bytes_type;	/* type objects */
+	struct strpool strings;
+	struct code_entry *codes;
+	size_t ncodes, codes_alloc;
+	struct hashmap index;	/* code address -> codes[] */
+};
+
+/* ------------------------------------------------------------------ */
+/* Reading the process */
+
+/* Whether pid is gone: no /proc entry, or a zombie that has no memory. */
+static bool process_gone(pid_t pid)
+{
+	char path[64], buf[512], *rp;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return true;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return true;
+	buf[n] = '\0';
+	rp = strrchr(buf, ')');
+	return !rp || rp[1] != ' ' || rp[2] == 'Z' || rp[2] == 'X';
+}
+
+/*
+ * len bytes of the process at addr into buf: 0, or -PROF_EFORMAT
+ * ("cannot read WHAT at ADDR"; a NULL, an address no mapping holds, a
+ * read cut short), -PROF_ENOENT when the process has exited,
+ * -PROF_EPERM when the kernel refuses.
+ */
+static int rd(struct py_proc *p, uint64_t addr, void *buf, size_t len,
+	      const char *what)
+{
+	struct iovec local = { buf, len };
+	struct iovec remote = { (void *)(uintptr_t)addr, len };
+	ssize_t got;
+	int err;
+
+	if (p->exited)
+		return prof_fail(PROF_ENOENT, "process %d has exited",
+				 (int)p->info.pid);
+	if (!addr || addr + len < addr)
+		return prof_fail(PROF_EFORMAT, "%s at %#" PRIx64 ": not an "
+				 "address", what, addr);
+	got = process_vm_readv(p->info.pid, &local, 1, &remote, 1, 0);
+	if (got == (ssize_t)len)
+		return 0;
+	err = got < 0 ? errno : EFAULT;
+	if (err == ESRCH || process_gone(p->info.pid)) {
+		p->exited = true;
+		return prof_fail(PROF_ENOENT, "process %d has exited",
+				 (int)p->info.pid);
+	}
+	if (err == EPERM || err == EACCES)
+		return prof_fail(PROF_EPERM, "cannot read the memory of "
+				 "process %d: %s", (int)p->info.pid,
+				 strerror(err));
+	if (err == ENOMEM)
+		return -PROF_ENOMEM;
+	return prof_fail(PROF_EFORMAT, "cannot read %s at %#" PRIx64 "%s",
+			 what, addr, got >= 0 ? " (cut short)" : "");
+}
+
+/* The n-byte (1, 4 or 8) little-endian word at off of buf's len bytes;
+ * 0 past the end (never: what is read of a struct is sized to hold the
+ * fields used, set_extents()). */
+static uint64_t word(const uint8_t *buf, size_t len, uint32_t off,
+		     unsigned n)
+{
+	struct bytes b = bytes_of(buf, len);
+
+	bytes_skip(&b, off);
+	return bytes_u(&b, n);
+}
+
+/* Whether addr may be a pointer to a struct of the process: not NULL,
+ * aligned, below the end of x86-64's user space (5-level paging's). */
+static bool ptr_ok(uint64_t addr)
+{
+	return addr && !(addr & 7) && addr < (1ULL << 56);
+}
+
+/* ------------------------------------------------------------------ */
+/* Finding the interpreter: the maps, the image's ELF symbols */
+
+struct mapping {
+	uint64_t start, end, pgoff;
+	struct collect_file_id id;
+	char perm[5];
+	char *path;		/* NULL: anonymous */
+};
+
+struct maps {
+	struct mapping *m;
+	size_t n, alloc;
+};
+
+static void maps_free(struct maps *ms)
+{
+	size_t i;
+
+	for (i = 0; i < ms->n; i++)
+		free(ms->m[i].path);
+	free(ms->m);
+}
+
+static int maps_read(pid_t pid, struct maps *ms)
+{
+	char path[64], line[4352];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return errno == ENOENT || errno == ESRCH ?
+			prof_fail(PROF_ENOENT, "no process %d", (int)pid) :
+			prof_fail(errno == EACCES ? PROF_EPERM : PROF_EIO,
+				  "cannot read %s: %s", path, strerror(errno));
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long lo, hi, off, ino;
+		unsigned maj, min;
+		struct mapping *m;
+		char perm[8];
+		int at = 0;
+
+		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu%n", &lo, &hi,
+			   perm, &off, &maj, &min, &ino, &at) < 7 || hi <= lo)
+			continue;
+		if (ALLOC_GROW(ms->m, ms->n + 1, ms->alloc)) {
+			fclose(f);
+			return -PROF_ENOMEM;
+		}
+		m = &ms->m[ms->n++];
+		memset(m, 0, sizeof(*m));
+		m->start = lo;
+		m->end = hi;
+		m->pgoff = off;
+		m->id = (struct collect_file_id){ maj, min, ino };
+		snprintf(m->perm, sizeof(m->perm), "%.4s", perm);
+		while (line[at] == ' ')
+			at++;
+		line[strcspn(line, "\n")] = '\0';
+		if (ino && line[at] == '/' && !(m->path = strdup(line + at))) {
+			fclose(f);
+			return -PROF_ENOMEM;
+		}
+	}
+	fclose(f);
+	if (!ms->n)
+		return prof_fail(process_gone(pid) ? PROF_ENOENT : PROF_EIO,
+				 "process %d has no mappings (exited?)",
+				 (int)pid);
+	return 0;
+}
+
+static bool same_file(const struct mapping *a, const struct mapping *b)
+{
+	return a->id.maj == b->id.maj && a->id.min == b->id.min &&
+	       a->id.ino == b->id.ino;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
+/* How likely a mapped file is CPython's image: 1 a libpython, 2 a
+ * python executable, 0 neither. */
+static int image_rank(const struct mapping *m)
+{
+	const char *b;
+
+	if (!m->path)
+		return 0;
+	b = base_name(m->path);
+	if (!strncmp(b, "libpython", 9))
+		return 1;
+	return strncmp(b, "python", 6) ? 0 : 2;
+}
+
+/* The symbols read from the image (value, size; found). */
+enum { S_RUNTIME, S_VERSION, S_CODE, S_STR, S_BYTES, S_EVAL, S_N };
+static const char *const sym_names[S_N] = {
+	[S_RUNTIME] = "_PyRuntime",
+	[S_VERSION] = "Py_Version",
+	[S_CODE] = "PyCode_Type",
+	[S_STR] = "PyUnicode_Type",
+	[S_BYTES] = "PyBytes_Type",
+	[S_EVAL] = "_PyEval_EvalFrameDefault",
+};
+
+struct image {
+	uint16_t machine, type;
+	uint64_t value[S_N], size[S_N];
+	bool found[S_N];
+	/* The first PT_LOAD (lowest address): what the load bias is
+	 * computed from. */
+	uint64_t load_vaddr, load_offset;
+	bool has_load;
+};
+
+static void scan_symbols(Elf *elf, Elf_Scn *scn, struct image *im)
+{
+	GElf_Shdr sh;
+	Elf_Data *data;
+	size_t i, n;
+
+	if (!gelf_getshdr(scn, &sh) || !sh.sh_entsize ||
+	    !(data = elf_getdata(scn, NULL)))
+		return;
+	n = sh.sh_size / sh.sh_entsize;
+	for (i = 0; i < n; i++) {
+		GElf_Sym sym;
+		const char *name;
+		int k;
+
+		if (!gelf_getsym(data, (int)i, &sym) ||
+		    sym.st_shndx == SHN_UNDEF || !sym.st_value ||
+		    !(name = elf_strptr(elf, sh.sh_link, sym.st_name)))
+			continue;
+		for (k = 0; k < S_N; k++)
+			if (!im->found[k] && !strcmp(name, sym_names[k])) {
+				im->value[k] = sym.st_value;
+				im->size[k] = sym.st_size;
+				im->found[k] = true;
+			}
+	}
+}
+
+/* The symbols and first PT_LOAD of the ELF object open at fd: 0, or
+ * -1 when it is no 64-bit little-endian ELF object libelf reads. */
+static int read_image(int fd, struct image *im)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Ehdr eh;
+	size_t i, nph;
+	Elf *elf;
+	int pass;
+
+	memset(im, 0, sizeof(*im));
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh) ||
+	    eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh.e_ident[EI_DATA] != ELFDATA2LSB) {
+		elf_end(elf);
+		return -1;
+	}
+	im->machine = eh.e_machine;
+	im->type = eh.e_type;
+	/* The dynamic symbols first (what the loader sees), the full table
+	 * of an unstripped image after them. */
+	for (pass = 0; pass < 2; pass++)
+		while ((scn = elf_nextscn(elf, scn))) {
+			GElf_Shdr sh;
+
+			if (gelf_getshdr(scn, &sh) &&
+			    sh.sh_type == (pass ? SHT_SYMTAB : SHT_DYNSYM))
+				scan_symbols(elf, scn, im);
+		}
+	if (!elf_getphdrnum(elf, &nph))
+		for (i = 0; i < nph; i++) {
+			GElf_Phdr ph;
+
+			if (!gelf_getphdr(elf, (int)i, &ph) ||
+			    ph.p_type != PT_LOAD ||
+			    (im->has_load && ph.p_vaddr >= im->load_vaddr))
+				continue;
+			im->load_vaddr = ph.p_vaddr;
+			im->load_offset = ph.p_offset;
+			im->has_load = true;
+		}
+	elf_end(elf);
+	return 0;
+}
+
+/*
+ * The load bias of the image whose mappings are those of file f: the
+ * first PT_LOAD is mapped from its page-aligned file offset at its
+ * page-aligned address plus the bias (its lowest such mapping).
+ */
+static int load_bias(const struct maps *ms, const struct mapping *f,
+		     const struct image *im, uint64_t *bias)
+{
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+	uint64_t off = im->load_offset & ~(page - 1);
+	uint64_t vaddr = im->load_vaddr & ~(page - 1);
+	const struct mapping *best = NULL;
+	size_t i;
+
+	for (i = 0; i < ms->n; i++) {
+		const struct mapping *m = &ms->m[i];
+
+		if (same_file(m, f) && m->pgoff == off &&
+		    (!best || m->start < best->start))
+			best = m;
+	}
+	if (!im->has_load || !best)
+		return -1;
+	*bias = best->start - vaddr;
+	/* An executable that is not position-independent is where it was
+	 * linked. */
+	return im->type == ET_EXEC && *bias ? -1 : 0;
+}
+
+/* Whether writable mappings cover [addr, addr + len) without a gap. */
+static bool in_writable(const struct maps *ms, uint64_t addr, uint64_t len)
+{
+	uint64_t at = addr, end = addr + len;
+	size_t i;
+
+	if (end < addr)
+		return false;
+	while (at < end) {
+		for (i = 0; i < ms->n; i++)
+			if (ms->m[i].start <= at && at < ms->m[i].end &&
+			    ms->m[i].perm[1] == 'w')
+				break;
+		if (i == ms->n)
+			return false;
+		at = ms->m[i].end;
+	}
+	return true;
+}
+
+/* The minor version in a file name "libpython3.10.so.1.0",
+ * "python3.9": 0 when it says none. */
+static unsigned minor_from_name(const char *path)
+{
+	const char *s = strstr(base_name(path), "python3.");
+	unsigned minor = 0;
+
+	if (!s)
+		return 0;
+	for (s += 8; *s >= '0' && *s <= '9' && minor < 1000; s++)
+		minor = minor * 10 + (unsigned)(*s - '0');
+	return minor;
+}
+
+/* The version of the image at bias (PY_VERSION_HEX in *hex, 0 when only
+ * the name tells the minor version, in *minor). */
+static int image_version(struct py_proc *p, const struct mapping *f,
+			 const struct image *im, uint64_t bias,
+			 uint32_t *hex, unsigned *minor)
+{
+	uint8_t buf[8];
+	int rc;
+
+	*hex = 0;
+	*minor = 0;
+	if (im->found[S_VERSION]) {
+		rc = rd(p, bias + im->value[S_VERSION], buf, sizeof(buf),
+			"Py_Version");
+		if (rc)
+			return rc;
+		*hex = (uint32_t)word(buf, sizeof(buf), 0, 4);
+		if (*hex >> 24 != 3)
+			return prof_fail(PROF_EUNAVAIL, "process %d: %s: "
+					 "Py_Version %#" PRIx32 " is no "
+					 "CPython 3", (int)p->info.pid,
+					 f->path, *hex);
+		*minor = (*hex >> 16) & 0xff;
+		return 0;
+	}
+	*minor = minor_from_name(f->path);
+	if (!*minor)
+		return prof_fail(PROF_EUNAVAIL, "process %d: %s: CPython of "
+				 "unknown version (no Py_Version, no version "
+				 "in the name)", (int)p->info.pid, f->path);
+	return 0;
+}
+
+static const char *machine_name(uint16_t m)
+{
+	switch (m) {
+	case EM_X86_64:
+		return "x86-64";
+	case EM_AARCH64:
+		return "AArch64";
+	case EM_386:
+		return "i386";
+	default:
+		return "another machine";
+	}
+}
+
+/* "3.11.2", or "3.10" when only the minor version is known. */
+static void version_text(uint32_t hex, unsigned minor, char *buf,
+			 size_t len)
+{
+	if (hex)
+		snprintf(buf, len, "3.%u.%u", (hex >> 16) & 0xff,
+			 (hex >> 8) & 0xff);
+	else
+		snprintf(buf, len, "3.%u", minor);
+}
+
+/* The largest of n ends of fields (offset + width): how much of a
+ * struct holds them. */
+static size_t extent(const uint32_t *ends, size_t n)
+{
+	size_t i, m = 0;
+
+	for (i = 0; i < n; i++)
+		if (ends[i] > m)
+			m = ends[i];
+	return m;
+}
+
+/* What is read of each struct of layout l; -1 when a part would not
+ * fit the buffers (a table entered wrong). */
+static int set_extents(struct py_proc *p, const struct layout *l)
+{
+	const uint32_t is[] = { l->is_next + 8, l->is_threads_head + 8 };
+	const uint32_t ts[] = { l->ts_next + 8, l->ts_interp + 8,
+				l->ts_cframe + 8, l->ts_native_tid + 8 };
+	const uint32_t fr[] = { l->fr_code + 8, l->fr_previous + 8,
+				l->fr_prev_instr + 8, l->fr_is_entry + 1,
+				l->fr_owner + 1 };
+	const uint32_t co[] = { l->ob_type + 8, l->ob_size + 8,
+				l->co_firsttraceable + 4 };
+	const uint32_t ci[] = { l->ob_type + 8, l->ob_size + 8,
+				l->co_firstlineno + 4, l->co_filename + 8,
+				l->co_name + 8, l->co_qualname + 8,
+				l->co_linetable + 8 };
+	const uint32_t str[] = { l->ob_type + 8, l->str_length + 8,
+				 l->str_state + 4 };
+	const uint32_t by[] = { l->ob_type + 8, l->ob_size + 8 };
+
+	p->is_len = extent(is, NELEM(is));
+	p->ts_len = extent(ts, NELEM(ts));
+	p->frame_len = extent(fr, NELEM(fr));
+	p->code_len = extent(co, NELEM(co));
+	p->code_info_len = extent(ci, NELEM(ci));
+	return p->is_len > HEADER_MAX || p->ts_len > HEADER_MAX ||
+	       p->frame_len > HEADER_MAX || p->code_info_len > HEADER_MAX ||
+	       p->code_len > HEADER_MAX ||
+	       extent(str, NELEM(str)) > l->str_ascii_size ||
+	       l->str_ascii_size > HEADER_MAX ||
+	       extent(by, NELEM(by)) > l->bytes_data ||
+	       l->bytes_data > HEADER_MAX || !l->str_kind ? -1 : 0;
+}
+
+/* Check the image's version and symbols against a layout known and fill
+ * p from them. */
+static int use_image(struct py_proc *p, const struct maps *ms,
+		     const struct mapping *f, const struct image *im,
+		     uint64_t bias)
+{
+	const struct layout *l;
+	unsigned minor;
+	uint32_t hex;
+	char v[32];
+	int rc, k;
+
+	rc = image_version(p, f, im, bias, &hex, &minor);
+	if (rc)
+		return rc;
+	version_text(hex, minor, v, sizeof(v));
+	l = layout_of(minor);
+	if (!l)
+		return prof_fail(PROF_EUNAVAIL, "CPython %s: layout not known "
+				 "(process %d, %s)", v, (int)p->info.pid,
+				 f->path);
+	if (set_extents(p, l))
+		return prof_fail(PROF_EUNAVAIL, "CPython %s: the layout table "
+				 "is wrong (a struct read past %d bytes)", v,
+				 HEADER_MAX);
+	if (im->machine != l->machine)
+		return prof_fail(PROF_EUNAVAIL, "CPython %s for %s: layout not "
+				 "known (process %d, %s)", v,
+				 machine_name(im->machine), (int)p->info.pid,
+				 f->path);
+	if (im->size[S_RUNTIME] != l->runtime_size)
+		return prof_fail(PROF_EUNAVAIL, "CPython %s: _PyRuntime is "
+				 "%" PRIu64 " bytes, not the %" PRIu32 " of the "
+				 "layout known (process %d, %s)", v,
+				 im->size[S_RUNTIME], l->runtime_size,
+				 (int)p->info.pid, f->path);
+	for (k = 0; k < S_N; k++)
+		if (!im->found[k] && k != S_VERSION && k != S_EVAL)
+			return prof_fail(PROF_EUNAVAIL, "CPython %s: %s does "
+					 "not export %s", v, f->path,
+					 sym_names[k]);
+	if (!in_writable(ms, bias + im->value[S_RUNTIME], l->runtime_size))
+		return prof_fail(PROF_EFORMAT, "process %d: _PyRuntime at "
+				 "%#" PRIx64 " is in no writable mapping "
+				 "(%s)", (int)p->info.pid,
+				 bias + im->value[S_RUNTIME], f->path);
+	p->l = l;
+	p->info.version = hex ? hex : 0x03000000u | (minor << 16);
+	p->info.runtime = bias + im->value[S_RUNTIME];
+	if (im->found[S_EVAL]) {
+		p->info.eval_start = bias + im->value[S_EVAL];
+		p->info.eval_end = p->info.eval_start + im->size[S_EVAL];
+	}
+	p->code_type = bias + im->value[S_CODE];
+	p->str_type = bias + im->value[S_STR];
+	p->bytes_type = bias + im->value[S_BYTES];
+	if (!(p->image = strdup(f->path)))
+		return -PROF_ENOMEM;
+	p->info.image = p->image;
+	return 0;
+}
+
+/*
+ * Try the file of mapping f as the image: 0 when it is a CPython whose
+ * layout is known (p filled), 1 when it holds no _PyRuntime (try the
+ * next), a negative error else.
+ */
+static int try_image(struct py_proc *p, const struct maps *ms,
+		     const struct mapping *f)
+{
+	enum proc_file_state state;
+	struct image im;
+	uint64_t bias;
+	int fd, rc;
+
+	fd = proc_mapped_file(p->info.pid, f->start, f->end, f->path, &f->id,
+			      &state);
+	if (fd < 0)
+		return 1;
+	rc = read_image(fd, &im);
+	close(fd);
+	if (rc || !im.found[S_RUNTIME])
+		return 1;
+	if (load_bias(ms, f, &im, &bias))
+		return prof_fail(PROF_EFORMAT, "process %d: %s: cannot tell "
+				 "where it is loaded", (int)p->info.pid,
+				 f->path);
+	return use_image(p, ms, f, &im, bias);
+}
+
+/* Each mapped file that may be CPython's image, most likely first, until
+ * one holds _PyRuntime. */
+static int find_image(struct py_proc *p, const struct maps *ms)
+{
+	int rank, rc;
+	size_t i, j;
+
+	for (rank = 1; rank <= 2; rank++)
+		for (i = 0; i < ms->n; i++) {
+			const struct mapping *m = &ms->m[i];
+
+			if (image_rank(m) != rank)
+				continue;
+			/* Each file once: its first mapping. */
+			for (j = 0; j < i && !same_file(&ms->m[j], m); j++)
+				;
+			if (j < i)
+				continue;
+			rc = try_image(p, ms, m);
+			if (rc <= 0)
+				return rc;
+		}
+	if (process_gone(p->info.pid))
+		return prof_fail(PROF_ENOENT, "process %d has exited",
+				 (int)p->info.pid);
+	return prof_fail(PROF_ENOENT, "process %d: no CPython found (no "
+			 "python or libpython file it maps exports "
+			 "_PyRuntime)", (int)p->info.pid);
+}
+
+int py_open(pid_t pid, struct py_proc **out)
+{
+	struct maps ms = { NULL, 0, 0 };
+	struct py_proc *p;
+	int rc;
+
+	*out = NULL;
+	if (pid <= 0)
+		return prof_fail(PROF_EINVAL, "no process %d", (int)pid);
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return -PROF_ENOMEM;
+	p->info.pid = pid;
+	strpool_init(&p->strings);
+	rc = maps_read(pid, &ms);
+	if (!rc)
+		rc = find_image(p, &ms);
+	maps_free(&ms);
+	if (rc) {
+		py_close(p);
+		return rc;
+	}
+	*out = p;
+	return 0;
+}
+
+static void codes_clear(struct py_proc *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->ncodes; i++)
+		free(p->codes[i].linetable);
+	p->ncodes = 0;
+	hashmap_release(&p->index);
+}
+
+void py_close(struct py_proc *p)
+{
+	if (!p)
+		return;
+	codes_clear(p);
+	free(p->codes);
+	strpool_release(&p->strings);
+	free(p->image);
+	free(p);
+}
+
+const struct py_info *py_info(const struct py_proc *p)
+{
+	return &p->info;
+}
+
+bool py_exited(const struct py_proc *p)
+{
+	return p->exited;
+}
+
+/* ------------------------------------------------------------------ */
+/* Thread states and frames */
+
+/* The thread state of native thread tid: the first one with a frame
+ * (a thread may have one per interpreter), else the first. */
+static int find_tstate(struct py_proc *p, pid_t tid, uint64_t *cframe)
+{
+	const struct layout *l = p->l;
+	uint8_t buf[HEADER_MAX], t[HEADER_MAX];
+	size_t is_len = p->is_len, ts_len = p->ts_len;
+	uint64_t interp, ts;
+	unsigned ninterps = 0, nts = 0;
+	bool found = false, framed = false;
+	int rc;
+
+	*cframe = 0;
+	rc = rd(p, p->info.runtime + l->rt_interp_head, buf, 8,
+		"_PyRuntime.interpreters.head");
+	if (rc)
+		return rc;
+	for (interp = word(buf, 8, 0, 8); interp && !framed;
+	     interp = word(buf, is_len, l->is_next, 8)) {
+		if (++ninterps > MAX_INTERPS)
+			return prof_fail(PROF_EFORMAT, "more than %d "
+					 "interpreters", MAX_INTERPS);
+		if (!ptr_ok(interp))
+			return prof_fail(PROF_EFORMAT, "interpreter at %#"
+					 PRIx64 ": not a pointer", interp);
+		rc = rd(p, interp, buf, is_len, "an interpreter state");
+		if (rc)
+			return rc;
+		for (ts = word(buf, is_len, l->is_threads_head, 8);
+		     ts && !framed; ts = word(t, ts_len, l->ts_next, 8)) {
+			uint64_t cf;
+			uint8_t c[8];
+
+			if (++nts > MAX_TSTATES)
+				return prof_fail(PROF_EFORMAT, "more than %d "
+						 "thread states", MAX_TSTATES);
+			if (!ptr_ok(ts))
+				return prof_fail(PROF_EFORMAT, "thread state "
+						 "at %#" PRIx64 ": not a "
+						 "pointer", ts);
+			rc = rd(p, ts, t, ts_len, "a thread state");
+			if (rc)
+				return rc;
+			if (word(t, ts_len, l->ts_interp, 8) != interp)
+				return prof_fail(PROF_EFORMAT, "thread state "
+						 "at %#" PRIx64 " is not of the "
+						 "interpreter that lists it "
+						 "(changing?)", ts);
+			if (word(t, ts_len, l->ts_native_tid, 8) !=
+			    (uint64_t)tid)
+				continue;
+			cf = word(t, ts_len, l->ts_cframe, 8);
+			if (!found)
+				*cframe = cf;
+			found = true;
+			/* A thread has a state per interpreter it entered:
+			 * the one running Python is the one with a frame. */
+			if (ptr_ok(cf) && !rd(p, cf + l->cf_current_frame, c,
+					      8, "a C frame") &&
+			    word(c, 8, 0, 8)) {
+				*cframe = cf;
+				framed = true;
+			}
+		}
+	}
+	if (p->exited)
+		return prof_fail(PROF_ENOENT, "process %d has exited",
+				 (int)p->info.pid);
+	if (!found)
+		return prof_fail(PROF_ENOENT, "thread %d of process %d runs "
+				 "no Python (no thread state has its id)",
+				 (int)tid, (int)p->info.pid);
+	return 0;
+}
+
+/* The header of the code object at code (its first hdr_len bytes), its
+ * type checked. */
+static int read_code_header(struct py_proc *p, uint64_t code, uint8_t *buf,
+			    size_t hdr_len)
+{
+	int rc;
+
+	if (!ptr_ok(code))
+		return prof_fail(PROF_EFORMAT, "code object at %#" PRIx64
+				 ": not a pointer", code);
+	rc = rd(p, code, buf, hdr_len, "a code object");
+	if (rc)
+		return rc;
+	if (word(buf, hdr_len, p->l->ob_type, 8) != p->code_type)
+		return prof_fail(PROF_EFORMAT, "%#" PRIx64 " is not a code "
+				 "object", code);
+	return 0;
+}
+
+/* One frame at addr read into *f; *prev is the next one out.  0, or an
+ * error whose detail is the reason the walk stops. */
+static int read_frame(struct py_proc *p, uint64_t addr, struct py_frame *f,
+		      uint64_t *prev)
+{
+	const struct layout *l = p->l;
+	size_t hdr_len = p->code_len, flen = p->frame_len;
+	uint8_t fb[HEADER_MAX], cb[HEADER_MAX];
+	uint64_t pi, first, limit;
+	int64_t nunits, trace;
+	int rc;
+
+	if (!ptr_ok(addr))
+		return prof_fail(PROF_EFORMAT, "frame at %#" PRIx64 ": not a "
+				 "pointer", addr);
+	rc = rd(p, addr, fb, flen, "a frame");
+	if (rc)
+		return rc;
+	memset(f, 0, sizeof(*f));
+	f->frame = addr;
+	f->code = word(fb, flen, l->fr_code, 8);
+	f->is_entry = word(fb, flen, l->fr_is_entry, 1) != 0;
+	f->owner = (uint8_t)word(fb, flen, l->fr_owner, 1);
+	*prev = word(fb, flen, l->fr_previous, 8);
+	pi = word(fb, flen, l->fr_prev_instr, 8);
+	if (f->owner > l->owner_max)
+		return prof_fail(PROF_EFORMAT, "frame at %#" PRIx64 ": owner "
+				 "%u is none of 3.11's", addr, f->owner);
+	if (!f->code)
+		return prof_fail(PROF_EFORMAT, "frame at %#" PRIx64 ": no "
+				 "code object (NULL)", addr);
+	rc = read_code_header(p, f->code, cb, hdr_len);
+	if (rc)
+		return rc;
+	nunits = (int64_t)word(cb, hdr_len, l->ob_size, 8);
+	trace = (int32_t)word(cb, hdr_len, l->co_firsttraceable, 4);
+	if (nunits <= 0 || nunits > MAX_CODE_UNITS || trace < 0 ||
+	    trace > nunits)
+		return prof_fail(PROF_EFORMAT, "code object at %#" PRIx64
+				 ": %" PRId64 " code units, first traceable "
+				 "%" PRId64, f->code, nunits, trace);
+	first = f->code + l->co_code;
+	limit = first + (uint64_t)nunits * l->codeunit_size;
+	/* _PyFrame_IsIncomplete(): not at its first traceable
+	 * instruction yet (a generator's frame always is). */
+	f->incomplete = f->owner != l->owner_generator &&
+		pi < first + (uint64_t)trace * l->codeunit_size;
+	if (pi >= first && pi < limit && !((pi - first) % l->codeunit_size))
+		f->instr = (int32_t)((pi - first) / l->codeunit_size);
+	else if (f->incomplete)
+		f->instr = -1;
+	else
+		return prof_fail(PROF_EFORMAT, "frame at %#" PRIx64 ": "
+				 "instruction %#" PRIx64 " outside its code "
+				 "[%#" PRIx64 ", %#" PRIx64 ")", addr, pi, first,
+				 limit);
+	return 0;
+}
+
+int py_thread_stack(struct py_proc *p, pid_t tid, struct py_frame *out,
+		    size_t max, size_t *n)
+{
+	uint64_t cframe, frame, prev, seen;
+	unsigned walked = 0, power = 1, steps = 0;
+	uint8_t buf[8];
+	int rc;
+
+	*n = 0;
+	rc = find_tstate(p, tid, &cframe);
+	if (rc)
+		return rc;
+	if (!cframe)
+		return 0;
+	if (!ptr_ok(cframe))
+		return prof_fail(PROF_EFORMAT, "thread %d: C frame at %#"
+				 PRIx64 ": not a pointer", (int)tid, cframe);
+	rc = rd(p, cframe + p->l->cf_current_frame, buf, 8, "a C frame");
+	if (rc)
+		return rc;
+	seen = frame = word(buf, 8, 0, 8);
+	for (; frame; frame = prev) {
+		struct py_frame f;
+
+		if (++walked > PY_MAX_WALK)
+			return prof_fail(PROF_EFORMAT, "more than %d frames",
+					 PY_MAX_WALK);
+		rc = read_frame(p, frame, &f, &prev);
+		if (rc)
+			return rc;
+		if (!f.incomplete || f.is_entry) {
+			if (*n == max)
+				return prof_fail(PROF_EFORMAT, "more than %zu "
+						 "frames: the outer ones are "
+						 "not read", max);
+			out[(*n)++] = f;
+		}
+		/* Brent's cycle check: a frame seen at a power of two
+		 * steps back comes again only in a loop. */
+		if (prev == seen)
+			return prof_fail(PROF_EFORMAT, "the frames loop (frame "
+					 "at %#" PRIx64 " comes again)", prev);
+		if (++steps == power) {
+			seen = prev;
+			power *= 2;
+			steps = 0;
+		}
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Strings, code objects, line tables */
+
+/* Append code point c to buf as UTF-8 (at most 4 bytes); a surrogate or
+ * a value past Unicode, and NUL, become U+FFFD. */
+static size_t put_utf8(char *buf, uint32_t c)
+{
+	if (!c || (c >= 0xd800 && c < 0xe000) || c > 0x10ffff)
+		c = 0xfffd;
+	if (c < 0x80) {
+		buf[0] = (char)c;
+		return 1;
+	}
+	if (c < 0x800) {
+		buf[0] = (char)(0xc0 | c >> 6);
+		buf[1] = (char)(0x80 | (c & 0x3f));
+		return 2;
+	}
+	if (c < 0x10000) {
+		buf[0] = (char)(0xe0 | c >> 12);
+		buf[1] = (char)(0x80 | ((c >> 6) & 0x3f));
+		buf[2] = (char)(0x80 | (c & 0x3f));
+		return 3;
+	}
+	buf[0] = (char)(0xf0 | c >> 18);
+	buf[1] = (char)(0x80 | ((c >> 12) & 0x3f));
+	buf[2] = (char)(0x80 | ((c >> 6) & 0x3f));
+	buf[3] = (char)(0x80 | (c & 0x3f));
+	return 4;
+}
+
+/*
+ * The str object at addr (compact: its characters follow its header),
+ * as UTF-8 in the pool: *out.  what names it in the reason it is not
+ * one.
+ */
+static int read_str(struct py_proc *p, uint64_t addr, const char *what,
+		    const char **out)
+{
+	const struct layout *l = p->l;
+	uint8_t hb[HEADER_MAX], data[PY_MAX_STR * 4];
+	char text[PY_MAX_STR * 4 + 4];
+	uint32_t state, kind;
+	uint64_t at;
+	int64_t len;
+	size_t n, i, t = 0;
+	int rc;
+
+	if (!ptr_ok(addr))
+		return prof_fail(PROF_EFORMAT, "%s at %#" PRIx64 ": not a "
+				 "pointer", what, addr);
+	rc = rd(p, addr, hb, l->str_ascii_size, what);
+	if (rc)
+		return rc;
+	if (word(hb, l->str_ascii_size, l->ob_type, 8) != p->str_type)
+		return prof_fail(PROF_EFORMAT, "%s at %#" PRIx64 " is not a "
+				 "str", what, addr);
+	len = (int64_t)word(hb, l->str_ascii_size, l->str_length, 8);
+	state = (uint32_t)word(hb, l->str_ascii_size, l->str_state, 4);
+	kind = (state & l->str_kind) >> __builtin_ctz(l->str_kind);
+	if (!(state & l->str_compact) || !(state & l->str_ready) ||
+	    (kind != 1 && kind != 2 && kind != 4) ||
+	    ((state & l->str_ascii) && kind != 1) || len < 0)
+		return prof_fail(PROF_EFORMAT, "%s at %#" PRIx64 ": not a "
+				 "compact str (state %#" PRIx32 ", length %"
+				 PRId64 ")", what, addr, state, len);
+	at = addr + (state & l->str_ascii ? l->str_ascii_size :
+		     l->str_compact_size);
+	n = len > PY_MAX_STR ? PY_MAX_STR : (size_t)len;
+	if (n) {
+		rc = rd(p, at, data, n * kind, what);
+		if (rc)
+			return rc;
+	}
+	for (i = 0; i < n; i++) {
+		struct bytes b = bytes_of(data + i * kind, kind);
+
+		t += put_utf8(text + t, (uint32_t)bytes_u(&b, kind));
+	}
+	if ((size_t)len > n) {
+		memcpy(text + t, "...", 3);
+		t += 3;
+	}
+	*out = strpool_intern(&p->strings, text, t);
+	return *out ? 0 : -PROF_ENOMEM;
+}
+
+/* The bytes object at addr (co_linetable) in a new buffer. */
+static int read_bytes(struct py_proc *p, uint64_t addr, uint8_t **out,
+		      size_t *len)
+{
+	const struct layout *l = p->l;
+	uint8_t hb[HEADER_MAX];
+	int64_t size;
+	int rc;
+
+	*out = NULL;
+	*len = 0;
+	if (!ptr_ok(addr))
+		return prof_fail(PROF_EFORMAT, "line table at %#" PRIx64
+				 ": not a pointer", addr);
+	rc = rd(p, addr, hb, l->bytes_data, "a line table");
+	if (rc)
+		return rc;
+	if (word(hb, l->bytes_data, l->ob_type, 8) != p->bytes_type)
+		return prof_fail(PROF_EFORMAT, "line table at %#" PRIx64
+				 " is not a bytes object", addr);
+	size = (int64_t)word(hb, l->bytes_data, l->ob_size, 8);
+	if (size < 0 || size > PY_MAX_LINETABLE)
+		return prof_fail(PROF_EFORMAT, "line table at %#" PRIx64
+				 ": %" PRId64 " bytes (at most %d read)",
+				 addr, size, PY_MAX_LINETABLE);
+	*out = malloc(size ? (size_t)size : 1);
+	if (!*out)
+		return -PROF_ENOMEM;
+	rc = size ? rd(p, addr + l->bytes_data, *out, (size_t)size,
+		       "a line table") : 0;
+	if (rc) {
+		free(*out);
+		*out = NULL;
+		return rc;
+	}
+	*len = (size_t)size;
+	return 0;
+}
+
+static int code_eq(const void *ctx, size_t entry)
+{
+	const struct py_proc *p = ctx;
+
+	return p->codes[entry].addr == p->codes[p->ncodes].addr;
+}
+
+/* The entry of code address addr (p->codes[p->ncodes] is the probe),
+ * or SIZE_MAX. */
+static size_t code_find(struct py_proc *p, uint64_t addr)
+{
+	if (ALLOC_GROW(p->codes, p->ncodes + 1, p->codes_alloc))
+		return SIZE_MAX;
+	p->codes[p->ncodes].addr = addr;
+	return hashmap_find(&p->index, hash_mix64(addr), code_eq, p);
+}
+
+/* Read what the entry e keeps of the code object whose header is hb. */
+static int code_fill(struct py_proc *p, const uint8_t *hb, size_t hdr_len,
+		     struct code_entry *e)
+{
+	const struct layout *l = p->l;
+	int rc;
+
+	e->key[0] = word(hb, hdr_len, l->co_filename, 8);
+	e->key[1] = word(hb, hdr_len, l->co_name, 8);
+	e->key[2] = word(hb, hdr_len, l->co_qualname, 8);
+	e->key[3] = word(hb, hdr_len, l->co_linetable, 8);
+	e->nunits = (int64_t)word(hb, hdr_len, l->ob_size, 8);
+	e->firstlineno = (int32_t)word(hb, hdr_len, l->co_firstlineno, 4);
+	free(e->linetable);
+	e->linetable = NULL;
+	if ((rc = read_str(p, e->key[0], "co_filename", &e->filename)) ||
+	    (rc = read_str(p, e->key[1], "co_name", &e->name)) ||
+	    (rc = read_str(p, e->key[2], "co_qualname", &e->qualname)))
+		return rc;
+	return read_bytes(p, e->key[3], &e->linetable, &e->linetable_len);
+}
+
+/* Whether e still describes the code object whose header is hb. */
+static bool code_same(const struct py_proc *p, const uint8_t *hb,
+		      size_t hdr_len, const struct code_entry *e)
+{
+	const struct layout *l = p->l;
+
+	return e->linetable &&
+	       e->key[0] == word(hb, hdr_len, l->co_filename, 8) &&
+	       e->key[1] == word(hb, hdr_len, l->co_name, 8) &&
+	       e->key[2] == word(hb, hdr_len, l->co_qualname, 8) &&
+	       e->key[3] == word(hb, hdr_len, l->co_linetable, 8) &&
+	       e->nunits == (int64_t)word(hb, hdr_len, l->ob_size, 8) &&
+	       e->firstlineno ==
+		       (int32_t)word(hb, hdr_len, l->co_firstlineno, 4);
+}
+
+int py_code_info(struct py_proc *p, uint64_t code, int32_t instr,
+		 struct py_code *out)
+{
+	size_t hdr_len = p->code_info_len;
+	uint8_t hb[HEADER_MAX];
+	struct code_entry *e;
+	size_t i;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	rc = read_code_header(p, code, hb, hdr_len);
+	if (rc)
+		return rc;
+	if (p->ncodes >= MAX_CACHED)
+		codes_clear(p);
+	i = code_find(p, code);
+	if (i == SIZE_MAX && p->ncodes == p->codes_alloc)
+		return -PROF_ENOMEM;
+	if (i == SIZE_MAX) {
+		e = &p->codes[p->ncodes];
+		memset(e, 0, sizeof(*e));
+		e->addr = code;
+		if (hashmap_add(&p->index, hash_mix64(code), p->ncodes))
+			return -PROF_ENOMEM;
+		i = p->ncodes++;
+	}
+	e = &p->codes[i];
+	if (!code_same(p, hb, hdr_len, e)) {
+		rc = code_fill(p, hb, hdr_len, e);
+		if (rc)
+			return rc;
+	}
+	out->name = e->name;
+	out->qualname = e->qualname;
+	out->filename = e->filename;
+	out->firstlineno = e->firstlineno;
+	out->line = instr >= e->nunits ? -1 :
+		py_linetable_line(e->linetable, e->linetable_len,
+				  e->firstlineno, instr);
+	return 0;
+}
+
+/* A location table's varint: 6-bit groups, least significant first,
+ * bit 6 set on all but the last; sets b->bad past 32 bits. */
+static uint32_t lt_varint(struct bytes *b)
+{
+	uint32_t v = 0;
+	unsigned shift = 0;
+	uint8_t c;
+
+	do {
+		c = (uint8_t)bytes_u(b, 1);
+		if (shift > 30)
+			b->bad = 1;
+		else
+			v |= (uint32_t)(c & 0x3f) << shift;
+		shift += 6;
+	} while ((c & 0x40) && !b->bad);
+	return v;
+}
+
+/* A signed varint: the sign in bit 0 of the magnitude's varint. */
+static int64_t lt_svarint(struct bytes *b)
+{
+	uint32_t u = lt_varint(b);
+
+	return u & 1 ? -(int64_t)(u >> 1) : (int64_t)(u >> 1);
+}
+
+/*
+ * 3.11's location table (CPython's Objects/locations.md): entries, each
+ * a first byte 1CCCCLLL (code C, L + 1 code units), then by code:
+ * 0-9 one column byte (same line); 10-12 two column bytes, the line
+ * moves by C - 10; 13 the line's move as a signed varint, no columns;
+ * 14 the same, then end line, column and end column varints; 15 no
+ * location (the line does not move).  Lines move from co_firstlineno.
+ */
+int py_linetable_line(const uint8_t *table, size_t len, int firstlineno,
+		      int32_t instr)
+{
+	struct bytes b = bytes_of(table, len);
+	int64_t line = firstlineno, at = 0;
+
+	if (instr < 0)
+		return firstlineno;
+	while (bytes_left(&b)) {
+		unsigned head = (unsigned)bytes_u(&b, 1);
+		unsigned code = (head >> 3) & 15;
+		int64_t units = (head & 7) + 1;
+
+		if (!(head & 0x80))
+			return -1;	/* not the start of an entry */
+		if (code <= 9) {
+			bytes_skip(&b, 1);
+		} else if (code <= 12) {
+			line += code - 10;
+			bytes_skip(&b, 2);
+		} else if (code == 13) {
+			line += lt_svarint(&b);
+		} else if (code == 14) {
+			line += lt_svarint(&b);
+			lt_varint(&b);
+			lt_varint(&b);
+			lt_varint(&b);
+		}
+		if (b.bad || line < 0 || line > INT32_MAX)
+			return -1;
+		if (instr < at + units)
+			return code == 15 ? -1 : (int)line;
+		at += units;
+	}
+	return -1;
+}

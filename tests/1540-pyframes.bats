@@ -1,0 +1,549 @@
+#!/usr/bin/env bats
+# The Python stacks of a running CPython read from outside it
+# (common/engine/pyframes.c), through tests/tools/pystack.c: frames,
+# names, qualnames, files and exact lines of live programs of known
+# shape, compared with what the program itself says of its threads
+# (sys._current_frames()) and with the lines marked "# @NAME" in its
+# source; the layout table against CPython's own headers; the line-table
+# decoder against co_positions(); damaged chains, a process that exits
+# while read, a process that is no CPython, another CPython version.
+#
+# Debian's CPython 3.11 is the interpreter (PYTHON311 to use another).
+
+load helpers
+
+PYSTACK=$ROOT/$BUILD/tests/pystack
+
+setup() {
+	common_setup
+	[[ -x $PYSTACK ]] || fail "$PYSTACK not built (make $BUILD/tests/pystack)"
+	PY=${PYTHON311:-/usr/bin/python3.11}
+	HERE=$(pwd -P)
+	STARTED=()
+}
+
+# bg COMMAND [ARG...]: start COMMAND in the background (its output in
+# bg.log, away from bats' descriptors); BG is its pid.
+bg() {
+	"$@" >>bg.log 2>&1 3>&- &
+	BG=$!
+	STARTED+=("$BG")
+}
+
+# The processes bg started that still run here (a pid reused since
+# would not have this test's directory as its own).
+teardown() {
+	local p
+	for p in "${STARTED[@]}"; do
+		[[ $(readlink "/proc/$p/cwd" 2>/dev/null) == "$HERE" ]] || continue
+		kill -KILL "$p" 2>/dev/null || continue
+		wait "$p" 2>/dev/null || :
+	done
+}
+
+# Skip unless PY is a CPython 3.11 whose memory this user may read.
+need_py311() {
+	[[ -x $PY ]] || skip "no CPython 3.11 at $PY (python3.11 package; PYTHON311 names another)"
+	[[ $("$PY" -c 'import sys; print(sys.implementation.name, sys.version_info[:2] == (3, 11))') == "cpython True" ]] ||
+		skip "$PY is not CPython 3.11"
+	need_readable
+}
+
+# Reading another process's memory needs PTRACE_MODE_ATTACH: pystack is
+# not the parent of the programs it reads, so Yama's scope 1 allows it
+# to root only, and scope 3 to no one.
+need_readable() {
+	local scope=0
+	[[ -r /proc/sys/kernel/yama/ptrace_scope ]] &&
+		scope=$(cat /proc/sys/kernel/yama/ptrace_scope)
+	((scope < 3)) || skip "kernel.yama.ptrace_scope=3: no process may read another's memory"
+	((scope == 0)) || [[ $(id -u) -eq 0 ]] ||
+		skip "kernel.yama.ptrace_scope=$scope: only root reads a process it did not start"
+}
+
+# The line of FILE marked "# @NAME".
+line_of() {
+	grep -n "# @$2\$" "$1" | cut -d: -f1
+}
+
+# wait_file FILE: wait (5 s at most) until FILE exists.
+wait_file() {
+	local tenths=50
+	while [[ ! -e $1 ]] && ((tenths-- > 0)); do
+		sleep 0.1
+	done
+	[[ -e $1 ]] || fail "'$1' not written in 5 s"
+}
+
+# The program of known shape, in a file whose name is not ASCII.
+# Threads: main (main -> outer -> Greeter.hello -> inner, asleep), "rec"
+# (rec 4 deep -> the generator numbers, resumed by list() -> pause,
+# asleep), "names" (functions named in Latin-1, Cyrillic and a
+# character past the BMP, asleep).  A reporter thread waits until every
+# other thread is asleep at its line (the stacks cannot change then),
+# writes their stacks as the program itself sees them to READY in
+# pystack's format, and sleeps.
+write_prog() {
+	cat >"$1" <<'PY'
+import os, sys, threading, time
+
+READY = sys.argv[1]
+
+
+class Greeter:
+    def hello(self):
+        inner()  # @hello
+
+
+def inner():
+    time.sleep(300)  # @inner
+
+
+def outer():
+    Greeter().hello()  # @outer
+
+
+def numbers():
+    yield pause()  # @numbers
+
+
+def pause():
+    time.sleep(300)  # @pause
+
+
+def rec(k):
+    if k == 0:
+        return list(numbers())  # @rec0
+    return rec(k - 1)  # @rec
+
+
+def café():
+    привет()  # @cafe
+
+
+def привет():
+    𠀀()  # @privet
+
+
+def 𠀀():
+    time.sleep(300)  # @astral
+
+
+SLEEPERS = {"inner", "pause", "𠀀"}
+
+
+def asleep(frame):
+    # At the line of time.sleep (the one after the def), which the
+    # thread does not leave for 300 s.
+    return (frame.f_code.co_name in SLEEPERS and
+            frame.f_lineno == frame.f_code.co_firstlineno + 1)
+
+
+def report():
+    me = threading.get_ident()
+    while True:
+        frames = {k: f for k, f in sys._current_frames().items() if k != me}
+        if len(frames) == 3 and all(asleep(f) for f in frames.values()):
+            break
+        time.sleep(0.01)
+    native = {t.ident: t.native_id for t in threading.enumerate()}
+    out = []
+    for ident, f in sorted(frames.items(), key=lambda kv: native[kv[0]]):
+        out.append("thread %d" % native[ident])
+        while f:
+            c = f.f_code
+            out.append("%s (%s:%d)" % (c.co_qualname, c.co_filename, f.f_lineno))
+            f = f.f_back
+        out.append("= end")
+    with open(READY + ".new", "w", encoding="utf-8") as fd:
+        fd.write("\n".join(out) + "\n")
+    os.rename(READY + ".new", READY)
+    time.sleep(300)
+
+
+def main():
+    threading.Thread(target=rec, args=(3,), name="rec", daemon=True).start()
+    threading.Thread(target=café, name="names", daemon=True).start()
+    threading.Thread(target=report, daemon=True).start()
+    outer()  # @main
+
+
+main()  # @module
+PY
+}
+
+# start_prog PYTHON: run the program under PYTHON; sets PROG (its file),
+# PID and EXPECTED (its own view of its threads' stacks).
+start_prog() {
+	PROG=$PWD/prög.py
+	EXPECTED=$PWD/expected
+	write_prog "$PROG"
+	bg "$1" "$PROG" "$EXPECTED"
+	PID=$BG
+	wait_file "$EXPECTED"
+}
+
+# read_expected_threads: pystack -t for each thread of EXPECTED, in its
+# order, the "# CPython" line left out; status of the last read.
+read_expected_threads() {
+	local tid
+	for tid in $(sed -n 's/^thread //p' "$EXPECTED"); do
+		"$PYSTACK" "$@" -t "$tid" "$PID" | grep -v '^# CPython'
+	done
+}
+
+@test "pyframes: the layout table of CPython 3.11 equals offsetof() in CPython's headers" {
+	local inc=${PY311_INCLUDE:-/usr/include/python3.11}
+	[[ -r $inc/Python.h && -r $inc/internal/pycore_frame.h ]] ||
+		skip "no CPython 3.11 headers with internal/ in $inc (libpython3.11-dev)"
+	command -v cc >/dev/null || skip "no C compiler"
+	run -0 cc -I"$inc" -o pyoffsets "$ROOT/tests/tools/pyoffsets.c"
+	run -0 ./pyoffsets
+	[[ ${lines[0]} == "# CPython 3.11."* ]] || fail "headers of ${lines[0]#\# }, not 3.11"
+	# Every value of either side, each on the other.
+	diff -u <(./pyoffsets | grep -v '^#' | sort) \
+		<("$PYSTACK" --layout 3.11 | sort) ||
+		fail "pyframes.c's layout table differs from the headers (- headers, + table)"
+	[[ $("$PYSTACK" --layout 3.11 | wc -l) -ge 30 ]]
+	run -1 "$PYSTACK" --layout 3.12
+	assert_output "pystack: no layout for CPython 3.12"
+}
+
+@test "pyframes: three threads' stacks, innermost first, as the program sees them: names, qualnames, files, lines" {
+	need_py311
+	start_prog "$PY"
+	run -0 read_expected_threads
+	diff -u "$EXPECTED" <(printf '%s\n' "$output") ||
+		fail "pystack differs from the program's own view (- program, + pystack)"
+	# Which threads: main, rec, names (the reporter is not in EXPECTED).
+	[[ $(grep -c '^thread ' "$EXPECTED") -eq 3 ]]
+}
+
+@test "pyframes: the main thread: a method's qualname, the exact lines marked in the source" {
+	need_py311
+	start_prog "$PY"
+	run -0 "$PYSTACK" -t "$PID" "$PID"
+	local f=$PROG
+	assert_output - <<-OUT
+	# CPython $("$PY" -c 'import platform; print(platform.python_version())') $(readlink -f "$PY")
+	thread $PID
+	inner ($f:$(line_of "$f" inner))
+	Greeter.hello ($f:$(line_of "$f" hello))
+	outer ($f:$(line_of "$f" outer))
+	main ($f:$(line_of "$f" main))
+	<module> ($f:$(line_of "$f" module))
+	= end
+	OUT
+}
+
+@test "pyframes: a generator resumed from C and a recursive function; entry frames mark each C call of the eval loop" {
+	need_py311
+	start_prog "$PY"
+	local tid f=$PROG
+	tid=$(sed -n 's/^thread //p' "$EXPECTED" | sed -n 2p)
+	run -0 "$PYSTACK" -e -t "$tid" "$PID"
+	# list() (C) resumes the generator: a new C call of the eval loop,
+	# so numbers is an entry frame; Thread.run calls rec through C
+	# (self._target(*args)); the thread's bootstrap starts from C.
+	assert_line --index 1 "thread $tid"
+	assert_line --index 2 "pause ($f:$(line_of "$f" pause))"
+	assert_line --index 3 "numbers ($f:$(line_of "$f" numbers)) [entry]"
+	assert_line --index 4 "rec ($f:$(line_of "$f" rec0))"
+	assert_line --index 5 "rec ($f:$(line_of "$f" rec))"
+	assert_line --index 6 "rec ($f:$(line_of "$f" rec))"
+	assert_line --index 7 "rec ($f:$(line_of "$f" rec)) [entry]"
+	[[ ${lines[8]} == "Thread.run ("*"/threading.py:"*")" ]]
+	[[ ${lines[9]} == "Thread._bootstrap_inner ("*"/threading.py:"*")" ]]
+	[[ ${lines[10]} == "Thread._bootstrap ("*"/threading.py:"*") [entry]" ]]
+	assert_line --index 11 "= end"
+	[[ ${#lines[@]} -eq 12 ]]
+	# The main thread: one C call (the module's), the rest inline.
+	run -0 "$PYSTACK" -e -t "$PID" "$PID"
+	[[ $(grep -c '\[entry\]' <<<"$output") -eq 1 ]]
+	assert_line "<module> ($f:$(line_of "$f" module)) [entry]"
+}
+
+@test "pyframes: names of every string kind (ASCII, Latin-1, UCS-2, UCS-4) are given as UTF-8" {
+	need_py311
+	start_prog "$PY"
+	local tid f=$PROG
+	tid=$(sed -n 's/^thread //p' "$EXPECTED" | sed -n 3p)
+	run -0 "$PYSTACK" -t "$tid" "$PID"
+	assert_line --index 2 "𠀀 ($f:$(line_of "$f" astral))"
+	assert_line --index 3 "привет ($f:$(line_of "$f" privet))"
+	assert_line --index 4 "café ($f:$(line_of "$f" cafe))"
+}
+
+@test "pyframes: every thread of the process is listed, each walk complete" {
+	need_py311
+	start_prog "$PY"
+	run -0 "$PYSTACK" "$PID"
+	[[ $(grep -c '^thread ' <<<"$output") -eq $(ls /proc/$PID/task | wc -l) ]]
+	[[ $(grep -c '^= end$' <<<"$output") -eq 4 ]]
+	# The reporter, asleep after writing EXPECTED.
+	assert_line --partial "report ($PROG:"
+}
+
+@test "pyframes: a CPython built as a shared library (libpython3.11.so) is read the same" {
+	need_readable
+	local py cand
+	for cand in python3.11 python3; do
+		py=$(command -v "$cand") || continue
+		[[ $("$py" -c 'import sys, sysconfig; print(sys.implementation.name, sys.version_info[:2] == (3, 11), sysconfig.get_config_var("Py_ENABLE_SHARED"))' 2>/dev/null) == "cpython True 1" ]] &&
+			break
+		py=
+	done
+	[[ -n $py ]] || skip "no CPython 3.11 on PATH built with --enable-shared"
+	start_prog "$py"
+	run -0 "$PYSTACK" -t "$PID" "$PID"
+	[[ ${lines[0]} == "# CPython 3.11."*"/libpython3.11.so"* ]] || fail "not read from libpython: ${lines[0]}"
+	run -0 read_expected_threads
+	diff -u "$EXPECTED" <(printf '%s\n' "$output") ||
+		fail "pystack differs from the program's own view (- program, + pystack)"
+}
+
+@test "pyframes: the line table decoder gives co_positions()'s line for every code unit of many code objects, all 16 entry kinds" {
+	need_py311
+	write_prog prog.py
+	run -0 "$PY" - prog.py <<-'PY'
+	import importlib, sys, types
+	def codes(co):
+	    yield co
+	    for c in co.co_consts:
+	        if isinstance(c, types.CodeType):
+	            yield from codes(c)
+	kinds = set()
+	files = [sys.argv[1]] + [importlib.import_module(m).__file__ for m in
+	    ("argparse", "typing", "dataclasses", "inspect", "ast", "threading")]
+	with open("tables", "w") as t, open("lines", "w") as l:
+	    for path in files:
+	        with open(path, encoding="utf-8") as f:
+	            top = compile(f.read(), path, "exec")
+	        for co in codes(top):
+	            want = [p[0] if p[0] is not None else -1 for p in co.co_positions()]
+	            t.write("%d %d %s\n" % (co.co_firstlineno, len(want), co.co_linetable.hex()))
+	            l.write(" ".join(map(str, want)) + "\n")
+	            kinds.update((b >> 3) & 15 for b in co.co_linetable if b & 128)
+	print(len(kinds))
+	PY
+	assert_output 16
+	run -0 "$PYSTACK" --lines <tables
+	diff -q lines <(printf '%s\n' "$output") ||
+		fail "the decoder's lines differ from co_positions()"
+	[[ $(wc -l <lines) -gt 1000 ]]
+}
+
+# A program that damages its own frame chain (CPython 3.11 on x86-64:
+# PyFrameObject.f_frame at 24, _PyInterpreterFrame.f_code at 32 and
+# previous at 48), tells READY, and sleeps in victim, which never
+# returns to the frame it damaged.
+write_hostile() {
+	cat >"$1" <<'PY'
+import ctypes, sys, time
+
+MODE, READY = sys.argv[1], sys.argv[2]
+word = lambda addr: ctypes.c_void_p.from_address(addr)
+KEEP = "not a code object"
+
+
+def victim():
+    frame = word(id(sys._getframe()) + 24).value
+    if MODE == "unmapped":
+        word(frame + 48).value = 0x1000
+    elif MODE == "loop":
+        word(frame + 48).value = frame
+    elif MODE == "nocode":
+        word(frame + 32).value = None
+    elif MODE == "notcode":
+        word(frame + 32).value = id(KEEP)
+    elif MODE == "notstr":
+        # co_qualname (PyCodeObject + 128): a float.
+        word(id(victim.__code__) + 128).value = id(KEEP_FLOAT)
+    open(READY, "w").close()
+    time.sleep(300)  # @victim
+
+
+def caller():
+    victim()  # @caller
+
+
+KEEP_FLOAT = 1.5
+if MODE == "long":
+    victim.__code__ = victim.__code__.replace(co_qualname="é" * 3000)
+caller()
+PY
+}
+
+# start_hostile MODE: run the hostile program in MODE; sets PID and F.
+start_hostile() {
+	F=$PWD/hostile.py
+	write_hostile "$F"
+	rm -f ready
+	bg "$PY" "$F" "$1" ready
+	PID=$BG
+	wait_file ready
+	wait_asleep "$PID"
+}
+
+# wait_asleep PID: wait (5 s at most) until PID's main thread is in
+# clock_nanosleep (x86-64's system call 230: time.sleep), where its
+# stack stays put.
+wait_asleep() {
+	local tenths=50
+	until [[ $(cut -d' ' -f1 "/proc/$1/syscall" 2>/dev/null) == 230 ]]; do
+		((tenths-- > 0)) || fail "process $1 not asleep in time.sleep after 5 s"
+		sleep 0.1
+	done
+}
+
+@test "pyframes: a damaged chain ends the walk with its reason, the frames before it kept" {
+	need_py311
+	start_hostile unmapped
+	run -3 "$PYSTACK" -t "$PID" "$PID"
+	assert_line --index 2 "victim ($F:$(line_of "$F" victim))"
+	assert_line --index 3 "= stopped: cannot read a frame at 0x1000"
+	[[ ${#lines[@]} -eq 4 ]]
+
+	start_hostile loop
+	run -3 "$PYSTACK" -t "$PID" "$PID"
+	assert_line --index 2 "victim ($F:$(line_of "$F" victim))"
+	assert_line --index 3 --regexp '^= stopped: the frames loop \(frame at 0x[0-9a-f]+ comes again\)$'
+	[[ ${#lines[@]} -eq 4 ]]
+}
+
+@test "pyframes: a frame without a code object, or with another object as its code, stops the walk" {
+	need_py311
+	start_hostile nocode
+	run -3 "$PYSTACK" -t "$PID" "$PID"
+	assert_line --index 2 --regexp '^= stopped: frame at 0x[0-9a-f]+: no code object \(NULL\)$'
+	[[ ${#lines[@]} -eq 3 ]]
+
+	start_hostile notcode
+	run -3 "$PYSTACK" -t "$PID" "$PID"
+	assert_line --index 2 --regexp '^= stopped: 0x[0-9a-f]+ is not a code object$'
+}
+
+@test "pyframes: a code object's name that is not a str is that frame's reason; the walk goes on" {
+	need_py311
+	start_hostile notstr
+	run -0 "$PYSTACK" -t "$PID" "$PID"
+	assert_line --index 2 --regexp '^\? \(co_qualname at 0x[0-9a-f]+ is not a str\)$'
+	assert_line --index 3 "caller ($F:$(line_of "$F" caller))"
+	assert_line --index 5 "= end"
+}
+
+@test "pyframes: a name longer than 1024 characters is cut there" {
+	need_py311
+	start_hostile long
+	run -0 "$PYSTACK" -t "$PID" "$PID"
+	local cut
+	cut=$(printf 'é%.0s' {1..1024})
+	assert_line --index 2 "$cut... ($F:$(line_of "$F" victim))"
+}
+
+@test "pyframes: stacks read while they change: every walk complete or stopped with a reason, never a crash" {
+	need_py311
+	cat >churn.py <<-'PY'
+	import threading
+	def r(n):
+	    if n:
+	        return r(n - 1)
+	    return sum(x for x in range(20))
+	def churn():
+	    k = 0
+	    while True:
+	        r(k % 150)
+	        k += 1
+	for _ in range(2):
+	    threading.Thread(target=churn, daemon=True).start()
+	open("ready", "w").close()
+	churn()
+	PY
+	bg "$PY" churn.py
+	PID=$BG
+	wait_file ready
+	local i rc complete=0
+	for i in $(seq 60); do
+		rc=0
+		"$PYSTACK" "$PID" >out 2>err || rc=$?
+		((rc == 0 || rc == 3)) || fail "status $rc: $(cat err)"
+		# One line per frame or end, each of them.
+		grep -Evq '^(# CPython .*|thread [0-9]+|.* \(.*:([0-9]+|\?)\)|\? \(.*\)|= (end|stopped: .*))$' out &&
+			fail "a line of no known form: $(grep -Ev '^(# CPython .*|thread [0-9]+|.* \(.*:([0-9]+|\?)\)|\? \(.*\)|= (end|stopped: .*))$' out | head -3)"
+		((rc == 0)) && complete=$((complete + 1))
+	done
+	((complete > 0)) || fail "no walk of 60 was complete"
+}
+
+@test "pyframes: a process that exits while it is read is an error: reaped, or a zombie" {
+	need_py311
+	local fifo=$PWD/go reader rc w tenths
+	mkfifo "$fifo"
+	bg "$PY" -c 'import time; open("ready", "w").close(); time.sleep(300)'
+	PID=$BG
+	wait_file ready
+	# pystack attaches, says so, and waits for a line: the process
+	# exits (and is reaped) in between.
+	"$PYSTACK" --wait "$PID" <"$fifo" >out 2>err 3>&- &
+	reader=$!
+	exec {w}>"$fifo"
+	wait_nonempty out
+	kill -KILL "$PID"
+	wait "$PID" || :
+	echo >&$w
+	exec {w}>&-
+	rc=0
+	wait "$reader" || rc=$?
+	[[ $rc -eq 1 ]] || fail "status $rc: $(cat out err)"
+	[[ $(cat err) == "pystack: process $PID has exited" ]] || fail "$(cat err)"
+
+	# A zombie: its parent (sh, then sleep after exec) never reaps it.
+	rm -f ready out err
+	bg sh -c '"$1" -c "import time; open(\"ready\", \"w\").close(); time.sleep(300)" & echo $! >pid; exec sleep 300' sh "$PY"
+	wait_file ready
+	PID=$(cat pid)
+	STARTED+=("$PID")
+	"$PYSTACK" --wait -t "$PID" "$PID" <"$fifo" >out 2>err 3>&- &
+	reader=$!
+	exec {w}>"$fifo"
+	wait_nonempty out
+	kill -KILL "$PID"
+	tenths=50
+	until [[ $(awk '/^State:/ { print $2 }' "/proc/$PID/status") == Z ]]; do
+		((tenths-- > 0)) || fail "process $PID not a zombie after 5 s"
+		sleep 0.1
+	done
+	echo >&$w
+	exec {w}>&-
+	rc=0
+	wait "$reader" || rc=$?
+	[[ $rc -eq 1 ]] || fail "status $rc: $(cat out err)"
+	[[ $(cat err) == "pystack: process $PID has exited" ]] || fail "$(cat err)"
+}
+
+@test "pyframes: a process that is no CPython, or none at all, gives one line and status 1" {
+	need_readable
+	bg sleep 30
+	PID=$BG
+	run -1 "$PYSTACK" "$PID"
+	assert_output "pystack: process $PID: no CPython found (no python or libpython file it maps exports _PyRuntime)"
+	kill "$PID"
+	wait "$PID" || :
+	run -1 "$PYSTACK" "$PID"
+	assert_output "pystack: no process $PID"
+}
+
+@test "pyframes: another CPython version is refused in one line naming it" {
+	need_readable
+	local py= cand v
+	for cand in python3.12 python3.13 python3.14 python3.10 python3.9; do
+		v=$("$cand" -c 'import sys; print(sys.implementation.name, "%d.%d" % sys.version_info[:2])' 2>/dev/null) || continue
+		[[ $v == cpython\ 3.* ]] && { py=$cand; break; }
+	done
+	[[ -n $py ]] || skip "no CPython other than 3.11 on PATH"
+	bg "$py" -c 'import time; open("ready", "w").close(); time.sleep(300)'
+	PID=$BG
+	wait_file ready
+	run -1 "$PYSTACK" "$PID"
+	assert_output --regexp "^pystack: CPython ${v#cpython }(\.[0-9]+)?: layout not known \(process $PID, .*python${v#cpython }.*\)\$"
+}

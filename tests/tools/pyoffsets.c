@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pyoffsets: the layout of the CPython structures that
+ * common/engine/pyframes.c reads from outside a process, as the
+ * compiler sees them in CPython's own headers (internal ones included).
+ *
+ * Not built by the Makefile: the suite never needs Python's headers.
+ * tests/1540-pyframes.bats compiles it against an installed
+ * python3.X-dev, e.g.
+ *
+ *   cc -I/usr/include/python3.11 -o pyoffsets tests/tools/pyoffsets.c
+ *
+ * and checks that every line equals the table pyframes.c holds for that
+ * version (pystack --layout 3.11 prints it the same way).  One line per
+ * value, "NAME VALUE" in decimal, in no particular order; a bit field's
+ * value is the mask of its bits in the 32-bit word that holds it.  The first line
+ * is "# CPython X.Y.Z" (the headers' version), not compared.
+ */
+#define Py_BUILD_CORE 1
+#include <Python.h>
+#include <internal/pycore_frame.h>
+#include <internal/pycore_interp.h>
+#include <internal/pycore_runtime.h>
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#define OFF(type, field) \
+	printf("%s.%s %zu\n", #type, #field, offsetof(type, field))
+#define SIZE(type) printf("sizeof(%s) %zu\n", #type, sizeof(type))
+
+/* The mask of a bit field of PyASCIIObject.state: all its bits set in an
+ * otherwise zero object, the word read back. */
+#define STATE_MASK(field, ones)                                         \
+	do {                                                            \
+		PyASCIIObject o;                                        \
+		uint32_t w;                                             \
+		memset(&o, 0, sizeof(o));                               \
+		o.state.field = (ones);                                 \
+		memcpy(&w, (char *)&o + offsetof(PyASCIIObject, state), \
+		       sizeof(w));                                      \
+		printf("PyASCIIObject.state.%s %u\n", #field, w);       \
+	} while (0)
+
+int main(void)
+{
+	printf("# CPython %s\n", PY_VERSION);
+	SIZE(_PyRuntimeState);
+	OFF(_PyRuntimeState, interpreters.head);
+	OFF(PyInterpreterState, next);
+	OFF(PyInterpreterState, threads.head);
+	OFF(PyThreadState, next);
+	OFF(PyThreadState, interp);
+	OFF(PyThreadState, cframe);
+	OFF(PyThreadState, native_thread_id);
+	OFF(_PyCFrame, current_frame);
+	OFF(_PyInterpreterFrame, f_code);
+	OFF(_PyInterpreterFrame, previous);
+	OFF(_PyInterpreterFrame, prev_instr);
+	OFF(_PyInterpreterFrame, is_entry);
+	OFF(_PyInterpreterFrame, owner);
+	printf("FRAME_OWNED_BY_GENERATOR %d\n", FRAME_OWNED_BY_GENERATOR);
+	printf("FRAME_OWNED_BY_FRAME_OBJECT %d\n",
+	       FRAME_OWNED_BY_FRAME_OBJECT);
+	OFF(PyObject, ob_type);
+	OFF(PyVarObject, ob_size);
+	OFF(PyCodeObject, co_firstlineno);
+	OFF(PyCodeObject, co_filename);
+	OFF(PyCodeObject, co_name);
+	OFF(PyCodeObject, co_qualname);
+	OFF(PyCodeObject, co_linetable);
+	OFF(PyCodeObject, _co_firsttraceable);
+	OFF(PyCodeObject, co_code_adaptive);
+	SIZE(_Py_CODEUNIT);
+	OFF(PyASCIIObject, length);
+	OFF(PyASCIIObject, state);
+	STATE_MASK(kind, 7);
+	STATE_MASK(compact, 1);
+	STATE_MASK(ascii, 1);
+	STATE_MASK(ready, 1);
+	SIZE(PyASCIIObject);
+	SIZE(PyCompactUnicodeObject);
+	OFF(PyBytesObject, ob_sval);
+	return 0;
+}

@@ -1,0 +1,286 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pystack: the Python call stacks of a running CPython process, read
+ * from outside it by common/engine/pyframes.c (tests/1540-pyframes.bats).
+ *
+ *   pystack [-e] [-t TID] [--wait] PID
+ *
+ * prints a first line "# CPython X.Y.Z IMAGE", then for each thread of
+ * PID (by thread id; only TID with -t):
+ *
+ *   thread TID
+ *   QUALNAME (FILE:LINE)        one per frame, innermost first
+ *   = end                       the whole chain was read
+ *   = stopped: REASON           the walk stopped there
+ *   = no Python: REASON         the thread has no Python thread state
+ *
+ * LINE is "?" for an instruction without a location; a frame whose code
+ * object cannot be read is "? (REASON)".  -e marks the frames that are
+ * the first of a C call of the eval loop with " [entry]" and shows an
+ * entry frame that has not started as "(starting) QUALNAME (FILE:LINE)".
+ * --wait: after attaching, print "# attached" and read a line from
+ * standard input before reading the stacks (a test ends the process in
+ * between).
+ *
+ * Exit status: 0 every walk read its whole chain; 3 one stopped early;
+ * 1 no CPython could be read (not one, a version not known, the process
+ * gone, at any point), the reason on standard error in one line; 2 usage.
+ *
+ *   pystack --layout 3.MINOR   the layout table pyframes.c holds for that
+ *                              version, "NAME VALUE" per line (as
+ *                              tests/tools/pyoffsets.c prints CPython's)
+ *   pystack --lines            location tables on standard input, one per
+ *                              line "FIRSTLINENO NUNITS HEX": prints the
+ *                              line of each code unit, space-separated
+ *                              (-1: none)
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/engine/proc.h"
+#include "common/engine/pyframes.h"
+#include "common/util/error.h"
+#include "common/util/parse.h"
+
+#define MAX_FRAMES 4096
+
+static int usage(void)
+{
+	fprintf(stderr, "usage: pystack [-e] [-t TID] [--wait] PID\n"
+		"       pystack --layout 3.MINOR\n"
+		"       pystack --lines\n");
+	return 2;
+}
+
+static int fail(int rc)
+{
+	fprintf(stderr, "pystack: %s\n", prof_error(rc));
+	return 1;
+}
+
+static void print_frame(struct py_proc *p, const struct py_frame *f,
+			bool entries)
+{
+	struct py_code c;
+	int rc;
+
+	if (f->incomplete && !entries)
+		return;
+	rc = py_code_info(p, f->code, f->instr, &c);
+	if (rc) {
+		printf("? (%s)", prof_error(rc));
+	} else {
+		printf("%s%s (%s:", f->incomplete ? "(starting) " : "",
+		       c.qualname, c.filename);
+		if (c.line < 0)
+			printf("?)");
+		else
+			printf("%d)", c.line);
+	}
+	printf("%s\n", entries && f->is_entry ? " [entry]" : "");
+}
+
+/* One thread's stack: 0 read whole, 3 stopped early, 1 the process is
+ * gone. */
+static int print_thread(struct py_proc *p, pid_t tid, struct py_frame *fr,
+			bool entries)
+{
+	size_t n, i;
+	int rc;
+
+	printf("thread %d\n", (int)tid);
+	rc = py_thread_stack(p, tid, fr, MAX_FRAMES, &n);
+	if (py_exited(p))
+		return 1;
+	for (i = 0; i < n; i++) {
+		print_frame(p, &fr[i], entries);
+		if (py_exited(p))
+			return 1;
+	}
+	if (!rc) {
+		printf("= end\n");
+		return 0;
+	}
+	if (rc == -PROF_ENOENT) {
+		printf("= no Python: %s\n", prof_error(rc));
+		return 0;
+	}
+	printf("= stopped: %s\n", prof_error(rc));
+	return 3;
+}
+
+static int cmp_pid(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+static int stacks(pid_t pid, pid_t only, bool entries, bool wait)
+{
+	struct py_frame *fr = calloc(MAX_FRAMES, sizeof(*fr));
+	const struct py_info *info;
+	struct py_proc *p = NULL;
+	pid_t *tids = NULL;
+	size_t ntids = 0, i;
+	int rc, status = 0;
+
+	if (!fr)
+		return fail(-PROF_ENOMEM);
+	rc = py_open(pid, &p);
+	if (rc) {
+		free(fr);
+		return fail(rc);
+	}
+	info = py_info(p);
+	printf("# CPython %u.%u.%u %s\n", info->version >> 24,
+	       (info->version >> 16) & 0xff, (info->version >> 8) & 0xff,
+	       info->image);
+	if (wait) {
+		char line[64];
+
+		printf("# attached\n");
+		fflush(stdout);
+		if (!fgets(line, sizeof(line), stdin))
+			line[0] = '\0';
+	}
+	if (only) {
+		tids = malloc(sizeof(*tids));
+		if (tids)
+			tids[ntids++] = only;
+		rc = tids ? 0 : -PROF_ENOMEM;
+	} else if (proc_list_tids(pid, &tids, &ntids)) {
+		/* It was there when py_open() read it. */
+		rc = prof_fail(PROF_ENOENT, "process %d has exited",
+			       (int)pid);
+	}
+	if (!rc)
+		qsort(tids, ntids, sizeof(*tids), cmp_pid);
+	for (i = 0; !rc && i < ntids; i++) {
+		int r = print_thread(p, tids[i], fr, entries);
+
+		if (r == 1)
+			rc = -PROF_ENOENT;
+		else if (r > status)
+			status = r;
+	}
+	if (rc)
+		status = fail(rc);
+	free(tids);
+	free(fr);
+	py_close(p);
+	return status;
+}
+
+static int layout(const char *version)
+{
+	struct py_layout_value v[128];
+	size_t n, i;
+	long minor;
+
+	if (strncmp(version, "3.", 2) ||
+	    parse_int(version + 2, 0, 1000, &minor))
+		return usage();
+	n = py_layout_values((unsigned)minor, v, 128);
+	if (!n) {
+		fprintf(stderr, "pystack: no layout for CPython %s\n",
+			version);
+		return 1;
+	}
+	for (i = 0; i < n && i < 128; i++)
+		printf("%s %" PRIu64 "\n", v[i].name, v[i].value);
+	return 0;
+}
+
+static int hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* One "FIRSTLINENO NUNITS HEX" line: the line of each code unit. */
+static int one_table(char *line)
+{
+	char *first = strtok(line, " \n"), *units = strtok(NULL, " \n");
+	char *hex = strtok(NULL, " \n");
+	long firstlineno, nunits, u;
+	uint8_t *t;
+	size_t len, i;
+
+	if (!hex)
+		hex = "";
+	if (!first || !units || parse_int(first, -1000000, 1000000000,
+					   &firstlineno) ||
+	    parse_int(units, 0, 1 << 24, &nunits) || strlen(hex) % 2)
+		return -1;
+	len = strlen(hex) / 2;
+	t = malloc(len + 1);
+	if (!t)
+		return -1;
+	for (i = 0; i < len; i++) {
+		int hi = hexval(hex[2 * i]), lo = hexval(hex[2 * i + 1]);
+
+		if (hi < 0 || lo < 0) {
+			free(t);
+			return -1;
+		}
+		t[i] = (uint8_t)(hi << 4 | lo);
+	}
+	for (u = 0; u < nunits; u++)
+		printf("%s%d", u ? " " : "",
+		       py_linetable_line(t, len, (int)firstlineno,
+					 (int32_t)u));
+	printf("\n");
+	free(t);
+	return 0;
+}
+
+static int lines(void)
+{
+	size_t size = 1 << 20;
+	char *line = malloc(size);
+	int rc = 0;
+
+	if (!line)
+		return fail(-PROF_ENOMEM);
+	while (!rc && fgets(line, (int)size, stdin))
+		if (one_table(line)) {
+			fprintf(stderr, "pystack: bad line table input\n");
+			rc = 1;
+		}
+	free(line);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	bool entries = false, wait = false;
+	long pid, tid = 0;
+	int i;
+
+	if (argc == 3 && !strcmp(argv[1], "--layout"))
+		return layout(argv[2]);
+	if (argc == 2 && !strcmp(argv[1], "--lines"))
+		return lines();
+	for (i = 1; i < argc - 1; i++) {
+		if (!strcmp(argv[i], "-e"))
+			entries = true;
+		else if (!strcmp(argv[i], "--wait"))
+			wait = true;
+		else if (!strcmp(argv[i], "-t") && i + 1 < argc - 1 &&
+			 !parse_int(argv[i + 1], 1, INT32_MAX, &tid))
+			i++;
+		else
+			return usage();
+	}
+	if (i != argc - 1 || parse_int(argv[i], 1, INT32_MAX, &pid))
+		return usage();
+	return stacks((pid_t)pid, (pid_t)tid, entries, wait);
+}
