@@ -306,7 +306,7 @@ teardown() {
 		jq -e --argjson t "$tid" --argjson p "$(truth truth.txt main 2)" \
 			'[.threads.threads[] | select(.tid == $t and .pid == $p
 			  and .comm == "offcpu")] | length == 1' <<<"$kj" >/dev/null ||
-			fail "$p (tid $tid) not in kprofile's threads"
+			fail "$p (tid $tid) not in kprofile's threads: $(jq -c --argjson t "$tid" '[.threads.threads[] | select(.tid == $t)]' <<<"$kj")"
 	done
 	jq -e '[.threads.threads[] | select(.comm | test("^(kworker|ksoftirqd|rcu_|migration|kcompactd|khugepaged|kswapd|jbd2|kthreadd)"))]
 		| length > 0' <<<"$kj" >/dev/null ||

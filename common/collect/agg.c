@@ -69,6 +69,7 @@ struct thread *collect_thread_get(struct collector *c, uint32_t pid,
 			t->pid = pid;
 			t->comm[0] = '\0';
 			t->task = NO_TASK;
+			t->recorded = false;
 		}
 		return t;
 	}

@@ -264,8 +264,12 @@ void collector_comm(struct collector *c, uint32_t pid, uint32_t tid,
 
 	struct thread *t = collect_thread_get(c, pid, tid);
 
-	if (t)
+	/* A name read from /proc (time 0) as collection started is older
+	 * news than a COMM record already met (an exec racing the scan). */
+	if (t && (time || !t->recorded))
 		collect_thread_name(t, comm);
+	if (t && time)
+		t->recorded = true;
 	if (!exec)
 		return;
 	expect_process(c, pid);
@@ -305,6 +309,7 @@ void collector_fork(struct collector *c, uint32_t pid, uint32_t ppid,
 		t->comm[0] = '\0';
 		collect_thread_name(t, comm);
 		t->task = NO_TASK;
+		t->recorded = true;
 	}
 	if (pid == ppid)	/* a new thread shares its process's maps */
 		return;
@@ -691,6 +696,22 @@ static int build_counts(struct collector *c, uint32_t split,
 		tremap[i] = NO_TASK;
 	if (n > 1)
 		qsort(es, n, sizeof(*es), cmp_agg);
+	/* The tasks used, in the order they began (a thread's names in
+	 * the order it had them: the last is its name now). */
+	for (i = 0; i < n; i++)
+		if (es[i]->task < c->ntasks)
+			tremap[es[i]->task] = 0;
+	for (i = 0; i < c->ntasks; i++) {
+		int ti;
+
+		if (tremap[i] == NO_TASK)
+			continue;
+		ti = profile_add_task(p, c->tasks[i].pid, c->tasks[i].tid,
+				      c->tasks[i].comm);
+		if (ti < 0)
+			goto out;
+		tremap[i] = (uint32_t)ti;
+	}
 	for (i = 0; i < n; i = j) {
 		const struct agg_entry *e = es[i];
 		struct prof_count k = { .stat = e->stat, .offset = e->offset };
@@ -710,21 +731,12 @@ static int build_counts(struct collector *c, uint32_t split,
 				.offset = k.offset, .samples = x->samples,
 				.weight = x->weight,
 			};
-			const struct task *t;
 			int ti;
 
 			k.samples += x->samples;
 			k.weight += x->weight;
 			if (x->task >= c->ntasks)
 				continue;
-			t = &c->tasks[x->task];
-			if (tremap[x->task] == NO_TASK) {
-				ti = profile_add_task(p, t->pid, t->tid,
-						      t->comm);
-				if (ti < 0)
-					goto out;
-				tremap[x->task] = (uint32_t)ti;
-			}
 			tc.task = tremap[x->task];
 			ti = profile_add_task_count(p, &tc);
 			if (ti < 0)

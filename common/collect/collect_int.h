@@ -108,6 +108,8 @@ struct thread {
 	uint32_t pid;
 	uint32_t task;		/* its task with this name, or NO_TASK */
 	char comm[COMM_LEN];	/* "" unknown */
+	bool recorded;		/* named by a record (COMM, FORK), not
+				 * only from /proc */
 };
 
 /* What samples are charged to: a thread under one name. */

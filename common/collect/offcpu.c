@@ -47,7 +47,7 @@ struct waitsite {
 	 * from the PC) and of a kernel row (kernel frames from the wait,
 	 * then the user's): a stack's leaf is its row's address. */
 	uint32_t user_stack, kernel_stack;
-	uint32_t task, cpu;
+	uint32_t cpu;
 	char letter;		/* sched_switch's prev_state, 0 unknown */
 };
 
@@ -226,7 +226,11 @@ static void charge(struct collector *c, struct collect_offcpu *o,
 	 * one, whose switch out was lost, is not). */
 	int have = w->time && w->time <= from + 1000000 &&
 		   w->time + 1000000 >= from;
-	uint32_t task = have ? w->task : collect_task_of(c, t->pid, t->tid);
+	/* The thread's name now, at its switch in: it could not change
+	 * while it was off CPU, and a rename before its switch out (an
+	 * exec) may have come in a later drain than the sample taken at
+	 * the switch out (another CPU's ring), never later than this. */
+	uint32_t task = collect_task_of(c, t->pid, t->tid);
 
 	if (to <= from)
 		return;
@@ -301,7 +305,6 @@ void collector_switch_sample(struct collector *c,
 	w->time = s->time ? s->time : 1;
 	w->letter = letter;
 	w->cpu = s->cpu;
-	w->task = collect_task_of(c, s->pid, s->tid);
 	w->user_obj = w->kernel_obj = NO_OBJ;
 	k = wait_frame(o, s);
 	if (s->cpumode == PERF_RECORD_MISC_KERNEL) {
@@ -418,7 +421,6 @@ void collector_switch_asleep(struct collector *c, uint32_t pid, uint32_t tid,
 	memset(&t->w, 0, sizeof(t->w));
 	t->w.user_obj = t->w.kernel_obj = NO_OBJ;
 	t->w.letter = letter;
-	t->w.task = collect_task_of(c, pid, tid);
 	if (!user_pc)
 		return;
 	t->w.time = time;

@@ -95,6 +95,8 @@ int report_threads_build(struct report *r)
 			r->threads[j].tid = p->tasks[i].tid;
 			r->nthreads++;
 		}
+		/* Tasks are in the order they began: a thread's last
+		 * name is its name now (after an exec). */
 		r->threads[j].comm = p->tasks[i].comm;
 		slot[i] = (uint32_t)j;
 	}
