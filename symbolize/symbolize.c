@@ -1422,6 +1422,21 @@ int sym_resolve(struct symbolizer *s, const struct sym_object *obj,
 		}
 		return anon_code(s, obj, res);
 	}
+	case SYM_OBJ_PYTHON: {
+		const struct sym_jitsym *j = jit_symbol(s, obj, offset);
+		unsigned line = (unsigned)(offset &
+					   ((1u << SYM_PY_LINE_BITS) - 1));
+
+		if (!j)
+			return anon_code(s, obj, res);
+		res->nframes = 1;
+		res->frames[0].function = j->name;
+		res->frames[0].file = obj->path;
+		res->frames[0].line = line;
+		res->symbol_start = j->start;
+		res->flags |= SYM_F_SYMBOL | (line ? SYM_F_DWARF : 0);
+		return SYM_OK;
+	}
 	case SYM_OBJ_ANON:
 		if (!stand_in(obj))
 			return anon_code(s, obj, res);

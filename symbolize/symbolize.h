@@ -63,7 +63,11 @@ enum sym_obj_kind {
 	SYM_OBJ_MODULE = 4,	/* a kernel module, path is its name */
 	SYM_OBJ_JIT = 5,	/* JIT code named by sym_set_jit_symbols() for
 				 * its path (the perf map it was read from) */
+	SYM_OBJ_PYTHON = 6,	/* Python functions of a source file (its
+				 * path): named by sym_set_jit_symbols(), an
+				 * offset's low SYM_PY_LINE_BITS its line */
 };
+#define SYM_PY_LINE_BITS 24
 
 /* The object an offset belongs to, as recorded in a profile. */
 struct sym_object {

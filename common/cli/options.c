@@ -37,6 +37,7 @@ enum {
 	OPT_CALLEES, OPT_TREE, OPT_CALL_GRAPH, OPT_MERGE, OPT_ARCHIVE, OPT_DIFF,
 	OPT_FAIL_ABOVE, OPT_ALPHA, OPT_INLINE, OPT_BY, OPT_EXCLUDE_IDLE,
 	OPT_SYMFS, OPT_DEBUG_DIR, OPT_NO_DEBUGINFOD, OPT_TIME, OPT_TIMELINE,
+	OPT_PYTHON,
 };
 
 /*
@@ -107,6 +108,10 @@ const struct argp_option fe_stat_options[] = {
 	  "32768, and unwind them with each object's CFI while collecting) "
 	  "or auto (CFI where an object has it, else frame pointers)",
 	  FE_GROUP_STATS },
+	{ "python", OPT_PYTHON, "on|off", 0,
+	  "with call stacks, a CPython program's stacks in Python's words: "
+	  "its functions, files and lines in place of the interpreter's "
+	  "frames (default on)", FE_GROUP_STATS },
 	{ 0 }
 };
 
@@ -441,6 +446,12 @@ static error_t parse_stat_opt(int key, char *arg, struct argp_state *state)
 	case OPT_COUNT: c->count = 1; break;
 	case 'g': c->call_graph_g = 1; break;
 	case OPT_CALL_GRAPH: parse_call_graph(c, arg, state); break;
+	case OPT_PYTHON:
+		if (strcmp(arg, "on") && strcmp(arg, "off"))
+			argp_error(state, "--python takes on or off, not '%s'",
+				   arg);
+		c->python_off = !strcmp(arg, "off");
+		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
 	}

@@ -77,6 +77,10 @@ void collector_free(struct collector *c)
 		free(c->objects[i].jit);
 	}
 	free(c->objects);
+	for (i = 0; i < c->npyfuncs; i++)
+		free(c->pyfuncs[i].name);
+	free(c->pyfuncs);
+	hashmap_release(&c->pyfunc_index);
 	for (i = 0; c->procs && i < c->cap_procs; i++)
 		if (c->procs[i].pid != NO_PROC) {
 			free(c->procs[i].maps);
@@ -116,6 +120,56 @@ void collector_set_find(struct collector *c, collect_find_fn find, void *arg)
 {
 	c->find = find;
 	c->find_arg = arg;
+}
+
+struct pyfunc_key {
+	const struct collector *c;
+	uint32_t obj;
+	int firstlineno;
+	const char *name;
+};
+
+static int pyfunc_eq(const void *ctx, size_t entry)
+{
+	const struct pyfunc_key *k = ctx;
+	const struct pyfunc *f = &k->c->pyfuncs[entry];
+
+	return f->obj == k->obj && f->firstlineno == k->firstlineno &&
+	       !strcmp(f->name, k->name);
+}
+
+int collector_python_function(struct collector *c, const char *file,
+			      const char *qualname, int firstlineno,
+			      uint32_t *obj, uint64_t *function)
+{
+	struct pyfunc_key k = { c, 0, firstlineno, qualname };
+	uint64_t h;
+	size_t i;
+
+	k.obj = collect_add_object(c, PROF_OBJ_PYTHON, NO_PROC, false, file,
+				   NULL, 0, NULL, 0, 0, 0);
+	if (c->oom)
+		return -PROF_ENOMEM;
+	h = hash_str(hash_mem(HASH_STR_SEED, &k.obj, sizeof(k.obj)),
+		     qualname) ^ (uint64_t)(unsigned)firstlineno;
+	i = hashmap_find(&c->pyfunc_index, h, pyfunc_eq, &k);
+	if (i == SIZE_MAX) {
+		struct pyfunc *f;
+
+		if (ALLOC_GROW(c->pyfuncs, c->npyfuncs + 1, c->alloc_pyfuncs) ||
+		    hashmap_add(&c->pyfunc_index, h, c->npyfuncs))
+			return -PROF_ENOMEM;
+		f = &c->pyfuncs[c->npyfuncs];
+		f->obj = k.obj;
+		f->firstlineno = firstlineno;
+		f->name = strdup(qualname);
+		if (!f->name)
+			return -PROF_ENOMEM;
+		i = c->npyfuncs++;
+	}
+	*obj = k.obj;
+	*function = i;
+	return 0;
 }
 
 void collector_set_exact(struct collector *c, uint32_t stat)
@@ -372,8 +426,13 @@ static void charge_sample(struct collector *c, const struct collect_sample *s,
 		.time = s->time,
 	};
 
-	if (with_stack && c->stacks)
+	if (with_stack && c->stacks) {
 		k.stack = collect_stacks_charge(c, s, split);
+		/* Python: the row is the innermost function (the stack's
+		 * leaf), not the interpreter's code the PC was in. */
+		if (s->npy && k.stack)
+			collect_stacks_leaf(c, k.stack - 1, &k.obj, &k.offset);
+	}
 	collect_aggregate(c, &k);
 }
 
@@ -830,6 +889,19 @@ static int add_jit_symbols(struct collector *c, struct profile *p,
 		r = profile_jitmap_keep(p, obj, c->objects[i].jit, addrs, u);
 	}
 	free(addrs);
+	/* Python functions: each over its offsets (its lines). */
+	for (i = 0; i < c->npyfuncs && r >= 0; i++) {
+		const struct pyfunc *f = &c->pyfuncs[i];
+		struct prof_jitsym j = {
+			.obj = remap[f->obj],
+			.start = (uint64_t)i << PROF_PY_LINE_BITS,
+			.end = (uint64_t)(i + 1) << PROF_PY_LINE_BITS,
+			.name = f->name,
+		};
+
+		if (j.obj != UINT32_MAX)
+			r = profile_add_jitsym(p, &j);
+	}
 	profile_sort_jitsyms(p);
 	return r < 0 ? r : 0;
 }

@@ -53,10 +53,32 @@ struct collect_sample {
 	uint64_t uregs_mask;
 	const uint8_t *ustack;
 	uint64_t ustack_len;
+	/* Its thread's Python frames (npy 0: none, not Python), and where
+	 * the interpreter's eval loop is ([py_eval_lo, py_eval_hi)): in
+	 * its call stack each native frame there gives way to the Python
+	 * frames it ran, and the interpreter's own frames between them
+	 * and above the innermost go (a C extension's stay). */
+	const struct collect_pyframe *py;
+	uint32_t npy;
+	uint64_t py_eval_lo, py_eval_hi;
 };
 
 struct collector;
 struct unw_object;
+
+/*
+ * A Python frame of a sample (the engine reads them from the interpreter,
+ * innermost first): the function's frame as collector_python_function()
+ * gave it (obj, offset); entry: the first frame of one C call of the
+ * interpreter's eval loop (what one native eval frame runs ends there);
+ * obj NO_PY_FRAME: only that mark (a frame not started yet).
+ */
+struct collect_pyframe {
+	uint32_t obj;
+	uint64_t offset;
+	int entry;
+};
+#define NO_PY_FRAME UINT32_MAX
 
 struct collector *collector_new(enum collect_split split, size_t nstats);
 void collector_free(struct collector *c);
@@ -224,6 +246,16 @@ void collector_switch_exit(struct collector *c, uint32_t pid, uint32_t tid,
 			   uint64_t time);
 /* Collection ended at time: threads still off CPU are charged to it. */
 void collector_switch_end(struct collector *c, uint64_t time);
+
+/*
+ * The frame of a Python function, for collect_pyframe: its object is its
+ * file (PROF_OBJ_PYTHON, made when new), its offset (function <<
+ * PROF_PY_LINE_BITS) | line; the profile names the function (qualname,
+ * which starts at firstlineno in file).  0 or -PROF_ENOMEM.
+ */
+int collector_python_function(struct collector *c, const char *file,
+			      const char *qualname, int firstlineno,
+			      uint32_t *obj, uint64_t *function);
 
 /* Called by the engine after each drain round. */
 void collector_round_end(struct collector *c);

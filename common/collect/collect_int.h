@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "collect.h"
+#include "common/util/hash.h"
 
 struct collect_stacks;
 struct collect_offcpu;
@@ -166,6 +167,11 @@ struct collector {
 
 	struct collect_stacks *stacks;	/* -g: call stacks, or NULL */
 	collect_find_fn find;		/* other places of files, or NULL */
+	/* Python functions met (collector_python_function()), each named
+	 * in the profile over its offsets. */
+	struct pyfunc *pyfuncs;
+	size_t npyfuncs, alloc_pyfuncs;
+	struct hashmap pyfunc_index;
 	void *find_arg;
 	struct collect_offcpu *offcpu;	/* off-CPU statistics, or NULL */
 
@@ -177,6 +183,13 @@ struct collector {
 	size_t nevents, alloc_events;
 
 	int oom;
+};
+
+/* A Python function: (file's object, qualified name, first line). */
+struct pyfunc {
+	uint32_t obj;
+	int firstlineno;
+	char *name;
 };
 
 /* What one sample (or off-CPU interval) is charged to (agg.c). */
@@ -225,6 +238,10 @@ uint32_t collect_stacks_walk(struct collector *c,
 			     const struct collect_sample *s);
 void collect_stacks_count(struct collector *c, uint32_t stack,
 			  uint32_t stat, uint32_t split, uint64_t weight);
+/* The leaf frame of the collector's stack id (collect_stacks_walk()'s
+ * id - 1): a Python sample is charged there, its innermost function. */
+void collect_stacks_leaf(const struct collector *c, uint32_t id,
+			 uint32_t *obj, uint64_t *offset);
 /* A copy of what a parked sample points to; *s is redirected to it. */
 void *collect_stacks_copy(struct collect_sample *s);
 /* Add the stacks of split to p; remap gives profile objects for the

@@ -476,6 +476,86 @@ static enum prof_stack_end walk_chain(struct collector *c,
 	return PROF_STACK_FP;
 }
 
+/* Whether frame f is in the interpreter's image (eval_obj), and in its
+ * eval loop ([lo, hi) there). */
+struct py_splice {
+	uint32_t eval_obj;
+	uint64_t lo, hi;
+};
+
+/*
+ * The Python frames of s in place of the interpreter's in buf[0..*n):
+ * each native frame of the eval loop gives way to the Python frames it
+ * runs (up to the next entry frame), the interpreter's own frames above
+ * the innermost Python frame and between eval frames go, frames of other
+ * objects (a C extension, libc, the kernel) stay where they are, and the
+ * interpreter's frames below the outermost Python frame stay (main).
+ * Python frames left over (a native walk that stopped early) go at the
+ * end, as the callers they are.
+ */
+static void splice_python(struct collector *c, const struct collect_sample *s,
+			  uint32_t *buf, uint32_t *n, uint32_t max)
+{
+	struct collect_stacks *st = c->stacks;
+	const struct mapping *m = collect_find_mapping(c, s->pid,
+						       s->py_eval_lo, s->time);
+	uint32_t out[MAX_KERNEL_FRAMES + UNW_MAX_FRAMES], k = 0, o = 0, i;
+	struct py_splice sp = { NO_OBJ, 0, 0 };
+
+	if (m) {
+		sp.eval_obj = m->obj;
+		sp.lo = s->py_eval_lo - m->start + m->pgoff;
+		sp.hi = s->py_eval_hi - m->start + m->pgoff;
+	}
+	for (i = 0; i < *n && o < max; i++) {
+		const struct prof_frame *f = &st->frames[buf[i]];
+		int interp = f->obj == sp.eval_obj;
+
+		if (interp && f->offset >= sp.lo && f->offset < sp.hi) {
+			for (; k < s->npy && o < max; k++) {
+				const struct collect_pyframe *p = &s->py[k];
+				uint32_t id = p->obj == NO_PY_FRAME ? EMPTY :
+					      intern_frame(st, p->obj,
+							   p->offset);
+
+				if (id != EMPTY)
+					out[o++] = id;
+				if (p->entry) {
+					k++;
+					break;
+				}
+			}
+			continue;
+		}
+		if (interp && k < s->npy)
+			continue;	/* the interpreter's own workings */
+		out[o++] = buf[i];
+	}
+	for (; k < s->npy && o < max; k++)
+		if (s->py[k].obj != NO_PY_FRAME) {
+			uint32_t id = intern_frame(st, s->py[k].obj,
+						   s->py[k].offset);
+
+			if (id != EMPTY)
+				out[o++] = id;
+		}
+	memcpy(buf, out, o * sizeof(*out));
+	*n = o;
+}
+
+void collect_stacks_leaf(const struct collector *c, uint32_t id,
+			 uint32_t *obj, uint64_t *offset)
+{
+	const struct collect_stacks *st = c->stacks;
+	const struct prof_frame *f;
+
+	if (!st || id >= st->nstacks)
+		return;
+	f = &st->frames[st->sframes[st->stacks[id].first]];
+	*obj = f->obj;
+	*offset = f->offset;
+}
+
 uint32_t collect_stacks_walk(struct collector *c,
 			     const struct collect_sample *s)
 {
@@ -497,6 +577,9 @@ uint32_t collect_stacks_walk(struct collector *c,
 		end = s->cpumode == PERF_RECORD_MISC_KERNEL ?
 		      PROF_STACK_KERNEL : PROF_STACK_FP;
 	}
+	if (s->npy)
+		splice_python(c, s, st->buf, &n,
+			      MAX_KERNEL_FRAMES + UNW_MAX_FRAMES);
 	if (!n) {
 		/* Not even the sampled PC (a user sample without registers
 		 * or chain): charge its leaf alone. */
@@ -544,8 +627,9 @@ void *collect_stacks_copy(struct collect_sample *s)
 {
 	size_t nc = (size_t)s->nchain * 8,
 	       nr = (size_t)__builtin_popcountll(s->uregs_mask) * 8,
-	       ns = s->ustack ? (size_t)s->ustack_len : 0;
-	uint8_t *b = malloc(nc + nr + ns + 1);
+	       ns = s->ustack ? (size_t)s->ustack_len : 0,
+	       np = (size_t)s->npy * sizeof(*s->py);
+	uint8_t *b = malloc(nc + nr + ns + np + 8);
 
 	if (!b)
 		return NULL;
@@ -560,6 +644,13 @@ void *collect_stacks_copy(struct collect_sample *s)
 	if (s->ustack) {
 		memcpy(b + nc + nr, s->ustack, ns);
 		s->ustack = b + nc + nr;
+	}
+	if (s->npy) {
+		/* aligned for its 8-byte members */
+		size_t at = (nc + nr + ns + 7) & ~(size_t)7;
+
+		memcpy(b + at, s->py, np);
+		s->py = (const struct collect_pyframe *)(b + at);
 	}
 	return b;
 }

@@ -18,6 +18,7 @@
 #include "common/util/error.h"
 #include "perf.h"
 #include "proc.h"
+#include "pysample.h"
 #include "common/stats/stats.h"
 
 /* What every sample carries, in the kernel's order. */
@@ -115,6 +116,7 @@ struct perf_session {
 	struct pm_open pm[MAX_PM_EVENTS];
 	size_t npm;
 	uint64_t pm_dropped;
+	struct py_samples *py;		/* target.python's, or NULL */
 };
 
 static long sys_perf_event_open(struct perf_event_attr *attr, pid_t pid,
@@ -823,6 +825,10 @@ int perf_session_open(struct perf_session **out,
 	if (!s)
 		return prof_fail(PROF_ENOMEM, "out of memory");
 	s->col = col;
+	if (t->python && !(s->py = py_samples_new())) {
+		free(s);
+		return prof_fail(PROF_ENOMEM, "out of memory");
+	}
 	s->nspecs = nspecs;
 	op = calloc(MAX_OPENERS(nspecs), sizeof(*op));
 	if (!op) {
@@ -1297,6 +1303,8 @@ static void deliver_switch_sample(struct perf_session *s,
 	cs.cpumode = h->misc & PERF_RECORD_MISC_CPUMODE_MASK;
 	if (parse_tail(s, e, r, &cs, &raw, &raw_len))
 		return;
+	if (s->py)
+		py_samples_add(s->py, s->col, &cs);
 	collector_switch_sample(s->col, &cs,
 				switch_letter(&s->sw, raw, raw_len));
 }
@@ -1357,6 +1365,8 @@ static void deliver_sample(struct perf_session *s,
 	cs.cpumode = h->misc & PERF_RECORD_MISC_CPUMODE_MASK;
 	if (!e || parse_tail(s, e, &r, &cs, NULL, NULL))
 		return;
+	if (s->py)
+		py_samples_add(s->py, s->col, &cs);
 	collector_sample(s->col, &cs);
 }
 
@@ -1432,8 +1442,10 @@ static void deliver(struct perf_session *s, const uint8_t *p)
 			return;
 		collector_comm(s->col, pid, tid, name,
 			       !!(h->misc & PERF_RECORD_MISC_COMM_EXEC), time);
-		if (h->misc & PERF_RECORD_MISC_COMM_EXEC)
+		if (h->misc & PERF_RECORD_MISC_COMM_EXEC) {
 			proc_read_cmdline(s->col, (pid_t)pid);
+			py_samples_forget(s->py, pid);
+		}
 		return;
 	case PERF_RECORD_FORK:
 	case PERF_RECORD_EXIT:
@@ -1449,6 +1461,8 @@ static void deliver(struct perf_session *s, const uint8_t *p)
 		} else {
 			collector_exit(s->col, pid, tid, time);
 			collector_switch_exit(s->col, pid, tid, time);
+			if (pid == tid)
+				py_samples_forget(s->py, pid);
 		}
 		return;
 	case PERF_RECORD_SWITCH:
@@ -1511,6 +1525,12 @@ int perf_session_poll(struct perf_session *s, int timeout_ms,
 		extra[i].revents = 0;
 		s->pfds[s->nrings + i] = extra[i];
 	}
+	/* Python frames are read when a sample is drained: wake within a
+	 * millisecond of it, not at the buffer's watermark, so that the
+	 * thread is still in the functions it was sampled in. */
+	if (s->py && py_samples_active(s->py) &&
+	    (timeout_ms < 0 || timeout_ms > 1))
+		timeout_ms = 1;
 	r = poll(s->pfds, n, timeout_ms);
 	if (r < 0 && errno != EINTR)
 		return prof_fail(PROF_EIO, "poll failed: %s", strerror(errno));
@@ -1587,10 +1607,16 @@ void perf_session_free(struct perf_session *s)
 		munmap(s->rings[i].meta, s->rings[i].size + pg);
 	for (i = 0; i < s->nfds; i++)
 		close(s->fds[i].fd);
+	py_samples_free(s->py);
 	free(s->rings);
 	free(s->fds);
 	free(s->arena);
 	free(s->recs);
 	free(s->pfds);
 	free(s);
+}
+
+const struct py_samples *perf_session_python(const struct perf_session *s)
+{
+	return s ? s->py : NULL;
 }

@@ -143,6 +143,8 @@ struct perf_target {
 	size_t ring_pages;	/* data pages per buffer (power of 2), 0: 64 */
 	const struct perf_trigger *trigger;	/* --start-after, or NULL */
 	struct perf_switch sw;	/* with an off-CPU statistic */
+	int python;		/* samples of CPython get Python frames
+				 * (pysample.h): with call stacks */
 };
 
 /* Per-statistic totals read from the counters. */
@@ -206,5 +208,8 @@ void perf_session_totals(struct perf_session *s, size_t i,
  * RipInvalid) or a malformed record. */
 uint64_t perf_session_pm_dropped(const struct perf_session *s);
 void perf_session_free(struct perf_session *s);
+/* The Python frames' bookkeeping (-v), NULL without them. */
+struct py_samples;
+const struct py_samples *perf_session_python(const struct perf_session *s);
 
 #endif

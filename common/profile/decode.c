@@ -211,7 +211,7 @@ static int decode_objects(struct profile *p, struct section *sec)
 		o.kind = bytes_u(b, 4);
 		o.path = get_str(b);
 		o.build_id_len = bytes_u(b, 4);
-		if (o.kind > PROF_OBJ_JIT ||
+		if (o.kind > PROF_OBJ_PYTHON ||
 		    o.build_id_len > sizeof(o.build_id) ||
 		    !(id = bytes_get(b, o.build_id_len))) {
 			free(o.path);
@@ -355,7 +355,8 @@ static int decode_jitsyms(struct profile *p, struct section *sec)
 		j.start = bytes_u(b, 8);
 		j.end = bytes_u(b, 8);
 		if (b->bad || j.obj >= p->nobjects ||
-		    p->objects[j.obj].kind != PROF_OBJ_JIT ||
+		    (p->objects[j.obj].kind != PROF_OBJ_JIT &&
+		     p->objects[j.obj].kind != PROF_OBJ_PYTHON) ||
 		    j.end <= j.start ||
 		    (prev && (prev->obj > j.obj ||
 			      (prev->obj == j.obj && prev->end > j.start))))

@@ -43,7 +43,14 @@ enum prof_obj_kind {	/* same values as enum sym_obj_kind (asserted where
 	 * runtime's perf map (/tmp/perf-PID.map, its path): offsets are
 	 * absolute addresses, names are the profile's jitsyms. */
 	PROF_OBJ_JIT = 5,
+	/* A Python source file (path: the code's co_filename): its
+	 * functions' frames, read from the interpreter while it ran.  An
+	 * offset is (function << PROF_PY_LINE_BITS) | line; the profile's
+	 * jitsyms name each function over [function << PROF_PY_LINE_BITS,
+	 * (function + 1) << PROF_PY_LINE_BITS) ("Class.method"). */
+	PROF_OBJ_PYTHON = 6,
 };
+#define PROF_PY_LINE_BITS 24
 
 /*
  * What a file object was when it was profiled: fstat of the mapped file

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "run_int.h"
+#include "common/engine/pysample.h"
 #include "common/collect/collect.h"
 #include "common/engine/launch.h"
 #include "common/engine/perf.h"
@@ -403,6 +404,9 @@ static int start(struct run *r)
 	}
 	if (c->verbose)
 		say_plan(r);
+	/* A CPython's stacks in Python's words, where stacks are taken. */
+	t->python = r->call_graph && !c->python_off &&
+		    c->tool->scope == RUN_SCOPE_TASKS;
 	err = perf_session_open(&r->sess, r->specs, r->nstats, t, r->col);
 	if (err)
 		return err;
@@ -518,6 +522,28 @@ static int add_statistics(struct run *r, struct profile *tpl)
 	return 0;
 }
 
+/* -v: which processes were CPython, and how many of their samples got
+ * Python frames. */
+static void say_python(const struct run *r)
+{
+	const struct py_samples *ps = perf_session_python(r->sess);
+	struct py_samples_proc pp;
+	size_t i;
+
+	for (i = 0; !py_samples_info(ps, i, &pp); i++) {
+		if (pp.version)
+			run_notice(r->cfg, "python: CPython %u.%u.%u (%s): "
+				   "%" PRIu64 " of %" PRIu64 " samples with "
+				   "Python frames", pp.version >> 24 & 0xff,
+				   pp.version >> 16 & 0xff,
+				   pp.version >> 8 & 0xff, pp.image,
+				   pp.with_python, pp.samples);
+		else if (pp.why)
+			run_notice(r->cfg, "python: no Python frames: %s",
+				   pp.why);
+	}
+}
+
 /* -v: how the stacks were unwound, object by object, and how they ended. */
 static void say_stacks(const struct run *r)
 {
@@ -527,6 +553,7 @@ static void say_stacks(const struct run *r)
 	size_t i;
 	int e;
 
+	say_python(r);
 	for (i = 0; (e = collector_unwind_info(r->col, i, &path, &source,
 					       &steps, &rows)) != 1; i++)
 		if (e == 0)

@@ -124,6 +124,8 @@ struct run_config {
 	const char **debug_dirs;	/* --debug-dir DIR..., in order */
 	size_t ndebug_dirs;
 	int no_debuginfod;		/* --no-debuginfod */
+	int python_off;			/* --python=off: the interpreter's
+					 * frames, not Python's */
 	/* -g / --call-graph: call stacks.  -g alone (call_graph_g) is
 	 * auto for uprofile and kernel stacks only for kprofile. */
 	enum prof_call_graph call_graph;

@@ -68,7 +68,9 @@ _Static_assert(PROF_OBJ_FILE == (int)SYM_OBJ_FILE &&
 	       PROF_OBJ_ANON == (int)SYM_OBJ_ANON &&
 	       PROF_OBJ_KERNEL == (int)SYM_OBJ_KERNEL &&
 	       PROF_OBJ_MODULE == (int)SYM_OBJ_MODULE &&
-	       PROF_OBJ_JIT == (int)SYM_OBJ_JIT,
+	       PROF_OBJ_JIT == (int)SYM_OBJ_JIT &&
+	       PROF_OBJ_PYTHON == (int)SYM_OBJ_PYTHON &&
+	       PROF_PY_LINE_BITS == SYM_PY_LINE_BITS,
 	       "enum prof_obj_kind and enum sym_obj_kind differ");
 
 struct sym_object report_sym_obj(const struct profile *p, uint32_t obj)

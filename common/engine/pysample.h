@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Python frames for the samples of a run (-g on a Python program, unless
+ * --python=off): the engine calls py_samples_add() on each sample it
+ * drains; a sample of a thread running CPython gets its Python frames
+ * (pyframes.h, read then: the thread has moved on a little since the
+ * sample was taken) as the collector's (collect_pyframe), which replace
+ * the interpreter's frames in its stack.
+ *
+ * Each process is looked at once, when its first sample comes (and again
+ * after an exec: py_samples_forget()); one that is not a CPython whose
+ * layout is known gets no Python frames, and py_samples_info() says why.
+ */
+#ifndef COMMON_ENGINE_PYSAMPLE_H
+#define COMMON_ENGINE_PYSAMPLE_H
+
+#include <stdint.h>
+
+struct collector;
+struct collect_sample;
+struct py_samples;
+
+struct py_samples *py_samples_new(void);
+void py_samples_free(struct py_samples *ps);
+
+/* cs's Python frames (cs->py, valid until the next call; cs->npy 0:
+ * none), their functions named in c. */
+void py_samples_add(struct py_samples *ps, struct collector *c,
+		    struct collect_sample *cs);
+/* Whether a CPython is being read (its samples want draining at once). */
+int py_samples_active(const struct py_samples *ps);
+/* Process pid exec'd or exited: its interpreter is no more. */
+void py_samples_forget(struct py_samples *ps, uint32_t pid);
+
+/* What the i-th process sampled was (-v): 0, or 1 past the last. */
+struct py_samples_proc {
+	uint32_t pid;		/* UINT32_MAX: exec'd or exited since */
+	uint32_t version;	/* PY_VERSION_HEX, 0: no CPython read */
+	const char *image;	/* the interpreter's file, or NULL */
+	const char *why;	/* why not, or NULL (not Python at all) */
+	uint64_t samples, with_python;
+};
+int py_samples_info(const struct py_samples *ps, size_t i,
+		    struct py_samples_proc *out);
+
+#endif
