@@ -36,7 +36,7 @@
 #include "common/engine/perfdata.h"
 #include "common/stats/pmstat.h"
 #include "common/profile/profile.h"
-#include "common/stats/stats.h"
+#include "common/util/error.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -65,66 +65,6 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	return 0;
 }
 
-/* The events as statistics of tpl, as import.c's add_events() and
- * call_graph() make them; *switch_stat: the off-CPU statistic or
- * UINT32_MAX. */
-static int make_template(struct perfdata *pd, int opts, struct profile *tpl,
-			 uint32_t *stat_of, uint32_t *switch_stat)
-{
-	size_t i, n = perf_data_nevents(pd);
-	int want_switch = 0;
-	char name[32];
-
-	*switch_stat = UINT32_MAX;
-	for (i = 0; i < n; i++) {
-		const struct perf_data_event *e = perf_data_event(pd, i);
-		struct prof_stat s = { 0 };
-		int idx;
-
-		if (!e)
-			abort();
-		want_switch |= e->context_switch;
-		snprintf(name, sizeof(name), "event%zu", i);
-		s.name = name;
-		s.requested = e->name;	/* NULL: the name */
-		s.type = e->type;
-		s.config = e->config;
-		s.modes = STAT_MODE_USER | STAT_MODE_KERNEL | STAT_MODE_HV;
-		s.period = e->period;
-		s.freq = e->freq;
-		idx = profile_add_stat(tpl, &s);
-		if (idx < 0)
-			return idx;
-		stat_of[i] = (opts & OPT_SKIP_ODD) && i % 2 ? UINT32_MAX :
-			     (uint32_t)idx;
-		if (!(e->sample_type & PERF_SAMPLE_CALLCHAIN))
-			continue;
-		if ((e->sample_type & PERF_SAMPLE_STACK_USER) &&
-		    (e->sample_type & PERF_SAMPLE_REGS_USER) && e->stack_user) {
-			tpl->call_graph = PROF_CG_DWARF;
-			if (e->stack_user > tpl->stack_dump)
-				tpl->stack_dump = e->stack_user;
-		} else if (tpl->call_graph == PROF_CG_NONE) {
-			tpl->call_graph = PROF_CG_FP;
-		}
-	}
-	if (want_switch) {
-		struct prof_stat s = {
-			.name = "offcpu",
-			.type = PERF_TYPE_SOFTWARE,
-			.config = PERF_COUNT_SW_CONTEXT_SWITCHES,
-			.modes = STAT_MODE_USER | STAT_MODE_KERNEL,
-			.flags = PROF_STAT_TIME,
-		};
-		int idx = profile_add_stat(tpl, &s);
-
-		if (idx < 0)
-			return idx;
-		*switch_stat = (uint32_t)idx;
-	}
-	return 0;
-}
-
 /* Open, replay, build and free what fd holds. */
 static void read_one(int fd, int opts, struct outcome *o)
 {
@@ -132,11 +72,11 @@ static void read_one(int fd, int opts, struct outcome *o)
 	struct collector *col = NULL;
 	struct profile *tpl = NULL, **ps = NULL;
 	const struct perf_data_meta *m;
-	uint32_t *stat_of = NULL, *pm_of = NULL, switch_stat;
+	struct perf_data_stats st = { 0 };
 	uint8_t bid[20];
 	const char *line;
 	size_t i;
-	int n = 0, err;
+	int n = 0;
 
 	memset(o, 0, sizeof(*o));
 	o->open_err = perf_data_open(fd, "fuzz.data", &pd);
@@ -157,28 +97,26 @@ static void read_one(int fd, int opts, struct outcome *o)
 	    sizeof(bid))
 		abort();
 	tpl = profile_new();
-	stat_of = calloc(o->nev, sizeof(*stat_of));
-	pm_of = calloc(o->nev * PM_NSTATS, sizeof(*pm_of));
-	if (!tpl || !stat_of || !pm_of)
+	if (!tpl || perf_data_statistics(pd, tpl, &st))
 		goto out;
-	err = make_template(pd, opts, tpl, stat_of, &switch_stat);
-	if (err)
-		goto out;
-	/* An IBS event's statistics: all its event's (decoding is what is
-	 * exercised). */
-	for (i = 0; i < o->nev * PM_NSTATS; i++)
-		pm_of[i] = stat_of[i / PM_NSTATS];
-	col = collector_new(COLLECT_SPLIT_NONE, tpl->nstats);
+	/* Option: every second event not wanted. */
+	for (i = 0; (opts & OPT_SKIP_ODD) && i < o->nev; i += 2)
+		if (i + 1 < o->nev) {
+			st.stat_of[i + 1] = UINT32_MAX;
+			for (size_t k = 0; k < PM_NSTATS; k++)
+				st.pm_of[(i + 1) * PM_NSTATS + k] = UINT32_MAX;
+		}
+	col = collector_new(COLLECT_SPLIT_NONE, st.nstats);
 	if (!col)
 		goto out;
 	if (tpl->call_graph &&
 	    collector_set_call_graph(col, tpl->call_graph))
 		goto out;
-	if (switch_stat != UINT32_MAX)
-		collector_set_offcpu(col, switch_stat, COLLECT_OFFCPU);
+	if (st.switch_stat != UINT32_MAX)
+		collector_set_offcpu(col, st.switch_stat, COLLECT_OFFCPU);
 	collector_set_time_base(col, 0);
-	o->replay_err = perf_data_replay(pd, col, stat_of, pm_of, switch_stat,
-					 &o->first, &o->last);
+	o->replay_err = perf_data_replay(pd, col, st.stat_of, st.pm_of,
+					 st.switch_stat, &o->first, &o->last);
 	if (o->replay_err > 0 || (o->first > o->last))
 		abort();
 	for (i = 0; (line = perf_data_note(pd, i)); i++)
@@ -190,14 +128,15 @@ static void read_one(int fd, int opts, struct outcome *o)
 	n = collector_build(col, tpl, &ps);
 	if (n > 1)
 		abort();
+	if (n == 1 && perf_data_drop_unmet(ps[0]) == -PROF_ENOMEM)
+		goto out;
 out:
 	for (i = 0; i < (size_t)(n > 0 ? n : 0); i++)
 		profile_free(ps[i]);
 	free(ps);
 	collector_free(col);
 	profile_free(tpl);
-	free(stat_of);
-	free(pm_of);
+	perf_data_stats_free(&st);
 	perf_data_free(pd);
 }
 

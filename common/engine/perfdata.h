@@ -113,4 +113,25 @@ int perf_data_replay(struct perfdata *pd, struct collector *c,
  */
 const char *perf_data_note(const struct perfdata *pd, size_t i);
 
+/* perfstats.c: the recording's events as statistics of tpl (which gets
+ * them, its call graph and stack copy size, and the X_per_ret ratios of
+ * what it has): stat_of[i], event i's statistic (UINT32_MAX: none, the
+ * side-band event); pm_of, an IBS event's (perf_data_replay() takes
+ * both); switch_stat, the off-CPU statistic of a --switch-events
+ * recording, else UINT32_MAX; nstats, the statistics with counts (the
+ * ratios come after).  0; -PROF_EINVAL when no event samples anything;
+ * -PROF_ENOMEM. */
+struct profile;
+struct perf_data_stats {
+	uint32_t *stat_of, *pm_of;
+	uint32_t switch_stat;
+	size_t nstats;
+};
+int perf_data_statistics(struct perfdata *pd, struct profile *tpl,
+			 struct perf_data_stats *out);
+void perf_data_stats_free(struct perf_data_stats *s);
+/* After the build: IBS statistics no op met (no sample) go, and their
+ * ratios: a column of zeros for each would bury the others. */
+int perf_data_drop_unmet(struct profile *p);
+
 #endif

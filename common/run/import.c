@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * perf.data read as a profile (-i, --merge, --diff, --archive): perf's
- * events become statistics, its records go through the collector like a
+ * events become statistics (engine/perfstats.c), its records go through the collector like a
  * live run's (engine/perfdata.c feeds them), and the profile built has
  * perf's host, kernel and command line.  Every report is then the same
  * code as for umon.out.
@@ -19,208 +19,9 @@
 #include "common/collect/collect.h"
 #include "common/engine/perfdata.h"
 #include "common/profile/profile.h"
-#include "common/stats/pmstat.h"
-#include "common/stats/stats.h"
 #include "common/util/clock.h"
 #include "common/util/error.h"
 #include "symbolize/symbolize.h"
-
-/* perf's names of the generic events it writes without a description. */
-static const char *const hw_names[] = {
-	"cycles", "instructions", "cache-references", "cache-misses",
-	"branches", "branch-misses", "bus-cycles", "stalled-cycles-frontend",
-	"stalled-cycles-backend", "ref-cycles",
-};
-static const char *const sw_names[] = {
-	"cpu-clock", "task-clock", "page-faults", "context-switches",
-	"cpu-migrations", "minor-faults", "major-faults", "alignment-faults",
-	"emulation-faults", "dummy", "bpf-output", "cgroup-switches",
-};
-
-/* The event's name as perf says it, or made from its type and config. */
-static void event_name(const struct perf_data_event *e, char *buf, size_t len)
-{
-	if (e->name && *e->name)
-		snprintf(buf, len, "%s", e->name);
-	else if (e->type == PERF_TYPE_HARDWARE &&
-		 e->config < sizeof(hw_names) / sizeof(hw_names[0]))
-		snprintf(buf, len, "%s", hw_names[e->config]);
-	else if (e->type == PERF_TYPE_SOFTWARE &&
-		 e->config < sizeof(sw_names) / sizeof(sw_names[0]))
-		snprintf(buf, len, "%s", sw_names[e->config]);
-	else if (e->type == PERF_TYPE_RAW)
-		snprintf(buf, len, "r%" PRIx64, e->config);
-	else
-		snprintf(buf, len, "event-%u:0x%" PRIx64, e->type, e->config);
-}
-
-static unsigned event_modes(const struct perf_data_event *e)
-{
-	return (e->exclude_user ? 0 : STAT_MODE_USER) |
-	       (e->exclude_kernel ? 0 : STAT_MODE_KERNEL) |
-	       (e->exclude_hv ? 0 : STAT_MODE_HV);
-}
-
-static int stat_named(const struct profile *p, const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < p->nstats; i++)
-		if (!strcmp(p->stats[i].name, name))
-			return 1;
-	return 0;
-}
-
-/*
- * perf's events as statistics of tpl: named as ours where one of ours is
- * the same ("instructions" is retinst, "cpu-clock:ppp" cpu-clock), else
- * by perf's name; stat_of[i]: event i's (UINT32_MAX: the side-band dummy
- * event, which samples nothing).  An event recording context switches
- * adds offcpu (*switch_stat).
- */
-/* An IBS op event: the profile-me statistics IBS gives, each its own
- * statistic as in a live --pmu ibs run. */
-static int add_ibs_stats(const struct perf_data_event *e, struct profile *tpl,
-			 uint32_t *pm_of)
-{
-	char full[128];
-	size_t k;
-
-	event_name(e, full, sizeof(full));
-	for (k = 0; k < PM_NSTATS; k++) {
-		struct prof_stat s = { 0 };
-		int idx;
-
-		pm_of[k] = UINT32_MAX;
-		if (!stat_pm_family_provides(PM_FAMILY_AMD_IBS, k) ||
-		    stat_named(tpl, stat_pm_name(k)))
-			continue;
-		s.name = (char *)stat_pm_name(k);
-		s.requested = full;
-		s.type = e->type;
-		s.config = k;
-		s.modes = event_modes(e);
-		s.period = e->period;
-		s.freq = e->freq;
-		s.flags = PROF_STAT_PROFILEME;
-		idx = profile_add_stat(tpl, &s);
-		if (idx < 0)
-			return idx;
-		pm_of[k] = (uint32_t)idx;
-	}
-	return 0;
-}
-
-static int add_events(struct perfdata *pd, struct profile *tpl,
-		      uint32_t *stat_of, uint32_t *pm_of,
-		      uint32_t *switch_stat)
-{
-	size_t i, n = perf_data_nevents(pd);
-	int want_switch = 0;
-
-	*switch_stat = UINT32_MAX;
-	for (i = 0; i < n; i++) {
-		const struct perf_data_event *e = perf_data_event(pd, i);
-		const struct stat_def *def;
-		char full[128], base[128], *colon;
-		struct prof_stat s = { 0 };
-		int idx;
-
-		want_switch |= e->context_switch;
-		stat_of[i] = UINT32_MAX;
-		for (size_t k = 0; k < PM_NSTATS; k++)
-			pm_of[i * PM_NSTATS + k] = UINT32_MAX;
-		if (e->ibs_op) {
-			idx = add_ibs_stats(e, tpl, pm_of + i * PM_NSTATS);
-			if (idx < 0)
-				return idx;
-			continue;
-		}
-		if (e->type == PERF_TYPE_SOFTWARE &&
-		    e->config == PERF_COUNT_SW_DUMMY)
-			continue;
-		event_name(e, full, sizeof(full));
-		snprintf(base, sizeof(base), "%s", full);
-		colon = strchr(base, ':');
-		if (colon && !strchr(base, '/'))
-			*colon = 0;
-		def = stat_lookup(base);
-		/* Not ours: perf's name whole (sched:sched_switch). */
-		s.name = def ? (char *)def->name : full;
-		if (stat_named(tpl, s.name))
-			s.name = full;
-		if (stat_named(tpl, s.name))
-			continue;	/* the same event twice: its samples
-					 * are left out, and said */
-		s.requested = full;
-		s.type = e->type;
-		s.config = e->config;
-		s.modes = event_modes(e);
-		s.period = e->period;
-		s.freq = e->freq;
-		idx = profile_add_stat(tpl, &s);
-		if (idx < 0)
-			return idx;
-		stat_of[i] = (uint32_t)idx;
-	}
-	if (want_switch) {
-		const struct stat_def *def = stat_lookup("offcpu");
-		struct prof_stat s = {
-			.name = (char *)(def ? def->name : "offcpu"),
-			.requested = "--switch-events",
-			.type = PERF_TYPE_SOFTWARE,
-			.config = PERF_COUNT_SW_CONTEXT_SWITCHES,
-			.modes = STAT_MODE_USER | STAT_MODE_KERNEL,
-			.flags = PROF_STAT_TIME,
-		};
-		int idx = profile_add_stat(tpl, &s);
-
-		if (idx < 0)
-			return idx;
-		*switch_stat = (uint32_t)idx;
-	}
-	return 0;
-}
-
-/*
- * With retired instructions recorded, the ratios of the others to them
- * (cycles_per_ret, X_per_ret), per row as for a live run: of counters to
- * retinst, and of IBS's statistics to its retire where the statistics
- * table has the ratio (cycles_per_ret, mispredict_per_ret, ...).
- */
-static int add_ratios(struct profile *tpl, size_t nsampled)
-{
-	int hw = stat_named(tpl, "retinst"), pm = stat_named(tpl, "retire");
-	size_t i;
-	char name[160];
-
-	for (i = 0; i < nsampled; i++) {
-		const struct prof_stat *st = &tpl->stats[i];
-		const struct stat_def *def;
-		struct prof_stat d = { 0 };
-
-		snprintf(name, sizeof(name), "%s_per_ret", st->name);
-		if (st->flags & PROF_STAT_PROFILEME) {
-			def = stat_lookup(name);
-			if (!pm || !def || def->kind != STAT_DERIVED)
-				continue;
-		} else if (!hw || st->type == PERF_TYPE_SOFTWARE ||
-			   (st->flags & PROF_STAT_TIME) ||
-			   !strcmp(st->name, "retinst")) {
-			continue;
-		}
-		if (stat_named(tpl, name))
-			continue;
-		d.name = name;
-		d.requested = name;
-		d.modes = st->modes;
-		d.flags = PROF_STAT_DERIVED |
-			  (st->flags & PROF_STAT_PROFILEME);
-		if (profile_add_stat(tpl, &d) < 0)
-			return -PROF_ENOMEM;
-	}
-	return 0;
-}
 
 static char *dup_or_empty(const char *s)
 {
@@ -263,30 +64,6 @@ static int describe(const struct run_config *c, const struct perfdata *pd,
 	if (m->ncmdline)
 		return profile_set_argv(tpl, m->ncmdline, m->cmdline);
 	return 0;
-}
-
-/* The call graph the events recorded: frame pointers (the kernel's
- * chains), or user stack copies to unwind. */
-static void call_graph(const struct perfdata *pd, const uint32_t *stat_of,
-		       struct profile *tpl)
-{
-	size_t i;
-
-	for (i = 0; i < perf_data_nevents(pd); i++) {
-		const struct perf_data_event *e = perf_data_event(pd, i);
-
-		if ((stat_of[i] == UINT32_MAX && !e->ibs_op) ||
-		    !(e->sample_type & PERF_SAMPLE_CALLCHAIN))
-			continue;
-		if ((e->sample_type & PERF_SAMPLE_STACK_USER) &&
-		    (e->sample_type & PERF_SAMPLE_REGS_USER) && e->stack_user) {
-			tpl->call_graph = PROF_CG_DWARF;
-			if (e->stack_user > tpl->stack_dump)
-				tpl->stack_dump = e->stack_user;
-		} else if (tpl->call_graph == PROF_CG_NONE) {
-			tpl->call_graph = PROF_CG_FP;
-		}
-	}
 }
 
 /*
@@ -360,43 +137,6 @@ static char *find_object(void *arg, const char *path, const uint8_t *bid,
 	return out;
 }
 
-/*
- * IBS gives a statistic per thing an op can meet; those the recording's
- * ops never met (no sample) go, and so do their ratios: a column of
- * zeros for every one would bury the others.
- */
-static int drop_unmet(struct profile *p)
-{
-	unsigned char *drop = calloc(p->nstats ? p->nstats : 1, 1);
-	size_t i, j, any = 0;
-	int err;
-
-	if (!drop)
-		return -PROF_ENOMEM;
-	for (i = 0; i < p->nstats; i++) {
-		const struct prof_stat *st = &p->stats[i];
-
-		drop[i] = (st->flags & PROF_STAT_PROFILEME) &&
-			  !(st->flags & PROF_STAT_DERIVED) && !st->samples &&
-			  strcmp(st->name, "retire");
-		any |= drop[i];
-	}
-	for (i = 0; any && i < p->nstats; i++) {
-		const struct prof_stat *st = &p->stats[i];
-		size_t n = strlen(st->name);
-
-		if (!(st->flags & PROF_STAT_DERIVED) || n < 8)
-			continue;
-		for (j = 0; j < p->nstats; j++)
-			if (drop[j] && strlen(p->stats[j].name) == n - 8 &&
-			    !strncmp(st->name, p->stats[j].name, n - 8))
-				drop[i] = 1;
-	}
-	err = any ? profile_drop_stats(p, drop) : 0;
-	free(drop);
-	return err;
-}
-
 /* The events of the profile from the first one's time on (perf's clock
  * counts from the boot). */
 static void rebase_events(struct profile *p)
@@ -418,11 +158,11 @@ static int import_perfdata(void *arg, int fd, const char *path,
 	struct perfdata *pd = NULL;
 	struct collector *col = NULL;
 	struct profile *tpl = NULL, **ps = NULL;
-	uint32_t *stat_of = NULL, *pm_of = NULL, switch_stat;
+	struct perf_data_stats st = { 0 };
 	uint64_t first = 0, last = 0;
 	const char *line;
-	struct stat st;
-	size_t i, nsampled;
+	struct stat fst;
+	size_t i;
 	int err, n = 0;
 
 	*out = NULL;
@@ -431,39 +171,32 @@ static int import_perfdata(void *arg, int fd, const char *path,
 		return err;
 	/* Another user's recording (a root report on it): its paths are
 	 * that user's to choose. */
-	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_uid != geteuid())
+	if (!fstat(fd, &fst) && S_ISREG(fst.st_mode) && fst.st_uid != geteuid())
 		perf_data_distrust(pd);
 	tpl = profile_new();
-	stat_of = calloc(perf_data_nevents(pd), sizeof(*stat_of));
-	pm_of = calloc(perf_data_nevents(pd) * PM_NSTATS, sizeof(*pm_of));
-	err = tpl && stat_of && pm_of ?
-	      add_events(pd, tpl, stat_of, pm_of, &switch_stat) : -PROF_ENOMEM;
-	if (!err && !tpl->nstats)
+	err = tpl ? perf_data_statistics(pd, tpl, &st) : -PROF_ENOMEM;
+	if (err == -PROF_EINVAL)
 		err = prof_fail(PROF_EINVAL, "'%s' has no sampled event", path);
 	if (err)
 		goto out;
-	nsampled = tpl->nstats;
-	col = collector_new(COLLECT_SPLIT_NONE, tpl->nstats);
+	col = collector_new(COLLECT_SPLIT_NONE, st.nstats);
 	if (!col) {
 		err = -PROF_ENOMEM;
 		goto out;
 	}
-	call_graph(pd, stat_of, tpl);
 	collector_set_find(col, find_object, (void *)c);
 	if (tpl->call_graph)
 		err = collector_set_call_graph(col, tpl->call_graph);
-	if (!err && switch_stat != UINT32_MAX)
-		collector_set_offcpu(col, switch_stat, COLLECT_OFFCPU);
+	if (!err && st.switch_stat != UINT32_MAX)
+		collector_set_offcpu(col, st.switch_stat, COLLECT_OFFCPU);
 	collector_set_time_base(col, 0);
 	if (!err)
-		err = perf_data_replay(pd, col, stat_of, pm_of, switch_stat,
-				       &first, &last);
+		err = perf_data_replay(pd, col, st.stat_of, st.pm_of,
+				       st.switch_stat, &first, &last);
 	for (i = 0; (line = perf_data_note(pd, i)); i++)
 		run_notice(c, "%s: %s", path, line);
 	if (!err)
 		err = describe(c, pd, fd, tpl, first, last);
-	if (!err)
-		err = add_ratios(tpl, nsampled);
 	if (!err) {
 		n = collector_build(col, tpl, &ps);
 		err = n < 0 ? n : n != 1 ? -PROF_EFORMAT : 0;
@@ -471,7 +204,7 @@ static int import_perfdata(void *arg, int fd, const char *path,
 	if (!err)
 		err = kernel_symbols(c, path, pd, ps[0]);
 	if (!err)
-		err = drop_unmet(ps[0]);
+		err = perf_data_drop_unmet(ps[0]);
 	if (!err) {
 		rebase_events(ps[0]);
 		*out = ps[0];
@@ -483,8 +216,7 @@ out:
 	free(ps);
 	collector_free(col);
 	profile_free(tpl);
-	free(stat_of);
-	free(pm_of);
+	perf_data_stats_free(&st);
 	perf_data_free(pd);
 	return err == -PROF_ENOMEM ? prof_fail(PROF_ENOMEM, "out of memory") :
 				     err;
