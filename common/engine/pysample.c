@@ -12,6 +12,7 @@
 #include "common/profile/profile.h"
 #include "common/util/array.h"
 #include "common/util/error.h"
+#include "common/util/hash.h"
 #include "pyframes.h"
 #include "pysample.h"
 
@@ -32,6 +33,8 @@ struct pyproc {
 struct py_samples {
 	struct pyproc *procs;
 	size_t nprocs, alloc_procs;
+	struct hashmap index;	/* by pid: a run may see thousands */
+	size_t nactive;		/* CPythons being read */
 	size_t last;		/* the process of the last sample */
 	struct py_frame frames[PY_SAMPLE_FRAMES];
 	struct collect_pyframe out[PY_SAMPLE_FRAMES];
@@ -51,23 +54,38 @@ void py_samples_free(struct py_samples *ps)
 	for (i = 0; i < ps->nprocs; i++)
 		py_close(ps->procs[i].p);
 	free(ps->procs);
+	hashmap_release(&ps->index);
 	free(ps);
+}
+
+struct pid_key {
+	const struct py_samples *ps;
+	uint32_t pid;
+};
+
+static int pid_eq(const void *ctx, size_t entry)
+{
+	const struct pid_key *k = ctx;
+
+	return k->ps->procs[entry].pid == k->pid;
 }
 
 /* pid's entry, looked at when first met; NULL when out of memory. */
 static struct pyproc *proc_of(struct py_samples *ps, uint32_t pid)
 {
+	struct pid_key k = { ps, pid };
 	struct pyproc *pp;
 	size_t i;
 
 	if (ps->last < ps->nprocs && ps->procs[ps->last].pid == pid)
 		return &ps->procs[ps->last];
-	for (i = 0; i < ps->nprocs; i++)
-		if (ps->procs[i].pid == pid) {
-			ps->last = i;
-			return &ps->procs[i];
-		}
-	if (ALLOC_GROW(ps->procs, ps->nprocs + 1, ps->alloc_procs))
+	i = hashmap_find(&ps->index, pid, pid_eq, &k);
+	if (i != SIZE_MAX) {
+		ps->last = i;
+		return &ps->procs[i];
+	}
+	if (ALLOC_GROW(ps->procs, ps->nprocs + 1, ps->alloc_procs) ||
+	    hashmap_add(&ps->index, pid, ps->nprocs))
 		return NULL;
 	pp = &ps->procs[ps->nprocs];
 	memset(pp, 0, sizeof(*pp));
@@ -77,6 +95,7 @@ static struct pyproc *proc_of(struct py_samples *ps, uint32_t pid)
 		snprintf(pp->why, sizeof(pp->why), "%s",
 			 prof_error(pp->open_err));
 	if (pp->p) {
+		ps->nactive++;
 		pp->version = py_info(pp->p)->version;
 		snprintf(pp->image, sizeof(pp->image), "%s",
 			 py_info(pp->p)->image);
@@ -87,31 +106,25 @@ static struct pyproc *proc_of(struct py_samples *ps, uint32_t pid)
 
 int py_samples_active(const struct py_samples *ps)
 {
-	size_t i;
-
-	for (i = 0; i < ps->nprocs; i++)
-		if (ps->procs[i].p)
-			return 1;
-	return 0;
+	return ps->nactive > 0;
 }
 
 void py_samples_forget(struct py_samples *ps, uint32_t pid)
 {
 	size_t i;
 
-	for (i = 0; ps && i < ps->nprocs; i++)
-		if (ps->procs[i].pid == pid && !ps->procs[i].samples) {
-			/* Never sampled: looked at again after the exec. */
-			py_close(ps->procs[i].p);
-			ps->procs[i] = ps->procs[--ps->nprocs];
-			ps->last = SIZE_MAX;
-			return;
-		} else if (ps->procs[i].pid == pid) {
-			/* Sampled: kept for -v; its image is gone. */
-			py_close(ps->procs[i].p);
-			ps->procs[i].p = NULL;
-			ps->procs[i].pid = UINT32_MAX;
-		}
+	struct pid_key k = { ps, pid };
+
+	if (!ps || (i = hashmap_find(&ps->index, pid, pid_eq, &k)) == SIZE_MAX)
+		return;
+	/* Its image is gone: kept for -v, never found again (a sample
+	 * of pid after an exec looks at it anew). */
+	if (ps->procs[i].p)
+		ps->nactive--;
+	py_close(ps->procs[i].p);
+	ps->procs[i].p = NULL;
+	ps->procs[i].pid = UINT32_MAX;
+	ps->last = SIZE_MAX;
 }
 
 /* The collector's frame of Python frame f, or NO_PY_FRAME. */
