@@ -1203,6 +1203,8 @@ static int parse_tail(const struct perf_session *s, const struct event_fd *e,
 {
 	cs->chain = NULL;
 	cs->nchain = 0;
+	cs->py = NULL;
+	cs->npy = 0;
 	cs->uregs = NULL;
 	cs->uregs_mask = 0;
 	cs->ustack = NULL;
