@@ -27,11 +27,20 @@
 /*
  * The layout of the structures read, per CPython minor version and
  * machine: offsets in bytes, sizes, masks of PyASCIIObject.state's bit
- * fields.  Taken from CPython's headers (Include/internal/ included);
- * tests/tools/pyoffsets.c prints the same values from the headers
- * installed, and tests/1540-pyframes.bats checks this table equals them
- * (names in layout_names[]).
+ * fields; NONE where a version has no such field.  Taken from CPython's
+ * headers (Include/internal/ included); tests/tools/pyoffsets.c prints
+ * the same values from the headers installed, and
+ * tests/1540-pyframes.bats checks this table equals them (names in
+ * layout_names[], each for the versions that spell it so).
+ *
+ * The frames: 3.11 and 3.12 reach the innermost _PyInterpreterFrame
+ * through the thread state's cframe (a _PyCFrame on the C stack), 3.13
+ * from the thread state itself.  3.11 marks the first frame of each C
+ * call of the eval loop (is_entry); 3.12 and 3.13 put a shim frame
+ * (owner FRAME_OWNED_BY_CSTACK) on the C stack under it instead.
  */
+#define NONE UINT32_MAX
+
 struct layout {
 	unsigned minor;
 	uint16_t machine;		/* e_machine of the image */
@@ -41,16 +50,20 @@ struct layout {
 	uint32_t is_threads_head;	/* PyInterpreterState.threads.head */
 	uint32_t ts_next;		/* PyThreadState.next */
 	uint32_t ts_interp;		/* PyThreadState.interp */
-	uint32_t ts_cframe;		/* PyThreadState.cframe */
 	uint32_t ts_native_tid;		/* PyThreadState.native_thread_id */
-	uint32_t cf_current_frame;	/* _PyCFrame.current_frame */
-	uint32_t fr_code;		/* _PyInterpreterFrame.f_code */
+	/* PyThreadState.cframe (3.11, 3.12), .current_frame (3.13) */
+	uint32_t ts_frame;
+	/* _PyCFrame.current_frame; NONE: ts_frame is the frame */
+	uint32_t cf_current_frame;
+	uint32_t fr_code;		/* _PyInterpreterFrame.f_code
+					 * (3.13: f_executable) */
 	uint32_t fr_previous;		/* .previous */
-	uint32_t fr_prev_instr;		/* .prev_instr */
-	uint32_t fr_is_entry;		/* .is_entry (bool) */
+	uint32_t fr_instr;		/* .prev_instr (3.13: instr_ptr) */
+	uint32_t fr_is_entry;		/* .is_entry (bool; 3.11) */
 	uint32_t fr_owner;		/* .owner (char) */
 	uint32_t owner_generator;	/* FRAME_OWNED_BY_GENERATOR */
-	uint32_t owner_max;		/* FRAME_OWNED_BY_FRAME_OBJECT */
+	uint32_t owner_frame_object;	/* FRAME_OWNED_BY_FRAME_OBJECT */
+	uint32_t owner_cstack;		/* FRAME_OWNED_BY_CSTACK (3.12-) */
 	uint32_t ob_type;		/* PyObject.ob_type */
 	uint32_t ob_size;		/* PyVarObject.ob_size */
 	uint32_t co_firstlineno;	/* PyCodeObject.co_firstlineno */
@@ -66,7 +79,7 @@ struct layout {
 	uint32_t str_kind;		/* masks in the state word */
 	uint32_t str_compact;
 	uint32_t str_ascii;
-	uint32_t str_ready;
+	uint32_t str_ready;		/* 0: no such bit (3.12-) */
 	uint32_t str_ascii_size;	/* sizeof(PyASCIIObject) */
 	uint32_t str_compact_size;	/* sizeof(PyCompactUnicodeObject) */
 	uint32_t bytes_data;		/* PyBytesObject.ob_sval */
@@ -83,16 +96,17 @@ static const struct layout layouts[] = {
 		.is_threads_head = 16,
 		.ts_next = 8,
 		.ts_interp = 16,
-		.ts_cframe = 56,
 		.ts_native_tid = 160,
+		.ts_frame = 56,
 		.cf_current_frame = 8,
 		.fr_code = 32,
 		.fr_previous = 48,
-		.fr_prev_instr = 56,
+		.fr_instr = 56,
 		.fr_is_entry = 68,
 		.fr_owner = 69,
 		.owner_generator = 1,
-		.owner_max = 2,
+		.owner_frame_object = 2,
+		.owner_cstack = NONE,
 		.ob_type = 8,
 		.ob_size = 16,
 		.co_firstlineno = 72,
@@ -113,50 +127,97 @@ static const struct layout layouts[] = {
 		.str_compact_size = 72,
 		.bytes_data = 32,
 	},
+	{
+		/* CPython 3.12 on x86-64 (3.12.1). */
+		.minor = 12,
+		.machine = EM_X86_64,
+		.runtime_size = 459944,
+		.rt_interp_head = 40,
+		.is_next = 0,
+		.is_threads_head = 72,
+		.ts_next = 8,
+		.ts_interp = 16,
+		.ts_native_tid = 144,
+		.ts_frame = 56,
+		.cf_current_frame = 0,
+		.fr_code = 0,
+		.fr_previous = 8,
+		.fr_instr = 56,
+		.fr_is_entry = NONE,
+		.fr_owner = 70,
+		.owner_generator = 1,
+		.owner_frame_object = 2,
+		.owner_cstack = 3,
+		.ob_type = 8,
+		.ob_size = 16,
+		.co_firstlineno = 68,
+		.co_filename = 112,
+		.co_name = 120,
+		.co_qualname = 128,
+		.co_linetable = 136,
+		.co_firsttraceable = 176,
+		.co_code = 192,
+		.codeunit_size = 2,
+		.str_length = 16,
+		.str_state = 32,
+		.str_kind = 0x1c,
+		.str_compact = 0x20,
+		.str_ascii = 0x40,
+		.str_ready = 0,
+		.str_ascii_size = 40,
+		.str_compact_size = 56,
+		.bytes_data = 32,
+	},
 };
 
-#define LN(field, name) { name, offsetof(struct layout, field) }
+/* The names of the values, as CPython's headers spell them in versions
+ * 3.lo to 3.hi (a field a version has not is NONE in its table). */
+#define LN(field, name, ...) { name, offsetof(struct layout, field), __VA_ARGS__ }
+#define ALL 0, 99
 static const struct {
 	const char *name;
 	size_t at;
+	unsigned lo, hi;
 } layout_names[] = {
-	LN(runtime_size, "sizeof(_PyRuntimeState)"),
-	LN(rt_interp_head, "_PyRuntimeState.interpreters.head"),
-	LN(is_next, "PyInterpreterState.next"),
-	LN(is_threads_head, "PyInterpreterState.threads.head"),
-	LN(ts_next, "PyThreadState.next"),
-	LN(ts_interp, "PyThreadState.interp"),
-	LN(ts_cframe, "PyThreadState.cframe"),
-	LN(ts_native_tid, "PyThreadState.native_thread_id"),
-	LN(cf_current_frame, "_PyCFrame.current_frame"),
-	LN(fr_code, "_PyInterpreterFrame.f_code"),
-	LN(fr_previous, "_PyInterpreterFrame.previous"),
-	LN(fr_prev_instr, "_PyInterpreterFrame.prev_instr"),
-	LN(fr_is_entry, "_PyInterpreterFrame.is_entry"),
-	LN(fr_owner, "_PyInterpreterFrame.owner"),
-	LN(owner_generator, "FRAME_OWNED_BY_GENERATOR"),
-	LN(owner_max, "FRAME_OWNED_BY_FRAME_OBJECT"),
-	LN(ob_type, "PyObject.ob_type"),
-	LN(ob_size, "PyVarObject.ob_size"),
-	LN(co_firstlineno, "PyCodeObject.co_firstlineno"),
-	LN(co_filename, "PyCodeObject.co_filename"),
-	LN(co_name, "PyCodeObject.co_name"),
-	LN(co_qualname, "PyCodeObject.co_qualname"),
-	LN(co_linetable, "PyCodeObject.co_linetable"),
-	LN(co_firsttraceable, "PyCodeObject._co_firsttraceable"),
-	LN(co_code, "PyCodeObject.co_code_adaptive"),
-	LN(codeunit_size, "sizeof(_Py_CODEUNIT)"),
-	LN(str_length, "PyASCIIObject.length"),
-	LN(str_state, "PyASCIIObject.state"),
-	LN(str_kind, "PyASCIIObject.state.kind"),
-	LN(str_compact, "PyASCIIObject.state.compact"),
-	LN(str_ascii, "PyASCIIObject.state.ascii"),
-	LN(str_ready, "PyASCIIObject.state.ready"),
-	LN(str_ascii_size, "sizeof(PyASCIIObject)"),
-	LN(str_compact_size, "sizeof(PyCompactUnicodeObject)"),
-	LN(bytes_data, "PyBytesObject.ob_sval"),
+	LN(runtime_size, "sizeof(_PyRuntimeState)", ALL),
+	LN(rt_interp_head, "_PyRuntimeState.interpreters.head", ALL),
+	LN(is_next, "PyInterpreterState.next", ALL),
+	LN(is_threads_head, "PyInterpreterState.threads.head", ALL),
+	LN(ts_next, "PyThreadState.next", ALL),
+	LN(ts_interp, "PyThreadState.interp", ALL),
+	LN(ts_native_tid, "PyThreadState.native_thread_id", ALL),
+	LN(ts_frame, "PyThreadState.cframe", 11, 12),
+	LN(cf_current_frame, "_PyCFrame.current_frame", 11, 12),
+	LN(fr_code, "_PyInterpreterFrame.f_code", 11, 12),
+	LN(fr_previous, "_PyInterpreterFrame.previous", 11, 99),
+	LN(fr_instr, "_PyInterpreterFrame.prev_instr", 11, 12),
+	LN(fr_is_entry, "_PyInterpreterFrame.is_entry", 11, 11),
+	LN(fr_owner, "_PyInterpreterFrame.owner", 11, 99),
+	LN(owner_generator, "FRAME_OWNED_BY_GENERATOR", 11, 99),
+	LN(owner_frame_object, "FRAME_OWNED_BY_FRAME_OBJECT", 11, 99),
+	LN(owner_cstack, "FRAME_OWNED_BY_CSTACK", 12, 99),
+	LN(ob_type, "PyObject.ob_type", ALL),
+	LN(ob_size, "PyVarObject.ob_size", ALL),
+	LN(co_firstlineno, "PyCodeObject.co_firstlineno", ALL),
+	LN(co_filename, "PyCodeObject.co_filename", ALL),
+	LN(co_name, "PyCodeObject.co_name", ALL),
+	LN(co_qualname, "PyCodeObject.co_qualname", 11, 99),
+	LN(co_linetable, "PyCodeObject.co_linetable", 11, 99),
+	LN(co_firsttraceable, "PyCodeObject._co_firsttraceable", 11, 99),
+	LN(co_code, "PyCodeObject.co_code_adaptive", 11, 99),
+	LN(codeunit_size, "sizeof(_Py_CODEUNIT)", 11, 99),
+	LN(str_length, "PyASCIIObject.length", ALL),
+	LN(str_state, "PyASCIIObject.state", ALL),
+	LN(str_kind, "PyASCIIObject.state.kind", ALL),
+	LN(str_compact, "PyASCIIObject.state.compact", ALL),
+	LN(str_ascii, "PyASCIIObject.state.ascii", ALL),
+	LN(str_ready, "PyASCIIObject.state.ready", 0, 11),
+	LN(str_ascii_size, "sizeof(PyASCIIObject)", ALL),
+	LN(str_compact_size, "sizeof(PyCompactUnicodeObject)", ALL),
+	LN(bytes_data, "PyBytesObject.ob_sval", ALL),
 };
 #undef LN
+#undef ALL
 
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -170,22 +231,35 @@ static const struct layout *layout_of(unsigned minor)
 	return NULL;
 }
 
+/* The values of layout l, as name-value pairs in out[] (at most max):
+ * how many there are. */
+static size_t layout_values(const struct layout *l,
+			    struct py_layout_value *out, size_t max)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < NELEM(layout_names); i++) {
+		const uint32_t *v = (const uint32_t *)(const void *)
+			((const char *)l + layout_names[i].at);
+
+		if (l->minor < layout_names[i].lo ||
+		    l->minor > layout_names[i].hi)
+			continue;
+		if (n < max) {
+			out[n].name = layout_names[i].name;
+			out[n].value = *v;
+		}
+		n++;
+	}
+	return n;
+}
+
 size_t py_layout_values(unsigned minor, struct py_layout_value *out,
 			size_t max)
 {
 	const struct layout *l = layout_of(minor);
-	size_t i;
 
-	if (!l)
-		return 0;
-	for (i = 0; i < NELEM(layout_names) && i < max; i++) {
-		const uint32_t *v = (const uint32_t *)(const void *)
-			((const char *)l + layout_names[i].at);
-
-		out[i].name = layout_names[i].name;
-		out[i].value = *v;
-	}
-	return NELEM(layout_names);
+	return l ? layout_values(l, out, max) : 0;
 }
 
 /* Caps on what a walk follows in outside memory. */
@@ -211,10 +285,11 @@ struct code_entry {
 struct py_proc {
 	struct py_info info;
 	bool exited;		/* a read found the process gone */
-	const struct layout *l;
+	struct layout lay;	/* the layout read by */
+	const struct layout *l;	/* &lay */
 	/* How much of each struct is read: up to the end of the last
 	 * field used (extent()). */
-	size_t is_len, ts_len, frame_len, code_len, code_info_len;
+	size_t ts_len, frame_len, code_len, code_info_len;
 	char *image;
 	uint64_t code_type, str_type, bytes_type;	/* type objects */
 	struct strpool strings;
@@ -633,15 +708,20 @@ static size_t extent(const uint32_t *ends, size_t n)
 	return m;
 }
 
+/* The end of a field of width n at off: 0 when there is none (NONE). */
+static uint32_t end_of(uint32_t off, uint32_t n)
+{
+	return off == NONE ? 0 : off + n;
+}
+
 /* What is read of each struct of layout l; -1 when a part would not
  * fit the buffers (a table entered wrong). */
 static int set_extents(struct py_proc *p, const struct layout *l)
 {
-	const uint32_t is[] = { l->is_next + 8, l->is_threads_head + 8 };
 	const uint32_t ts[] = { l->ts_next + 8, l->ts_interp + 8,
-				l->ts_cframe + 8, l->ts_native_tid + 8 };
+				l->ts_frame + 8, l->ts_native_tid + 8 };
 	const uint32_t fr[] = { l->fr_code + 8, l->fr_previous + 8,
-				l->fr_prev_instr + 8, l->fr_is_entry + 1,
+				l->fr_instr + 8, end_of(l->fr_is_entry, 1),
 				l->fr_owner + 1 };
 	const uint32_t co[] = { l->ob_type + 8, l->ob_size + 8,
 				l->co_firsttraceable + 4 };
@@ -653,12 +733,11 @@ static int set_extents(struct py_proc *p, const struct layout *l)
 				 l->str_state + 4 };
 	const uint32_t by[] = { l->ob_type + 8, l->ob_size + 8 };
 
-	p->is_len = extent(is, NELEM(is));
 	p->ts_len = extent(ts, NELEM(ts));
 	p->frame_len = extent(fr, NELEM(fr));
 	p->code_len = extent(co, NELEM(co));
 	p->code_info_len = extent(ci, NELEM(ci));
-	return p->is_len > HEADER_MAX || p->ts_len > HEADER_MAX ||
+	return p->ts_len > HEADER_MAX ||
 	       p->frame_len > HEADER_MAX || p->code_info_len > HEADER_MAX ||
 	       p->code_len > HEADER_MAX ||
 	       extent(str, NELEM(str)) > l->str_ascii_size ||
@@ -713,7 +792,8 @@ static int use_image(struct py_proc *p, const struct maps *ms,
 				 "%#" PRIx64 " is in no writable mapping "
 				 "(%s)", (int)p->info.pid,
 				 bias + im->value[S_RUNTIME], f->path);
-	p->l = l;
+	p->lay = *l;
+	p->l = &p->lay;
 	p->info.version = hex ? hex : 0x03000000u | (minor << 16);
 	p->info.runtime = bias + im->value[S_RUNTIME];
 	if (im->found[S_EVAL]) {
@@ -847,39 +927,62 @@ bool py_exited(const struct py_proc *p)
 /* ------------------------------------------------------------------ */
 /* Thread states and frames */
 
-/* The thread state of native thread tid: the first one with a frame
- * (a thread may have one per interpreter), else the first. */
-static int find_tstate(struct py_proc *p, pid_t tid, uint64_t *cframe)
+/* The innermost frame of the thread state whose ts_len bytes are t in
+ * *frame (0: none): the thread state's own pointer (3.13), else its C
+ * frame's.  0, or why it cannot be read. */
+static int tstate_frame(struct py_proc *p, const uint8_t *t, uint64_t *frame)
 {
 	const struct layout *l = p->l;
-	uint8_t buf[HEADER_MAX], t[HEADER_MAX];
-	size_t is_len = p->is_len, ts_len = p->ts_len;
-	uint64_t interp, ts;
-	unsigned ninterps = 0, nts = 0;
-	bool found = false, framed = false;
+	uint64_t at = word(t, p->ts_len, l->ts_frame, 8);
+	uint8_t c[8];
 	int rc;
 
-	*cframe = 0;
+	*frame = 0;
+	if (l->cf_current_frame == NONE || !at) {
+		*frame = at;
+		return 0;
+	}
+	if (!ptr_ok(at))
+		return prof_fail(PROF_EFORMAT, "C frame at %#" PRIx64 ": not "
+				 "a pointer", at);
+	rc = rd(p, at + l->cf_current_frame, c, 8, "a C frame");
+	if (!rc)
+		*frame = word(c, 8, 0, 8);
+	return rc;
+}
+
+/* The innermost frame of native thread tid in *frame: that of its first
+ * thread state with a frame (a thread may have one per interpreter),
+ * else 0. */
+static int find_tstate(struct py_proc *p, pid_t tid, uint64_t *frame)
+{
+	const struct layout *l = p->l;
+	uint8_t buf[8], t[HEADER_MAX];
+	size_t ts_len = p->ts_len;
+	uint64_t interp, ts;
+	unsigned ninterps = 0, nts = 0;
+	bool found = false;
+	int rc, first_rc = 0;
+
+	*frame = 0;
 	rc = rd(p, p->info.runtime + l->rt_interp_head, buf, 8,
 		"_PyRuntime.interpreters.head");
 	if (rc)
 		return rc;
-	for (interp = word(buf, 8, 0, 8); interp && !framed;
-	     interp = word(buf, is_len, l->is_next, 8)) {
+	for (interp = word(buf, 8, 0, 8); interp && !*frame;
+	     interp = word(buf, 8, 0, 8)) {
 		if (++ninterps > MAX_INTERPS)
 			return prof_fail(PROF_EFORMAT, "more than %d "
 					 "interpreters", MAX_INTERPS);
 		if (!ptr_ok(interp))
 			return prof_fail(PROF_EFORMAT, "interpreter at %#"
 					 PRIx64 ": not a pointer", interp);
-		rc = rd(p, interp, buf, is_len, "an interpreter state");
+		rc = rd(p, interp + l->is_threads_head, buf, 8,
+			"an interpreter state");
 		if (rc)
 			return rc;
-		for (ts = word(buf, is_len, l->is_threads_head, 8);
-		     ts && !framed; ts = word(t, ts_len, l->ts_next, 8)) {
-			uint64_t cf;
-			uint8_t c[8];
-
+		for (ts = word(buf, 8, 0, 8); ts && !*frame;
+		     ts = word(t, ts_len, l->ts_next, 8)) {
 			if (++nts > MAX_TSTATES)
 				return prof_fail(PROF_EFORMAT, "more than %d "
 						 "thread states", MAX_TSTATES);
@@ -898,18 +1001,18 @@ static int find_tstate(struct py_proc *p, pid_t tid, uint64_t *cframe)
 			if (word(t, ts_len, l->ts_native_tid, 8) !=
 			    (uint64_t)tid)
 				continue;
-			cf = word(t, ts_len, l->ts_cframe, 8);
-			if (!found)
-				*cframe = cf;
-			found = true;
 			/* A thread has a state per interpreter it entered:
 			 * the one running Python is the one with a frame. */
-			if (ptr_ok(cf) && !rd(p, cf + l->cf_current_frame, c,
-					      8, "a C frame") &&
-			    word(c, 8, 0, 8)) {
-				*cframe = cf;
-				framed = true;
-			}
+			rc = tstate_frame(p, t, frame);
+			if (!found)
+				first_rc = rc;
+			found = true;
+		}
+		if (!*frame) {
+			rc = rd(p, interp + l->is_next, buf, 8,
+				"an interpreter state");
+			if (rc)
+				return rc;
 		}
 	}
 	if (p->exited)
@@ -919,7 +1022,7 @@ static int find_tstate(struct py_proc *p, pid_t tid, uint64_t *cframe)
 		return prof_fail(PROF_ENOENT, "thread %d of process %d runs "
 				 "no Python (no thread state has its id)",
 				 (int)tid, (int)p->info.pid);
-	return 0;
+	return *frame ? 0 : first_rc;
 }
 
 /* The header of the code object at code (its first hdr_len bytes), its
@@ -941,6 +1044,13 @@ static int read_code_header(struct py_proc *p, uint64_t code, uint8_t *buf,
 	return 0;
 }
 
+/* Whether frame f (read_frame()'s) is a shim: a frame an eval loop call
+ * puts on the C stack under the frames it runs (3.12-), no Python's. */
+static bool is_shim(const struct py_proc *p, const struct py_frame *f)
+{
+	return p->l->owner_cstack != NONE && f->owner == p->l->owner_cstack;
+}
+
 /* One frame at addr read into *f; *prev is the next one out.  0, or an
  * error whose detail is the reason the walk stops. */
 static int read_frame(struct py_proc *p, uint64_t addr, struct py_frame *f,
@@ -951,6 +1061,8 @@ static int read_frame(struct py_proc *p, uint64_t addr, struct py_frame *f,
 	uint8_t fb[HEADER_MAX], cb[HEADER_MAX];
 	uint64_t pi, first, limit;
 	int64_t nunits, trace;
+	unsigned max_owner = l->owner_cstack != NONE ? l->owner_cstack :
+			     l->owner_frame_object;
 	int rc;
 
 	if (!ptr_ok(addr))
@@ -962,13 +1074,22 @@ static int read_frame(struct py_proc *p, uint64_t addr, struct py_frame *f,
 	memset(f, 0, sizeof(*f));
 	f->frame = addr;
 	f->code = word(fb, flen, l->fr_code, 8);
-	f->is_entry = word(fb, flen, l->fr_is_entry, 1) != 0;
+	f->is_entry = l->fr_is_entry != NONE &&
+		      word(fb, flen, l->fr_is_entry, 1) != 0;
 	f->owner = (uint8_t)word(fb, flen, l->fr_owner, 1);
 	*prev = word(fb, flen, l->fr_previous, 8);
-	pi = word(fb, flen, l->fr_prev_instr, 8);
-	if (f->owner > l->owner_max)
+	pi = word(fb, flen, l->fr_instr, 8);
+	if (f->owner > max_owner)
 		return prof_fail(PROF_EFORMAT, "frame at %#" PRIx64 ": owner "
-				 "%u is none of 3.11's", addr, f->owner);
+				 "%u is none of CPython 3.%u's", addr, f->owner,
+				 l->minor);
+	if (is_shim(p, f)) {
+		/* Its code (3.12: a trampoline; 3.13: None) is not read. */
+		f->code = 0;
+		f->instr = -1;
+		f->incomplete = true;
+		return 0;
+	}
 	if (!f->code)
 		return prof_fail(PROF_EFORMAT, "frame at %#" PRIx64 ": no "
 				 "code object (NULL)", addr);
@@ -1000,28 +1121,36 @@ static int read_frame(struct py_proc *p, uint64_t addr, struct py_frame *f,
 	return 0;
 }
 
+/* Frame f to out[*n] if it is kept (complete, or an entry frame). */
+static int keep_frame(const struct py_frame *f, struct py_frame *out,
+		      size_t max, size_t *n)
+{
+	if (f->incomplete && !f->is_entry)
+		return 0;
+	if (*n == max)
+		return prof_fail(PROF_EFORMAT, "more than %zu frames: the "
+				 "outer ones are not read", max);
+	out[(*n)++] = *f;
+	return 0;
+}
+
 int py_thread_stack(struct py_proc *p, pid_t tid, struct py_frame *out,
 		    size_t max, size_t *n)
 {
-	uint64_t cframe, frame, prev, seen;
+	uint64_t frame, prev = 0, seen;
 	unsigned walked = 0, power = 1, steps = 0;
-	uint8_t buf[8];
+	/* 3.12-: the frame before a shim is the first of its eval loop
+	 * call, known as such at the shim: each frame is held until the
+	 * next one is read. */
+	struct py_frame held;
+	bool holding = false;
 	int rc;
 
 	*n = 0;
-	rc = find_tstate(p, tid, &cframe);
+	rc = find_tstate(p, tid, &frame);
 	if (rc)
 		return rc;
-	if (!cframe)
-		return 0;
-	if (!ptr_ok(cframe))
-		return prof_fail(PROF_EFORMAT, "thread %d: C frame at %#"
-				 PRIx64 ": not a pointer", (int)tid, cframe);
-	rc = rd(p, cframe + p->l->cf_current_frame, buf, 8, "a C frame");
-	if (rc)
-		return rc;
-	seen = frame = word(buf, 8, 0, 8);
-	for (; frame; frame = prev) {
+	for (seen = frame; frame; frame = prev) {
 		struct py_frame f;
 
 		if (++walked > PY_MAX_WALK)
@@ -1029,26 +1158,47 @@ int py_thread_stack(struct py_proc *p, pid_t tid, struct py_frame *out,
 					 PY_MAX_WALK);
 		rc = read_frame(p, frame, &f, &prev);
 		if (rc)
-			return rc;
-		if (!f.incomplete || f.is_entry) {
-			if (*n == max)
-				return prof_fail(PROF_EFORMAT, "more than %zu "
-						 "frames: the outer ones are "
-						 "not read", max);
-			out[(*n)++] = f;
+			break;
+		if (is_shim(p, &f)) {
+			if (holding) {
+				held.is_entry = true;
+				rc = keep_frame(&held, out, max, n);
+			} else if (walked == 1) {
+				/* The innermost: a call of the eval loop
+				 * entering or leaving, none of its frames
+				 * on the chain; the shim stands for them
+				 * (code 0). */
+				f.is_entry = true;
+				rc = keep_frame(&f, out, max, n);
+			}
+			holding = false;
+		} else {
+			rc = holding ? keep_frame(&held, out, max, n) : 0;
+			held = f;
+			holding = true;
 		}
+		if (rc)
+			return rc;
 		/* Brent's cycle check: a frame seen at a power of two
 		 * steps back comes again only in a loop. */
-		if (prev == seen)
-			return prof_fail(PROF_EFORMAT, "the frames loop (frame "
-					 "at %#" PRIx64 " comes again)", prev);
+		if (prev == seen) {
+			rc = prof_fail(PROF_EFORMAT, "the frames loop (frame "
+				       "at %#" PRIx64 " comes again)", prev);
+			break;
+		}
 		if (++steps == power) {
 			seen = prev;
 			power *= 2;
 			steps = 0;
 		}
 	}
-	return 0;
+	if (holding) {
+		int r = keep_frame(&held, out, max, n);
+
+		if (r)
+			return r;
+	}
+	return rc;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1111,7 +1261,8 @@ static int read_str(struct py_proc *p, uint64_t addr, const char *what,
 	len = (int64_t)word(hb, l->str_ascii_size, l->str_length, 8);
 	state = (uint32_t)word(hb, l->str_ascii_size, l->str_state, 4);
 	kind = (state & l->str_kind) >> __builtin_ctz(l->str_kind);
-	if (!(state & l->str_compact) || !(state & l->str_ready) ||
+	if (!(state & l->str_compact) ||
+	    (l->str_ready && !(state & l->str_ready)) ||
 	    (kind != 1 && kind != 2 && kind != 4) ||
 	    ((state & l->str_ascii) && kind != 1) || len < 0)
 		return prof_fail(PROF_EFORMAT, "%s at %#" PRIx64 ": not a "

@@ -5,20 +5,28 @@
  * compiler sees them in CPython's own headers (internal ones included).
  *
  * Not built by the Makefile: the suite never needs Python's headers.
- * tests/1540-pyframes.bats compiles it against an installed
- * python3.X-dev, e.g.
+ * tests/1540-pyframes.bats compiles it against the headers of each
+ * CPython it finds (3.9 to 3.13), e.g.
  *
  *   cc -I/usr/include/python3.11 -o pyoffsets tests/tools/pyoffsets.c
  *
  * and checks that every line equals the table pyframes.c holds for that
  * version (pystack --layout 3.11 prints it the same way).  One line per
  * value, "NAME VALUE" in decimal, in no particular order; a bit field's
- * value is the mask of its bits in the 32-bit word that holds it.  The first line
- * is "# CPython X.Y.Z" (the headers' version), not compared.
+ * value is the mask of its bits in the 32-bit word that holds it.  The
+ * names are those of the version's own structures: which values there
+ * are depends on the version (3.9 and 3.10 chain PyFrameObjects; 3.11
+ * to 3.13 chain _PyInterpreterFrames, 3.13 from the thread state
+ * itself).  The first line is "# CPython X.Y.Z" (the headers' version),
+ * not compared.
  */
 #define Py_BUILD_CORE 1
 #include <Python.h>
+#if PY_VERSION_HEX >= 0x030b0000
 #include <internal/pycore_frame.h>
+#else
+#include <frameobject.h>
+#endif
 #include <internal/pycore_interp.h>
 #include <internal/pycore_runtime.h>
 
@@ -30,6 +38,7 @@
 #define OFF(type, field) \
 	printf("%s.%s %zu\n", #type, #field, offsetof(type, field))
 #define SIZE(type) printf("sizeof(%s) %zu\n", #type, sizeof(type))
+#define CONST(name) printf("%s %d\n", #name, (int)(name))
 
 /* The mask of a bit field of PyASCIIObject.state: all its bits set in an
  * otherwise zero object, the word read back. */
@@ -50,36 +59,71 @@ int main(void)
 	SIZE(_PyRuntimeState);
 	OFF(_PyRuntimeState, interpreters.head);
 	OFF(PyInterpreterState, next);
+#if PY_VERSION_HEX >= 0x030b0000
 	OFF(PyInterpreterState, threads.head);
+#else
+	OFF(PyInterpreterState, tstate_head);
+#endif
 	OFF(PyThreadState, next);
 	OFF(PyThreadState, interp);
-	OFF(PyThreadState, cframe);
 	OFF(PyThreadState, native_thread_id);
+#if PY_VERSION_HEX >= 0x030d0000
+	OFF(PyThreadState, current_frame);
+#elif PY_VERSION_HEX >= 0x030b0000
+	OFF(PyThreadState, cframe);
 	OFF(_PyCFrame, current_frame);
+#else
+	OFF(PyThreadState, frame);
+#endif
+#if PY_VERSION_HEX >= 0x030b0000
+#if PY_VERSION_HEX >= 0x030d0000
+	OFF(_PyInterpreterFrame, f_executable);
+	OFF(_PyInterpreterFrame, instr_ptr);
+#else
 	OFF(_PyInterpreterFrame, f_code);
-	OFF(_PyInterpreterFrame, previous);
 	OFF(_PyInterpreterFrame, prev_instr);
-	OFF(_PyInterpreterFrame, is_entry);
+#endif
+	OFF(_PyInterpreterFrame, previous);
 	OFF(_PyInterpreterFrame, owner);
-	printf("FRAME_OWNED_BY_GENERATOR %d\n", FRAME_OWNED_BY_GENERATOR);
-	printf("FRAME_OWNED_BY_FRAME_OBJECT %d\n",
-	       FRAME_OWNED_BY_FRAME_OBJECT);
+#if PY_VERSION_HEX < 0x030c0000
+	OFF(_PyInterpreterFrame, is_entry);
+#else
+	CONST(FRAME_OWNED_BY_CSTACK);
+#endif
+	CONST(FRAME_OWNED_BY_GENERATOR);
+	CONST(FRAME_OWNED_BY_FRAME_OBJECT);
+#else
+	OFF(PyFrameObject, f_back);
+	OFF(PyFrameObject, f_code);
+	OFF(PyFrameObject, f_lasti);
+#endif
 	OFF(PyObject, ob_type);
 	OFF(PyVarObject, ob_size);
 	OFF(PyCodeObject, co_firstlineno);
 	OFF(PyCodeObject, co_filename);
 	OFF(PyCodeObject, co_name);
+#if PY_VERSION_HEX >= 0x030b0000
 	OFF(PyCodeObject, co_qualname);
 	OFF(PyCodeObject, co_linetable);
 	OFF(PyCodeObject, _co_firsttraceable);
 	OFF(PyCodeObject, co_code_adaptive);
 	SIZE(_Py_CODEUNIT);
+#else
+#if PY_VERSION_HEX >= 0x030a0000
+	OFF(PyCodeObject, co_linetable);
+#else
+	OFF(PyCodeObject, co_lnotab);
+#endif
+	OFF(PyCodeObject, co_code);
+#endif
 	OFF(PyASCIIObject, length);
 	OFF(PyASCIIObject, state);
 	STATE_MASK(kind, 7);
 	STATE_MASK(compact, 1);
 	STATE_MASK(ascii, 1);
+#if PY_VERSION_HEX < 0x030c0000
 	STATE_MASK(ready, 1);
+#endif
 	SIZE(PyASCIIObject);
 	SIZE(PyCompactUnicodeObject);
 	OFF(PyBytesObject, ob_sval);
