@@ -1453,8 +1453,9 @@ static int64_t lt_svarint(struct bytes *b)
 }
 
 /*
- * 3.11's location table (CPython's Objects/locations.md): entries, each
- * a first byte 1CCCCLLL (code C, L + 1 code units), then by code:
+ * The location table of 3.11 on (CPython's Objects/locations.md):
+ * entries, each a first byte 1CCCCLLL (code C, L + 1 code units), then by
+ * code:
  * 0-9 one column byte (same line); 10-12 two column bytes, the line
  * moves by C - 10; 13 the line's move as a signed varint, no columns;
  * 14 the same, then end line, column and end column varints; 15 no

@@ -14,11 +14,11 @@
  * itself, else the path inside the process's root; regular files only),
  * adds the load bias the maps give, and reads `Py_Version` from memory
  * (no such symbol before 3.11: the version is taken from the file name).
- * Only layouts this file holds a table for are read: CPython 3.11 on
- * x86-64, the offsets taken from CPython's headers and checked against
- * them by tests/1540-pyframes.bats (tests/tools/pyoffsets.c); anything
- * else is -PROF_EUNAVAIL, one line naming it ("CPython 3.12: layout not
- * known").
+ * Only layouts this file holds a table for are read: CPython 3.11 and
+ * 3.12 on x86-64, the offsets taken from CPython's headers and checked
+ * against them by tests/1540-pyframes.bats (tests/tools/pyoffsets.c);
+ * anything else is -PROF_EUNAVAIL, one line naming it ("CPython 3.14:
+ * layout not known").
  *
  * py_thread_stack() walks _PyRuntime.interpreters.head -> each
  * interpreter's threads.head list -> the PyThreadState whose
@@ -26,8 +26,8 @@
  * _PyInterpreterFrame.previous chain.  py_code_info() reads a code
  * object's co_name, co_qualname, co_filename (compact str objects of any
  * kind, given as UTF-8) and co_firstlineno, and decodes the line of an
- * instruction from co_linetable (3.11's location table); it keeps what
- * it read per code object address.
+ * instruction from co_linetable (the location table of 3.11 on); it
+ * keeps what it read per code object address.
  *
  * Outside memory is untrusted
  * ---------------------------
@@ -70,7 +70,7 @@ struct py_info {
  * py_close()).  -PROF_ENOENT: no such process, or no file it maps holds
  * _PyRuntime ("process N: no CPython found ..."); -PROF_EUNAVAIL: a
  * CPython whose layout is not known here (another version, another
- * machine, a 3.11 whose _PyRuntime is not the size of the layout known);
+ * machine, a version whose _PyRuntime is not the size of the layout known);
  * -PROF_EPERM: the kernel refuses to let us read its memory (reading
  * needs PTRACE_MODE_ATTACH: the same user and no Yama restriction, or
  * CAP_SYS_PTRACE); -PROF_EIO, -PROF_ENOMEM.
@@ -88,14 +88,18 @@ struct py_frame {
 	uint64_t frame;		/* the _PyInterpreterFrame's address */
 	uint64_t code;		/* its PyCodeObject's address */
 	/* The instruction: code units from the start of the bytecode to
-	 * prev_instr (3.11's _PyInterpreterFrame_LASTI(): the instruction
+	 * prev_instr (_PyInterpreterFrame_LASTI(): the instruction
 	 * executing, or the last cache unit of a call in progress); -1 in a
 	 * frame that has not started. */
 	int32_t instr;
 	/* The first (outermost) frame of one C call of the eval loop
 	 * (_PyEval_EvalFrameDefault): walking from the innermost frame, the
 	 * frames up to and including an is_entry one are what that one
-	 * native frame runs. */
+	 * native frame runs.  3.11 marks such frames; 3.12 on puts a shim
+	 * frame (FRAME_OWNED_BY_CSTACK) under them, which is not listed.
+	 * A shim with no frame before it (the innermost: a call entering
+	 * or leaving the eval loop) is listed, as an incomplete entry frame
+	 * whose code is 0, so that each call still has its entry frame. */
 	bool is_entry;
 	/* A frame that has not reached its first instruction
 	 * (_PyFrame_IsIncomplete()).  Such frames are skipped, as CPython's
@@ -103,7 +107,8 @@ struct py_frame {
 	 * this flag) so that the entry frames still count the eval loop's
 	 * native frames; a listing of the Python stack leaves it out. */
 	bool incomplete;
-	uint8_t owner;		/* 0 thread, 1 generator, 2 frame object */
+	uint8_t owner;		/* 0 thread, 1 generator, 2 frame object,
+				 * 3 the C stack (a shim: code 0) */
 };
 
 /* The most frames one walk visits (skipped ones included). */
@@ -152,11 +157,11 @@ int py_code_info(struct py_proc *p, uint64_t code, int32_t instr,
 		 struct py_code *out);
 
 /*
- * The line of instruction instr (in code units) in a 3.11 location table
- * (co_linetable) of a code object whose first line is firstlineno: -1
- * when its entry has no location or the table does not reach it;
- * firstlineno when instr < 0.  Pure: what py_code_info() runs on the
- * table it read.
+ * The line of instruction instr (in code units) in a location table
+ * (co_linetable, 3.11 on) of a code object whose first line is
+ * firstlineno: -1 when its entry has no location or the table does not
+ * reach it; firstlineno when instr < 0.  Pure: what py_code_info() runs
+ * on the table it read.
  */
 int py_linetable_line(const uint8_t *table, size_t len, int firstlineno,
 		      int32_t instr);

@@ -68,6 +68,12 @@ static void print_frame(struct py_proc *p, const struct py_frame *f,
 
 	if (f->incomplete && !entries)
 		return;
+	if (!f->code) {
+		/* A shim alone: an eval loop call with no frame yet. */
+		printf("(eval loop entered, no frame)%s\n",
+		       f->is_entry ? " [entry]" : "");
+		return;
+	}
 	rc = py_code_info(p, f->code, f->instr, &c);
 	if (rc) {
 		printf("? (%s)", prof_error(rc));
