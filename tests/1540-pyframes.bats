@@ -246,6 +246,63 @@ check_layout() {
 	check_layout 12
 }
 
+@test "pyframes 3.13: the layout table equals offsetof() in CPython's headers" {
+	check_layout 13
+}
+
+@test "pyframes 3.13: the offsets a live process publishes (_Py_DebugOffsets) are its headers' too" {
+	need_py 13
+	local var=PY313_INCLUDE inc
+	inc=${!var:-$("$PY" -c 'import sysconfig; print(sysconfig.get_paths()["include"])')}
+	[[ -r $inc/Python.h && -r $inc/internal/pycore_runtime.h ]] ||
+		skip "no CPython 3.13 headers with internal/ in $inc (libpython3.13-dev)"
+	command -v cc >/dev/null || skip "no C compiler"
+	run -0 cc -I"$inc" -o pyoffsets "$ROOT/tests/tools/pyoffsets.c"
+	bg "$PY" -c 'import time; open("ready", "w").close(); time.sleep(300)'
+	PID=$BG
+	wait_file ready
+	run -0 "$PYSTACK" --layout-of "$PID"
+	diff -u <(./pyoffsets | grep -v '^#' | sort) <(sort <<<"$output") ||
+		fail "the layout read from the process differs from the headers (- headers, + read)"
+	assert_line --partial "_Py_DebugOffsets.thread_state.current_frame "
+}
+
+# A 3.13 that damages what it publishes at the start of _PyRuntime
+# (MODE: the cookie, or thread_state.current_frame's offset, at 184),
+# then tells READY and sleeps.
+write_debug_damage() {
+	cat >"$1" <<'PY'
+import ctypes, sys, time
+
+MODE, READY = sys.argv[1], sys.argv[2]
+rt = ctypes.addressof(ctypes.c_char.in_dll(ctypes.pythonapi, "_PyRuntime"))
+if MODE == "cookie":
+    ctypes.memmove(rt, b"xdebugpz", 8)
+elif MODE == "offset":
+    ctypes.c_uint64.from_address(rt + 184).value = 1 << 20
+open(READY, "w").close()
+time.sleep(300)
+PY
+}
+
+@test "pyframes 3.13: debug offsets that are not (no cookie) or not believed (past their struct) refuse the process in one line" {
+	need_py 13
+	local v
+	v=$("$PY" -c 'import platform; print(platform.python_version())')
+	write_debug_damage damage.py
+	bg "$PY" damage.py cookie ready
+	PID=$BG
+	wait_file ready
+	run -1 "$PYSTACK" "$PID"
+	assert_output "pystack: CPython $v: _PyRuntime does not start with its debug offsets (no cookie; process $PID)"
+	rm ready
+	bg "$PY" damage.py offset ready
+	PID=$BG
+	wait_file ready
+	run -1 "$PYSTACK" "$PID"
+	assert_output --regexp "^pystack: CPython $v: debug offset _Py_DebugOffsets.thread_state.current_frame is 1048576 \(in a struct of [0-9]+ bytes\): not believed \(process $PID\)\$"
+}
+
 @test "pyframes: a version with no table: pystack --layout says so" {
 	run -1 "$PYSTACK" --layout 3.14
 	assert_output "pystack: no layout for CPython 3.14"
@@ -270,6 +327,10 @@ check_threads() {
 
 @test "pyframes 3.12: three threads' stacks, innermost first, as the program sees them: names, qualnames, files, lines" {
 	check_threads 12
+}
+
+@test "pyframes 3.13: three threads' stacks, innermost first, as the program sees them: names, qualnames, files, lines" {
+	check_threads 13
 }
 
 # The main thread: the lines marked; the image the interpreter is in.
@@ -299,6 +360,10 @@ check_main() {
 
 @test "pyframes 3.12: the main thread: a method's qualname, the exact lines marked in the source" {
 	check_main 12
+}
+
+@test "pyframes 3.13: the main thread: a method's qualname, the exact lines marked in the source" {
+	check_main 13
 }
 
 # Entry frames: one per C call of the eval loop.  RECENTRY: whether the
@@ -339,6 +404,10 @@ check_entries() {
 	check_entries 12
 }
 
+@test "pyframes 3.13: a generator resumed from C and a recursive function; entry frames (shims) mark each C call of the eval loop" {
+	check_entries 13
+}
+
 check_names() {
 	need_py "$1"
 	start_prog "$PY"
@@ -358,6 +427,10 @@ check_names() {
 	check_names 12
 }
 
+@test "pyframes 3.13: names of every string kind (ASCII, Latin-1, UCS-2, UCS-4) are given as UTF-8" {
+	check_names 13
+}
+
 check_every_thread() {
 	need_py "$1"
 	start_prog "$PY"
@@ -374,6 +447,10 @@ check_every_thread() {
 
 @test "pyframes 3.12: every thread of the process is listed, each walk complete" {
 	check_every_thread 12
+}
+
+@test "pyframes 3.13: every thread of the process is listed, each walk complete" {
+	check_every_thread 13
 }
 
 @test "pyframes: a CPython built as a shared library (libpython3.X.so) is read the same" {
@@ -435,6 +512,10 @@ check_positions() {
 
 @test "pyframes 3.12: the line table decoder gives co_positions()'s line for every code unit of many code objects, all 16 entry kinds" {
 	check_positions 12
+}
+
+@test "pyframes 3.13: the line table decoder gives co_positions()'s line for every code unit of many code objects, all 16 entry kinds" {
+	check_positions 13
 }
 
 write_hostile() {
@@ -583,6 +664,10 @@ check_churn() {
 	check_churn 12
 }
 
+@test "pyframes 3.13: stacks read while they change: every walk complete or stopped with a reason, never a crash" {
+	check_churn 13
+}
+
 # uprofile -g on a workload of known shape: a, b, c run 50, 30, 20
 # units of one loop under main.
 check_uprofile() {
@@ -629,6 +714,10 @@ check_uprofile() {
 
 @test "pyframes 3.12: uprofile -g shows the Python functions, in their shares" {
 	check_uprofile 12
+}
+
+@test "pyframes 3.13: uprofile -g shows the Python functions, in their shares" {
+	check_uprofile 13
 }
 
 @test "pyframes: a process that exits while it is read is an error: reaped, or a zombie" {

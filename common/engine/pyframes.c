@@ -38,12 +38,18 @@
  * from the thread state itself.  3.11 marks the first frame of each C
  * call of the eval loop (is_entry); 3.12 and 3.13 put a shim frame
  * (owner FRAME_OWNED_BY_CSTACK) on the C stack under it instead.
+ *
+ * 3.13 publishes most of its offsets at the start of _PyRuntime
+ * (_Py_DebugOffsets, for tools that read it from outside): those are
+ * read from the process (debug_fields[], checked), the table's values
+ * are what its headers say, and the rest come from the table.
  */
 #define NONE UINT32_MAX
 
 struct layout {
 	unsigned minor;
 	uint16_t machine;		/* e_machine of the image */
+	bool debug_offsets;		/* _PyRuntime starts with them */
 	uint32_t runtime_size;		/* sizeof(_PyRuntimeState) */
 	uint32_t rt_interp_head;	/* _PyRuntimeState.interpreters.head */
 	uint32_t is_next;		/* PyInterpreterState.next */
@@ -168,6 +174,49 @@ static const struct layout layouts[] = {
 		.str_compact_size = 56,
 		.bytes_data = 32,
 	},
+	{
+		/* CPython 3.13 on x86-64 (3.13.0); what debug_fields[]
+		 * names is read from the process. */
+		.minor = 13,
+		.machine = EM_X86_64,
+		.debug_offsets = true,
+		.runtime_size = 283320,
+		.rt_interp_head = 632,
+		.is_next = 7264,
+		.is_threads_head = 7344,
+		.ts_next = 8,
+		.ts_interp = 16,
+		.ts_native_tid = 160,
+		.ts_frame = 72,
+		.cf_current_frame = NONE,
+		.fr_code = 0,
+		.fr_previous = 8,
+		.fr_instr = 56,
+		.fr_is_entry = NONE,
+		.fr_owner = 70,
+		.owner_generator = 1,
+		.owner_frame_object = 2,
+		.owner_cstack = 3,
+		.ob_type = 8,
+		.ob_size = 16,
+		.co_firstlineno = 68,
+		.co_filename = 112,
+		.co_name = 120,
+		.co_qualname = 128,
+		.co_linetable = 136,
+		.co_firsttraceable = 184,
+		.co_code = 200,
+		.codeunit_size = 2,
+		.str_length = 16,
+		.str_state = 32,
+		.str_kind = 0x1c,
+		.str_compact = 0x20,
+		.str_ascii = 0x40,
+		.str_ready = 0,
+		.str_ascii_size = 40,
+		.str_compact_size = 56,
+		.bytes_data = 32,
+	},
 };
 
 /* The names of the values, as CPython's headers spell them in versions
@@ -187,10 +236,13 @@ static const struct {
 	LN(ts_interp, "PyThreadState.interp", ALL),
 	LN(ts_native_tid, "PyThreadState.native_thread_id", ALL),
 	LN(ts_frame, "PyThreadState.cframe", 11, 12),
+	LN(ts_frame, "PyThreadState.current_frame", 13, 99),
 	LN(cf_current_frame, "_PyCFrame.current_frame", 11, 12),
 	LN(fr_code, "_PyInterpreterFrame.f_code", 11, 12),
+	LN(fr_code, "_PyInterpreterFrame.f_executable", 13, 99),
 	LN(fr_previous, "_PyInterpreterFrame.previous", 11, 99),
 	LN(fr_instr, "_PyInterpreterFrame.prev_instr", 11, 12),
+	LN(fr_instr, "_PyInterpreterFrame.instr_ptr", 13, 99),
 	LN(fr_is_entry, "_PyInterpreterFrame.is_entry", 11, 11),
 	LN(fr_owner, "_PyInterpreterFrame.owner", 11, 99),
 	LN(owner_generator, "FRAME_OWNED_BY_GENERATOR", 11, 99),
@@ -218,6 +270,57 @@ static const struct {
 };
 #undef LN
 #undef ALL
+
+/*
+ * The offsets 3.13 publishes in _Py_DebugOffsets that are read: where
+ * each is in it (at), the layout field it sets, where the size of the
+ * struct that holds the field is (size_at; NONE: it is a size), and the
+ * field's width (it must end inside that struct).  Positions as in 3.13's
+ * Include/internal/pycore_runtime.h: a cookie, the version, whether
+ * free-threaded, then per struct its size and its fields' offsets, all
+ * uint64_t.
+ */
+#define DEBUG_COOKIE "xdebugpy"
+#define DEBUG_VERSION 8			/* .version: PY_VERSION_HEX */
+#define DEBUG_FREE_THREADED 16		/* .free_threaded */
+#define DEBUG_LEN 584			/* sizeof(_Py_DebugOffsets) */
+
+#define DF(name, at, field, size_at, width) \
+	{ "_Py_DebugOffsets." name, at, offsetof(struct layout, field), \
+	  size_at, width }
+static const struct {
+	const char *name;
+	uint32_t at;
+	size_t field;
+	uint32_t size_at;
+	uint32_t width;
+} debug_fields[] = {
+	DF("runtime_state.size", 24, runtime_size, NONE, 0),
+	DF("runtime_state.interpreters_head", 40, rt_interp_head, 24, 8),
+	DF("interpreter_state.next", 64, is_next, 48, 8),
+	DF("interpreter_state.threads_head", 72, is_threads_head, 48, 8),
+	DF("thread_state.next", 168, ts_next, 152, 8),
+	DF("thread_state.interp", 176, ts_interp, 152, 8),
+	DF("thread_state.current_frame", 184, ts_frame, 152, 8),
+	DF("thread_state.native_thread_id", 200, ts_native_tid, 152, 8),
+	DF("interpreter_frame.previous", 232, fr_previous, 224, 8),
+	DF("interpreter_frame.executable", 240, fr_code, 224, 8),
+	DF("interpreter_frame.instr_ptr", 248, fr_instr, 224, 8),
+	DF("interpreter_frame.owner", 264, fr_owner, 224, 1),
+	DF("code_object.filename", 280, co_filename, 272, 8),
+	DF("code_object.name", 288, co_name, 272, 8),
+	DF("code_object.qualname", 296, co_qualname, 272, 8),
+	DF("code_object.linetable", 304, co_linetable, 272, 8),
+	DF("code_object.firstlineno", 312, co_firstlineno, 272, 4),
+	DF("code_object.co_code_adaptive", 344, co_code, 272, 0),
+	DF("pyobject.ob_type", 360, ob_type, 352, 8),
+	DF("bytes_object.ob_size", 520, ob_size, 512, 8),
+	DF("bytes_object.ob_sval", 528, bytes_data, 512, 0),
+	DF("unicode_object.state", 544, str_state, 536, 4),
+	DF("unicode_object.length", 552, str_length, 536, 8),
+	DF("unicode_object.asciiobject_size", 560, str_ascii_size, NONE, 0),
+};
+#undef DF
 
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -251,6 +354,19 @@ static size_t layout_values(const struct layout *l,
 		}
 		n++;
 	}
+	/* Where the offsets published are read from. */
+	for (i = 0; l->debug_offsets && i < NELEM(debug_fields); i++, n++)
+		if (n < max) {
+			out[n].name = debug_fields[i].name;
+			out[n].value = debug_fields[i].at;
+		}
+	if (l->debug_offsets) {
+		if (n < max) {
+			out[n].name = "sizeof(_Py_DebugOffsets)";
+			out[n].value = DEBUG_LEN;
+		}
+		n++;
+	}
 	return n;
 }
 
@@ -261,6 +377,7 @@ size_t py_layout_values(unsigned minor, struct py_layout_value *out,
 
 	return l ? layout_values(l, out, max) : 0;
 }
+
 
 /* Caps on what a walk follows in outside memory. */
 #define MAX_INTERPS 256		/* interpreters */
@@ -746,6 +863,67 @@ static int set_extents(struct py_proc *p, const struct layout *l)
 	       l->bytes_data > HEADER_MAX || !l->str_kind ? -1 : 0;
 }
 
+/* The largest size of a struct published that is believed (the
+ * interpreter state of 3.13 is some 100 kB). */
+#define DEBUG_MAX_SIZE (1u << 24)
+
+/*
+ * 3.13 on: the offsets the process publishes at the start of _PyRuntime
+ * (at runtime) into p->lay, checked: the cookie, the version (hex, as
+ * Py_Version says), a build that is not free-threaded (whose objects have
+ * another header), each field inside its struct.  The values it does not
+ * publish keep their place relative to the nearest that it does:
+ * _co_firsttraceable to co_code_adaptive, sizeof(PyCompactUnicodeObject)
+ * to sizeof(PyASCIIObject).
+ */
+static int read_debug_offsets(struct py_proc *p, uint64_t runtime,
+			      uint32_t hex, const char *v)
+{
+	struct layout *l = &p->lay;
+	const struct layout *table = layout_of(l->minor);
+	uint8_t d[DEBUG_LEN];
+	uint64_t version;
+	size_t i;
+	int rc;
+
+	rc = rd(p, runtime, d, sizeof(d), "_PyRuntime.debug_offsets");
+	if (rc)
+		return rc;
+	if (memcmp(d, DEBUG_COOKIE, 8))
+		return prof_fail(PROF_EUNAVAIL, "CPython %s: _PyRuntime does "
+				 "not start with its debug offsets (no cookie; "
+				 "process %d)", v, (int)p->info.pid);
+	version = word(d, sizeof(d), DEBUG_VERSION, 8);
+	if (hex && version != hex)
+		return prof_fail(PROF_EUNAVAIL, "CPython %s: its debug offsets "
+				 "are of version %#" PRIx64 " (process %d)", v,
+				 version, (int)p->info.pid);
+	if (word(d, sizeof(d), DEBUG_FREE_THREADED, 8))
+		return prof_fail(PROF_EUNAVAIL, "CPython %s built "
+				 "free-threaded: layout not known (process %d)",
+				 v, (int)p->info.pid);
+	for (i = 0; i < NELEM(debug_fields); i++) {
+		uint64_t val = word(d, sizeof(d), debug_fields[i].at, 8);
+		uint64_t size = debug_fields[i].size_at == NONE ? val :
+			word(d, sizeof(d), debug_fields[i].size_at, 8);
+
+		if (size > DEBUG_MAX_SIZE || !size ||
+		    val + debug_fields[i].width > size)
+			return prof_fail(PROF_EUNAVAIL, "CPython %s: debug "
+					 "offset %s is %" PRIu64 " (in a struct "
+					 "of %" PRIu64 " bytes): not believed "
+					 "(process %d)", v, debug_fields[i].name,
+					 val, size, (int)p->info.pid);
+		*(uint32_t *)(void *)((char *)l + debug_fields[i].field) =
+			(uint32_t)val;
+	}
+	l->co_firsttraceable = table->co_firsttraceable - table->co_code +
+			       l->co_code;
+	l->str_compact_size = table->str_compact_size -
+			      table->str_ascii_size + l->str_ascii_size;
+	return 0;
+}
+
 /* Check the image's version and symbols against a layout known and fill
  * p from them. */
 static int use_image(struct py_proc *p, const struct maps *ms,
@@ -767,15 +945,29 @@ static int use_image(struct py_proc *p, const struct maps *ms,
 		return prof_fail(PROF_EUNAVAIL, "CPython %s: layout not known "
 				 "(process %d, %s)", v, (int)p->info.pid,
 				 f->path);
-	if (set_extents(p, l))
-		return prof_fail(PROF_EUNAVAIL, "CPython %s: the layout table "
-				 "is wrong (a struct read past %d bytes)", v,
-				 HEADER_MAX);
 	if (im->machine != l->machine)
 		return prof_fail(PROF_EUNAVAIL, "CPython %s for %s: layout not "
 				 "known (process %d, %s)", v,
 				 machine_name(im->machine), (int)p->info.pid,
 				 f->path);
+	p->lay = *l;
+	l = p->l = &p->lay;
+	if (l->debug_offsets) {
+		if (!in_writable(ms, bias + im->value[S_RUNTIME], DEBUG_LEN))
+			return prof_fail(PROF_EFORMAT, "process %d: _PyRuntime "
+					 "at %#" PRIx64 " is in no writable "
+					 "mapping (%s)", (int)p->info.pid,
+					 bias + im->value[S_RUNTIME], f->path);
+		rc = read_debug_offsets(p, bias + im->value[S_RUNTIME], hex,
+					v);
+		if (rc)
+			return rc;
+	}
+	if (set_extents(p, l))
+		return prof_fail(PROF_EUNAVAIL, "CPython %s: the layout %s is "
+				 "wrong (a struct read past %d bytes)", v,
+				 l->debug_offsets ? "it publishes" : "table",
+				 HEADER_MAX);
 	if (im->size[S_RUNTIME] != l->runtime_size)
 		return prof_fail(PROF_EUNAVAIL, "CPython %s: _PyRuntime is "
 				 "%" PRIu64 " bytes, not the %" PRIu32 " of the "
@@ -792,8 +984,6 @@ static int use_image(struct py_proc *p, const struct maps *ms,
 				 "%#" PRIx64 " is in no writable mapping "
 				 "(%s)", (int)p->info.pid,
 				 bias + im->value[S_RUNTIME], f->path);
-	p->lay = *l;
-	p->l = &p->lay;
 	p->info.version = hex ? hex : 0x03000000u | (minor << 16);
 	p->info.runtime = bias + im->value[S_RUNTIME];
 	if (im->found[S_EVAL]) {
@@ -917,6 +1107,12 @@ void py_close(struct py_proc *p)
 const struct py_info *py_info(const struct py_proc *p)
 {
 	return &p->info;
+}
+
+size_t py_proc_layout_values(const struct py_proc *p,
+			     struct py_layout_value *out, size_t max)
+{
+	return layout_values(p->l, out, max);
 }
 
 bool py_exited(const struct py_proc *p)

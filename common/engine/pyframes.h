@@ -14,16 +14,19 @@
  * itself, else the path inside the process's root; regular files only),
  * adds the load bias the maps give, and reads `Py_Version` from memory
  * (no such symbol before 3.11: the version is taken from the file name).
- * Only layouts this file holds a table for are read: CPython 3.11 and
- * 3.12 on x86-64, the offsets taken from CPython's headers and checked
- * against them by tests/1540-pyframes.bats (tests/tools/pyoffsets.c);
- * anything else is -PROF_EUNAVAIL, one line naming it ("CPython 3.14:
- * layout not known").
+ * Only layouts this file holds a table for are read: CPython 3.11, 3.12
+ * and 3.13 on x86-64, the offsets taken from CPython's headers and
+ * checked against them by tests/1540-pyframes.bats
+ * (tests/tools/pyoffsets.c); anything else is -PROF_EUNAVAIL, one line
+ * naming it ("CPython 3.14: layout not known").  3.13 publishes most of
+ * its offsets at the start of _PyRuntime (_Py_DebugOffsets): those are
+ * read from the process, checked (its cookie, its version, each offset
+ * inside its struct), the table giving the rest.
  *
  * py_thread_stack() walks _PyRuntime.interpreters.head -> each
  * interpreter's threads.head list -> the PyThreadState whose
- * native_thread_id is the thread -> cframe->current_frame -> the
- * _PyInterpreterFrame.previous chain.  py_code_info() reads a code
+ * native_thread_id is the thread -> cframe->current_frame (3.13:
+ * current_frame) -> the _PyInterpreterFrame.previous chain.  py_code_info() reads a code
  * object's co_name, co_qualname, co_filename (compact str objects of any
  * kind, given as UTF-8) and co_firstlineno, and decodes the line of an
  * instruction from co_linetable (the location table of 3.11 on); it
@@ -175,8 +178,15 @@ struct py_layout_value {
 
 /* The layout table of CPython 3.minor, as name-value pairs in out[] (at
  * most max); returns how many values the table has, 0 when there is no
- * table for that version. */
+ * table for that version.  From 3.13 on, the table includes where in
+ * _Py_DebugOffsets the offsets the process publishes are read from
+ * ("_Py_DebugOffsets.thread_state.current_frame"). */
 size_t py_layout_values(unsigned minor, struct py_layout_value *out,
 			size_t max);
+
+/* The same, of the layout py_open() found for p: the table's, with what
+ * the process publishes of it (3.13 on) in place. */
+size_t py_proc_layout_values(const struct py_proc *p,
+			     struct py_layout_value *out, size_t max);
 
 #endif

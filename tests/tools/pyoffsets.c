@@ -17,7 +17,8 @@
  * names are those of the version's own structures: which values there
  * are depends on the version (3.9 and 3.10 chain PyFrameObjects; 3.11
  * to 3.13 chain _PyInterpreterFrames, 3.13 from the thread state
- * itself).  The first line is "# CPython X.Y.Z" (the headers' version),
+ * itself; 3.13 adds where in _Py_DebugOffsets the offsets it publishes
+ * are).  The first line is "# CPython X.Y.Z" (the headers' version),
  * not compared.
  */
 #define Py_BUILD_CORE 1
@@ -127,5 +128,33 @@ int main(void)
 	SIZE(PyASCIIObject);
 	SIZE(PyCompactUnicodeObject);
 	OFF(PyBytesObject, ob_sval);
+#if PY_VERSION_HEX >= 0x030d0000
+	/* Where the offsets the runtime publishes are. */
+	SIZE(_Py_DebugOffsets);
+	OFF(_Py_DebugOffsets, runtime_state.size);
+	OFF(_Py_DebugOffsets, runtime_state.interpreters_head);
+	OFF(_Py_DebugOffsets, interpreter_state.next);
+	OFF(_Py_DebugOffsets, interpreter_state.threads_head);
+	OFF(_Py_DebugOffsets, thread_state.next);
+	OFF(_Py_DebugOffsets, thread_state.interp);
+	OFF(_Py_DebugOffsets, thread_state.current_frame);
+	OFF(_Py_DebugOffsets, thread_state.native_thread_id);
+	OFF(_Py_DebugOffsets, interpreter_frame.previous);
+	OFF(_Py_DebugOffsets, interpreter_frame.executable);
+	OFF(_Py_DebugOffsets, interpreter_frame.instr_ptr);
+	OFF(_Py_DebugOffsets, interpreter_frame.owner);
+	OFF(_Py_DebugOffsets, code_object.filename);
+	OFF(_Py_DebugOffsets, code_object.name);
+	OFF(_Py_DebugOffsets, code_object.qualname);
+	OFF(_Py_DebugOffsets, code_object.linetable);
+	OFF(_Py_DebugOffsets, code_object.firstlineno);
+	OFF(_Py_DebugOffsets, code_object.co_code_adaptive);
+	OFF(_Py_DebugOffsets, pyobject.ob_type);
+	OFF(_Py_DebugOffsets, bytes_object.ob_size);
+	OFF(_Py_DebugOffsets, bytes_object.ob_sval);
+	OFF(_Py_DebugOffsets, unicode_object.state);
+	OFF(_Py_DebugOffsets, unicode_object.length);
+	OFF(_Py_DebugOffsets, unicode_object.asciiobject_size);
+#endif
 	return 0;
 }

@@ -29,6 +29,8 @@
  *   pystack --layout 3.MINOR   the layout table pyframes.c holds for that
  *                              version, "NAME VALUE" per line (as
  *                              tests/tools/pyoffsets.c prints CPython's)
+ *   pystack --layout-of PID    the layout it reads PID by: the table, with
+ *                              what the process publishes in place (3.13)
  *   pystack --lines            location tables on standard input, one per
  *                              line "FIRSTLINENO NUNITS HEX": prints the
  *                              line of each code unit, space-separated
@@ -50,6 +52,7 @@ static int usage(void)
 {
 	fprintf(stderr, "usage: pystack [-e] [-t TID] [--wait] PID\n"
 		"       pystack --layout 3.MINOR\n"
+		"       pystack --layout-of PID\n"
 		"       pystack --lines\n");
 	return 2;
 }
@@ -200,6 +203,26 @@ static int layout(const char *version)
 	return 0;
 }
 
+static int layout_of(const char *arg)
+{
+	struct py_layout_value v[128];
+	struct py_proc *p;
+	size_t n, i;
+	long pid;
+	int rc;
+
+	if (parse_int(arg, 1, INT32_MAX, &pid))
+		return usage();
+	rc = py_open((pid_t)pid, &p);
+	if (rc)
+		return fail(rc);
+	n = py_proc_layout_values(p, v, 128);
+	for (i = 0; i < n && i < 128; i++)
+		printf("%s %" PRIu64 "\n", v[i].name, v[i].value);
+	py_close(p);
+	return 0;
+}
+
 static int hexval(int c)
 {
 	if (c >= '0' && c <= '9')
@@ -273,6 +296,8 @@ int main(int argc, char **argv)
 
 	if (argc == 3 && !strcmp(argv[1], "--layout"))
 		return layout(argv[2]);
+	if (argc == 3 && !strcmp(argv[1], "--layout-of"))
+		return layout_of(argv[2]);
 	if (argc == 2 && !strcmp(argv[1], "--lines"))
 		return lines();
 	for (i = 1; i < argc - 1; i++) {
