@@ -907,7 +907,7 @@ static int read_debug_offsets(struct py_proc *p, uint64_t runtime,
 		uint64_t size = debug_fields[i].size_at == NONE ? val :
 			word(d, sizeof(d), debug_fields[i].size_at, 8);
 
-		if (size > DEBUG_MAX_SIZE || !size ||
+		if (size > DEBUG_MAX_SIZE || !size || val > size ||
 		    val + debug_fields[i].width > size)
 			return prof_fail(PROF_EUNAVAIL, "CPython %s: debug "
 					 "offset %s is %" PRIu64 " (in a struct "
