@@ -170,7 +170,8 @@ int kallsyms_set(struct kallsyms *ks, struct strpool *sp,
 			return SYM_ENOMEM;
 		ks->n++;
 	}
-	qsort(ks->v, ks->n, sizeof(*ks->v), ksym_cmp);
+	if (ks->n > 1)
+		qsort(ks->v, ks->n, sizeof(*ks->v), ksym_cmp);
 	return SYM_OK;
 }
 

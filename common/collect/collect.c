@@ -318,12 +318,10 @@ void collector_comm(struct collector *c, uint32_t pid, uint32_t tid,
 
 	struct thread *t = collect_thread_get(c, pid, tid);
 
-	/* A name read from /proc (time 0) as collection started is older
-	 * news than a COMM record already met (an exec racing the scan). */
-	if (t && (time || !t->recorded))
+	if (t) {
 		collect_thread_name(t, comm);
-	if (t && time)
 		t->recorded = true;
+	}
 	if (!exec)
 		return;
 	expect_process(c, pid);
@@ -345,6 +343,17 @@ void collector_comm(struct collector *c, uint32_t pid, uint32_t tid,
 	for (i = 0; i < p->nmaps; i++)
 		if (p->maps[i].t_to == T_INF && p->maps[i].t_from <= time)
 			p->maps[i].t_to = time;
+}
+
+void collector_comm_scanned(struct collector *c, uint32_t pid, uint32_t tid,
+			    const char *comm)
+{
+	struct thread *t = collect_thread_get(c, pid, tid);
+
+	/* Older news than a COMM or FORK record already met (an exec
+	 * racing the scan). */
+	if (t && !t->recorded)
+		collect_thread_name(t, comm);
 }
 
 void collector_fork(struct collector *c, uint32_t pid, uint32_t ppid,

@@ -200,6 +200,10 @@ void collector_set_owner(struct collector *c, uint32_t pid, uint32_t uid);
 int collector_owner(const struct collector *c, uint32_t pid, uint32_t *uid);
 void collector_comm(struct collector *c, uint32_t pid, uint32_t tid,
 		    const char *comm, int exec, uint64_t time);
+/* A thread's name read from /proc as collection starts: kept unless a
+ * record (COMM, FORK) named the thread already. */
+void collector_comm_scanned(struct collector *c, uint32_t pid, uint32_t tid,
+			    const char *comm);
 /* The command line of process pid (its arguments, each ended by NUL, len
  * bytes in all), read by the engine when it exec'd or from /proc for a
  * process that existed before; or, with collector_next_exec(), the

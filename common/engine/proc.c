@@ -223,8 +223,8 @@ static void synthesize_comms(struct collector *col, pid_t pid)
 			continue;
 		if (fgets(comm, sizeof(comm), f)) {
 			comm[strcspn(comm, "\n")] = '\0';
-			collector_comm(col, (uint32_t)pid, (uint32_t)tid, comm,
-				       0, 0);
+			collector_comm_scanned(col, (uint32_t)pid,
+					       (uint32_t)tid, comm);
 		}
 		fclose(f);
 	}
