@@ -92,6 +92,10 @@ _profile_tool_complete()
 		COMPREPLY=($(compgen -W "perf sim" -- "$cur"))
 		return
 		;;
+	-python | python)
+		COMPREPLY=($(compgen -W "on off" -- "$cur"))
+		return
+		;;
 	-pmu | pmu)
 		COMPREPLY=($(compgen -W "amd-ibs intel-pebs arm-spe auto" \
 			-- "$cur"))

@@ -87,6 +87,8 @@ function __profile_tool_candidates
             set values fp dwarf auto
         case engine
             set values perf sim
+        case python
+            set values on off
         case pmu
             set values amd-ibs intel-pebs arm-spe auto
         case pid p

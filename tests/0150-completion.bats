@@ -58,11 +58,17 @@ complete() {
 	assert_line retinst
 }
 
-@test "option values: engines, formats, PMU families; none for numbers" {
+@test "option values: engines, formats, PMU families, --python; none for numbers" {
 	run -0 complete "$UPROFILE" --engine=
 	assert_output $'perf\nsim'
 	run -0 complete "$UPROFILE" -engine ""
 	assert_output $'perf\nsim'
+	run -0 complete "$UPROFILE" --python=
+	assert_output $'off\non'
+	run -0 complete "$UPROFILE" -python o
+	assert_output $'off\non'
+	run -0 complete "$UPROFILE" --python=of
+	assert_output off
 	run -0 complete "$UPROFILE" -format j
 	assert_output json
 	run -0 complete "$UPROFILE" --format=c

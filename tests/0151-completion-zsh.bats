@@ -78,6 +78,10 @@ complete() {
 @test "zsh: option values; none for numbers" {
 	run -0 complete "uprofile --engine="
 	assert_output $'perf\nsim'
+	run -0 complete "uprofile --python="
+	assert_output $'off\non'
+	run -0 complete "uprofile -python of"
+	assert_output off
 	run -0 complete "uprofile -format c"
 	assert_output $'callgrind\ncsv'
 	run -0 complete "uprofile -format s"

@@ -67,6 +67,10 @@ complete() {
 @test "fish: option values; none for numbers" {
 	run -0 complete "uprofile --engine="
 	assert_output $'--engine=perf\n--engine=sim'
+	run -0 complete "uprofile --python="
+	assert_output $'--python=off\n--python=on'
+	run -0 complete "uprofile -python of"
+	assert_output off
 	run -0 complete "uprofile -format c"
 	assert_output $'callgrind\ncsv'
 	run -0 complete "uprofile -format s"
