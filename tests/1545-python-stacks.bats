@@ -15,8 +15,8 @@
 #    with -p: each with its own functions;
 #  - frames that change fast (deep recursion, generators, exceptions):
 #    every name is a function of the program or of the standard library;
-#  - --python=off, a program that is not Python, a CPython of another
-#    version (-v says why, native frames stay), a bad --python;
+#  - --python=off, a program that is not Python, a CPython of a version
+#    not known (-v says why, native frames stay), a bad --python;
 #  - the folded and pprof exports.
 #
 # Frames are read when the sample is drained, a millisecond or so after
@@ -26,8 +26,9 @@
 # its start.  The workloads run for a given CPU time
 # (time.process_time), so the sample counts do not depend on the load.
 #
-# Debian's CPython 3.11 is the interpreter (PYTHON311 names another);
-# PYTHON_OTHER may name a CPython of another version for the test of
+# Debian's CPython 3.11 is the interpreter (PYTHON311 names another;
+# tests/1540-pyframes.bats runs the shares of each version known);
+# PYTHON_OTHER may name a CPython of a version not known for the test of
 # refusal (else one is looked for on PATH).
 
 load helpers
@@ -769,27 +770,28 @@ PY
 	done
 }
 
-# A CPython of another version than 3.11 (PYTHON_OTHER, else the first
-# python3.N on PATH that runs): its executable, in OTHER.
+# A CPython of a version whose layout is not known (pystack --layout
+# says so): PYTHON_OTHER, else the first python3.N on PATH that runs; its
+# executable in OTHER, its version in OTHER_V.
 find_other_python() {
 	local cand v
 	OTHER=
-	for cand in ${PYTHON_OTHER-} python3.14 python3.13 python3.12 python3.10 python3.9; do
-		v=$("$cand" -c 'import sys; print(sys.implementation.name, sys.version_info[:2] != (3, 11), sys.executable)' 2>/dev/null) || continue
-		[[ $v == "cpython True /"* ]] || continue
-		OTHER=${v#cpython True }
+	for cand in ${PYTHON_OTHER-} python3.14 python3.15 python3.10 python3.9 python3.8; do
+		v=$("$cand" -c 'import sys; print(sys.implementation.name, "%d.%d" % sys.version_info[:2], sys.executable)' 2>/dev/null) || continue
+		[[ $v =~ ^cpython\ (3\.[0-9]+)\ (/.*)$ ]] || continue
+		"$TPROG/pystack" --layout "${BASH_REMATCH[1]}" >/dev/null 2>&1 && continue
+		OTHER_V=${BASH_REMATCH[1]} OTHER=${BASH_REMATCH[2]}
 		return 0
 	done
-	skip "no CPython other than 3.11 (PYTHON_OTHER names one)"
+	skip "no CPython of a version with no layout (python3.14, python3.10, ...; PYTHON_OTHER names one)"
 }
 
-@test "python: a CPython of another version: -v names it in one line, its native frames stay" {
+@test "python: a CPython of a version not known: -v names it in one line, its native frames stay" {
 	skip_unless_perf_works
 	find_other_python
 	write_shares
 	pyprof other.out "$OTHER" shares.py 0.3
-	local v
-	v=$("$OTHER" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
+	local v=$OTHER_V
 	run pylines
 	[[ ${#lines[@]} -eq 1 ]] || fail "not one python line: $output"
 	assert_line --index 0 --regexp "^uprofile: python: no Python frames: CPython ${v//./\\.}(\\.[0-9]+)?: layout not known \\(process [0-9]+, .*\\)\$"
