@@ -637,7 +637,10 @@ def main():
 main()
 PY
 	pyprof churn.out "$PY" churn.py 1.5
-	check_pyline 95 1
+	# The frames are read as they change: a walk that fails at the
+	# innermost frame (a frame being pushed or popped) leaves the sample
+	# its native frames, 2-10% of them here.
+	check_pyline 80 1
 	# The checker: each frame of the speedscope export whose file is a
 	# .py file or a "<...>" one is a Python frame (a native one has a
 	# file only from its line tables: a .c or .S file); its file is
@@ -714,9 +717,15 @@ PY
 	# No empty frame in the folded stacks.
 	folded_of churn.out
 	grep -Eq '(^;|;;|; [0-9]+$)' <<<"$stacks" && fail "an empty frame name: $(grep -E '(^;|;;|; [0-9]+$)' <<<"$stacks" | head -2)"
-	# The recursion is there to its depth: some stack holds rec 200
-	# times or more.
-	awk '{ n = gsub(/(^|;)rec(;| )/, "&"); if (n > m) m = n } END { exit !(m >= 100) }' <<<"$stacks" ||
+	# The recursion is there, deep: some stack holds rec 100 times or
+	# more.  (It goes 300 deep, but past about 140 frames, a 16 KiB
+	# chunk of the thread's frame stack, a walk seldom gets to the
+	# outer ones before the recursion has returned: it stops with a
+	# reason, its inner frames kept.)
+	awk '{ n = split($1, f, ";"); c = 0
+	       for (i = 1; i <= n; i++) if (f[i] == "rec") c++
+	       if (c > m) m = c }
+	     END { exit !(m >= 100) }' <<<"$stacks" ||
 		fail "no stack holds rec 100 times or more"
 }
 
