@@ -490,8 +490,10 @@ struct py_splice {
  * the innermost Python frame and between eval frames go, frames of other
  * objects (a C extension, libc, the kernel) stay where they are, and the
  * interpreter's frames below the outermost Python frame stay (main).
- * Python frames left over (a native walk that stopped early) go at the
- * end, as the callers they are.
+ * Python frames left over (a native walk that stopped early, or an eval
+ * frame not known as one: its .cold part) go right after the last ones
+ * placed (else where the interpreter's frames began, else at the end),
+ * so the Python part stays one run of frames.
  */
 static void splice_python(struct collector *c, const struct collect_sample *s,
 			  uint32_t *buf, uint32_t *n, uint32_t max)
@@ -500,6 +502,7 @@ static void splice_python(struct collector *c, const struct collect_sample *s,
 	const struct mapping *m = collect_find_mapping(c, s->pid,
 						       s->py_eval_lo, s->time);
 	uint32_t out[MAX_KERNEL_FRAMES + UNW_MAX_FRAMES], k = 0, o = 0, i;
+	uint32_t at = UINT32_MAX;	/* where leftovers go */
 	struct py_splice sp = { NO_OBJ, 0, 0 };
 
 	if (m) {
@@ -525,12 +528,20 @@ static void splice_python(struct collector *c, const struct collect_sample *s,
 					break;
 				}
 			}
+			at = o;
 			continue;
 		}
-		if (interp && k < s->npy)
+		if (interp && k < s->npy) {
+			if (at == UINT32_MAX)
+				at = o;
 			continue;	/* the interpreter's own workings */
+		}
 		out[o++] = buf[i];
 	}
+	if (at == UINT32_MAX)
+		at = o;
+	/* The leftovers at out[at], what was after them moved out. */
+	i = o;
 	for (; k < s->npy && o < max; k++)
 		if (s->py[k].obj != NO_PY_FRAME) {
 			uint32_t id = intern_frame(st, s->py[k].obj,
@@ -539,6 +550,20 @@ static void splice_python(struct collector *c, const struct collect_sample *s,
 			if (id != EMPTY)
 				out[o++] = id;
 		}
+	if (o > i && at < i) {
+		uint32_t moved = o - i, tail = i - at, tmp[64];
+
+		/* rotate out[at..o) so the leftovers come first */
+		while (tail) {
+			uint32_t c2 = tail < 64 ? tail : 64;
+
+			memcpy(tmp, out + i - c2, c2 * sizeof(*out));
+			memmove(out + i - c2, out + i, moved * sizeof(*out));
+			memcpy(out + i - c2 + moved, tmp, c2 * sizeof(*out));
+			i -= c2;
+			tail -= c2;
+		}
+	}
 	memcpy(buf, out, o * sizeof(*out));
 	*n = o;
 }

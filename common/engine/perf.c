@@ -117,6 +117,7 @@ struct perf_session {
 	size_t npm;
 	uint64_t pm_dropped;
 	struct py_samples *py;		/* target.python's, or NULL */
+	int py_eager;			/* drain every ms from the start */
 };
 
 static long sys_perf_event_open(struct perf_event_attr *attr, pid_t pid,
@@ -825,6 +826,7 @@ int perf_session_open(struct perf_session **out,
 	if (!s)
 		return prof_fail(PROF_ENOMEM, "out of memory");
 	s->col = col;
+	s->py_eager = t->python == PERF_PYTHON_EAGER;
 	if (t->python && !(s->py = py_samples_new())) {
 		free(s);
 		return prof_fail(PROF_ENOMEM, "out of memory");
@@ -1402,6 +1404,10 @@ static void deliver_mmap2(struct perf_session *s, const uint8_t *b,
 	name = bytes_str(&body);
 	if (name)
 		proc_map_file(s->col, pid, addr, len, pgoff, name, time, &fid);
+	/* A process looked at before it mapped its libpython (a first
+	 * sample in the dynamic linker) is looked at again. */
+	if (name && s->py)
+		py_samples_mapped(s->py, pid, name);
 }
 
 static void deliver(struct perf_session *s, const uint8_t *p)
@@ -1530,7 +1536,7 @@ int perf_session_poll(struct perf_session *s, int timeout_ms,
 	/* Python frames are read when a sample is drained: wake within a
 	 * millisecond of it, not at the buffer's watermark, so that the
 	 * thread is still in the functions it was sampled in. */
-	if (s->py && py_samples_active(s->py) &&
+	if (s->py && (s->py_eager || py_samples_active(s->py)) &&
 	    (timeout_ms < 0 || timeout_ms > 1))
 		timeout_ms = 1;
 	r = poll(s->pfds, n, timeout_ms);

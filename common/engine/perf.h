@@ -144,8 +144,12 @@ struct perf_target {
 	const struct perf_trigger *trigger;	/* --start-after, or NULL */
 	struct perf_switch sw;	/* with an off-CPU statistic */
 	int python;		/* samples of CPython get Python frames
-				 * (pysample.h): with call stacks */
+				 * (pysample.h): with call stacks;
+				 * PERF_PYTHON_EAGER: the program is a
+				 * python, drained every ms from its start
+				 * (else from the first CPython found) */
 };
+#define PERF_PYTHON_EAGER 2
 
 /* Per-statistic totals read from the counters. */
 struct perf_totals {

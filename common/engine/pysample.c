@@ -109,6 +109,20 @@ int py_samples_active(const struct py_samples *ps)
 	return ps->nactive > 0;
 }
 
+void py_samples_mapped(struct py_samples *ps, uint32_t pid, const char *path)
+{
+	const char *base = strrchr(path, '/');
+	struct pid_key k = { ps, pid };
+	size_t i;
+
+	base = base ? base + 1 : path;
+	if (strncmp(base, "libpython", 9))
+		return;
+	i = hashmap_find(&ps->index, pid, pid_eq, &k);
+	if (i != SIZE_MAX && !ps->procs[i].p && !ps->procs[i].samples)
+		py_samples_forget(ps, pid);
+}
+
 void py_samples_forget(struct py_samples *ps, uint32_t pid)
 {
 	size_t i;

@@ -29,6 +29,9 @@ void py_samples_add(struct py_samples *ps, struct collector *c,
 		    struct collect_sample *cs);
 /* Whether a CPython is being read (its samples want draining at once). */
 int py_samples_active(const struct py_samples *ps);
+/* Process pid mapped the file at path: if it is a libpython and pid was
+ * found no CPython before (looked at too early), it is looked at anew. */
+void py_samples_mapped(struct py_samples *ps, uint32_t pid, const char *path);
 /* Process pid exec'd or exited: its interpreter is no more. */
 void py_samples_forget(struct py_samples *ps, uint32_t pid);
 

@@ -407,6 +407,9 @@ static int start(struct run *r)
 	/* A CPython's stacks in Python's words, where stacks are taken. */
 	t->python = r->call_graph && !c->python_off &&
 		    c->tool->scope == RUN_SCOPE_TASKS;
+	/* python3 app.py: its start-up is read as promptly as the rest. */
+	if (t->python && c->cmd && !strncmp(path_base(c->cmd[0]), "python", 6))
+		t->python = PERF_PYTHON_EAGER;
 	err = perf_session_open(&r->sess, r->specs, r->nstats, t, r->col);
 	if (err)
 		return err;
