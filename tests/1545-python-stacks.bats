@@ -651,6 +651,7 @@ PY
 	cat >names.py <<'PY'
 import json
 import os
+import re
 import sys
 import sysconfig
 
@@ -673,17 +674,25 @@ def qualnames(path):
     return names[path]
 
 
+# the interpreter's own search path: the standard library and the
+# site directories its start-up imports from (site hooks)
+roots = [stdlib] + [os.path.realpath(p) for p in sys.path
+                    if p and os.path.isdir(p)]
+
+
 def source(file):
     if file.startswith("<frozen ") and file.endswith(">"):
         mod = file[8:-1].replace(".", "/")
         for p in (mod + ".py", mod + "/__init__.py"):
             if os.path.isfile(os.path.join(stdlib, p)):
                 return os.path.join(stdlib, p)
-        return None
+        # frozen without its source installed (getpath): its names
+        # cannot be compiled here, only checked for their shape
+        return "frozen"
     if file == prog:
         return file
     real = os.path.realpath(file)
-    if real.startswith(stdlib + "/") and os.path.isfile(real):
+    if any(real.startswith(r + "/") for r in roots) and os.path.isfile(real):
         return real
     return None
 
@@ -698,6 +707,9 @@ for f in doc["shared"]["frames"]:
     path = source(file)
     if path is None:
         bad.append("%r in %r: not the program's or the standard library's" % (name, file))
+    elif path == "frozen":
+        if not re.fullmatch(r"[A-Za-z_<][\w.<>]*", name or ""):
+            bad.append("%r is no Python name (%s)" % (name, file))
     elif not name or name not in qualnames(path):
         bad.append("%r is no function of %s" % (name, file))
     elif file == prog:
