@@ -622,6 +622,30 @@ check_stale() {
 	check_stale old-pipe.data
 }
 
+@test "a program rebuilt since the recording: found in perf's build-id cache (~/.debug) when that is the user's own, not when others may write it" {
+	command -v cc >/dev/null || skip "no C compiler (cc)"
+	stale_prog 1
+	perf_record -e cpu-clock -F "$((FREQ / 2))" -o old.data -- ./prog 2>perf.err ||
+		fail "perf record: $(cat perf.err)"
+	local id
+	id=$(readelf -n prog | awk '/Build ID:/ { print $3 }')
+	[[ $id =~ ^[0-9a-f]{40}$ ]] || fail "no build-id in prog: $id"
+	# perf's layout: ~/.debug/.build-id/XX/REST/elf
+	mkdir -p "home/.debug/.build-id/${id:0:2}/${id:2}"
+	cp prog "home/.debug/.build-id/${id:0:2}/${id:2}/elf"
+	chmod 755 home home/.debug
+	stale_prog 2
+	HOME=$PWD/home report old.data
+	assert_equal "$(jq -c .stale_objects <<<"$json")" "[]"
+	(($(json_samples old_spin cpu-clock - <<<"$json") > 100)) ||
+		fail "old_spin not named from the build-id cache"
+	# a cache its group may write is not the user's alone: not used
+	chmod 775 home/.debug
+	HOME=$PWD/home report old.data
+	assert_equal "$(jq -c .stale_objects <<<"$json")" "[\"$PWD/prog\"]"
+	assert_equal "$(json_samples old_spin cpu-clock - <<<"$json")" 0
+}
+
 # ---- 10: damaged recordings --------------------------------------------
 
 # damage: write the damaged copies of flat.data: trunc.data (cut inside

@@ -8,6 +8,8 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "common/profile/profile.h"
 #include "common/util/array.h"
@@ -39,15 +41,21 @@ static void tell(void *arg, const struct sym_event *ev)
 }
 
 /* perf's build-id cache, ~/.debug (perf record fills it with the
- * objects its samples hit): NULL without a home. */
+ * objects its samples hit): NULL without a home, or when the directory
+ * is not the running user's own, writable by no one else (sudo -E keeps
+ * the user's HOME: root never looks in a cache the user could fill). */
 const char *run_buildid_cache(void)
 {
 	static char dir[4096];
 	const char *home = getenv("HOME");
+	struct stat st;
 
 	if (!home || home[0] != '/' ||
 	    (size_t)snprintf(dir, sizeof(dir), "%s/.debug", home) >=
 	    sizeof(dir))
+		return NULL;
+	if (lstat(dir, &st) || !S_ISDIR(st.st_mode) ||
+	    st.st_uid != geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH)))
 		return NULL;
 	return dir;
 }
