@@ -22,6 +22,7 @@
 #include "common/util/bytes.h"
 #include "common/util/error.h"
 #include "common/util/hash.h"
+#include "common/util/regfile.h"
 #include "perfdata_int.h"
 #include "profileme.h"
 
@@ -55,22 +56,13 @@ int perf_data_add_note(struct perfdata *pd, const char *fmt, ...)
 /* Read exactly len bytes at off of the file. */
 static int pread_all(struct perfdata *pd, void *dst, size_t len, uint64_t off)
 {
-	size_t done = 0;
-
 	if (off > pd->file_size || len > pd->file_size - off)
-		return perf_data_bad(pd, "a section lies beyond the end of the file");
-	while (done < len) {
-		ssize_t r = pread(pd->fd, (uint8_t *)dst + done, len - done,
-				  (off_t)(off + done));
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return prof_fail(PROF_EIO, "cannot read '%s': %s",
-					 pd->name, r ? strerror(errno) :
-					 "the file shrank while it was read");
-		done += (size_t)r;
-	}
+		return perf_data_bad(pd, "a section lies beyond the end of "
+				     "the file");
+	if (regfile_pread(pd->fd, dst, len, off))
+		return prof_fail(PROF_EIO, "cannot read '%s': %s", pd->name,
+				 errno == EIO ? "the file shrank while it was "
+				 "read" : strerror(errno));
 	return 0;
 }
 
@@ -94,7 +86,7 @@ static int read_section(struct perfdata *pd, uint64_t off, uint64_t len,
 	return err;
 }
 
-/* ---- the stream ----------------------------------------------------------- */
+/* ---- the stream ---------------------------------------------------------- */
 
 /* Make n bytes available at buf + bpos; fewer only at the end. */
 static int fill(struct perfdata *pd, size_t n)
@@ -176,8 +168,9 @@ static int cut_short(struct perfdata *pd)
 	pd->bpos = pd->blen;
 	if (pd->unfinished)
 		return 0;
-	return perf_data_add_note(pd, "it ends inside a record (perf was stopped while "
-		    "writing?): its last %zu bytes are not read", left);
+	return perf_data_add_note(pd, "it ends inside a record (perf was "
+				  "stopped while writing?): its last %zu "
+				  "bytes are not read", left);
 }
 
 /*

@@ -27,7 +27,7 @@
 #include "perfdata_int.h"
 #include "profileme.h"
 
-/* ---- records --------------------------------------------------------------- */
+/* ---- records ------------------------------------------------------------- */
 
 /* A kernel record's sample_id trailer (sample_id_all). */
 struct trailer {

@@ -3,8 +3,8 @@
  * perf.data read as a profile (-i, --merge, --diff, --archive): perf's
  * events become statistics (engine/perfstats.c), its records go through
  * the collector like a live run's (engine/perfdata.c and perfrec.c feed
- * them), and the profile built has perf's host, kernel and command line.  Every report is then the same
- * code as for umon.out.
+ * them), and the profile built has perf's host, kernel and command line.
+ * Every report is then the same code as for umon.out.
  */
 #include <inttypes.h>
 #include <linux/perf_event.h>

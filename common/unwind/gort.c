@@ -36,6 +36,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "common/util/regfile.h"
 #include "unwind_int.h"
 
 /* Bounds of what is read: .symtab's entries at a time, .strtab. */
@@ -75,21 +76,6 @@ static const uint8_t sigcontext_regs[17] = {
 
 #define R12 12
 
-static int read_at(int fd, void *buf, size_t len, uint64_t off)
-{
-	size_t done = 0;
-
-	while (done < len) {
-		ssize_t n = pread(fd, (char *)buf + done, len - done,
-				  (off_t)(off + done));
-
-		if (n <= 0)
-			return -1;
-		done += (size_t)n;
-	}
-	return 0;
-}
-
 static int is_go(const Elf64_Shdr *sh, size_t nsh, const char *names,
 		 size_t names_len)
 {
@@ -125,7 +111,7 @@ static size_t code_at(int fd, const Elf64_Shdr *sh, size_t nsh, uint64_t v,
 		left = s->sh_size - (v - s->sh_addr);
 		if (left < len)
 			len = (size_t)left;
-		return read_at(fd, buf, len, s->sh_offset + (v - s->sh_addr)) ?
+		return regfile_pread(fd, buf, len, s->sh_offset + (v - s->sh_addr)) ?
 		       0 : len;
 	}
 	return 0;
@@ -223,12 +209,12 @@ static int scan_symbols(int fd, const Elf64_Shdr *symtab,
 	int ret = -1;
 
 	if (!syms || !str ||
-	    read_at(fd, str, strtab->sh_size, strtab->sh_offset))
+	    regfile_pread(fd, str, strtab->sh_size, strtab->sh_offset))
 		goto out;
 	str[strtab->sh_size] = '\0';
 	for (i = 0; i < nsyms; i += n) {
 		n = nsyms - i < SYM_CHUNK ? nsyms - i : SYM_CHUNK;
-		if (read_at(fd, syms, n * sizeof(*syms),
+		if (regfile_pread(fd, syms, n * sizeof(*syms),
 			    symtab->sh_offset + i * sizeof(*syms)))
 			goto out;
 		for (k = 0; k < n; k++) {

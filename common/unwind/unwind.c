@@ -11,6 +11,7 @@
 
 #include "common/util/array.h"
 #include "common/util/bytes.h"
+#include "common/util/regfile.h"
 #include "unwind_int.h"
 
 /* PCs remembered with their row, by address (return addresses repeat:
@@ -89,21 +90,6 @@ uint64_t unw_perf_regs_mask(void)
 
 /* ---- objects ------------------------------------------------------------ */
 
-static int read_full(int fd, void *buf, size_t len, uint64_t off)
-{
-	size_t done = 0;
-
-	while (done < len) {
-		ssize_t n = pread(fd, (char *)buf + done, len - done,
-				  (off_t)(off + done));
-
-		if (n <= 0)
-			return -1;
-		done += (size_t)n;
-	}
-	return 0;
-}
-
 /* The PLT sections' addresses and bytes (at most PLT_MAX each), and a
  * Go program's runtime functions; none read is no loss but the stubs'
  * steps, or Go's stack switches. */
@@ -121,14 +107,14 @@ static void read_sections(struct unw_object *o, const Elf64_Ehdr *eh)
 	    eh->e_shstrndx >= eh->e_shnum)
 		return;
 	sh = calloc(eh->e_shnum, sizeof(*sh));
-	if (!sh || read_full(o->fd, sh, eh->e_shnum * sizeof(*sh),
+	if (!sh || regfile_pread(o->fd, sh, eh->e_shnum * sizeof(*sh),
 			     eh->e_shoff))
 		goto out;
 	names = &sh[eh->e_shstrndx];
 	if (names->sh_size > PLT_MAX)
 		goto out;
 	str = malloc(names->sh_size + 1);
-	if (!str || read_full(o->fd, str, names->sh_size, names->sh_offset))
+	if (!str || regfile_pread(o->fd, str, names->sh_size, names->sh_offset))
 		goto out;
 	str[names->sh_size] = '\0';
 	for (i = 0; i < eh->e_shnum && o->nplt < 4; i++) {
@@ -146,7 +132,7 @@ static void read_sections(struct unw_object *o, const Elf64_Ehdr *eh)
 		p->bytes = malloc(s->sh_size);
 		if (!p->bytes)
 			break;
-		if (read_full(o->fd, p->bytes, s->sh_size, s->sh_offset)) {
+		if (regfile_pread(o->fd, p->bytes, s->sh_size, s->sh_offset)) {
 			free(p->bytes);
 			p->bytes = NULL;
 			continue;
@@ -182,7 +168,7 @@ static int read_segments(struct unw_object *o)
 	size_t i;
 	int ret = -1;
 
-	if (read_full(o->fd, &eh, sizeof(eh), 0) ||
+	if (regfile_pread(o->fd, &eh, sizeof(eh), 0) ||
 	    memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
 	    eh.e_ident[EI_CLASS] != ELFCLASS64 ||
 	    eh.e_ident[EI_DATA] != ELFDATA2LSB ||
@@ -191,7 +177,7 @@ static int read_segments(struct unw_object *o)
 	o->entry = eh.e_entry;
 	read_sections(o, &eh);
 	ph = calloc(eh.e_phnum, sizeof(*ph));
-	if (!ph || read_full(o->fd, ph, eh.e_phnum * sizeof(*ph), eh.e_phoff))
+	if (!ph || regfile_pread(o->fd, ph, eh.e_phnum * sizeof(*ph), eh.e_phoff))
 		goto out;
 	for (i = 0; i < eh.e_phnum; i++) {
 		if (ph[i].p_type == PT_GNU_EH_FRAME)
@@ -216,7 +202,7 @@ static int read_segments(struct unw_object *o)
 		goto out;
 	o->ehimage = malloc(ld->p_filesz ? ld->p_filesz : 1);
 	if (!o->ehimage ||
-	    read_full(o->fd, o->ehimage, ld->p_filesz, ld->p_offset))
+	    regfile_pread(o->fd, o->ehimage, ld->p_filesz, ld->p_offset))
 		goto out;
 	o->ehseg.offset = 0;
 	o->ehseg.vaddr = ld->p_vaddr;

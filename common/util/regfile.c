@@ -159,3 +159,23 @@ const char *regfile_kind(mode_t mode)
 		return "symbolic link";
 	return "special file";
 }
+
+int regfile_pread(int fd, void *buf, size_t len, uint64_t off)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t r = pread(fd, (char *)buf + done, len - done,
+				  (off_t)(off + done));
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			if (!r)
+				errno = EIO;
+			return -1;
+		}
+		done += (size_t)r;
+	}
+	return 0;
+}

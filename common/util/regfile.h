@@ -17,6 +17,7 @@
 #ifndef COMMON_REGFILE_H
 #define COMMON_REGFILE_H
 
+#include <stdint.h>
 #include <stdio.h>
 #include <sys/stat.h>
 
@@ -52,6 +53,10 @@ FILE *regfile_fopen_in(const char *root, const char *path, struct stat *st);
  * larger than max bytes, ENOMEM, EIO when it shrank, or read's error.
  */
 int regfile_read_all(int fd, size_t max, char **out, size_t *len);
+
+/* Exactly len bytes of fd at offset off into buf (short reads and EINTR
+ * retried): 0, or -1 with errno set (EIO: the file ends before). */
+int regfile_pread(int fd, void *buf, size_t len, uint64_t off);
 
 /* What a file of this mode is, for messages: "fifo", "directory",
  * "character device", ..., "special file" for anything else. */
