@@ -1209,6 +1209,7 @@ static int parse_tail(const struct perf_session *s, const struct event_fd *e,
 	cs->npy = 0;
 	cs->uregs = NULL;
 	cs->uregs_mask = 0;
+	cs->compat = 0;
 	cs->ustack = NULL;
 	cs->ustack_len = 0;
 	if (e->chain) {
