@@ -101,13 +101,13 @@ load helpers
 	fi
 }
 
-@test "uprofile --call-graph=dwarf: user registers and a 32 KiB stack copy, kernel chains only" {
+@test "uprofile --call-graph=dwarf: user registers and a 64 KiB stack copy, kernel chains only" {
 	golden uprofile-callgraph-dwarf "$UPROFILE" --dry-run --call-graph=dwarf -e cpu-clock true
 	run -0 "$UPROFILE" --dry-run --call-graph=dwarf,4096 -e cpu-clock true
 	assert_line '  sample_regs_user 0xff01ff sample_stack_user 4096'
 	# -g is auto on uprofile: the same user registers and stack.
 	run -0 "$UPROFILE" --dry-run -g -e cpu-clock true
-	assert_line '  sample_regs_user 0xff01ff sample_stack_user 32768'
+	assert_line '  sample_regs_user 0xff01ff sample_stack_user 65528'
 }
 
 @test "call graphs: fp asks the kernel for user chains; kprofile -g for kernel chains only" {

@@ -1209,6 +1209,7 @@ static int parse_tail(const struct perf_session *s, const struct event_fd *e,
 	cs->npy = 0;
 	cs->uregs = NULL;
 	cs->uregs_mask = 0;
+	cs->compat = 0;
 	cs->ustack = NULL;
 	cs->ustack_len = 0;
 	if (e->chain) {
@@ -1235,11 +1236,13 @@ static int parse_tail(const struct perf_session *s, const struct event_fd *e,
 
 		if (abi) {
 			regs = bytes_get(r, nregs * 8);
-			/* A 32-bit task's registers and stack are not
-			 * what the x86-64 unwinder reads. */
-			if (regs && abi == PERF_SAMPLE_REGS_ABI_64) {
+			/* A 32-bit task's: x86-64's registers holding its
+			 * 32-bit values. */
+			if (regs && (abi == PERF_SAMPLE_REGS_ABI_64 ||
+				     abi == PERF_SAMPLE_REGS_ABI_32)) {
 				cs->uregs = (const uint64_t *)regs;
 				cs->uregs_mask = s->regs_mask;
+				cs->compat = abi == PERF_SAMPLE_REGS_ABI_32;
 			}
 		}
 	}

@@ -239,6 +239,10 @@ enum prof_stack_end {
 	 * walked (the Go runtime's switches between a goroutine's stack and
 	 * its thread's), which the sample holds no way to, or no copy of. */
 	PROF_STACK_TRUNC_SWITCH = 8,
+	/* Truncated: a 32-bit task's stack (x86-64's compat mode), which
+	 * the unwinder walks by frame pointers only: not at all in the
+	 * CFI-only mode, the sampled PC alone. */
+	PROF_STACK_TRUNC_COMPAT = 9,
 	PROF_STACK_NEND
 };
 

@@ -168,9 +168,9 @@ static int setup_call_graph(struct run *r)
 			r->specs[i].callchain = chain;
 		r->specs[i].stack_user = r->stack_dump;
 	}
-	/* A stack copy per sample: room for 128 or more per CPU, so that
-	 * reading the CFI of a large object (cc1: 45,000 FDEs, 0.2 s) does
-	 * not lose samples. */
+	/* A stack copy per sample: room for 63 at the default copy, 127 at
+	 * 32 KiB, per CPU, so that a drain late by a few milliseconds (a
+	 * loaded machine) does not lose samples. */
 	if (r->stack_dump)
 		r->target.ring_pages = 1024;
 	return 0;
