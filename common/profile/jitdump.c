@@ -16,7 +16,9 @@
  *                   u64 code_size, u64 code_index, NAME\0, code bytes
  *     1 CODE_MOVE:  u32 pid, u32 tid, u64 vma, u64 old_code_addr,
  *                   u64 new_code_addr, u64 code_size, u64 code_index
- *     2 DEBUG_INFO, 4 UNWINDING_INFO: skipped; 3 CODE_CLOSE: the end
+ *     2 DEBUG_INFO: u64 code_addr, u64 nr_entry, entries (jitdebug.c),
+ *                   written before the load of the code at code_addr
+ *     4 UNWINDING_INFO: skipped; 3 CODE_CLOSE: the end
  *
  * The file is the runtime's: fields are read through a cursor that ends
  * with their record (common/util/bytes.h), a record larger than the
@@ -37,9 +39,13 @@
 #define JITDUMP_HEADER 40u
 #define JITDUMP_RECORD 16u
 
+/* V8 writes its debug entries this far past the code they describe. */
+#define V8_DEBUG_SKEW 0x40u
+
 enum {
 	JIT_CODE_LOAD = 0,
 	JIT_CODE_MOVE = 1,
+	JIT_CODE_DEBUG_INFO = 2,
 	JIT_CODE_CLOSE = 3,
 };
 
@@ -48,6 +54,16 @@ struct code {
 	uint64_t addr, size, index;
 	const char *name;	/* a load's, not NUL-terminated */
 	size_t nlen;
+	const uint8_t *bytes;	/* a load's code */
+	const uint8_t *debug;	/* the debug record before a load */
+	size_t debug_len;
+};
+
+/* The last debug record read, until the load of its code. */
+struct pending {
+	const uint8_t *r;
+	uint32_t size;
+	uint64_t addr;
 };
 
 /* The record at r (size bytes) as a load (move 0) or a move: 0, or -1
@@ -75,14 +91,37 @@ static int read_code(const unsigned char *r, uint32_t size, int move,
 		return -1;
 	c->name = (const char *)b.p;
 	c->nlen = (size_t)(nul - b.p);
+	c->bytes = (const uint8_t *)nul + 1;
 	return 0;
 }
 
-/* A code load's index and where its name is, for the moves. */
+/* Note the debug record at r (size bytes) for the next load. */
+static void note_debug(const unsigned char *r, uint32_t size,
+		       struct pending *d)
+{
+	struct bytes b = { r + JITDUMP_RECORD, r + size, 0 };
+	uint64_t addr = bytes_u(&b, 8);
+
+	*d = b.bad ? (struct pending){ 0 } :
+	     (struct pending){ .r = r, .size = size, .addr = addr };
+}
+
+/* Whether a load's name is V8's (its JavaScript, builtins). */
+static int v8_name(const char *name, size_t nlen)
+{
+	return (nlen > 3 && !memcmp(name, "JS:", 3)) ||
+	       (nlen > 8 && !memcmp(name, "Builtin:", 8));
+}
+
+/* A code load's index, where its name, code and debug record are, for
+ * the moves. */
 struct load {
 	uint64_t index;
 	const char *name;
 	size_t nlen;
+	const uint8_t *bytes, *debug;
+	size_t debug_len;
+	uint64_t addr, size;
 };
 
 static int cmp_load(const void *a, const void *b)
@@ -118,15 +157,26 @@ static void bad_record(struct prof_jitmap *m)
 	m->last_line++;
 }
 
-/* [addr, addr + size) as an entry, or counted as bad. */
-static int add_code(struct prof_jitmap *m, uint64_t addr, uint64_t size,
-		    const char *name, size_t nlen)
+/* [c->addr, + c->size) as an entry, with its code and debug record
+ * (described at base), or counted as bad. */
+static int add_code(struct prof_jitmap *m, const struct code *c,
+		    uint64_t base)
 {
-	if (!size || addr > UINT64_MAX - size || !nlen) {
+	struct prof_jitmap_entry *e;
+
+	if (!c->size || c->addr > UINT64_MAX - c->size || !c->nlen) {
 		bad_record(m);
 		return 0;
 	}
-	return profile_jitmap_add(m, addr, addr + size, name, nlen);
+	if (profile_jitmap_add(m, c->addr, c->addr + c->size, c->name,
+			       c->nlen))
+		return -PROF_ENOMEM;
+	e = &m->v[m->n - 1];
+	e->code = c->bytes;
+	e->debug = c->debug;
+	e->debug_len = c->debug_len;
+	e->debug_base = base;
+	return 0;
 }
 
 int profile_jitdump_parse(struct prof_jitmap *m, const unsigned char *buf,
@@ -134,8 +184,9 @@ int profile_jitdump_parse(struct prof_jitmap *m, const unsigned char *buf,
 {
 	struct bytes h = { buf, buf + len, 0 };
 	struct load *loads = NULL;
+	struct pending dbg = { 0 };
 	size_t nloads = 0, alloc = 0, off, pass;
-	uint64_t magic, version, hsize;
+	uint64_t magic, version, hsize, base;
 
 	memset(m, 0, sizeof(*m));
 	*why = NULL;
@@ -174,6 +225,8 @@ int profile_jitdump_parse(struct prof_jitmap *m, const unsigned char *buf,
 			off += size;
 			if (id == JIT_CODE_CLOSE)
 				break;
+			if (id == JIT_CODE_DEBUG_INFO && !pass)
+				note_debug(r, size, &dbg);
 			if (id != JIT_CODE_LOAD && (id != JIT_CODE_MOVE || !pass))
 				continue;	/* debug, unwinding, ... */
 			if (read_code(r, size, id == JIT_CODE_MOVE, &c)) {
@@ -184,21 +237,39 @@ int profile_jitdump_parse(struct prof_jitmap *m, const unsigned char *buf,
 			if (id == JIT_CODE_LOAD && !pass) {
 				if (ALLOC_GROW(loads, nloads + 1, alloc))
 					goto oom;
+				if (dbg.r && dbg.addr != c.addr)
+					dbg.r = NULL;
 				loads[nloads++] = (struct load){
 					.index = c.index, .name = c.name,
-					.nlen = c.nlen };
+					.nlen = c.nlen, .bytes = c.bytes,
+					.debug = dbg.r, .debug_len = dbg.size,
+					.addr = c.addr, .size = c.size };
+				if (v8_name(c.name, c.nlen))
+					m->debug_skew = V8_DEBUG_SKEW;
+				dbg.r = NULL;
 				continue;
 			}
-			if (id == JIT_CODE_MOVE) {
-				l = find_load(loads, nloads, c.index);
-				if (!l) {
-					bad_record(m);
-					continue;
-				}
-				c.name = l->name;
-				c.nlen = l->nlen;
+			/* Both passes find a load's own row: the same
+			 * index loaded twice is told apart by its name. */
+			l = find_load(loads, nloads, c.index);
+			while (id == JIT_CODE_LOAD && l &&
+			       l < loads + nloads && l->index == c.index &&
+			       l->name != c.name)
+				l++;
+			if (l && (l >= loads + nloads || l->index != c.index))
+				l = NULL;
+			if (!l) {
+				bad_record(m);
+				continue;
 			}
-			if (add_code(m, c.addr, c.size, c.name, c.nlen))
+			c.name = l->name;
+			c.nlen = l->nlen;
+			/* A move of another size moves other bytes. */
+			c.bytes = c.size == l->size ? l->bytes : NULL;
+			c.debug = c.bytes ? l->debug : NULL;
+			c.debug_len = l->debug_len;
+			base = l->addr;
+			if (add_code(m, &c, base))
 				goto oom;
 		}
 		if (!pass && nloads > 1)

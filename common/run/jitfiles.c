@@ -156,13 +156,17 @@ static int read_jitdump(struct run *r, uint32_t pid, const char *path, int fd,
 		return err < 0 ? err : 0;
 	err = profile_jitdump_parse(map, (const unsigned char *)buf, len,
 				    &why);
-	free(buf);
-	if (err)
+	if (err) {
+		free(buf);
 		return err;
+	}
 	if (why) {
+		free(buf);
 		run_notice(r->cfg, "jitdump %s %s: ignored", path, why);
 		return 0;
 	}
+	/* Its entries' code and debug records point into it. */
+	map->buf = (uint8_t *)buf;
 	if (map->bad_lines)
 		run_notice(r->cfg, "jitdump %s: %zu code record%s not be "
 			   "used (no code, or a move of code never loaded): "
