@@ -19,9 +19,10 @@
  * parse one after the other.  Such a record is read again with the one
  * entry size that fits all its entries (its names are one script's, of
  * one length), and a damaged name is taken back from the code's own
- * name when that holds a word of the same length ending in the same
- * tail ("JS:*hot /path/app.js:12:3" for ".../app.js").  Nothing else is
- * guessed: a record that fits neither way gives no lines.
+ * name when that holds a word of the same length that ends as the
+ * damaged name does for at least half of it ("JS:*hot /path/app.js:12:3"
+ * for "<16 bytes of garbage>ath/app.js").  Nothing else is guessed: a
+ * record that fits neither way gives no lines.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -34,7 +35,7 @@
 #define RECORD_HEAD 32u		/* prefix, code_addr, nr_entry */
 #define ENTRY_HEAD 16u		/* addr, line, discrim */
 #define MAX_PAD 8u		/* writers align records to 8 bytes */
-#define MIN_TAIL 4u		/* undamaged bytes a repair needs */
+#define MIN_TAIL 4u		/* undamaged bytes a repair needs, at least */
 #define NO_FIT 1		/* entries that do not fit their record */
 
 /* One entry as read: its file not NUL-terminated. */
@@ -67,6 +68,8 @@ static int clean(const char *s, size_t n)
 static int push(struct dread *d, uint64_t addr, uint32_t line,
 		const char *file, size_t flen)
 {
+	if (!d->e)
+		return 0;	/* profile_jitdebug_fits(): the frame only */
 	if (flen == 1 && (unsigned char)file[0] == 0xff) {
 		if (!d->n)
 			return NO_FIT;
@@ -105,31 +108,33 @@ static int read_plain(struct dread *d, struct bytes b, uint64_t nr)
 	return bytes_left(&b) < MAX_PAD ? 0 : NO_FIT;
 }
 
+/* How many bytes a and b (n each) end in alike. */
+static size_t common_tail(const char *a, const char *b, size_t n)
+{
+	size_t k = 0;
+
+	while (k < n && a[n - 1 - k] == b[n - 1 - k])
+		k++;
+	return k;
+}
+
 /*
  * A damaged name (len bytes) taken back from the code's name: the last
- * word there of the same length that ends in the name's undamaged tail,
- * followed by ':' or the end.  NULL when there is none.
+ * word there of the same length that ends as the name does for at least
+ * half of it, followed by ':' or the end.  NULL when there is none.
  */
 static const char *repair(const struct prof_jitmap_entry *e,
 			  const char *name, size_t len)
 {
-	const char *tail = name + len, *code = e->name, *at, *best = NULL;
-	size_t tlen = 0, clen = strlen(code);
+	const char *code = e->name, *end = code + strlen(code), *w, *best = NULL;
 
-	while (tail > name && (unsigned char)tail[-1] >= 0x20 &&
-	       tail[-1] != 0x7f)
-		tail--, tlen++;
-	if (tlen < MIN_TAIL || tlen == len)
-		return NULL;
-	for (at = code; (at = memmem(at, clen - (size_t)(at - code), tail,
-				     tlen)); at++) {
-		const char *start = at + tlen - len;
-		char after = at[tlen];
-
-		if (at + tlen < code + len || (after && after != ':'))
+	for (w = code; w + len <= end; w++) {
+		if ((w > code && w[-1] != ' ') ||
+		    (w[len] && w[len] != ':'))
 			continue;
-		if ((start == code || start[-1] == ' ') && clean(start, len))
-			best = start;
+		if (clean(w, len) && common_tail(w, name, len) * 2 >= len &&
+		    common_tail(w, name, len) >= MIN_TAIL)
+			best = w;
 	}
 	return best;
 }
@@ -153,8 +158,8 @@ static int read_sized(struct dread *d, struct bytes b, uint64_t nr,
 		name = (const char *)bytes_get(&eb, len + 1);
 		if (!name || name[len])
 			return NO_FIT;
-		if (!clean(name, len) && !(len == 1 &&
-					   (unsigned char)*name == 0xff))
+		if (d->e && !clean(name, len) &&
+		    !(len == 1 && (unsigned char)*name == 0xff))
 			name = repair(d->e, name, len);
 		if (!name)
 			return NO_FIT;
@@ -269,21 +274,42 @@ static int keep_lines(const struct dread *d, struct prof_jitsym *j)
 	return r;
 }
 
+/* The record's entries as a cursor, and their number; NULL-safe. */
+static struct bytes entries_of(const uint8_t *rec, size_t len, uint64_t *nr)
+{
+	struct bytes b = bytes_of(rec, len);
+
+	bytes_skip(&b, RECORD_HEAD - 8);
+	*nr = bytes_u(&b, 8);
+	if (*nr > bytes_left(&b) / (ENTRY_HEAD + 1))
+		b.bad = 1;
+	return b;
+}
+
+int profile_jitdebug_fits(const uint8_t *rec, size_t len)
+{
+	struct dread d = { 0 };
+	uint64_t nr;
+	struct bytes b = entries_of(rec, len, &nr);
+
+	if (b.bad)
+		return 0;
+	return !read_plain(&d, b, nr) || !read_strided(&d, b, nr);
+}
+
 int profile_jitdump_lines(const struct prof_jitmap *m,
 			  const struct prof_jitmap_entry *e,
 			  struct prof_jitsym *j)
 {
-	struct bytes b = bytes_of(e->debug, e->debug_len);
 	struct dread d = { .e = e, .skew = m->debug_skew };
 	uint64_t nr;
+	struct bytes b = entries_of(e->debug, e->debug_len, &nr);
 	int r;
 
 	j->lines = NULL;
 	j->files = NULL;
 	j->nlines = j->nfiles = 0;
-	bytes_skip(&b, RECORD_HEAD - 8);
-	nr = bytes_u(&b, 8);
-	if (b.bad || nr > bytes_left(&b) / (ENTRY_HEAD + 1))
+	if (b.bad)
 		return 0;
 	r = read_plain(&d, b, nr);
 	if (r == NO_FIT)

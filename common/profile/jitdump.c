@@ -95,15 +95,19 @@ static int read_code(const unsigned char *r, uint32_t size, int move,
 	return 0;
 }
 
-/* Note the debug record at r (size bytes) for the next load. */
-static void note_debug(const unsigned char *r, uint32_t size,
-		       struct pending *d)
+/* Note the debug record at r (size bytes) for the next load, or count
+ * it as bad when its entries do not fit it. */
+static void note_debug(struct prof_jitmap *m, const unsigned char *r,
+		       uint32_t size, struct pending *d)
 {
 	struct bytes b = { r + JITDUMP_RECORD, r + size, 0 };
 	uint64_t addr = bytes_u(&b, 8);
 
-	*d = b.bad ? (struct pending){ 0 } :
-	     (struct pending){ .r = r, .size = size, .addr = addr };
+	*d = (struct pending){ 0 };
+	if (b.bad || !profile_jitdebug_fits(r, size))
+		m->bad_debug++;
+	else
+		*d = (struct pending){ .r = r, .size = size, .addr = addr };
 }
 
 /* Whether a load's name is V8's (its JavaScript, builtins). */
@@ -220,13 +224,15 @@ int profile_jitdump_parse(struct prof_jitmap *m, const unsigned char *buf,
 			const struct load *l;
 			struct code c;
 
-			if (size < JITDUMP_RECORD || size > len - off)
-				break;	/* cut short: the end */
+			if (size < JITDUMP_RECORD || size > len - off) {
+				m->cut = 1;	/* cut short: the end */
+				break;
+			}
 			off += size;
 			if (id == JIT_CODE_CLOSE)
 				break;
 			if (id == JIT_CODE_DEBUG_INFO && !pass)
-				note_debug(r, size, &dbg);
+				note_debug(m, r, size, &dbg);
 			if (id != JIT_CODE_LOAD && (id != JIT_CODE_MOVE || !pass))
 				continue;	/* debug, unwinding, ... */
 			if (read_code(r, size, id == JIT_CODE_MOVE, &c)) {

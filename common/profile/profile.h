@@ -661,6 +661,8 @@ struct prof_jitmap {
 	uint64_t *max_end;	/* max_end[i]: the largest end of v[0..i] */
 	size_t bad_lines;	/* lines (records) that could not be used */
 	uint32_t last_line;	/* lines (records) read */
+	size_t bad_debug;	/* a jitdump's debug records not read */
+	int cut;		/* a jitdump ends in a record cut short */
 	/* The jitdump's bytes the entries point into, when the map owns
 	 * them (freed with it), or NULL. */
 	uint8_t *buf;
@@ -721,5 +723,8 @@ int profile_jitdump_lines(const struct prof_jitmap *m,
 			  const struct prof_jitmap_entry *e,
 			  struct prof_jitsym *j);
 void profile_jitlines_free(struct prof_jitsym *j);
+/* Whether the debug record rec (len bytes, its prefix included) holds
+ * its entries, one way or the other profile_jitdump_lines() reads. */
+int profile_jitdebug_fits(const uint8_t *rec, size_t len);
 
 #endif
