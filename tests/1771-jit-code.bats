@@ -13,11 +13,15 @@ setup() {
 	skip_unless_perf_works
 }
 
-# asm_of PROFILE PROCEDURE: "ADDRESS LENGTH TEXT" per instruction of
-# PROCEDURE's -asm listing (JSON), addresses in hexadecimal without 0x.
+# asm_of PROFILE PROCEDURE [START]: "ADDRESS LENGTH TEXT" per instruction
+# of PROCEDURE's -asm listing (JSON; the one starting at START, 0xHEX,
+# when code of that name was compiled more than once), addresses in
+# hexadecimal without 0x.
 asm_of() {
 	run -0 --separate-stderr "$UPROFILE" -i "$1" -asm --format json
-	jq -r --arg p "$2" '.rows[] | select(.procedure == $p) |
+	jq -r --arg p "$2" --arg s "${3-}" '.rows[] |
+		select(.procedure == $p and
+		       ($s == "" or .instructions[0].address == $s)) |
 		.instructions[] | "\(.address) \(.end) \(.text)"' <<<"$output" |
 	while read -r a e text; do
 		printf '%x %d %s\n' "$a" $((e - a)) "$text"
@@ -35,15 +39,25 @@ objdump_of() {
 	}'
 }
 
-# normalize: the syntax Zydis and binutils write differently (spaces,
-# case, immediates in hexadecimal), nothing of the decoding.
+# normalize: the syntax Zydis and binutils write differently, nothing of
+# the decoding: spaces and case; numbers in hexadecimal, a negative
+# displacement as 2^64 minus it ("rip+0xff..91"); objdump's comment
+# after a rip-relative operand ("# 0xADDR"); an index scaled by 1 and a
+# displacement of 0 written out ("[rax+rax*1+0]"); "xchg ax, ax" (66 90),
+# which Intel calls a two-byte nop (tests/tools/objdump-compare.py).
 normalize() {
 	python3 -c '
 import re, sys
+def num(m):
+    v = int(m.group(1), 16)
+    return str(v - (1 << 64) if v >= 1 << 63 else v)
 for l in sys.stdin:
     a, n, t = l.rstrip("\n").split(" ", 2)
-    t = re.sub(r"\s+", "", t.lower())
-    t = re.sub(r"0x([0-9a-f]+)", lambda m: str(int(m.group(1), 16)), t)
+    t = re.sub(r"\s+", "", t.lower().split("#")[0])
+    t = re.sub(r"0x([0-9a-f]+)", num, t)
+    t = t.replace("+-", "-").replace("*1]", "]").replace("*1+", "+")
+    t = t.replace("*1-", "-").replace("+0]", "]")
+    t = "nop" if t == "xchgax,ax" else t
     print(a, n, t)'
 }
 
@@ -179,6 +193,33 @@ EOF
 	command -v node >/dev/null || fail "node is missing (./setup.sh deps installs nodejs)"
 	run -0 "$UPROFILE" -quiet -e cpu-clock node --perf-prof \
 		"$ROOT/tests/programs/jitwork.js" 1500
+	# hotA's heaviest code is, instruction for instruction, what objdump
+	# makes of the bytes its load record holds (read by the test's own
+	# reader of the jitdump)
+	run -0 --separate-stderr "$UPROFILE" -i umon.out -asm --format json
+	run -0 jq -r '[.rows[] | select(.procedure | test("^JS:.hotA "))] |
+		max_by(.samples["cpu-clock"]) |
+		"\(.instructions[0].address) \(.procedure)"' <<<"$output"
+	read -r start name <<<"$output"
+	python3 - jit-*.dump "$start" "$name" <<'EOF'
+import struct, sys
+b = open(sys.argv[1], 'rb').read()
+want, name = int(sys.argv[2], 16), sys.argv[3].encode()
+off, code = struct.unpack_from('<I', b, 8)[0], None
+while off + 16 <= len(b):
+    rid, size = struct.unpack_from('<II', b, off)
+    if rid == 0:
+        addr, csize = struct.unpack_from('<QQ', b, off + 32)
+        end = b.index(b'\0', off + 56)
+        if addr == want and b[off + 56:end] == name:
+            code = b[end + 1:end + 1 + csize]
+    off += size
+open('code.bin', 'wb').write(code)
+EOF
+	ours=$(asm_of umon.out "$name" "$start" | normalize)
+	theirs=$(objdump_of code.bin "${start#0x}" | normalize)
+	(($(wc -l <<<"$ours") > 20)) || fail "hotA's instructions: $ours"
+	assert_equal "$ours" "$theirs"
 	rm -f jit-*.dump
 	run -0 --separate-stderr "$UPROFILE" -i umon.out -lines --format json
 	json=$output
@@ -201,4 +242,17 @@ EOF
 		select(.samples["cpu-clock"] == ([.instructions[].samples["cpu-clock"]] | add)) |
 		.samples["cpu-clock"]] | add // 0' <<<"$json"
 	((output > 100)) || fail "hotA's samples on its instructions: $output"
+}
+
+@test "jitasm twice: two pieces of JIT code of one name are two listings in -asm, each objdump's" {
+	run_jitasm 600 twice
+	run -0 --separate-stderr "$UPROFILE" -i u.out -asm --format json
+	run -0 jq -r '.rows[] | select(.procedure == "jit_sum") |
+		"\(.instructions[0].address) \(.instructions | length)"' <<<"$output"
+	assert_equal "$(sort <<<"$output")" "$(printf '0x%x 10\n0x%x 10' \
+		$((0x$ADDR)) $((0x$ADDR + 0x800)))"
+	theirs=$(objdump_of code.bin "$ADDR" | normalize)
+	assert_equal "$(asm_of u.out jit_sum "0x$ADDR" | normalize)" "$theirs"
+	theirs=$(objdump_of code.bin "$(printf '%x' $((0x$ADDR + 0x800)))" | normalize)
+	assert_equal "$(asm_of u.out jit_sum "$(printf '0x%x' $((0x$ADDR + 0x800)))" | normalize)" "$theirs"
 }

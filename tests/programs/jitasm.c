@@ -2,7 +2,7 @@
  * jitasm - a tiny "JIT" whose jitdump carries its code's bytes and
  * source lines, as node --perf-prof's and the JVM agents' do.
  *
- * Usage: jitasm [MILLISECONDS [hostile]]   (default 1000, CPU time)
+ * Usage: jitasm [MILLISECONDS [hostile|twice]]   (default 1000, CPU time)
  *
  * Guarantees (x86-64 only; elsewhere it says so and exits with 2):
  *  - one piece of generated code, "jit_sum", in anonymous executable
@@ -18,7 +18,10 @@
  *  - with "hostile": the debug record claims more entries than it holds
  *    (so jit_sum has no lines), a load's code size runs past its record,
  *    and the file ends in a record cut short (its header says 4096
- *    bytes).  jit_sum is named and its bytes are there all the same.
+ *    bytes).  jit_sum is named and its bytes are there all the same;
+ *  - with "twice": a second copy of the code, 0x800 bytes further, is
+ *    loaded under the same name (as a runtime compiles a function
+ *    again), without debug record, and the two run in turn.
  *  Exit status 0.  The files are left behind.
  */
 #include <stdint.h>
@@ -113,7 +116,7 @@ static void rec_load(FILE *f, uint64_t addr, uint64_t size, uint64_t claim,
 	put(f, (const void *)(uintptr_t)addr, size);
 }
 
-static void write_files(unsigned char *mem, int hostile)
+static void write_files(unsigned char *mem, int hostile, int twice)
 {
 	uint32_t h[6] = { 0x4A695444, 1, 40, 62, 0, (uint32_t)getpid() };
 	uint64_t h2[2] = { 0, 0 };
@@ -136,6 +139,9 @@ static void write_files(unsigned char *mem, int hostile)
 	put(f, h2, 16);
 	rec_debug(f, (uintptr_t)mem, hostile);
 	rec_load(f, (uintptr_t)mem, sizeof(code), sizeof(code), "jit_sum");
+	if (twice)
+		rec_load(f, (uintptr_t)mem + 0x800, sizeof(code), sizeof(code),
+			 "jit_sum");
 	if (hostile) {
 		rec_load(f, (uintptr_t)mem + 256, 4, 4096, "jit_oversized");
 		rec_head(f, 0, 4096);
@@ -152,6 +158,7 @@ int main(int argc, char **argv)
 {
 	unsigned ms = argc > 1 ? (unsigned)strtoul(argv[1], NULL, 10) : 1000;
 	int hostile = argc > 2 && !strcmp(argv[2], "hostile");
+	int twice = argc > 2 && !strcmp(argv[2], "twice");
 	long page = sysconf(_SC_PAGESIZE);
 	unsigned char *mem = mmap(NULL, (size_t)page, PROT_READ | PROT_WRITE,
 				  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -162,16 +169,20 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	memcpy(mem, code, sizeof(code));
+	memcpy(mem + 0x800, code, sizeof(code));
 	if (mprotect(mem, (size_t)page, PROT_READ | PROT_EXEC)) {
 		perror("jitasm: mprotect");
 		return 1;
 	}
-	write_files(mem, hostile);
+	write_files(mem, hostile, twice);
 	printf("%lx\n", (unsigned long)(uintptr_t)mem);
 	fflush(stdout);
 	end = cpu_ns() + ms * 1000000ull;
-	while (cpu_ns() < end)
+	while (cpu_ns() < end) {
 		sink += ((sum_fn)(uintptr_t)mem)(200000);
+		if (twice)
+			sink += ((sum_fn)(uintptr_t)(mem + 0x800))(200000);
+	}
 	return sink == 1;	/* never: keeps the calls */
 }
 #else
