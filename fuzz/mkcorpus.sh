@@ -48,6 +48,10 @@ fuzz/mkfiles.py "$c/profile/stacks.umon" "$c/profile"
 build/uprofile --quiet -o "$c/profile/events.umon" "$obj" 60
 build/uprofile --quiet -g -o "$c/profile/events-stacks.umon" "$obj" 60
 build/tests/mkstacks timed "$c/profile/timed.umon"
+# JIT code (section 16): jitasm's bytes and lines, from its jitdump.
+cp build/tests/jitasm /mnt/jitasm
+(cd /mnt && "$OLDPWD/build/uprofile" --quiet -o "$OLDPWD/$c/profile/jit-code.umon" \
+	/mnt/jitasm 100 >/dev/null)
 build/tests/mkstacks timed "$c/profile/timed-flat.umon" flat
 # fuzz_profile reads the header's reserved byte 28 as options: a window
 # of two ranges of the timed profile, a window and -exclude-idle of the

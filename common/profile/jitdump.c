@@ -222,9 +222,14 @@ static int note_load(struct prof_jitmap *m, struct loads *ls,
 static int take_code(struct prof_jitmap *m, const struct loads *ls,
 		     struct code *c, int move)
 {
-	const struct load *l = find_load(ls->v, ls->n, c->index);
-	const struct load *end = ls->v + ls->n;
+	const struct load *l, *end;
 
+	if (!ls->n) {		/* a move of nothing loaded */
+		bad_record(m);
+		return 0;
+	}
+	l = find_load(ls->v, ls->n, c->index);
+	end = ls->v + ls->n;
 	while (!move && l && l < end && l->index == c->index &&
 	       l->name != c->name)
 		l++;
