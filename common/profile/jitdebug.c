@@ -37,6 +37,7 @@
 #define MAX_PAD 8u		/* writers align records to 8 bytes */
 #define MIN_TAIL 4u		/* undamaged bytes a repair needs, at least */
 #define NO_FIT 1		/* entries that do not fit their record */
+#define MAX_FILE 4096u		/* a file name longer is no file's */
 
 /* One entry as read: its file not NUL-terminated. */
 struct dentry {
@@ -76,7 +77,7 @@ static int push(struct dread *d, uint64_t addr, uint32_t line,
 		file = d->v[d->n - 1].file;
 		flen = d->v[d->n - 1].flen;
 	}
-	if (!clean(file, flen))
+	if (!clean(file, flen) || flen > MAX_FILE)
 		return NO_FIT;
 	if (ALLOC_GROW(d->v, d->n + 1, d->alloc))
 		return -PROF_ENOMEM;
@@ -239,6 +240,9 @@ static int add_line(struct prof_jitsym *j, uint64_t addr,
 	if (l && l->addr == addr)
 		j->nlines--;		/* the later entry wins */
 	else if (j->nlines >= PROF_JIT_LINES_MAX)
+		return 0;
+	/* Files come with lines, but a replaced line leaves its file. */
+	if (j->nfiles >= PROF_JIT_LINES_MAX)
 		return 0;
 	f = file_index(j, k->file, k->flen, room);
 	if (f < 0 || ALLOC_GROW(j->lines, j->nlines + 1, room->lines))
