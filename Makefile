@@ -77,7 +77,7 @@ TOOL_BIN := $(TOOLS:%=$(BUILD)/%)
 TPROG_DIR := tests/programs
 TPROG_CFLAGS := -O1 -g -fno-omit-frame-pointer
 TPROGS := spin2 inline shlib forkexec threads kernelloop exitwith demo \
-	phases tripcount branchy evencost callstack diffwork forknamed jitspin \
+	phases tripcount branchy evencost callstack diffwork forknamed jitspin jitasm \
 	ifunc execchain exports phases2 timephases offcpu timeslice \
 	fsyncer phasemarks pingpong workers
 # Call-stack programs: each built with frame pointers (NAME) and without

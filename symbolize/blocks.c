@@ -135,9 +135,12 @@ static int code_cache_load(struct symbolizer *s, struct symobj *o,
 	ret = dec_open(o->machine, &c->dec);
 	if (ret)
 		return ret;
-	if (o->kind == SYM_OBJ_VDSO) {
-		const void *img = sym_vdso_image(&c->memsize);
+	if (o->kind == SYM_OBJ_VDSO || o->kind == SYM_OBJ_JIT) {
+		const void *img = o->kind == SYM_OBJ_JIT ? o->jit_mem :
+				  sym_vdso_image(&c->memsize);
 
+		if (o->kind == SYM_OBJ_JIT)
+			c->memsize = o->jit_memsize;
 		if (!img)
 			return SYM_ENOCODE;
 		c->mem = malloc(c->memsize);
@@ -936,6 +939,7 @@ static int find_proc(struct symbolizer *s, const struct sym_object *obj,
 	switch (obj->kind) {
 	case SYM_OBJ_FILE:
 	case SYM_OBJ_VDSO:
+	case SYM_OBJ_JIT:
 		break;
 	case SYM_OBJ_KERNEL:
 		/* Kernel code is read from a vmlinux image: the one its

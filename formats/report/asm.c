@@ -28,6 +28,8 @@ static int cmp_asm(const void *a, const void *b)
 		return c;
 	if ((c = report_cmp_str0(x->procedure, y->procedure)))
 		return c;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
 	return x->address < y->address ? -1 : x->address > y->address;
 }
 
@@ -60,6 +62,7 @@ static void make_heading(const struct report *r, struct report_row *h,
 	h->object = first->object;
 	h->module = first->module;
 	h->address = first->address;
+	h->start = first->start;
 	h->end = all[idx[end - 1]].end;
 	for (j = start; j < end; j++) {
 		const struct report_row *row = &all[idx[j]];
@@ -106,10 +109,13 @@ static void order_headings(const struct report *r,
 	}
 }
 
+/* Two procedures of one name (a JIT's function compiled again, two
+ * static functions) are two, as in the procedures view. */
 static int same_proc(const struct report_row *x, const struct report_row *y)
 {
 	return !report_cmp_str0(x->object, y->object) &&
-	       !report_cmp_str0(x->procedure, y->procedure);
+	       !report_cmp_str0(x->procedure, y->procedure) &&
+	       x->start == y->start;
 }
 
 /*
@@ -182,10 +188,7 @@ int report_asm_arrange(struct report *r)
 	if (n > 1 && sort_runs(rows, idx, n))
 		qsort_r(idx, n, sizeof(*idx), cmp_asm_at, rows);
 	for (i = 0; i < n; i++)
-		if (!i || report_cmp_str0(rows[idx[i]].object,
-					  rows[idx[i - 1]].object) ||
-		    report_cmp_str0(rows[idx[i]].procedure,
-			     rows[idx[i - 1]].procedure))
+		if (!i || !same_proc(&rows[idx[i]], &rows[idx[i - 1]]))
 			starts[nprocs++] = i;
 	starts[nprocs] = n;
 	all = n + nprocs;

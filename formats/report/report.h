@@ -174,7 +174,8 @@ struct report_row {
 	unsigned line;			/* 0 when unknown */
 	enum report_row_kind kind;	/* (next to line: no padding) */
 	uint64_t address;		/* hottest address (ELF vaddr for files) */
-	uint64_t start;			/* procedures view: the entry (object
+	uint64_t start;			/* procedures view, instructions and
+					 * their headings: the entry (object
 					 * offset) of the out-of-line
 					 * procedure, which tells two of one
 					 * name apart; 0 for "[unknown]" */

@@ -205,6 +205,7 @@ static void init_row(const struct report *r, struct symbolizer *sym,
 		row->kind = s->code && r->opt.stride >= 0 ? ROW_BUCKET
 							  : ROW_INSN;
 		row->procedure = report_site_outer(s);
+		row->start = s->start;
 		row->file = s->file;
 		row->line = s->line;
 		if (s->code) {
