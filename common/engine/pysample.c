@@ -119,7 +119,10 @@ void py_samples_mapped(struct py_samples *ps, uint32_t pid, const char *path)
 	if (strncmp(base, "libpython", 9))
 		return;
 	i = hashmap_find(&ps->index, pid, pid_eq, &k);
-	if (i != SIZE_MAX && !ps->procs[i].p && !ps->procs[i].samples)
+	/* Only a look that found no CPython: one whose layout is not
+	 * known stays so, however many times it maps its libpython. */
+	if (i != SIZE_MAX && !ps->procs[i].p &&
+	    ps->procs[i].open_err == -PROF_ENOENT)
 		py_samples_forget(ps, pid);
 }
 
