@@ -741,6 +741,47 @@ PY
 		fail "no stack holds rec 100 times or more"
 }
 
+# ---- what reading the frames costs --------------------------------------
+
+# A thread's frames are read in one system call a sample in the steady
+# state: its thread state, its C frame's current frame, the headers of
+# its last walk's code objects and the memory around its last frames
+# together (a read for each frame and each code object would be a dozen
+# and more for this four-deep stack).
+@test "python: Python frames cost about one process_vm_readv a sample, not one per frame" {
+	need_py311
+	command -v strace >/dev/null || skip "no strace"
+	cat >deep.py <<-'PY'
+	import time
+	def h(end):
+	    n = 0
+	    while time.process_time() < end:
+	        n += 1
+	    return n
+	def g(end):
+	    return h(end)
+	def f(end):
+	    return g(end)
+	f(time.process_time() + 1.0)
+	PY
+	run -0 --separate-stderr strace -qq -c -o st -e trace=process_vm_readv \
+		"$UPROFILE" -v -g -e cpu-clock -F "$FREQ" -o p.umon "$PY" deep.py
+	vout=$stderr
+	local line m calls
+	line=$(pylines)
+	[[ $line =~ :\ ([0-9]+)\ of\ ([0-9]+)\ samples\ with\ Python\ frames$ ]] ||
+		fail "no python line: $vout"
+	m=${BASH_REMATCH[2]}
+	((m >= 100)) || fail "only $m samples"
+	calls=$(awk '$NF == "process_vm_readv" { print $4 }' st)
+	[[ -n $calls ]] || fail "strace counted no process_vm_readv: $(cat st)"
+	# Start-up (the interpreter found, the first walk of each thread)
+	# takes a few dozen; a miss (frames moved off the window, a new
+	# code object) one more.
+	((calls <= 2 * m + 100)) ||
+		fail "$calls process_vm_readv calls for $m samples"
+}
+
 # ---- --python=off, other programs, other versions --------------------
 
 @test "python: --python=off keeps the interpreter's frames: no .py object, _PyEval_EvalFrameDefault in the stacks" {
