@@ -638,9 +638,10 @@ main()
 PY
 	pyprof churn.out "$PY" churn.py 1.5
 	# The frames are read as they change: a walk that fails at the
-	# innermost frame (a frame being pushed or popped) leaves the sample
-	# its native frames, 2-10% of them here.
-	check_pyline 80 1
+	# innermost frame (a frame being pushed or popped) is done again,
+	# twice at most; one that fails three times leaves the sample its
+	# native frames, 1-2% of them here (2-10% with no second try).
+	check_pyline 95 1
 	# The checker: each frame of the speedscope export whose file is a
 	# .py file or a "<...>" one is a Python frame (a native one has a
 	# file only from its line tables: a .c or .S file); its file is
