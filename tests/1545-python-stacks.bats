@@ -765,7 +765,10 @@ PY
 	    return g(end)
 	f(time.process_time() + 1.0)
 	PY
-	run -0 --separate-stderr strace -qq -c -o st -e trace=process_vm_readv \
+	# LeakSanitizer (a sanitized build's) cannot run under ptrace.
+	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
+		run -0 --separate-stderr strace -qq -c -o st \
+		-e trace=process_vm_readv \
 		"$UPROFILE" -v -g -e cpu-clock -F "$FREQ" -o p.umon "$PY" deep.py
 	vout=$stderr
 	local line m calls
