@@ -385,6 +385,22 @@ size_t py_layout_values(unsigned minor, struct py_layout_value *out,
 #define MAX_CODE_UNITS (1u << 24) /* a code object's bytecode */
 #define MAX_CACHED 16384	/* code objects kept */
 #define HEADER_MAX 256		/* bytes of a struct read at once */
+#define TS_CACHE 64		/* threads whose thread state is kept */
+#define WALK_CHUNK 64		/* frames whose code objects are read in
+				 * one process_vm_readv */
+/* Memory read around frames: 3.11 on push a call's frame after its
+ * caller's in the thread's data stack, so a frame's callers lie below
+ * it, a few hundred bytes each.  A frame not read yet is read with the
+ * WIN_BELOW bytes under it; a thread's frames where they were at its
+ * last walk, with WIN_SLACK bytes under them and WIN_ABOVE over its
+ * innermost frame (the calls it may have made since).  A read of more
+ * pages pins more: a window is at most one page long, so two pages. */
+#define WIN_LEN 4096
+#define WIN_BELOW 2048
+#define WIN_SLACK 128
+#define WIN_ABOVE 512
+#define WIN_PAGE 4096		/* the smallest page of x86-64 */
+#define SPEC_CODES 8		/* code objects read with a thread state */
 
 /* A code object's strings and line table, as read (key: its address and
  * the header fields that name them). */
@@ -397,6 +413,34 @@ struct code_entry {
 	const char *name, *qualname, *filename;	/* in strings */
 	uint8_t *linetable;
 	size_t linetable_len;
+	/* The walk (py_proc.walks) that last found its header unchanged:
+	 * py_code_info() in that walk reads it no more. */
+	uint64_t checked;
+	/* The last instruction whose line was decoded, and that line. */
+	int32_t last_instr;
+	int last_line;
+};
+
+/* Where a thread's state was found, and what it held (a cache: each
+ * use reads the thread state again and checks it is that thread's). */
+struct ts_slot {
+	pid_t tid;		/* 0: empty */
+	uint64_t ts, interp;
+	uint64_t cframe;	/* its C frame (3.11, 3.12) when last read */
+	uint64_t frame;		/* its innermost frame when last read */
+	uint64_t low;		/* its outermost frame read with it */
+	/* The code objects of its frames at its last walk: likely those of
+	 * the next, their headers read with the thread state. */
+	uint64_t codes[SPEC_CODES];
+	size_t ncodes;
+};
+
+/* Reads done in one process_vm_readv: the kernel reads them in order
+ * and stops at the first it cannot read whole. */
+#define BATCH_MAX (WALK_CHUNK + 8)
+struct batch {
+	struct iovec local[BATCH_MAX], remote[BATCH_MAX];
+	size_t n;
 };
 
 struct py_proc {
@@ -407,12 +451,29 @@ struct py_proc {
 	/* How much of each struct is read: up to the end of the last
 	 * field used (extent()). */
 	size_t ts_len, frame_len, code_len, code_info_len;
+	size_t code_hdr_len;	/* what a walk reads: both of the last two */
 	char *image;
 	uint64_t code_type, str_type, bytes_type;	/* type objects */
 	struct strpool strings;
 	struct code_entry *codes;
 	size_t ncodes, codes_alloc;
 	struct hashmap index;	/* code address -> codes[] */
+	uint64_t walks;		/* py_thread_stack() calls */
+	const struct py_stack_copy *copy;	/* the walk's sample's */
+	struct ts_slot threads[TS_CACHE];	/* by tid % TS_CACHE */
+	/* Memory read around a frame: win[i] is the process's byte at
+	 * win_base + i, for those in [win_lo, win_hi); none between
+	 * walks (the process has run since). */
+	uint8_t win[WIN_LEN];
+	uint64_t win_base, win_lo, win_hi;
+	size_t win_reads;	/* of the window added last: 1 or 2 */
+	/* The code objects' headers of a walk's chunk of frames, and those
+	 * read with the thread state (spec[i] is codes[i]'s of its slot:
+	 * nspec of them read). */
+	uint8_t headers[WALK_CHUNK][HEADER_MAX];
+	uint8_t spec[SPEC_CODES][HEADER_MAX];
+	uint64_t spec_code[SPEC_CODES];
+	size_t nspec;
 };
 
 /* ------------------------------------------------------------------ */
@@ -494,6 +555,95 @@ static uint64_t word(const uint8_t *buf, size_t len, uint32_t off,
 static bool ptr_ok(uint64_t addr)
 {
 	return addr && !(addr & 7) && addr < (1ULL << 56);
+}
+
+/* Add the read of len bytes at addr into buf to b: its index. */
+static size_t batch_add(struct batch *b, void *buf, uint64_t addr,
+			size_t len)
+{
+	b->local[b->n] = (struct iovec){ buf, len };
+	b->remote[b->n] = (struct iovec){ (void *)(uintptr_t)addr, len };
+	return b->n++;
+}
+
+/*
+ * Do b's reads in one system call: how many of them, from the first,
+ * were read whole.  Failures are not told apart here: a caller that
+ * needs a read that was not done does it alone with rd(), which says
+ * why it fails (or reads it, the process having moved on).
+ */
+static size_t batch_read(struct py_proc *p, const struct batch *b)
+{
+	ssize_t got;
+	size_t i;
+
+	if (p->exited || !b->n)
+		return 0;
+	got = process_vm_readv(p->info.pid, b->local, b->n, b->remote, b->n,
+			       0);
+	for (i = 0; got > 0 && i < b->n; i++) {
+		if ((size_t)got < b->local[i].iov_len)
+			break;
+		got -= (ssize_t)b->local[i].iov_len;
+	}
+	return got < 0 ? 0 : i;
+}
+
+/*
+ * Add to b the reads of the window [lo, hi) around addr (at most WIN_LEN
+ * bytes, cut below) into p->win: the part in addr's page first, the rest
+ * (another page, which may not be mapped) second.  win_set() then says
+ * what was read.  Returns the index of the first read.
+ */
+static size_t win_add(struct py_proc *p, struct batch *b, uint64_t lo,
+		      uint64_t hi, uint64_t addr)
+{
+	uint64_t page = addr & ~(uint64_t)(WIN_PAGE - 1);
+	uint64_t a, z;
+	size_t first;
+
+	if (hi - lo > WIN_LEN)
+		lo = hi - WIN_LEN;
+	a = lo > page ? lo : page;
+	z = hi < page + WIN_PAGE ? hi : page + WIN_PAGE;
+
+	p->win_base = lo;
+	p->win_lo = p->win_hi = 0;
+	first = batch_add(b, p->win + (a - lo), a, z - a);
+	p->win_reads = 1 + (lo < a || z < hi);
+	if (lo < a)
+		batch_add(b, p->win, lo, a - lo);
+	else if (z < hi)
+		batch_add(b, p->win + (z - lo), z, hi - z);
+	return first;
+}
+
+/* What of the window added at b's read first was read: whole reads. */
+static void win_set(struct py_proc *p, const struct batch *b, size_t first,
+		    size_t whole)
+{
+	size_t i;
+
+	for (i = first; i < whole && i < first + p->win_reads; i++) {
+		uint64_t a = (uint64_t)(uintptr_t)b->remote[i].iov_base;
+		uint64_t z = a + b->remote[i].iov_len;
+
+		if (i == first) {
+			p->win_lo = a;
+			p->win_hi = z;
+		} else if (z == p->win_lo) {
+			p->win_lo = a;
+		} else if (a == p->win_hi) {
+			p->win_hi = z;
+		}
+	}
+}
+
+/* Whether the window holds [addr, addr + len). */
+static bool in_win(const struct py_proc *p, uint64_t addr, size_t len)
+{
+	return addr >= p->win_lo && addr < p->win_hi &&
+	       len <= p->win_hi - addr;
 }
 
 /* ------------------------------------------------------------------ */
@@ -854,6 +1004,8 @@ static int set_extents(struct py_proc *p, const struct layout *l)
 	p->frame_len = extent(fr, NELEM(fr));
 	p->code_len = extent(co, NELEM(co));
 	p->code_info_len = extent(ci, NELEM(ci));
+	p->code_hdr_len = p->code_len > p->code_info_len ? p->code_len :
+			  p->code_info_len;
 	return p->ts_len > HEADER_MAX ||
 	       p->frame_len > HEADER_MAX || p->code_info_len > HEADER_MAX ||
 	       p->code_len > HEADER_MAX ||
@@ -1123,6 +1275,19 @@ bool py_exited(const struct py_proc *p)
 /* ------------------------------------------------------------------ */
 /* Thread states and frames */
 
+/* The 8 bytes at addr as the walk's sample copied them, into buf:
+ * whether the copy holds them. */
+static bool copy_word(const struct py_proc *p, uint64_t addr, uint8_t *buf)
+{
+	const struct py_stack_copy *c = p->copy;
+
+	if (!c || addr < c->sp || addr - c->sp > c->len ||
+	    c->len - (addr - c->sp) < 8)
+		return false;
+	memcpy(buf, c->data + (addr - c->sp), 8);
+	return true;
+}
+
 /* The innermost frame of the thread state whose ts_len bytes are t in
  * *frame (0: none): the thread state's own pointer (3.13), else its C
  * frame's.  0, or why it cannot be read. */
@@ -1141,7 +1306,9 @@ static int tstate_frame(struct py_proc *p, const uint8_t *t, uint64_t *frame)
 	if (!ptr_ok(at))
 		return prof_fail(PROF_EFORMAT, "C frame at %#" PRIx64 ": not "
 				 "a pointer", at);
-	rc = rd(p, at + l->cf_current_frame, c, 8, "a C frame");
+	/* On the C stack: as the sample found it, if it copied it. */
+	rc = copy_word(p, at + l->cf_current_frame, c) ? 0 :
+		rd(p, at + l->cf_current_frame, c, 8, "a C frame");
 	if (!rc)
 		*frame = word(c, 8, 0, 8);
 	return rc;
@@ -1149,8 +1316,9 @@ static int tstate_frame(struct py_proc *p, const uint8_t *t, uint64_t *frame)
 
 /* The innermost frame of native thread tid in *frame: that of its first
  * thread state with a frame (a thread may have one per interpreter),
- * else 0. */
-static int find_tstate(struct py_proc *p, pid_t tid, uint64_t *frame)
+ * else 0.  Where it was found goes to *s. */
+static int find_tstate(struct py_proc *p, pid_t tid, uint64_t *frame,
+		       struct ts_slot *s)
 {
 	const struct layout *l = p->l;
 	uint8_t buf[8], t[HEADER_MAX];
@@ -1203,6 +1371,11 @@ static int find_tstate(struct py_proc *p, pid_t tid, uint64_t *frame)
 			if (!found)
 				first_rc = rc;
 			found = true;
+			if (*frame)
+				*s = (struct ts_slot){ .tid = tid, .ts = ts,
+					.interp = interp, .frame = *frame,
+					.cframe = word(t, ts_len, l->ts_frame,
+						       8) };
 		}
 		if (!*frame) {
 			rc = rd(p, interp + l->is_next, buf, 8,
@@ -1221,23 +1394,95 @@ static int find_tstate(struct py_proc *p, pid_t tid, uint64_t *frame)
 	return *frame ? 0 : first_rc;
 }
 
-/* The header of the code object at code (its first hdr_len bytes), its
+/*
+ * The innermost frame of thread tid through the thread state it was
+ * last found in (s): 0 with *frame, or 1 when that does not tell (none
+ * kept, that state is no longer this thread's, or has no frame: the
+ * lists are walked then).  One read: the thread state, the current
+ * frame of its C frame where that is the one seen last (3.11, 3.12),
+ * the headers of the code objects of its last walk, and the window
+ * where its frames were then: those of the next walk, most often.
+ */
+static int cached_tstate(struct py_proc *p, pid_t tid, struct ts_slot *s,
+			 uint64_t *frame)
+{
+	const struct layout *l = p->l;
+	uint8_t t[HEADER_MAX], cf[8];
+	size_t whole, c = SIZE_MAX, w = SIZE_MAX, i;
+	bool copied = false;
+	struct batch b;
+	uint64_t at;
+
+	*frame = 0;
+	if (s->tid != tid || s->frame < WIN_LEN)
+		return 1;
+	b.n = 0;
+	batch_add(&b, t, s->ts, p->ts_len);
+	if (l->cf_current_frame != NONE && s->cframe)
+		copied = copy_word(p, s->cframe + l->cf_current_frame, cf);
+	if (l->cf_current_frame != NONE && s->cframe && !copied)
+		c = batch_add(&b, cf, s->cframe + l->cf_current_frame, 8);
+	for (i = 0; i < s->ncodes; i++)
+		batch_add(&b, p->spec[i], s->codes[i], p->code_hdr_len);
+	if (s->frame)
+		w = win_add(p, &b, (s->low < s->frame ? s->low : s->frame) -
+			    WIN_SLACK, s->frame + WIN_ABOVE, s->frame);
+	whole = batch_read(p, &b);
+	if (w != SIZE_MAX)
+		win_set(p, &b, w, whole);
+	for (i = 0; i < s->ncodes && i + 1 + (c != SIZE_MAX) < whole; i++)
+		p->spec_code[p->nspec++] = s->codes[i];
+	if (!whole ||
+	    word(t, p->ts_len, l->ts_native_tid, 8) != (uint64_t)tid ||
+	    word(t, p->ts_len, l->ts_interp, 8) != s->interp)
+		return 1;
+	at = word(t, p->ts_len, l->ts_frame, 8);
+	if (l->cf_current_frame == NONE)
+		*frame = at;
+	else if (at && at == s->cframe && (copied || c < whole))
+		*frame = word(cf, 8, 0, 8);
+	else if (tstate_frame(p, t, frame))
+		return 1;
+	s->cframe = at;
+	return *frame ? 0 : 1;
+}
+
+/* The innermost frame of native thread tid: find_tstate()'s, through
+ * the thread state kept for tid while it is still that thread's. */
+static int find_frame(struct py_proc *p, pid_t tid, uint64_t *frame)
+{
+	struct ts_slot *s = &p->threads[(unsigned)tid % TS_CACHE];
+	int rc;
+
+	if (!cached_tstate(p, tid, s, frame))
+		return 0;
+	if (s->tid == tid)
+		s->tid = 0;
+	rc = find_tstate(p, tid, frame, s);
+	return rc;
+}
+
+/* Whether the header hb of the object at code is a code object's. */
+static int code_type_ok(const struct py_proc *p, uint64_t code,
+			const uint8_t *hb)
+{
+	if (word(hb, p->code_hdr_len, p->l->ob_type, 8) != p->code_type)
+		return prof_fail(PROF_EFORMAT, "%#" PRIx64 " is not a code "
+				 "object", code);
+	return 0;
+}
+
+/* The header of the code object at code (p->code_hdr_len bytes), its
  * type checked. */
-static int read_code_header(struct py_proc *p, uint64_t code, uint8_t *buf,
-			    size_t hdr_len)
+static int read_code_header(struct py_proc *p, uint64_t code, uint8_t *buf)
 {
 	int rc;
 
 	if (!ptr_ok(code))
 		return prof_fail(PROF_EFORMAT, "code object at %#" PRIx64
 				 ": not a pointer", code);
-	rc = rd(p, code, buf, hdr_len, "a code object");
-	if (rc)
-		return rc;
-	if (word(buf, hdr_len, p->l->ob_type, 8) != p->code_type)
-		return prof_fail(PROF_EFORMAT, "%#" PRIx64 " is not a code "
-				 "object", code);
-	return 0;
+	rc = rd(p, code, buf, p->code_hdr_len, "a code object");
+	return rc ? rc : code_type_ok(p, code, buf);
 }
 
 /* Whether frame f (read_frame()'s) is a shim: a frame an eval loop call
@@ -1247,16 +1492,43 @@ static bool is_shim(const struct py_proc *p, const struct py_frame *f)
 	return p->l->owner_cstack != NONE && f->owner == p->l->owner_cstack;
 }
 
-/* One frame at addr read into *f; *prev is the next one out.  0, or an
- * error whose detail is the reason the walk stops. */
+/* The frame_len bytes of the frame at addr: from the window, which is
+ * read around addr when it does not hold them. */
+static int frame_bytes(struct py_proc *p, uint64_t addr, const uint8_t **fb)
+{
+	size_t flen = p->frame_len;
+
+	if (!in_win(p, addr, flen)) {
+		struct batch b;
+		size_t first;
+
+		b.n = 0;
+		first = win_add(p, &b, addr > WIN_BELOW ? addr - WIN_BELOW : 0,
+				addr + flen, addr);
+		win_set(p, &b, first, batch_read(p, &b));
+	}
+	if (!in_win(p, addr, flen)) {
+		/* Alone, for the reason it cannot be read. */
+		int rc = rd(p, addr, p->win, flen, "a frame");
+
+		if (rc)
+			return rc;
+		p->win_base = p->win_lo = addr;
+		p->win_hi = addr + flen;
+	}
+	*fb = p->win + (addr - p->win_base);
+	return 0;
+}
+
+/* One frame at addr read into *f but for what its code object tells
+ * (frame_code()): *prev is the next one out, *pi its instruction
+ * pointer.  0, or an error whose detail is the reason the walk stops. */
 static int read_frame(struct py_proc *p, uint64_t addr, struct py_frame *f,
-		      uint64_t *prev)
+		      uint64_t *prev, uint64_t *pi)
 {
 	const struct layout *l = p->l;
-	size_t hdr_len = p->code_len, flen = p->frame_len;
-	uint8_t fb[HEADER_MAX], cb[HEADER_MAX];
-	uint64_t pi, first, limit;
-	int64_t nunits, trace;
+	size_t flen = p->frame_len;
+	const uint8_t *fb;
 	unsigned max_owner = l->owner_cstack != NONE ? l->owner_cstack :
 			     l->owner_frame_object;
 	int rc;
@@ -1264,7 +1536,7 @@ static int read_frame(struct py_proc *p, uint64_t addr, struct py_frame *f,
 	if (!ptr_ok(addr))
 		return prof_fail(PROF_EFORMAT, "frame at %#" PRIx64 ": not a "
 				 "pointer", addr);
-	rc = rd(p, addr, fb, flen, "a frame");
+	rc = frame_bytes(p, addr, &fb);
 	if (rc)
 		return rc;
 	memset(f, 0, sizeof(*f));
@@ -1274,7 +1546,7 @@ static int read_frame(struct py_proc *p, uint64_t addr, struct py_frame *f,
 		      word(fb, flen, l->fr_is_entry, 1) != 0;
 	f->owner = (uint8_t)word(fb, flen, l->fr_owner, 1);
 	*prev = word(fb, flen, l->fr_previous, 8);
-	pi = word(fb, flen, l->fr_instr, 8);
+	*pi = word(fb, flen, l->fr_instr, 8);
 	if (f->owner > max_owner)
 		return prof_fail(PROF_EFORMAT, "frame at %#" PRIx64 ": owner "
 				 "%u is none of CPython 3.%u's", addr, f->owner,
@@ -1289,9 +1561,19 @@ static int read_frame(struct py_proc *p, uint64_t addr, struct py_frame *f,
 	if (!f->code)
 		return prof_fail(PROF_EFORMAT, "frame at %#" PRIx64 ": no "
 				 "code object (NULL)", addr);
-	rc = read_code_header(p, f->code, cb, hdr_len);
-	if (rc)
-		return rc;
+	return 0;
+}
+
+/* The rest of frame f (read_frame()'s, instruction pointer pi), from
+ * its code object's header cb: its instruction, whether it has started. */
+static int frame_code(const struct py_proc *p, struct py_frame *f,
+		      uint64_t pi, const uint8_t *cb)
+{
+	const struct layout *l = p->l;
+	size_t hdr_len = p->code_hdr_len;
+	int64_t nunits, trace;
+	uint64_t first, limit;
+
 	nunits = (int64_t)word(cb, hdr_len, l->ob_size, 8);
 	trace = (int32_t)word(cb, hdr_len, l->co_firsttraceable, 4);
 	if (nunits <= 0 || nunits > MAX_CODE_UNITS || trace < 0 ||
@@ -1312,8 +1594,56 @@ static int read_frame(struct py_proc *p, uint64_t addr, struct py_frame *f,
 	else
 		return prof_fail(PROF_EFORMAT, "frame at %#" PRIx64 ": "
 				 "instruction %#" PRIx64 " outside its code "
-				 "[%#" PRIx64 ", %#" PRIx64 ")", addr, pi, first,
-				 limit);
+				 "[%#" PRIx64 ", %#" PRIx64 ")", f->frame, pi,
+				 first, limit);
+	return 0;
+}
+
+static void code_checked(struct py_proc *p, uint64_t code, const uint8_t *hb);
+
+/*
+ * The code objects of frames f[0..m) (read_frame()'s, instruction
+ * pointers pi[]), their headers read in one go: frame_code() on each in
+ * turn.  *k of them are good; the error, if any, is the next one's.
+ */
+static int chunk_codes(struct py_proc *p, struct py_frame *f,
+		       const uint64_t *pi, size_t m, size_t *k)
+{
+	size_t at[WALK_CHUNK], whole, i, j;
+	uint8_t *hb[WALK_CHUNK];
+	struct batch b;
+	int rc;
+
+	b.n = 0;
+	for (i = 0; i < m; i++) {
+		at[i] = SIZE_MAX;
+		hb[i] = p->headers[i];
+		if (is_shim(p, &f[i]) || !ptr_ok(f[i].code))
+			continue;
+		/* Read with the thread state? */
+		for (j = 0; j < p->nspec && p->spec_code[j] != f[i].code; j++)
+			;
+		if (j < p->nspec)
+			hb[i] = p->spec[j];
+		else
+			at[i] = batch_add(&b, hb[i], f[i].code,
+					  p->code_hdr_len);
+	}
+	whole = batch_read(p, &b);
+	for (*k = 0; *k < m; (*k)++) {
+		i = *k;
+		if (is_shim(p, &f[i]))
+			continue;
+		if (at[i] < whole || hb[i] != p->headers[i])
+			rc = code_type_ok(p, f[i].code, hb[i]);
+		else
+			rc = read_code_header(p, f[i].code, hb[i]);
+		if (!rc)
+			rc = frame_code(p, &f[i], pi[i], hb[i]);
+		if (rc)
+			return rc;
+		code_checked(p, f[i].code, hb[i]);
+	}
 	return 0;
 }
 
@@ -1330,71 +1660,170 @@ static int keep_frame(const struct py_frame *f, struct py_frame *out,
 	return 0;
 }
 
+/* What a walk keeps of its frames: 3.12-, the frame before a shim is
+ * the first of its eval loop call, known as such at the shim: each
+ * frame is held until the next one is read. */
+struct keeper {
+	struct py_frame *out;
+	size_t max, *n;
+	struct py_frame held;
+	bool holding;
+	bool first;		/* no frame seen yet */
+};
+
+static int keeper_add(struct py_proc *p, struct keeper *kp,
+		      struct py_frame *f)
+{
+	int rc = 0;
+
+	if (is_shim(p, f)) {
+		if (kp->holding) {
+			kp->held.is_entry = true;
+			rc = keep_frame(&kp->held, kp->out, kp->max, kp->n);
+		} else if (kp->first) {
+			/* The innermost: a call of the eval loop entering
+			 * or leaving, none of its frames on the chain; the
+			 * shim stands for them (code 0). */
+			f->is_entry = true;
+			rc = keep_frame(f, kp->out, kp->max, kp->n);
+		}
+		kp->holding = false;
+	} else {
+		rc = kp->holding ? keep_frame(&kp->held, kp->out, kp->max,
+					      kp->n) : 0;
+		kp->held = *f;
+		kp->holding = true;
+	}
+	kp->first = false;
+	return rc;
+}
+
+static int keeper_end(struct keeper *kp)
+{
+	if (!kp->holding)
+		return 0;
+	kp->holding = false;
+	return keep_frame(&kp->held, kp->out, kp->max, kp->n);
+}
+
+/* Where a walk is: the next frame, what its cycle check holds, the
+ * frames it has seen. */
+struct walk {
+	uint64_t frame, seen;
+	unsigned walked, power, steps;
+	uint64_t first, low;	/* the innermost frame; the outermost near
+				 * it (a window's length below) */
+};
+
+/*
+ * Up to WALK_CHUNK frames from w->frame on (read_frame(): from the
+ * window around them, read as needed) into f[] and pi[], *m of them,
+ * w->frame the next one out: 0, or the reason the walk ends after them.
+ * Brent's cycle check: a frame seen at a power of two steps back comes
+ * again only in a loop.
+ */
+static int walk_chunk(struct py_proc *p, struct walk *w, struct py_frame *f,
+		      uint64_t *pi, size_t *m)
+{
+	uint64_t prev = 0;
+	int rc;
+
+	for (*m = 0; w->frame && *m < WALK_CHUNK; w->frame = prev) {
+		if (++w->walked > PY_MAX_WALK)
+			return prof_fail(PROF_EFORMAT, "more than %d frames",
+					 PY_MAX_WALK);
+		rc = read_frame(p, w->frame, &f[*m], &prev, &pi[*m]);
+		if (rc)
+			return rc;
+		(*m)++;
+		if (w->frame < w->low &&
+		    w->first - w->frame <= WIN_LEN - WIN_ABOVE - WIN_SLACK)
+			w->low = w->frame;
+		if (prev == w->seen)
+			return prof_fail(PROF_EFORMAT, "the frames loop (frame "
+					 "at %#" PRIx64 " comes again)", prev);
+		if (++w->steps == w->power) {
+			w->seen = prev;
+			w->power *= 2;
+			w->steps = 0;
+		}
+	}
+	return 0;
+}
+
+/* One walk of thread tid's frames (py_thread_stack()). */
+static int walk_thread(struct py_proc *p, pid_t tid, struct keeper *kp)
+{
+	struct py_frame f[WALK_CHUNK];
+	uint64_t pi[WALK_CHUNK];
+	struct walk w = { 0, 0, 0, 1, 0, 0, 0 };
+	struct ts_slot *s = &p->threads[(unsigned)tid % TS_CACHE];
+	uint64_t codes[SPEC_CODES];
+	size_t m, k, i, ncodes = 0;
+	int rc, stop = 0;
+
+	p->walks++;
+	p->win_lo = p->win_hi = 0;
+	p->nspec = 0;
+	rc = find_frame(p, tid, &w.frame);
+	if (rc)
+		return rc;
+	w.seen = w.first = w.low = w.frame;
+	while (w.frame && !stop) {
+		stop = walk_chunk(p, &w, f, pi, &m);
+		rc = chunk_codes(p, f, pi, m, &k);
+		for (i = 0; i < k; i++) {
+			int r = keeper_add(p, kp, &f[i]);
+
+			if (r)
+				return r;
+			if (f[i].code && ncodes < SPEC_CODES &&
+			    !(ncodes && codes[ncodes - 1] == f[i].code))
+				codes[ncodes++] = f[i].code;
+		}
+		if (rc) {
+			stop = rc;
+			break;
+		}
+	}
+	if (s->tid == tid) {
+		s->frame = w.first;
+		s->low = w.low;
+		memcpy(s->codes, codes, ncodes * sizeof(codes[0]));
+		s->ncodes = ncodes;
+	}
+	rc = keeper_end(kp);
+	return rc ? rc : stop;
+}
+
+/* Times a walk that fails at its innermost frame is done again: the
+ * thread was pushing or popping it as it was read. */
+#define WALK_RETRIES 2
+
+int py_sample_stack(struct py_proc *p, pid_t tid,
+		    const struct py_stack_copy *copy, struct py_frame *out,
+		    size_t max, size_t *n)
+{
+	struct keeper kp;
+	int rc, tries = 0;
+
+	p->copy = copy;
+	do {
+		*n = 0;
+		kp = (struct keeper){ .out = out, .max = max, .n = n,
+				      .first = true };
+		rc = walk_thread(p, tid, &kp);
+		/* Again from now: the copy's frame may have been popped. */
+		p->copy = NULL;
+	} while (rc == -PROF_EFORMAT && !*n && tries++ < WALK_RETRIES &&
+		 !p->exited);
+	return rc;
+}
+
 int py_thread_stack(struct py_proc *p, pid_t tid, struct py_frame *out,
 		    size_t max, size_t *n)
 {
-	uint64_t frame, prev = 0, seen;
-	unsigned walked = 0, power = 1, steps = 0;
-	/* 3.12-: the frame before a shim is the first of its eval loop
-	 * call, known as such at the shim: each frame is held until the
-	 * next one is read. */
-	struct py_frame held;
-	bool holding = false;
-	int rc;
-
-	*n = 0;
-	rc = find_tstate(p, tid, &frame);
-	if (rc)
-		return rc;
-	for (seen = frame; frame; frame = prev) {
-		struct py_frame f;
-
-		if (++walked > PY_MAX_WALK)
-			return prof_fail(PROF_EFORMAT, "more than %d frames",
-					 PY_MAX_WALK);
-		rc = read_frame(p, frame, &f, &prev);
-		if (rc)
-			break;
-		if (is_shim(p, &f)) {
-			if (holding) {
-				held.is_entry = true;
-				rc = keep_frame(&held, out, max, n);
-			} else if (walked == 1) {
-				/* The innermost: a call of the eval loop
-				 * entering or leaving, none of its frames
-				 * on the chain; the shim stands for them
-				 * (code 0). */
-				f.is_entry = true;
-				rc = keep_frame(&f, out, max, n);
-			}
-			holding = false;
-		} else {
-			rc = holding ? keep_frame(&held, out, max, n) : 0;
-			held = f;
-			holding = true;
-		}
-		if (rc)
-			return rc;
-		/* Brent's cycle check: a frame seen at a power of two
-		 * steps back comes again only in a loop. */
-		if (prev == seen) {
-			rc = prof_fail(PROF_EFORMAT, "the frames loop (frame "
-				       "at %#" PRIx64 " comes again)", prev);
-			break;
-		}
-		if (++steps == power) {
-			seen = prev;
-			power *= 2;
-			steps = 0;
-		}
-	}
-	if (holding) {
-		int r = keep_frame(&held, out, max, n);
-
-		if (r)
-			return r;
-	}
-	return rc;
+	return py_sample_stack(p, tid, NULL, out, max, n);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1556,6 +1985,7 @@ static int code_fill(struct py_proc *p, const uint8_t *hb, size_t hdr_len,
 	e->firstlineno = (int32_t)word(hb, hdr_len, l->co_firstlineno, 4);
 	free(e->linetable);
 	e->linetable = NULL;
+	e->last_instr = INT32_MIN;
 	if ((rc = read_str(p, e->key[0], "co_filename", &e->filename)) ||
 	    (rc = read_str(p, e->key[1], "co_name", &e->name)) ||
 	    (rc = read_str(p, e->key[2], "co_qualname", &e->qualname)))
@@ -1579,17 +2009,44 @@ static bool code_same(const struct py_proc *p, const uint8_t *hb,
 		       (int32_t)word(hb, hdr_len, l->co_firstlineno, 4);
 }
 
+/* The code object at code, whose header hb was read in this walk, is
+ * still the one its entry describes: py_code_info() need not read it. */
+static void code_checked(struct py_proc *p, uint64_t code, const uint8_t *hb)
+{
+	size_t i = code_find(p, code);
+
+	if (i != SIZE_MAX && code_same(p, hb, p->code_hdr_len, &p->codes[i]))
+		p->codes[i].checked = p->walks;
+}
+
+/* The line of instruction instr of e's code (the last one asked kept). */
+static int code_line(struct code_entry *e, int32_t instr)
+{
+	if (instr >= e->nunits)
+		return -1;
+	if (instr != e->last_instr) {
+		e->last_line = py_linetable_line(e->linetable,
+						 e->linetable_len,
+						 e->firstlineno, instr);
+		e->last_instr = instr;
+	}
+	return e->last_line;
+}
+
 int py_code_info(struct py_proc *p, uint64_t code, int32_t instr,
 		 struct py_code *out)
 {
-	size_t hdr_len = p->code_info_len;
+	size_t hdr_len = p->code_hdr_len;
 	uint8_t hb[HEADER_MAX];
 	struct code_entry *e;
 	size_t i;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	rc = read_code_header(p, code, hb, hdr_len);
+	i = code_find(p, code);
+	if (i != SIZE_MAX && p->codes[i].checked == p->walks && p->walks)
+		goto found;
+	rc = read_code_header(p, code, hb);
 	if (rc)
 		return rc;
 	if (p->ncodes >= MAX_CACHED)
@@ -1611,13 +2068,13 @@ int py_code_info(struct py_proc *p, uint64_t code, int32_t instr,
 		if (rc)
 			return rc;
 	}
+found:
+	e = &p->codes[i];
 	out->name = e->name;
 	out->qualname = e->qualname;
 	out->filename = e->filename;
 	out->firstlineno = e->firstlineno;
-	out->line = instr >= e->nunits ? -1 :
-		py_linetable_line(e->linetable, e->linetable_len,
-				  e->firstlineno, instr);
+	out->line = code_line(e, instr);
 	return 0;
 }
 
