@@ -234,7 +234,7 @@ check_layout() {
 	# Every value of either side, each on the other.
 	diff -u <(./pyoffsets | grep -v '^#' | sort) \
 		<("$PYSTACK" --layout "3.$1" | sort) ||
-		fail "pyframes.c's layout table differs from the headers (- headers, + table)"
+		fail "pylayout.c's layout table differs from the headers (- headers, + table)"
 	[[ $("$PYSTACK" --layout "3.$1" | wc -l) -ge 30 ]]
 }
 

@@ -3,7 +3,7 @@
  * The Python frames of samples (pysample.h): each process is looked at
  * once (py_open(): a CPython whose layout is known, or not Python), and
  * each sample of a Python process gets its thread's Python frames, read
- * as the sample is drained (pyframes.c), as the collector's frames.
+ * as the sample is drained (pyframes.c, pycode.c), as the collector's frames.
  */
 #include <stdlib.h>
 #include <string.h>

@@ -30,7 +30,7 @@
  * 1 no CPython could be read (not one, a version not known, the process
  * gone, at any point), the reason on standard error in one line; 2 usage.
  *
- *   pystack --layout 3.MINOR   the layout table pyframes.c holds for that
+ *   pystack --layout 3.MINOR   the layout table pylayout.c holds for that
  *                              version, "NAME VALUE" per line (as
  *                              tests/tools/pyoffsets.c prints CPython's)
  *   pystack --layout-of PID    the layout it reads PID by: the table, with
