@@ -244,6 +244,24 @@ EOF
 	((output > 100)) || fail "hotA's samples on its instructions: $output"
 }
 
+# node 20 writes a script's name in its debug records from memory it has
+# freed: malloc's two pointers over its first 16 bytes.  A short path
+# (under 32 bytes) keeps less than half of itself: its lines are still
+# taken back from the code's own name.
+@test "node --perf-prof, a script at a short path (node's damaged names): -lines still gives its lines" {
+	command -v node >/dev/null || fail "node is missing (./setup.sh deps installs nodejs)"
+	local dir
+	dir=$(mktemp -d /tmp/tmp.XXXXXXXX)
+	cp "$ROOT/tests/programs/jitwork.js" "$dir/w.js"
+	run -0 "$UPROFILE" -quiet -e cpu-clock node --perf-prof "$dir/w.js" 1500
+	rm -rf "$dir"
+	((${#dir} + 5 < 32)) || fail "not a short path: $dir/w.js"
+	run -0 --separate-stderr "$UPROFILE" -i umon.out -lines --format json
+	run -0 jq -r '[.rows[] | select(.procedure | test("^JS:.hotA "))] |
+		max_by(.samples["cpu-clock"]) | "\(.file):\(.line)"' <<<"$output"
+	assert_output "$dir/w.js:15"
+}
+
 @test "jitasm twice: two pieces of JIT code of one name are two listings in -asm, each objdump's" {
 	run_jitasm 600 twice
 	run -0 --separate-stderr "$UPROFILE" -i u.out -asm --format json

@@ -20,9 +20,11 @@
  * entry size that fits all its entries (its names are one script's, of
  * one length), and a damaged name is taken back from the code's own
  * name when that holds a word of the same length that ends as the
- * damaged name does for at least half of it ("JS:*hot /path/app.js:12:3"
- * for "<16 bytes of garbage>ath/app.js").  Nothing else is guessed: a
- * record that fits neither way gives no lines.
+ * damaged name does for at least half of it, or for all but the first
+ * 16 bytes, the two pointers glibc's malloc writes over a chunk it frees
+ * ("JS:*hot /path/app.js:12:3" for "<16 bytes of garbage>ath/app.js",
+ * "JS:*hot /tmp/d/w.js:1:3" for "<16 bytes>w.js").  Nothing else is
+ * guessed: a record that fits neither way gives no lines.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +38,7 @@
 #define ENTRY_HEAD 16u		/* addr, line, discrim */
 #define MAX_PAD 8u		/* writers align records to 8 bytes */
 #define MIN_TAIL 4u		/* undamaged bytes a repair needs, at least */
+#define FREED_HEAD 16u		/* what malloc writes over a freed chunk */
 #define NO_FIT 1		/* entries that do not fit their record */
 #define MAX_FILE 4096u		/* a file name longer is no file's */
 
@@ -122,19 +125,22 @@ static size_t common_tail(const char *a, const char *b, size_t n)
 /*
  * A damaged name (len bytes) taken back from the code's name: the last
  * word there of the same length that ends as the name does for at least
- * half of it, followed by ':' or the end.  NULL when there is none.
+ * half of it or past its first FREED_HEAD bytes (and MIN_TAIL at least),
+ * followed by ':' or the end.  NULL when there is none.
  */
 static const char *repair(const struct prof_jitmap_entry *e,
 			  const char *name, size_t len)
 {
 	const char *code = e->name, *end = code + strlen(code), *w, *best = NULL;
+	size_t tail;
 
 	for (w = code; w + len <= end; w++) {
 		if ((w > code && w[-1] != ' ') ||
-		    (w[len] && w[len] != ':'))
+		    (w[len] && w[len] != ':') || !clean(w, len))
 			continue;
-		if (clean(w, len) && common_tail(w, name, len) * 2 >= len &&
-		    common_tail(w, name, len) >= MIN_TAIL)
+		tail = common_tail(w, name, len);
+		if (tail >= MIN_TAIL && (tail * 2 >= len ||
+					 len - tail <= FREED_HEAD))
 			best = w;
 	}
 	return best;
