@@ -462,39 +462,34 @@ out:
 }
 
 /* The source files procedure lp's rows name, each once, with the
- * lowest line that starts a run of them (as report_asm_line_starts()
- * finds them). */
+ * lowest line that starts a run of them (report_asm_line_starts(), no
+ * file read yet). */
 static int note_sources(struct report *r, struct lproc *lp,
-			const struct report_row *rows, size_t n)
+			struct report_row *rows, size_t n)
 {
-	const char *last_file = NULL;
-	unsigned last_line = 0;
+	const struct source_place nowhere = { 0 };
 	size_t i, k;
 
+	report_asm_line_starts(r, &nowhere, rows, n);
 	for (i = 0; i < n; i++) {
 		const struct report_row *row = &rows[i];
 
-		if (row->file && row->line &&
-		    (row->line != last_line ||
-		     !report_same_str(row->file, last_file))) {
-			for (k = 0; k < lp->nsrcs; k++)
-				if (!strcmp(lp->srcs[k].path, row->file))
-					break;
-			if (k == lp->nsrcs) {
-				if (ALLOC_GROW(lp->srcs, lp->nsrcs + 1,
-					       lp->alloc_srcs))
-					return -PROF_ENOMEM;
-				lp->srcs[lp->nsrcs].path =
-					report_pool_dup(r, row->file);
-				lp->srcs[lp->nsrcs++].line = row->line;
-				if (!lp->srcs[k].path)
-					return -PROF_ENOMEM;
-			} else if (row->line < lp->srcs[k].line) {
+		if (!row->line_start)
+			continue;
+		for (k = 0; k < lp->nsrcs; k++)
+			if (!strcmp(lp->srcs[k].path, row->file))
+				break;
+		if (k < lp->nsrcs) {
+			if (row->line < lp->srcs[k].line)
 				lp->srcs[k].line = row->line;
-			}
+			continue;
 		}
-		last_file = row->file;
-		last_line = row->line;
+		if (ALLOC_GROW(lp->srcs, lp->nsrcs + 1, lp->alloc_srcs))
+			return -PROF_ENOMEM;
+		lp->srcs[k].path = report_pool_dup(r, row->file);
+		lp->srcs[k].line = row->line;
+		if (!lp->srcs[lp->nsrcs++].path)
+			return -PROF_ENOMEM;
 	}
 	return 0;
 }
