@@ -783,11 +783,42 @@ static void asm_heading(FILE *f, const struct report *r,
 	fprintf(f, "%-18s %s\n", "address", "instruction");
 }
 
+/*
+ * What figure_cells() and the blank -by cells print for an instruction
+ * nobody sampled, when no column shows anything else of it (no ratio,
+ * freq or average): the same for most rows of a listing.  malloc'd;
+ * NULL: print them row by row.
+ */
+static char *blank_cells(const struct report *r)
+{
+	struct report_row row = { .kind = ROW_INSN };
+	uint64_t *zero;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m;
+
+	if (r->nratios || show_freq(r) || cols_average(r))
+		return NULL;
+	zero = calloc(r->nstats + 1, sizeof(*zero));
+	m = zero ? open_memstream(&buf, &len) : NULL;
+	if (m) {
+		row.samples = zero;
+		figure_cells(m, r, &row);
+		fprintf(m, "%*s", by_width(row_keys(r)), "");
+		if (fclose(m)) {
+			free(buf);
+			buf = NULL;
+		}
+	}
+	free(zero);
+	return buf;
+}
+
 /* An instruction (or bucket) row of the asm view, rows[j] of its
- * procedure's, at index at of the whole listing. */
+ * procedure's, at index at of the whole listing; blank: blank_cells(). */
 static void asm_row(FILE *f, const struct report *r,
 		    const struct report_row *rows, size_t j, size_t at,
-		    int indent)
+		    int indent, const char *blank)
 {
 	const struct report_row *row = &rows[j];
 	char buf[64];
@@ -805,14 +836,18 @@ static void asm_row(FILE *f, const struct report *r,
 			path_base(row->file), row->line,
 			row->source ? " " : "",
 			row->source ? row->source : "");
-	figure_cells(f, r, row);
 	/* Blank, like the figures, where nothing was sampled. */
 	for (s = 0; s < r->nstats && !row->samples[s]; s++)
 		;
-	if (s < r->nstats)
-		by_cells(f, row_keys(r), &row->by);
-	else
-		fprintf(f, "%*s", by_width(row_keys(r)), "");
+	if (s == r->nstats && blank) {
+		fputs(blank, f);
+	} else {
+		figure_cells(f, r, row);
+		if (s < r->nstats)
+			by_cells(f, row_keys(r), &row->by);
+		else
+			fprintf(f, "%*s", by_width(row_keys(r)), "");
+	}
 	if (row->kind == ROW_BUCKET) {
 		range_cell(buf, sizeof(buf), row);
 		fprintf(f, "%-18s %s\n", buf, row->text ? row->text : "");
@@ -826,20 +861,22 @@ static void asm_row(FILE *f, const struct report *r,
  * address order, basic blocks separated, source lines interleaved. */
 static int asm_listing(FILE *f, const struct report *r, size_t shown)
 {
-	int indent = figures_width(r);
+	int indent = figures_width(r), err = 0;
+	char *blank = blank_cells(r);
 	size_t i, j, n, first;
 
-	for (i = 0; i < r->nrows; i++) {
+	for (i = 0; i < r->nrows && !err; i++) {
 		const struct report_row *rows;
-		int err = report_asm_rows(r, i, &rows, &n, &first);
 
+		err = report_asm_rows(r, i, &rows, &n, &first);
 		if (err)
-			return err;
+			break;
 		asm_heading(f, r, &r->rows[i], shown);
 		for (j = 0; j < n; j++)
-			asm_row(f, r, rows, j, first + j, indent);
+			asm_row(f, r, rows, j, first + j, indent, blank);
 	}
-	return 0;
+	free(blank);
+	return err;
 }
 
 /* ---- call-stack views ------------------------------------------------ */
