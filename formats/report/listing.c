@@ -37,7 +37,7 @@ struct lproc {
 	size_t ncounts, alloc_counts;
 	struct prof_task_count *tcounts;
 	size_t ntcounts, alloc_tcounts;
-	struct src_ref *srcs;		/* in the order the lines name them */
+	struct src_ref *srcs;		/* in the order lines name them */
 	size_t nsrcs, alloc_srcs;
 	struct source_place place;	/* once cut */
 	size_t nrows;			/* its rows, the heading aside */
