@@ -141,9 +141,12 @@ int report_key_eq(const struct rowkey *x, const struct rowkey *y);
 
 /* ---- resolve.c ---- */
 
-/* Name sites[0 .. n) (strings in r's pool); state as report_resolve(). */
+/* Name sites[0 .. n) (strings in r's pool; with borrow, the
+ * symbolizer's own, for sites and rows that do not outlive it); state as
+ * report_resolve(). */
 int report_resolve_sites(struct report *r, struct symbolizer *sym,
-			 struct site *sites, size_t n, uint8_t *state);
+			 struct site *sites, size_t n, uint8_t *state,
+			 int borrow);
 /* Note what resolving told of object obj (its OBJ_* state). */
 int report_note_object(struct report *r, struct symbolizer *sym,
 		       uint32_t obj, uint8_t state);

@@ -253,8 +253,9 @@ static int make_rows(struct report_listing *l, const struct report *r,
 	sb.r = &l->sub;
 	err = proc_sites(l, lp, &sb);
 	if (!err)
+		/* The rows live as long as the symbolizer at most. */
 		err = report_resolve_sites(&l->sub, l->sym, sb.sites,
-					   sb.nsites, state);
+					   sb.nsites, state, 1);
 	if (!err)
 		err = report_rows_executions(&sb);
 	if (!err && !text)

@@ -48,10 +48,11 @@ static int name_sites(struct build *b)
 	b->state = calloc(p->nobjects ? p->nobjects : 1, 1);
 	if (!b->state)
 		return -PROF_ENOMEM;
-	err = report_resolve_sites(r, b->sym, b->sites, b->nsites, b->state);
+	err = report_resolve_sites(r, b->sym, b->sites, b->nsites, b->state,
+				   0);
 	if (!err)
 		err = report_resolve_sites(r, b->sym, b->dropped, b->ndropped,
-					   b->state);
+					   b->state, 0);
 	if (!err)
 		report_code_resolve_left(b, b->state);
 	return err;
