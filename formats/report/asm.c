@@ -171,18 +171,16 @@ void report_asm_order(const struct report *r, const struct report_row *heads,
 
 /*
  * Insert a heading row (kind ROW_PROCEDURE, the procedure's totals)
- * before each procedure's instructions, procedures hottest first.
+ * before each procedure's instructions, procedures hottest first.  The
+ * listing calls it on one procedure's rows at a time.
  */
 int report_asm_arrange(struct report *r)
 {
-	struct report_row *rows = r->rows, *heads = NULL, *grown;
-	size_t n = r->nrows, nprocs = 0, i, k, o = 0, all;
-	size_t *idx = NULL, *starts = NULL, *order = NULL, *dest = NULL;
-	unsigned char *done = NULL;
+	struct report_row *rows = r->rows, *heads = NULL, *out = NULL;
+	size_t n = r->nrows, nprocs = 0, i, k, o = 0;
+	size_t *idx = NULL, *starts = NULL, *order = NULL;
 	int err = -PROF_ENOMEM;
 
-	/* Rows are big and many (one per instruction): sort their
-	 * indices, and move each row once, in place. */
 	idx = malloc((n + 1) * sizeof(*idx));
 	starts = malloc((n + 1) * sizeof(*starts));
 	if (!idx || !starts)
@@ -192,63 +190,37 @@ int report_asm_arrange(struct report *r)
 	if (n > 1 && sort_runs(rows, idx, n))
 		qsort_r(idx, n, sizeof(*idx), cmp_asm_at, rows);
 	for (i = 0; i < n; i++)
-		if (!i || report_cmp_str0(rows[idx[i]].object,
-					  rows[idx[i - 1]].object) ||
-		    report_cmp_str0(rows[idx[i]].procedure,
-			     rows[idx[i - 1]].procedure))
+		if (!i || !same_proc(&rows[idx[i]], &rows[idx[i - 1]]))
 			starts[nprocs++] = i;
 	starts[nprocs] = n;
-	all = n + nprocs;
 	heads = calloc(nprocs ? nprocs : 1, sizeof(*heads));
 	order = malloc((nprocs ? nprocs : 1) * sizeof(*order));
-	dest = malloc((all + 1) * sizeof(*dest));
-	done = calloc(all + 1, 1);
-	if (!heads || !order || !dest || !done ||
-	    report_row_arrays(r, heads, nprocs))
+	out = malloc((n + nprocs + 1) * sizeof(*out));
+	if (!heads || !order || !out || report_row_arrays(r, heads, nprocs))
 		goto out;
 	for (i = 0; i < nprocs; i++) {
 		make_heading(r, &heads[i], rows, idx, starts[i], starts[i + 1]);
 		order[i] = i;
 	}
 	order_headings(r, heads, order, nprocs);
-	/* Where each row goes, and heading p (at n + p for now). */
 	for (i = 0; i < nprocs; i++) {
 		size_t p = order[i];
 
-		dest[n + p] = o++;
+		out[o++] = heads[p];
 		for (k = starts[p]; k < starts[p + 1]; k++)
-			dest[idx[k]] = o++;
+			out[o++] = rows[idx[k]];
 	}
-	grown = realloc(rows, (all + 1) * sizeof(*rows));
-	if (!grown)
-		goto out;
-	rows = r->rows = grown;
-	if (nprocs)
-		memcpy(&rows[n], heads, nprocs * sizeof(*heads));
-	for (i = 0; i < all; i++) {
-		struct report_row carry, t;
-
-		if (done[i])
-			continue;
-		carry = rows[i];
-		done[i] = 1;
-		for (k = dest[i]; k != i; k = dest[k]) {
-			t = rows[k];
-			rows[k] = carry;
-			carry = t;
-			done[k] = 1;
-		}
-		rows[i] = carry;
-	}
-	r->nrows = all;
+	free(rows);
+	r->rows = out;
+	r->nrows = o;
+	out = NULL;
 	err = 0;
 out:
 	free(idx);
 	free(starts);
 	free(heads);
 	free(order);
-	free(dest);
-	free(done);
+	free(out);
 	return err;
 }
 
