@@ -125,6 +125,9 @@ $(TEST_TOOLS): $(BUILD)/tests/%: $(BUILD)/obj/tests/tools/%.o $(LIB)
 
 # unwcheck names the frames it walks with dladdr().
 $(BUILD)/tests/unwcheck: LDFLAGS += -rdynamic
+# decodecheck --oom fails the library's allocations one at a time.
+$(BUILD)/tests/decodecheck: LDFLAGS += \
+	-Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc
 
 # Test programs are never sanitized: they are workloads, not our code.
 $(BUILD)/tests/libhot.so: $(TPROG_DIR)/libhot.c

@@ -940,39 +940,27 @@ static bool resolve_elf(struct symbolizer *s, struct symobj *o, uint64_t off,
 	return true;
 }
 
-/*
- * Code without a symbol of its own, named from what the object still
- * tells of it: an address in a PLT stub is "target@plt", as perf names
- * it; one inside a procedure the unwind table (.eh_frame) describes is
- * "func@0xVADDR" after that procedure's entry (the address objdump and
- * gdb show), so that stripped programs are still reported procedure by
- * procedure instead of address by address; the one at a program's
- * entry point (e_entry) is "_start".
- */
-static bool unnamed_code(struct symbolizer *s, struct symobj *o, uint64_t off,
-			 struct sym_result *res)
+/* The name unnamed_code() gives the code of kind (1: a PLT stub to
+ * target, 2: other PLT code, 3: an unwind table's procedure) at start
+ * (in the pool); NULL: out of memory. */
+static const char *unnamed_name(struct symbolizer *s, struct symobj *o,
+				int kind, const char *target, uint64_t start,
+				uint64_t sec)
 {
-	const struct procs *pr;
-	uint64_t va, start, sec;
-	const char *target, *name, *d;
+	const char *name, *d;
 	char *buf = NULL;
-	unsigned flags = 0;
 	int len;
 
-	if (!symobj_off_to_vaddr(o, off, &va) || symobj_procs(s, o, &pr))
-		return false;
-	if ((target = procs_plt_stub(pr, va, &start)) != NULL) {
+	if (kind == 1) {
 		d = sym_demangle(&s->pool, target);
 		len = asprintf(&buf, "%s@plt", d ? d : target);
-		flags = SYM_F_PLT;
-	} else if ((target = procs_plt_other(pr, va, &start, &sec)) != NULL) {
+	} else if (kind == 2) {
 		/* One name for the code between stubs, whatever the
 		 * address in it: ".plt" from the section's start (as
 		 * objdump labels a PLT without symbols), else ".plt+0xN". */
 		len = sec == start ? asprintf(&buf, "%s", target) :
 		      asprintf(&buf, "%s+0x%" PRIx64, target, start - sec);
-		flags = SYM_F_PLT;
-	} else if (procs_unwind_proc(pr, va, &start)) {
+	} else {
 		struct symhit hit;
 
 		/* A symbol at the entry whose size stops short of the
@@ -989,16 +977,53 @@ static bool unnamed_code(struct symbolizer *s, struct symobj *o, uint64_t off,
 		} else {
 			len = asprintf(&buf, "func@0x%" PRIx64, start);
 		}
-		flags = SYM_F_UNWIND;
-	} else {
-		return false;
 	}
 	if (len < 0)
-		return false;
+		return NULL;
 	name = strpool_add(&s->pool, buf);
 	free(buf);
-	if (!name)
+	return name;
+}
+
+/*
+ * Code without a symbol of its own, named from what the object still
+ * tells of it: an address in a PLT stub is "target@plt", as perf names
+ * it; one inside a procedure the unwind table (.eh_frame) describes is
+ * "func@0xVADDR" after that procedure's entry (the address objdump and
+ * gdb show), so that stripped programs are still reported procedure by
+ * procedure instead of address by address; the one at a program's
+ * entry point (e_entry) is "_start".
+ */
+static bool unnamed_code(struct symbolizer *s, struct symobj *o, uint64_t off,
+			 struct sym_result *res)
+{
+	const struct procs *pr;
+	uint64_t va, start, sec = 0;
+	const char *target = NULL, *name;
+	unsigned flags;
+	int kind;
+
+	if (!symobj_off_to_vaddr(o, off, &va) || symobj_procs(s, o, &pr))
 		return false;
+	if ((target = procs_plt_stub(pr, va, &start)) != NULL)
+		kind = 1, flags = SYM_F_PLT;
+	else if ((target = procs_plt_other(pr, va, &start, &sec)) != NULL)
+		kind = 2, flags = SYM_F_PLT;
+	else if (procs_unwind_proc(pr, va, &start))
+		kind = 3, flags = SYM_F_UNWIND;
+	else
+		return false;
+	/* Every instruction of a procedure asks in turn (a listing). */
+	if (o->unnamed_kind == kind && o->unnamed_start == start) {
+		name = o->unnamed_name;
+	} else {
+		name = unnamed_name(s, o, kind, target, start, sec);
+		if (!name)
+			return false;
+		o->unnamed_kind = kind;
+		o->unnamed_start = start;
+		o->unnamed_name = name;
+	}
 	memset(res->frames, 0, sizeof(res->frames[0]));
 	res->frames[0].function = name;
 	res->nframes = 1;

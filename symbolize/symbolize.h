@@ -485,14 +485,17 @@ const char *sym_insn_plain_text(struct symbolizer *s,
 				const struct sym_code *code, size_t i);
 
 /*
- * The text of code->insns[i] for a listing: sym_insn_plain_text() with a
- * call's direct target, and a jump's that leaves the procedure, named
- * after it as objdump names it ("call 0x1159 <make_text>", "jmp 0x2010
- * <helper+0x10>"), when a symbol, DWARF, the PLT or the unwind table
- * names it; else the plain text.
- * Owned by the symbolizer; never NULL.
+ * The text of code->insns[i] for a listing, snprintf()-like into
+ * buf[0 .. size): sym_insn_plain_text() with a call's direct target, and
+ * a jump's that leaves the procedure, named after it as objdump names it
+ * ("call 0x1159 <make_text>", "jmp 0x2010 <helper+0x10>"), when a symbol,
+ * DWARF, the PLT or the unwind table names it.  Returns the text's
+ * length: when it is size or more, buf holds only its start (buf may be
+ * NULL with size 0).  Nothing is kept: a listing of every instruction
+ * of a large program costs no memory of the symbolizer's.
  */
-const char *sym_insn_text(struct symbolizer *s, const struct sym_object *obj,
-			  const struct sym_code *code, size_t i);
+size_t sym_insn_format(struct symbolizer *s, const struct sym_object *obj,
+		       const struct sym_code *code, size_t i, char *buf,
+		       size_t size);
 
 #endif

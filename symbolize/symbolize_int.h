@@ -447,6 +447,11 @@ struct symobj {
 	 * blocks.c sets code_free with it, so that freeing the object
 	 * does not call up into blocks.c.
 	 */
+	/* unnamed_code()'s last answer: the procedure's kind, start and
+	 * name (symbolize.c). */
+	int unnamed_kind;
+	uint64_t unnamed_start;
+	const char *unnamed_name;
 	struct code_cache *code;
 	void (*code_free)(struct code_cache *code);
 	/* A JIT object's code (its table's mem, which outlives it): the
