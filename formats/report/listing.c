@@ -279,15 +279,27 @@ static int make_rows(struct report_listing *l, const struct report *r,
 /* A procedure's member while grouping: a code or a sampled site. */
 struct member {
 	const char *object, *name;
+	uint64_t start;			/* the procedure's entry */
 	size_t code, site;		/* SIZE_MAX: not one */
 };
+
+/* Members of one procedure: of one object, name and entry (two of one
+ * name, a JIT's function compiled again, are two, as in asm.c). */
+static int cmp_proc(const struct member *x, const struct member *y)
+{
+	int c = report_cmp_str0(x->object, y->object);
+
+	if (c || (c = report_cmp_str0(x->name, y->name)))
+		return c;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
 
 static int cmp_member(const void *a, const void *b)
 {
 	const struct member *x = a, *y = b;
-	int c = report_cmp_str0(x->object, y->object);
+	int c = cmp_proc(x, y);
 
-	if (c || (c = report_cmp_str0(x->name, y->name)))
+	if (c)
 		return c;
 	if (x->code != y->code)
 		return x->code < y->code ? -1 : 1;
@@ -339,12 +351,14 @@ static struct member *members(struct build *b, const size_t *site_code,
 		return NULL;
 	for (i = 0; i < b->ncodes; i++)
 		m[k++] = (struct member){ p->objects[b->code_obj[i]].path,
-					  b->codes[i]->procedure, i, SIZE_MAX };
+					  b->codes[i]->procedure,
+					  b->codes[i]->start, i, SIZE_MAX };
 	for (i = 0; i < b->nsites; i++)
 		if (site_code[i] == SIZE_MAX)
 			m[k++] = (struct member){
 				p->objects[b->sites[i].obj].path,
-				report_site_outer(&b->sites[i]), SIZE_MAX, i };
+				report_site_outer(&b->sites[i]),
+				b->sites[i].start, SIZE_MAX, i };
 	if (k > 1)
 		qsort(m, k, sizeof(*m), cmp_member);
 	*n = k;
@@ -369,10 +383,7 @@ static int group(struct report_listing *l, struct build *b,
 	for (i = 0; i < nm; i++) {
 		struct lproc *lp;
 
-		if (!i || cmp_member(&(struct member){ m[i].object, m[i].name,
-				     SIZE_MAX, SIZE_MAX }, &(struct member){
-				     m[i - 1].object, m[i - 1].name, SIZE_MAX,
-				     SIZE_MAX }))
+		if (!i || cmp_proc(&m[i], &m[i - 1]))
 			l->procs[l->nprocs++].first_code = l->ncodes;
 		lp = &l->procs[l->nprocs - 1];
 		if (m[i].code != SIZE_MAX) {
