@@ -19,6 +19,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 struct bytes {
 	const uint8_t *p, *end;
@@ -46,6 +47,34 @@ static inline size_t bytes_left(const struct bytes *b)
  * when big (an object's own order, or BYTES_HOST_BIG). */
 uint64_t bytes_u(struct bytes *b, unsigned n);
 uint64_t bytes_uo(struct bytes *b, unsigned n, int big);
+/* bytes_uo(b, 8 or 4, BYTES_HOST_BIG), inline: the kernel's records
+ * are read a few words a sample. */
+static inline uint64_t bytes_host64(struct bytes *b)
+{
+	uint64_t v;
+
+	if (b->bad || (size_t)(b->end - b->p) < sizeof(v)) {
+		b->bad = 1;
+		return 0;
+	}
+	memcpy(&v, b->p, sizeof(v));
+	b->p += sizeof(v);
+	return v;
+}
+
+static inline uint32_t bytes_host32(struct bytes *b)
+{
+	uint32_t v;
+
+	if (b->bad || (size_t)(b->end - b->p) < sizeof(v)) {
+		b->bad = 1;
+		return 0;
+	}
+	memcpy(&v, b->p, sizeof(v));
+	b->p += sizeof(v);
+	return v;
+}
+
 /* LEB128 numbers.  bytes_uleb() and bytes_sleb() keep the low 64 bits of
  * a number of any length; bytes_uleb64() takes only one that fits 64
  * bits (at most 10 bytes, the tenth 0 or 1), else sets bad. */
