@@ -169,3 +169,28 @@ for l in sys.stdin:
 			fail "$obj: ${lines[-1]}"
 	done
 }
+
+@test "unwind: a large program's .eh_frame_hdr and .eh_frame are all it copies, and read right (node)" {
+	# node's tables lie at the end of its 50 MB read-only segment; an
+	# object is opened at its first sample, inside the drain, so copying
+	# the whole segment stalled the drain while the buffers filled.
+	local node lo=0 hi=0 name addr size
+	node=$(command -v node) || fail "node is missing (./setup.sh deps installs nodejs)"
+	node=$(readlink -f "$node")
+	# The two sections' extent, from readelf's section table.
+	while read -r name addr size; do
+		((lo == 0 || 16#$addr < lo)) && lo=$((16#$addr))
+		((16#$addr + 16#$size > hi)) && hi=$((16#$addr + 16#$size))
+	done < <(readelf -SW "$node" | sed 's/^ *\[ *[0-9]*\] *//' |
+		awk '$1 == ".eh_frame_hdr" || $1 == ".eh_frame" { print $1, $3, $5 }')
+	((hi > lo && lo > 0)) || fail "no .eh_frame_hdr or .eh_frame in $node"
+	# One address in every seventh FDE, against libdwarf.
+	fde_addresses "$node" 1000000000 | awk 'NR % 7 == 1' >"$BATS_TEST_TMPDIR/addrs"
+	run "$ROOT/$BUILD/tests/cficheck" "$node" <"$BATS_TEST_TMPDIR/addrs"
+	[[ $status -eq 0 ]] || fail "$(tail -n 20 <<<"$output")"
+	[[ ${lines[-1]} =~ ^([0-9]+)\ addresses,\ ([0-9]+)\ with\ CFI,\ 0\ differ,\ \.eh_frame$ ]] ||
+		fail "${lines[-1]}"
+	((BASH_REMATCH[1] > 1000 && BASH_REMATCH[1] == BASH_REMATCH[2])) ||
+		fail "${lines[-1]}"
+	assert_equal "${lines[-2]}" "$((hi - lo)) bytes of CFI tables held"
+}

@@ -378,6 +378,11 @@ int unw_object_vaddr(const struct unw_object *o, uint64_t file_offset,
 	return -1;
 }
 
+size_t unw_object_cfi_bytes(const struct unw_object *o)
+{
+	return o->ehf_ok ? (size_t)o->ehseg.filesz : 0;
+}
+
 void unw_object_stats(const struct unw_object *o, uint64_t *hits,
 		      uint64_t *misses)
 {
