@@ -153,6 +153,18 @@ for l in sys.stdin:
         print("%x" % v)' "$2"
 }
 
+# cficheck_agrees OBJECT MIN: cficheck on the addresses in addrs: every
+# one in an FDE, read in place, as libdwarf reads it, more than MIN of
+# them; cficheck's lines stay in $lines.
+cficheck_agrees() {
+	run "$ROOT/$BUILD/tests/cficheck" "$1" <"$BATS_TEST_TMPDIR/addrs"
+	[[ $status -eq 0 ]] || fail "$1: $(tail -n 20 <<<"$output")"
+	[[ ${lines[-1]} =~ ^([0-9]+)\ addresses,\ ([0-9]+)\ with\ CFI,\ 0\ differ,\ \.eh_frame$ ]] ||
+		fail "$1: ${lines[-1]}"
+	((BASH_REMATCH[1] > $2 && BASH_REMATCH[1] == BASH_REMATCH[2])) ||
+		fail "$1: ${lines[-1]}"
+}
+
 @test "unwind: .eh_frame read in place gives libdwarf's rules at every address checked" {
 	local obj libc
 	libc=$(ldd "$UNWCHECK" | awk '$1 ~ /^libc\.so/ { print $3 }')
@@ -160,13 +172,7 @@ for l in sys.stdin:
 	for obj in "$libc" "$UNWCHECK" "$TPROG/callers-nofp" /usr/bin/python3; do
 		[[ -f $obj ]] || continue
 		fde_addresses "$obj" 3 >"$BATS_TEST_TMPDIR/addrs"
-		run "$ROOT/$BUILD/tests/cficheck" "$obj" <"$BATS_TEST_TMPDIR/addrs"
-		[[ $status -eq 0 ]] || fail "$obj: $(tail -n 20 <<<"$output")"
-		# Every address was in an FDE, and read in place.
-		[[ ${lines[-1]} =~ ^([0-9]+)\ addresses,\ ([0-9]+)\ with\ CFI,\ 0\ differ,\ \.eh_frame$ ]] ||
-			fail "$obj: ${lines[-1]}"
-		((BASH_REMATCH[1] > 100 && BASH_REMATCH[1] == BASH_REMATCH[2])) ||
-			fail "$obj: ${lines[-1]}"
+		cficheck_agrees "$obj" 100
 	done
 }
 
@@ -186,11 +192,6 @@ for l in sys.stdin:
 	((hi > lo && lo > 0)) || fail "no .eh_frame_hdr or .eh_frame in $node"
 	# One address in every seventh FDE, against libdwarf.
 	fde_addresses "$node" 1000000000 | awk 'NR % 7 == 1' >"$BATS_TEST_TMPDIR/addrs"
-	run "$ROOT/$BUILD/tests/cficheck" "$node" <"$BATS_TEST_TMPDIR/addrs"
-	[[ $status -eq 0 ]] || fail "$(tail -n 20 <<<"$output")"
-	[[ ${lines[-1]} =~ ^([0-9]+)\ addresses,\ ([0-9]+)\ with\ CFI,\ 0\ differ,\ \.eh_frame$ ]] ||
-		fail "${lines[-1]}"
-	((BASH_REMATCH[1] > 1000 && BASH_REMATCH[1] == BASH_REMATCH[2])) ||
-		fail "${lines[-1]}"
+	cficheck_agrees "$node" 1000
 	assert_equal "${lines[-2]}" "$((hi - lo)) bytes of CFI tables held"
 }

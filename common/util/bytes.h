@@ -47,18 +47,26 @@ static inline size_t bytes_left(const struct bytes *b)
  * when big (an object's own order, or BYTES_HOST_BIG). */
 uint64_t bytes_u(struct bytes *b, unsigned n);
 uint64_t bytes_uo(struct bytes *b, unsigned n, int big);
+/* The next n bytes copied to v and moved past; zeros and bad when
+ * fewer are left. */
+static inline void bytes_copy(struct bytes *b, void *v, size_t n)
+{
+	if (b->bad || (size_t)(b->end - b->p) < n) {
+		b->bad = 1;
+		memset(v, 0, n);
+		return;
+	}
+	memcpy(v, b->p, n);
+	b->p += n;
+}
+
 /* bytes_uo(b, 8 or 4, BYTES_HOST_BIG), inline: the kernel's records
  * are read a few words a sample. */
 static inline uint64_t bytes_host64(struct bytes *b)
 {
 	uint64_t v;
 
-	if (b->bad || (size_t)(b->end - b->p) < sizeof(v)) {
-		b->bad = 1;
-		return 0;
-	}
-	memcpy(&v, b->p, sizeof(v));
-	b->p += sizeof(v);
+	bytes_copy(b, &v, sizeof(v));
 	return v;
 }
 
@@ -66,12 +74,7 @@ static inline uint32_t bytes_host32(struct bytes *b)
 {
 	uint32_t v;
 
-	if (b->bad || (size_t)(b->end - b->p) < sizeof(v)) {
-		b->bad = 1;
-		return 0;
-	}
-	memcpy(&v, b->p, sizeof(v));
-	b->p += sizeof(v);
+	bytes_copy(b, &v, sizeof(v));
 	return v;
 }
 
