@@ -1071,9 +1071,14 @@ static void read_ring(struct perf_session *s, struct ring *r)
 		const uint8_t *rec;
 		struct rec *rc;
 
-		first = r->size - at < sizeof(h) ? r->size - at : sizeof(h);
-		memcpy(&h, r->data + at, first);
-		memcpy((uint8_t *)&h + first, r->data, sizeof(h) - first);
+		if (r->size - at >= sizeof(h)) {
+			memcpy(&h, r->data + at, sizeof(h));
+		} else {
+			first = r->size - at;
+			memcpy(&h, r->data + at, first);
+			memcpy((uint8_t *)&h + first, r->data,
+			       sizeof(h) - first);
+		}
 		if (h.size < sizeof(h) || tail + h.size > head)
 			break;
 		if (ALLOC_GROW(s->recs, s->nrecs + 1, s->alloc_recs))

@@ -60,8 +60,7 @@ static inline void bytes_copy(struct bytes *b, void *v, size_t n)
 	b->p += n;
 }
 
-/* bytes_uo(b, 8 or 4, BYTES_HOST_BIG), inline: the kernel's records
- * are read a few words a sample. */
+/* bytes_uo(b, 8 or 4, BYTES_HOST_BIG). */
 static inline uint64_t bytes_host64(struct bytes *b)
 {
 	uint64_t v;
@@ -85,10 +84,25 @@ uint64_t bytes_uleb(struct bytes *b);
 uint64_t bytes_uleb64(struct bytes *b);
 int64_t bytes_sleb(struct bytes *b);
 /* The next n bytes, moved past; NULL when fewer are left.  n == 0 gives
- * p itself (never NULL while not bad). */
-const uint8_t *bytes_get(struct bytes *b, size_t n);
+ * p itself (never NULL while not bad).  Inline, as the few below: a
+ * perf record is read a few words a sample. */
+static inline const uint8_t *bytes_get(struct bytes *b, size_t n)
+{
+	const uint8_t *at = b->p;
+
+	if (b->bad || (size_t)(b->end - b->p) < n) {
+		b->bad = 1;
+		return NULL;
+	}
+	b->p += n;
+	return at;
+}
+
 /* Move past n bytes: bytes_get() without the pointer. */
-void bytes_skip(struct bytes *b, size_t n);
+static inline void bytes_skip(struct bytes *b, size_t n)
+{
+	bytes_get(b, n);
+}
 /* A NUL-terminated string that ends before end, moved past with its
  * NUL; NULL when no NUL is left. */
 const char *bytes_str(struct bytes *b);
