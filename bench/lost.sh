@@ -9,7 +9,7 @@
 # Each round runs, one after the other:
 #   uprofile -quiet -g node --perf-basic-prof jitwork.js MS
 #   OLD -quiet -g ... (another build of uprofile, when OLD names one)
-#   perf record -q --call-graph dwarf node --perf-basic-prof jitwork.js MS
+#   perf record -q -F 1000 --call-graph dwarf node --perf-basic-prof ...
 # and prints each one's samples and lost samples: uprofile's from its
 # JSON report (statistics[0].samples, .lost), perf's from perf report
 # --stats (SAMPLE and LOST_SAMPLES events).  The summary gives the lost
@@ -18,7 +18,7 @@
 # Environment: RUNS (4 rounds), MS (3000: jitwork.js's run time), HOGS
 # (0: that many busy loops run beside, as a loaded machine), OLD, BUILD
 # (build).  -k DIR keeps the profiles in DIR.  The perf maps node leaves
-# in /tmp are removed.
+# in /tmp are removed; its isolate logs stay in the work directory.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 keep=
@@ -83,18 +83,20 @@ uprof() {
 
 perfrec() {
 	local data=$work/perf.data pids
-	perf record -q --call-graph dwarf -o "$data" -- \
+	perf record -q -F 1000 --call-graph dwarf -o "$data" -- \
 		node --perf-basic-prof "$js" "$ms" >/dev/null 2>"$work/perf.err"
 	mapfile -t pids < <(perf script -i "$data" -F pid 2>/dev/null |
 		awk '{ print $1 }' | sort -u)
 	drop_map "${pids[@]}"
 	perf report -i "$data" --stats 2>/dev/null | awk '
-		/SAMPLE events:/ && !s { s = $NF }
-		/LOST_SAMPLES events:/ { l = $NF }
+		/ SAMPLE events:/ && !s { s = $3 }
+		/LOST_SAMPLES events:/ { l = $3 }
 		END { print s + 0, l + 0 }'
 	[[ -n $keep ]] || rm -f "$data"
 }
 
+# node writes its isolate logs in the current directory.
+cd "$work"
 echo "== node --perf-basic-prof jitwork.js $ms, $runs rounds, $hogs hogs," \
 	"load $(cut -d' ' -f1-3 /proc/loadavg)"
 printf '%-5s %-10s %8s %6s\n' round tool samples lost
