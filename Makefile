@@ -77,7 +77,7 @@ TOOL_BIN := $(TOOLS:%=$(BUILD)/%)
 TPROG_DIR := tests/programs
 TPROG_CFLAGS := -O1 -g -fno-omit-frame-pointer
 TPROGS := spin2 inline shlib forkexec threads kernelloop exitwith demo \
-	phases tripcount branchy evencost callstack diffwork forknamed jitspin \
+	phases tripcount branchy evencost callstack diffwork forknamed jitspin jitasm \
 	ifunc execchain exports phases2 timephases offcpu timeslice \
 	fsyncer phasemarks pingpong workers
 # Call-stack programs: each built with frame pointers (NAME) and without
@@ -125,6 +125,9 @@ $(TEST_TOOLS): $(BUILD)/tests/%: $(BUILD)/obj/tests/tools/%.o $(LIB)
 
 # unwcheck names the frames it walks with dladdr().
 $(BUILD)/tests/unwcheck: LDFLAGS += -rdynamic
+# decodecheck --oom fails the library's allocations one at a time.
+$(BUILD)/tests/decodecheck: LDFLAGS += \
+	-Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc
 
 # Test programs are never sanitized: they are workloads, not our code.
 $(BUILD)/tests/libhot.so: $(TPROG_DIR)/libhot.c

@@ -45,6 +45,7 @@ TEST_PACKAGES=(
 	man-db          # tests: man -l renders them (with groff)
 	python3         # tests: crafting damaged profiles, signal set-up
 	clang           # tests: DWARF from a second compiler
+	gcc-multilib    # tests: a 32-bit program's call stacks (gcc -m32)
 	libclang-rt-dev # make fuzz: clang's libFuzzer and sanitizer runtimes
 	linux-perf      # reference profiler for tests and bench
 	valgrind        # the sim engine and -pixie; oracle in tests

@@ -10,8 +10,10 @@
 #           without frame pointers), else python3's real executable
 #           (sys.executable: not a wrapper script such as pyenv's)
 #   callers build/tests/callers-nofp (-O2 -fomit-frame-pointer), 3 s
-#   cc1     gcc's cc1 compiling formats/report/model.c with -O2 (the
-#           file preprocessed first, so that only cc1 runs)
+#   cc1     gcc's cc1 compiling big.c with -O2 (bench/bigc.py: CC1_FUNCS,
+#           300, generated functions; preprocessed first, so that only
+#           cc1 runs), ~3 s: its range analysis keeps frames of several
+#           KiB, stacks deeper than the copy
 #
 # Each workload runs under each profiler, user mode, cpu-clock at FREQ Hz
 # (default 4000, perf's default: CPU times are counted in ticks of 10 ms,
@@ -42,9 +44,15 @@
 # and `-callers HOTTEST` on uprofile's.  Without --call-graph in the
 # build, uprofile's rows say "uprofile: not available".
 #
+# uprofile runs once per stack copy size of SIZES ("32768 65528": the
+# copy of each sample, --call-graph=dwarf,SIZE), each with its row and
+# ratios, and a line with its ring's room (the ring's pages are run.c's,
+# whatever the size), the samples lost and those whose stack ran out of
+# copy ("stack copy too small").
+#
 # -k DIR keeps the profiles and outputs in DIR (default: a temporary
 # directory, removed).  Environment: FREQ (4000), PYFIB (37), BUILD
-# (build), CALLERS_MS (3000), PYTHON (see above).
+# (build), CALLERS_MS (3000), PYTHON (see above), CC1_FUNCS (300), SIZES.
 set -euo pipefail
 keep=
 if [[ ${1-} == -k ]]; then
@@ -56,6 +64,8 @@ build=$root/${BUILD:-build}
 uprofile=$build/uprofile
 folded=$root/tests/tools/folded
 freq=${FREQ:-4000}
+sizes=${SIZES:-32768 65528}
+ring_pages=1024
 workloads=("$@")
 [[ ${#workloads[@]} -gt 0 ]] || workloads=(python callers cc1)
 
@@ -114,10 +124,10 @@ setup_workload() {
 		comm=callers-nofp
 		;;
 	cc1)
-		gcc -E -I"$root" -D_GNU_SOURCE "$root/formats/report/model.c" \
-			-o "$work/model.i"
-		cmd=("$(gcc -print-prog-name=cc1)" -quiet -O2 "$work/model.i"
-			-o "$work/model.s")
+		python3 "$root/bench/bigc.py" "${CC1_FUNCS:-300}" >"$work/big.c"
+		gcc -E "$work/big.c" -o "$work/big.i"
+		cmd=("$(gcc -print-prog-name=cc1)" -quiet -O2 "$work/big.i"
+			-o "$work/big.s")
 		comm=cc1
 		;;
 	*)
@@ -144,7 +154,7 @@ row() {
 		xs = (s > 0) ? 1e6 * x / s : 0
 		bs = (s > 0) ? b / s : 0
 		cs = (n > 0) ? 100 * k / n : 0
-		printf "  %-9s %8d %8.3f %9.1f", t, s, c, us
+		printf "  %-14s %8d %8.3f %9.1f", t, s, c, us
 		if (x != "")
 			printf " %9.1f", xs
 		else
@@ -164,6 +174,57 @@ if [[ -n $have_uprofile ]] && selfcpu "$work/uprofile.base" \
 	u_base=$(cpu_of "$work/uprofile.base")
 fi
 
+# run_uprofile DIR SIZE: the workload under uprofile --call-graph=dwarf
+# with SIZE bytes of stack copied per sample, its row, the ratios to
+# perf's and the ring's room (RING_PAGES pages per CPU, run.c's); the
+# first SIZE's files are DIR/umon.out and DIR/uprofile.json, the others'
+# DIR/umon-SIZE.out.  1 when uprofile fails.
+run_uprofile() {
+	local d=$1 size=$2 out=$1/umon.out json=$1/uprofile.json tag
+	tag=uprofile/$size
+	if [[ -s $json ]]; then
+		out=$d/umon-$size.out
+		json=$d/uprofile-$size.json
+	fi
+	if ! selfcpu "$d/uprofile.time" "$uprofile" -quiet -e cpu-clock \
+		-F "$freq" --call-graph=dwarf,"$size" -o "$out" "${cmd[@]}" \
+		>/dev/null 2>"$d/uprofile.err" ||
+		! "$uprofile" -i "$out" --format folded \
+			>"$d/uprofile.folded" 2>>"$d/uprofile.err" ||
+		! "$uprofile" -i "$out" --format json \
+			>"$json" 2>>"$d/uprofile.err"; then
+		echo "  uprofile: not available ($(head -n 1 "$d/uprofile.err"))"
+		return 1
+	fi
+	u_samples=$(jq '[.statistics[].samples] | add' "$json")
+	u_lost=$(jq '[.statistics[].lost] | add' "$json")
+	u_dump=$(jq '[.call_stacks | if type == "array" then .[] else . end |
+		.truncated[]? | select(.reason == "stack copy too small") |
+		.samples] | add // 0' "$json")
+	u_cpu=$(cpu_of "$d/uprofile.time")
+	u_bytes=$(stat -c %s "$out")
+	read -r u_k u_n < <(python3 "$folded" complete <"$d/uprofile.folded")
+	row "$tag" "$u_samples" "$u_cpu" "$u_base" "" "$u_bytes" "$u_k" \
+		"$u_n" "$(children_of "$d/uprofile.time")"
+	awk -v ps="$p_samples" -v pc="$p_cpu" -v pz="$p_base" -v pu="$p_unwind" \
+		-v pb="$p_bytes" -v us="$u_samples" -v uc="$u_cpu" \
+		-v uz="$u_base" -v ub="$u_bytes" -v t="$tag" 'BEGIN {
+		if (ps == 0 || us == 0 || pc <= pz) exit
+		u = (uc - uz) / us
+		printf "  ratio %s/perf: us/sample %.3f (with perf script %.3f), bytes/sample %.4f, file %.4f\n",
+			t, u / ((pc - pz) / ps), u / ((pc - pz + pu) / ps),
+			(ub / us) / (pb / ps), ub / pb
+	}'
+	# A sample takes SIZE bytes of the ring and some 120 more (header,
+	# ids, time, period, registers, the copy's sizes).
+	awk -v s="$size" -v p="$ring_pages" -v l="$u_lost" -v n="$u_samples" \
+		-v t="$u_dump" 'BEGIN {
+		printf "  %s: ring %d KiB per CPU, room for %d samples; %d lost (%.3f%%); stack copy too small %d (%.2f%%)\n",
+			s, p * 4, p * 4096 / (s + 120), l, n ? 100 * l / (n + l) : 0,
+			t, n ? 100 * t / n : 0
+	}'
+}
+
 printf 'load average: %s; cpu-clock:u at %s Hz, DWARF stacks\n' \
 	"$(cut -d' ' -f1-3 /proc/loadavg)" "$freq"
 printf 'profilers on true: perf %s s, uprofile %s s of CPU\n' "$p_base" "$u_base"
@@ -173,7 +234,7 @@ for w in "${workloads[@]}"; do
 	mkdir -p "$d"
 	echo
 	echo "== $w: ${cmd[*]}"
-	printf '  %-9s %8s %8s %9s %9s %11s %9s %9s %8s\n' tool samples cpu_s \
+	printf '  %-14s %8s %8s %9s %9s %11s %9s %9s %8s\n' tool samples cpu_s \
 		us/sample script_us bytes bytes/smp complete wl_cpu_s
 
 	selfcpu "$d/perf.time" perf record -q -e cpu-clock:u -F "$freq" \
@@ -195,41 +256,20 @@ for w in "${workloads[@]}"; do
 		echo "  uprofile: not available (no --call-graph in this build)"
 		continue
 	fi
-	if ! selfcpu "$d/uprofile.time" "$uprofile" -quiet -e cpu-clock \
-		-F "$freq" --call-graph=dwarf -o "$d/umon.out" "${cmd[@]}" \
-		>/dev/null 2>"$d/uprofile.err" ||
-		! "$uprofile" -i "$d/umon.out" --format folded \
-			>"$d/uprofile.folded" 2>>"$d/uprofile.err" ||
-		! "$uprofile" -i "$d/umon.out" --format json \
-			>"$d/uprofile.json" 2>>"$d/uprofile.err"; then
-		echo "  uprofile: not available ($(head -n 1 "$d/uprofile.err"))"
-		continue
-	fi
-	u_samples=$(jq '[.statistics[].samples] | add' "$d/uprofile.json")
-	u_cpu=$(cpu_of "$d/uprofile.time")
-	u_bytes=$(stat -c %s "$d/umon.out")
-	read -r u_k u_n < <(python3 "$folded" complete <"$d/uprofile.folded")
-	row uprofile "$u_samples" "$u_cpu" "$u_base" "" "$u_bytes" "$u_k" \
-		"$u_n" "$(children_of "$d/uprofile.time")"
-	awk -v ps="$p_samples" -v pc="$p_cpu" -v pz="$p_base" -v pu="$p_unwind" \
-		-v pb="$p_bytes" -v us="$u_samples" -v uc="$u_cpu" \
-		-v uz="$u_base" -v ub="$u_bytes" 'BEGIN {
-		if (ps == 0 || us == 0 || pc <= pz) exit
-		u = (uc - uz) / us
-		printf "  ratio uprofile/perf: us/sample %.3f (with perf script %.3f), bytes/sample %.4f, file %.4f\n",
-			u / ((pc - pz) / ps), u / ((pc - pz + pu) / ps),
-			(ub / us) / (pb / ps), ub / pb
-	}'
+	for size in $sizes; do
+		run_uprofile "$d" "$size" || continue 2
+	done
 	# Reading the stacks back: perf's caller/callee report of its file
 	# against uprofile's call tree and -callers of the hottest procedure
 	# of its file (CPU seconds, children included: perf report runs
 	# addr2line and objdump).
 	hot=$(jq -r '.rows[0].procedure // empty' "$d/uprofile.json")
+	u=$d/umon.out
 	selfcpu "$d/report.time" perf report -i "$d/perf.data" --children \
 		--stdio --comms "$comm" >"$d/perf.report" 2>/dev/null || true
-	selfcpu "$d/tree.time" "$uprofile" -i "$d/umon.out" -tree \
+	selfcpu "$d/tree.time" "$uprofile" -i "$u" -tree \
 		>"$d/uprofile.tree" 2>/dev/null || true
-	selfcpu "$d/callers.time" "$uprofile" -i "$d/umon.out" -callers "$hot" \
+	selfcpu "$d/callers.time" "$uprofile" -i "$u" -callers "$hot" \
 		>"$d/uprofile.callers" 2>/dev/null || true
 	sum_cpu() { awk '{ printf "%.2f", $1 + $2 }' "$1"; }
 	printf '  report: perf report --children %s s; uprofile -tree %s s, -callers %s %s s\n' \

@@ -521,7 +521,7 @@ self_part() {
 	# totals from the folded stacks: the samples whose stack holds the
 	# procedure (inlined or not), over all of the inner uprofile's
 	"$uprofile" -i "$inner" --format folded 2>/dev/null |
-		awk -v n="$n" -v procs="py_samples_add py_thread_stack py_code_info py_linetable_line process_vm_readv ptrace_may_access __poll collect_stacks_walk perf_session_drain" '
+		awk -v n="$n" -v procs="py_samples_add py_sample_stack py_code_info py_linetable_line process_vm_readv ptrace_may_access __poll collect_stacks_walk perf_session_drain" '
 		BEGIN { np = split(procs, want, " ") }
 		{
 			c = $NF

@@ -284,7 +284,20 @@ int fmt_csv(FILE *f, const struct report *r)
 	l.average |= r->opt.average;
 	l.total |= r->stacks && r->opt.view == REPORT_PROCEDURES;
 	header(&c, r, &l);
-	for (i = 0; i < r->nrows; i++)
+	for (i = 0; i < r->nrows; i++) {
+		const struct report_row *ins;
+		size_t n, first, j;
+		int err;
+
 		record(&c, r, &l, &r->rows[i]);
+		if (r->opt.view != REPORT_ASM)
+			continue;
+		/* The asm view's instructions, a procedure at a time. */
+		err = report_asm_rows(r, i, &ins, &n, &first);
+		if (err)
+			return err;
+		for (j = 0; j < n; j++)
+			record(&c, r, &l, &ins[j]);
+	}
 	return ferror(f) ? -PROF_EIO : 0;
 }

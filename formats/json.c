@@ -663,38 +663,35 @@ static void damage(struct json_writer *jw, const struct report *r)
 
 /*
  * The rows.  In the asm view, a procedure's instructions are in its
- * "instructions": the rows after a procedure heading, up to the next.
+ * "instructions", made a procedure at a time (report_asm_rows()).
  */
-static void rows(struct json_writer *jw, const struct report *r)
+static int rows(struct json_writer *jw, const struct report *r)
 {
-	int asm_view = r->opt.view == REPORT_ASM, in_proc = 0;
-	size_t i;
+	int asm_view = r->opt.view == REPORT_ASM, err = 0;
+	size_t i, j;
 
 	jw_object_begin_array(jw, "rows", JW_LINES);
-	for (i = 0; i < r->nrows; i++) {
-		const struct report_row *row = &r->rows[i];
-		int heading = asm_view && row->kind == ROW_PROCEDURE;
+	for (i = 0; i < r->nrows && !err; i++) {
+		const struct report_row *ins;
+		size_t n, first;
 
-		if (in_proc && heading) {
-			jw_end(jw);	/* "instructions" */
-			jw_end(jw);	/* the procedure */
-			in_proc = 0;
-		}
 		jw_object_begin(jw, JW_INLINE);
-		json_row(jw, r, row);
-		if (heading) {
+		json_row(jw, r, &r->rows[i]);
+		if (asm_view) {
+			err = report_asm_rows(r, i, &ins, &n, &first);
 			jw_object_begin_array(jw, "instructions",
 					      JW_LINES_HUG);
-			in_proc = 1;
-			continue;
+			for (j = 0; j < n && !err; j++) {
+				jw_object_begin(jw, JW_INLINE);
+				json_row(jw, r, &ins[j]);
+				jw_end(jw);
+			}
+			jw_end(jw);	/* "instructions" */
 		}
-		jw_end(jw);
-	}
-	if (in_proc) {
-		jw_end(jw);
 		jw_end(jw);
 	}
 	jw_end(jw);
+	return err;
 }
 
 /* ---- call stacks ---- */
@@ -853,6 +850,7 @@ static void cpu_modes(struct json_writer *jw, const struct profile *p)
 int fmt_json(FILE *f, const struct report *r)
 {
 	struct json_writer jw;
+	int err;
 
 	jw_init(&jw, f);
 	header(&jw, r->prof, r->opt.file, "sample", r);
@@ -874,9 +872,9 @@ int fmt_json(FILE *f, const struct report *r)
 	call_stacks(&jw, r);
 	stack_view(&jw, r);
 	by_totals(&jw, r);
-	rows(&jw, r);
+	err = rows(&jw, r);
 	cpu_modes(&jw, r->prof);
-	return finish(&jw);
+	return err ? err : finish(&jw);
 }
 
 static void count_statistics(struct json_writer *jw,

@@ -3,6 +3,7 @@
  * report_show(): from a profile to its report in the format asked for
  * (show.h).
  */
+#include <elf.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,31 +18,69 @@
 /* Procedures the summary after a run shows. */
 #define SUMMARY_ROWS 5
 
+/* The ELF machine of the profiled machine's code (uname's name). */
+static uint16_t jit_machine(const struct profile *p)
+{
+	if (p->machine && !strcmp(p->machine, "x86_64"))
+		return EM_X86_64;
+	if (p->machine && !strcmp(p->machine, "aarch64"))
+		return EM_AARCH64;
+	return EM_NONE;
+}
+
+/* j's lines for the symbolizer, from *at on in v (room for them). */
+static void jit_lines(const struct prof_jitsym *j, struct sym_jitline *v,
+		      size_t *at)
+{
+	size_t k;
+
+	for (k = 0; k < j->nlines; k++)
+		v[*at + k] = (struct sym_jitline){
+			.addr = j->lines[k].addr,
+			.file = j->files[j->lines[k].file],
+			.line = j->lines[k].line,
+		};
+	*at += j->nlines;
+}
+
 /* The JIT symbols p carries, each object's table to sym. */
 static int set_jit_symbols(struct symbolizer *sym, const struct profile *p)
 {
 	struct sym_jitsym *v;
-	size_t i, j, n;
+	struct sym_jitline *lines;
+	size_t i, j, n, nlines = 0, at;
 	int err = SYM_OK;
 
 	if (!p->njitsyms)
 		return SYM_OK;
+	for (i = 0; i < p->njitsyms; i++)
+		nlines += p->jitsyms[i].nlines;
 	v = calloc(p->njitsyms, sizeof(*v));
-	if (!v)
+	lines = calloc(nlines ? nlines : 1, sizeof(*lines));
+	if (!v || !lines) {
+		free(v);
+		free(lines);
 		return SYM_ENOMEM;
+	}
 	/* Sorted by (object, start): one run per object. */
 	for (i = 0; i < p->njitsyms && !err; i = j) {
-		for (j = i, n = 0; j < p->njitsyms &&
+		for (j = i, n = 0, at = 0; j < p->njitsyms &&
 		     p->jitsyms[j].obj == p->jitsyms[i].obj; j++, n++) {
-			v[n].start = p->jitsyms[j].start;
-			v[n].end = p->jitsyms[j].end;
-			v[n].name = p->jitsyms[j].name;
+			const struct prof_jitsym *s = &p->jitsyms[j];
+
+			v[n] = (struct sym_jitsym){
+				.start = s->start, .end = s->end,
+				.name = s->name, .code = s->code,
+				.lines = lines + at, .nlines = s->nlines,
+			};
+			jit_lines(s, lines, &at);
 		}
 		err = sym_set_jit_symbols(sym,
 					  p->objects[p->jitsyms[i].obj].path,
-					  v, n);
+					  jit_machine(p), v, n);
 	}
 	free(v);
+	free(lines);
 	return err;
 }
 

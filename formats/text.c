@@ -738,81 +738,145 @@ static void range_cell(char *buf, size_t len, const struct report_row *row)
 		snprintf(buf, len, "0x%" PRIx64, row->address);
 }
 
-/* The asm view: a heading per procedure, then its instructions in
- * address order, basic blocks separated, source lines interleaved. */
-static void asm_listing(FILE *f, const struct report *r, size_t shown)
+/* The width of the figure columns, for the asm view's interleaved
+ * text. */
+static int figures_width(const struct report *r)
 {
-	size_t i, s;
-	char obj[128], buf[64];
-	int indent;
+	int indent = 0;
+	size_t s;
 
-	for (i = 0; i < r->nrows; i++) {
-		const struct report_row *row = &r->rows[i];
-
-		if (row->kind == ROW_PROCEDURE) {
-			fprintf(f, "\n%s (%s)", row->procedure,
-				object_name(row, obj, sizeof(obj)));
-			for (s = 0; s < r->nstats; s++)
-				if (report_stat_counted(&r->prof->stats[s]))
-					fprintf(f, ", %.2f%% of %s",
-						row->percent[s],
-						r->prof->stats[s].name);
-			for (s = 0; s < r->nratios; s++)
-				if (!isnan(row->ratio[s]))
-					fprintf(f, ", %s %.2f%s",
-						r->ratios[s].name,
-						row->ratio[s],
-						row->ratio_low[s] ? "*" : "");
-			fputs(":\n", f);
-			stat_names(f, r, shown);
-			figure_header(f, r);
-			by_header(f, row_keys(r));
-			fprintf(f, "%-18s %s\n", "address", "instruction");
-			continue;
-		}
-		/* Width of the figure columns, for the interleaved text. */
-		indent = 0;
+	for (s = 0; s < r->nstats; s++)
+		if (report_stat_counted(&r->prof->stats[s]))
+			indent += 10 + count_width(r, s);
+	for (s = 0; s < r->nratios; s++)
+		indent += ratio_width(&r->ratios[s]) + 1;
+	indent += show_freq(r) ? 13 : 0;
+	indent += by_width(row_keys(r));
+	if (cols_average(r))
 		for (s = 0; s < r->nstats; s++)
-			if (report_stat_counted(&r->prof->stats[s]))
-				indent += 10 + count_width(r, s);
-		for (s = 0; s < r->nratios; s++)
-			indent += ratio_width(&r->ratios[s]) + 1;
-		indent += show_freq(r) ? 13 : 0;
-		indent += by_width(row_keys(r));
-		if (cols_average(r))
-			for (s = 0; s < r->nstats; s++)
-				indent += report_stat_counted(&r->prof->stats[s]) ?
-					  average_width(r, s) + 1 : 0;
-		if (row->block_start || (row->kind == ROW_BUCKET &&
-					 i && r->rows[i - 1].kind != ROW_PROCEDURE &&
-					 r->rows[i - 1].address != row->address))
-			fprintf(f, "%*s---- %s %u ----\n", indent, "",
-				row->kind == ROW_BUCKET ? "bucket" : "block",
-				row->kind == ROW_BUCKET ? (unsigned)i :
-				row->block);
-		/* The location stays when the text cannot be read (the
-		 * heading names the missing file). */
-		if (row->line_start)
-			fprintf(f, "%*s%s:%u:%s%s\n", indent, "",
-				path_base(row->file), row->line,
-				row->source ? " " : "",
-				row->source ? row->source : "");
+			indent += report_stat_counted(&r->prof->stats[s]) ?
+				  average_width(r, s) + 1 : 0;
+	return indent;
+}
+
+/* A procedure's heading in the asm view. */
+static void asm_heading(FILE *f, const struct report *r,
+			const struct report_row *row, size_t shown)
+{
+	char obj[128];
+	size_t s;
+
+	fprintf(f, "\n%s (%s)", row->procedure,
+		object_name(row, obj, sizeof(obj)));
+	for (s = 0; s < r->nstats; s++)
+		if (report_stat_counted(&r->prof->stats[s]))
+			fprintf(f, ", %.2f%% of %s", row->percent[s],
+				r->prof->stats[s].name);
+	for (s = 0; s < r->nratios; s++)
+		if (!isnan(row->ratio[s]))
+			fprintf(f, ", %s %.2f%s", r->ratios[s].name,
+				row->ratio[s], row->ratio_low[s] ? "*" : "");
+	fputs(":\n", f);
+	stat_names(f, r, shown);
+	figure_header(f, r);
+	by_header(f, row_keys(r));
+	fprintf(f, "%-18s %s\n", "address", "instruction");
+}
+
+/*
+ * What figure_cells() and the blank -by cells print for an instruction
+ * nobody sampled, when no column shows anything else of it (no ratio,
+ * freq or average): the same for most rows of a listing.  malloc'd;
+ * NULL: print them row by row.
+ */
+static char *blank_cells(const struct report *r)
+{
+	struct report_row row = { .kind = ROW_INSN };
+	uint64_t *zero;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m;
+
+	if (r->nratios || show_freq(r) || cols_average(r))
+		return NULL;
+	zero = calloc(r->nstats + 1, sizeof(*zero));
+	m = zero ? open_memstream(&buf, &len) : NULL;
+	if (m) {
+		row.samples = zero;
+		figure_cells(m, r, &row);
+		fprintf(m, "%*s", by_width(row_keys(r)), "");
+		if (fclose(m)) {
+			free(buf);
+			buf = NULL;
+		}
+	}
+	free(zero);
+	return buf;
+}
+
+/* An instruction (or bucket) row of the asm view, rows[j] of its
+ * procedure's, at index at of the whole listing; blank: blank_cells(). */
+static void asm_row(FILE *f, const struct report *r,
+		    const struct report_row *rows, size_t j, size_t at,
+		    int indent, const char *blank)
+{
+	const struct report_row *row = &rows[j];
+	char buf[64];
+	size_t s;
+
+	if (row->block_start || (row->kind == ROW_BUCKET && j &&
+				 rows[j - 1].address != row->address))
+		fprintf(f, "%*s---- %s %u ----\n", indent, "",
+			row->kind == ROW_BUCKET ? "bucket" : "block",
+			row->kind == ROW_BUCKET ? (unsigned)at : row->block);
+	/* The location stays when the text cannot be read (the heading
+	 * names the missing file). */
+	if (row->line_start)
+		fprintf(f, "%*s%s:%u:%s%s\n", indent, "",
+			path_base(row->file), row->line,
+			row->source ? " " : "",
+			row->source ? row->source : "");
+	/* Blank, like the figures, where nothing was sampled. */
+	for (s = 0; s < r->nstats && !row->samples[s]; s++)
+		;
+	if (s == r->nstats && blank) {
+		fputs(blank, f);
+	} else {
 		figure_cells(f, r, row);
-		/* Blank, like the figures, where nothing was sampled. */
-		for (s = 0; s < r->nstats && !row->samples[s]; s++)
-			;
 		if (s < r->nstats)
 			by_cells(f, row_keys(r), &row->by);
 		else
 			fprintf(f, "%*s", by_width(row_keys(r)), "");
-		if (row->kind == ROW_BUCKET) {
-			range_cell(buf, sizeof(buf), row);
-			fprintf(f, "%-18s %s\n", buf, row->text ? row->text : "");
-		} else {
-			fprintf(f, "0x%-16" PRIx64 " %s\n", row->address,
-				row->text ? row->text : "(not decoded)");
-		}
 	}
+	if (row->kind == ROW_BUCKET) {
+		range_cell(buf, sizeof(buf), row);
+		fprintf(f, "%-18s %s\n", buf, row->text ? row->text : "");
+	} else {
+		fprintf(f, "0x%-16" PRIx64 " %s\n", row->address,
+			row->text ? row->text : "(not decoded)");
+	}
+}
+
+/* The asm view: a heading per procedure, then its instructions in
+ * address order, basic blocks separated, source lines interleaved. */
+static int asm_listing(FILE *f, const struct report *r, size_t shown)
+{
+	int indent = figures_width(r), err = 0;
+	char *blank = blank_cells(r);
+	size_t i, j, n, first;
+
+	for (i = 0; i < r->nrows && !err; i++) {
+		const struct report_row *rows;
+
+		err = report_asm_rows(r, i, &rows, &n, &first);
+		if (err)
+			break;
+		asm_heading(f, r, &r->rows[i], shown);
+		for (j = 0; j < n; j++)
+			asm_row(f, r, rows, j, first + j, indent, blank);
+	}
+	free(blank);
+	return err;
 }
 
 /* ---- call-stack views ------------------------------------------------ */
@@ -1128,7 +1192,10 @@ static int report_text_body(FILE *f, const struct report *r)
 		fprintf(f, " (%zu of %zu rows)", r->nrows, r->nrows_all);
 	fputs(":\n", f);
 	if (v == REPORT_ASM) {
-		asm_listing(f, r, shown);
+		int err = asm_listing(f, r, shown);
+
+		if (err)
+			return err;
 		if (!r->nrows)
 			fputs("  (no samples)\n", f);
 		mode_histogram(f, r->prof);

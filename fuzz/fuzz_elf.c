@@ -134,8 +134,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			size_t k;
 
 			/* The listing names call targets. */
-			for (k = 0; k < code->ninsns && k < 64; k++)
-				sym_insn_text(s, &obj, code, k);
+			for (k = 0; k < code->ninsns && k < 64; k++) {
+				char text[64];
+
+				sym_insn_format(s, &obj, code, k, text,
+						sizeof(text));
+			}
 		}
 	}
 	symbolizer_free(s);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * fuzz_pylines: CPython 3.11's location table (a code object's
- * co_linetable) as common/engine/pyframes.c decodes it from a process it
+ * co_linetable) as common/engine/pycode.c decodes it from a process it
  * reads: py_linetable_line() for every instruction the table could
  * cover, and some past it.
  *

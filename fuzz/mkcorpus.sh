@@ -48,6 +48,10 @@ fuzz/mkfiles.py "$c/profile/stacks.umon" "$c/profile"
 build/uprofile --quiet -o "$c/profile/events.umon" "$obj" 60
 build/uprofile --quiet -g -o "$c/profile/events-stacks.umon" "$obj" 60
 build/tests/mkstacks timed "$c/profile/timed.umon"
+# JIT code (section 16): jitasm's bytes and lines, from its jitdump.
+cp build/tests/jitasm /mnt/jitasm
+(cd /mnt && "$OLDPWD/build/uprofile" --quiet -o "$OLDPWD/$c/profile/jit-code.umon" \
+	/mnt/jitasm 100 >/dev/null)
 build/tests/mkstacks timed "$c/profile/timed-flat.umon" flat
 # fuzz_profile reads the header's reserved byte 28 as options: a window
 # of two ranges of the timed profile, a window and -exclude-idle of the
@@ -119,6 +123,24 @@ open(sys.argv[1] + '/jitdump-cut', 'wb').write(cut[:-3])
 # a code load shorter than its fixed fields (once read past its end)
 short = head + rec(0, struct.pack('<IIQQ', 9, 9, 0x7f0000001000, 0x7f0000001000))
 open(sys.argv[1] + '/jitdump-short-load', 'wb').write(short)
+# debug records (see common/profile/jitdebug.c) before their loads: one
+# with a repeated name ("\xff"), then moved; one as node 20 writes them
+# (names damaged at their start, entries of one size, V8's 0x40 skew);
+# one claiming more entries than it holds.
+def debug(addr, ents, pad=b''):
+    return rec(2, struct.pack('<QQ', addr, len(ents)) + b''.join(
+        struct.pack('<QII', a, l, 0) + n + b'\0' for a, l, n in ents) + pad)
+a, b = 0x7f0000001000, 0x7f0000002000
+path = b'/src/app/main.js'
+bad = b'\x12\x00\x7f' + b'\x01' * 5 + path[8:]
+dbg = (head + debug(a, [(a, 3, b'/src/a.js'), (a + 4, 4, b'\xff'),
+                        (a + 12, 9, b'/src/b.js')])
+       + load(a, 16, 0, b'f') + move(a, a + 0x100, 16, 0)
+       + debug(b, [(b + 0x40, 1, bad), (b + 0x48, 2, bad)], b'\0' * 4)
+       + load(b, 32, 1, b'JS:*g ' + path + b':1:10')
+       + rec(2, struct.pack('<QQQII', b + 64, 1000, b + 64, 1, 0) + b'x\0')
+       + load(b + 64, 8, 2, b'h'))
+open(sys.argv[1] + '/jitdump-debug', 'wb').write(dbg)
 PY
 
 # kallsyms: /proc/kallsyms lines, with aliases, a weak and a data symbol,

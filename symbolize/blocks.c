@@ -135,9 +135,12 @@ static int code_cache_load(struct symbolizer *s, struct symobj *o,
 	ret = dec_open(o->machine, &c->dec);
 	if (ret)
 		return ret;
-	if (o->kind == SYM_OBJ_VDSO) {
-		const void *img = sym_vdso_image(&c->memsize);
+	if (o->kind == SYM_OBJ_VDSO || o->kind == SYM_OBJ_JIT) {
+		const void *img = o->kind == SYM_OBJ_JIT ? o->jit_mem :
+				  sym_vdso_image(&c->memsize);
 
+		if (o->kind == SYM_OBJ_JIT)
+			c->memsize = o->jit_memsize;
 		if (!img)
 			return SYM_ENOCODE;
 		c->mem = malloc(c->memsize);
@@ -852,39 +855,46 @@ static int code_cache_of(struct symbolizer *s, struct symobj *o,
 	return o->code->err;
 }
 
-const char *sym_insn_plain_text(struct symbolizer *s,
-				const struct sym_code *code, size_t i)
+/* The text of insn i of code without its target's name, in din's
+ * storage or a constant. */
+static const char *plain_text(const struct sym_code *code, size_t i,
+			      struct dec_insn *din)
 {
 	const struct proc *p = (const struct proc *)code;
 	const struct sym_insn *in = &code->insns[i];
-	struct dec_insn din;
-	char text[96];
-	const char *t;
 
 	if (in->flags & SYM_INSN_UNKNOWN) {
-		snprintf(text, sizeof(text),
+		snprintf(din->text, sizeof(din->text),
 			 "(unknown instruction: %u bytes not decoded)",
 			 in->len);
-		t = text;
-	} else if ((in->flags & SYM_INSN_DATA) ||
-		   !dec_decode(p->c->dec, p->bytes + (in->vaddr - p->lo),
-			       in->len, in->vaddr, true, &din)) {
-		return "(bad)";
-	} else {
-		t = din.text;
+		return din->text;
 	}
+	if ((in->flags & SYM_INSN_DATA) ||
+	    !dec_decode(p->c->dec, p->bytes + (in->vaddr - p->lo), in->len,
+			in->vaddr, true, din))
+		return "(bad)";
+	return din->text;
+}
+
+const char *sym_insn_plain_text(struct symbolizer *s,
+				const struct sym_code *code, size_t i)
+{
+	struct dec_insn din;
+	const char *t = plain_text(code, i, &din);
+
 	t = strpool_add(symbolizer_pool(s), t);
 	return t ? t : "(bad)";
 }
 
-const char *sym_insn_text(struct symbolizer *s, const struct sym_object *obj,
-			  const struct sym_code *code, size_t i)
+size_t sym_insn_format(struct symbolizer *s, const struct sym_object *obj,
+		       const struct sym_code *code, size_t i, char *buf,
+		       size_t size)
 {
 	const struct sym_insn *in = &code->insns[i];
-	const char *text = sym_insn_plain_text(s, code, i);
+	struct dec_insn din;
+	const char *text = plain_text(code, i, &din);
 	struct sym_result res;
 	const char *name;
-	char *buf = NULL;
 	uint64_t t = in->target;
 	int len;
 
@@ -892,24 +902,20 @@ const char *sym_insn_text(struct symbolizer *s, const struct sym_object *obj,
 	    (!(in->flags & SYM_INSN_CALL) &&
 	     (!(in->flags & SYM_INSN_BRANCH) ||
 	      (t >= code->start && t < code->end))))
-		return text;
+		return (size_t)snprintf(buf, size, "%s", text);
 	sym_resolve(s, obj, t, &res);
 	name = res.frames[res.nframes - 1].function;
 	/* Only a real name: "prog+0xOFFSET" is a file offset, not the
 	 * address the operand shows. */
 	if (!name || !(res.flags & (SYM_F_SYMBOL | SYM_F_DWARF | SYM_F_PLT |
 				    SYM_F_UNWIND)))
-		return text;
-	if (t == res.symbol_start)
-		len = asprintf(&buf, "%s <%s>", text, name);
+		len = snprintf(buf, size, "%s", text);
+	else if (t == res.symbol_start)
+		len = snprintf(buf, size, "%s <%s>", text, name);
 	else
-		len = asprintf(&buf, "%s <%s+0x%" PRIx64 ">", text, name,
+		len = snprintf(buf, size, "%s <%s+0x%" PRIx64 ">", text, name,
 			       t - res.symbol_start);
-	if (len < 0)
-		return text;
-	name = strpool_add(symbolizer_pool(s), buf);
-	free(buf);
-	return name ? name : text;
+	return len < 0 ? 0 : (size_t)len;
 }
 
 /*
@@ -936,6 +942,7 @@ static int find_proc(struct symbolizer *s, const struct sym_object *obj,
 	switch (obj->kind) {
 	case SYM_OBJ_FILE:
 	case SYM_OBJ_VDSO:
+	case SYM_OBJ_JIT:
 		break;
 	case SYM_OBJ_KERNEL:
 		/* Kernel code is read from a vmlinux image: the one its

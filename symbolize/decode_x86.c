@@ -87,33 +87,37 @@ static const char *const cc_names[][2] = {
 	{ "nle", "g" }, { "nl", "ge" },
 };
 
-/* The mnemonic a listing shows for zi, into buf. */
+/* The mnemonic a listing shows for zi, into buf (one per instruction of
+ * a listing: no printf). */
 static void mnemonic(const ZydisDecodedInstruction *zi, char *buf,
 		     size_t size)
 {
 	const char *m = ZydisMnemonicGetString(zi->mnemonic);
 	static const char *const cc_ops[] = { "j", "set", "cmov" };
-	size_t i, k;
+	size_t i, k, len;
 
-	snprintf(buf, size, "%s", m ? m : "");
+	if (!m)
+		m = "";
 	/* A 64-bit immediate or absolute address: objdump's movabs. */
 	if (zi->mnemonic == ZYDIS_MNEMONIC_MOV &&
-	    (zi->raw.imm[0].size == 64 || zi->raw.disp.size == 64)) {
-		snprintf(buf, size, "movabs");
-		return;
-	}
+	    (zi->raw.imm[0].size == 64 || zi->raw.disp.size == 64))
+		m = "movabs";
 	for (k = 0; k < sizeof(cc_ops) / sizeof(*cc_ops); k++) {
-		size_t len = strlen(cc_ops[k]);
-
-		if (strncmp(buf, cc_ops[k], len))
+		len = strlen(cc_ops[k]);
+		if (strncmp(m, cc_ops[k], len))
 			continue;
 		for (i = 0; i < sizeof(cc_names) / sizeof(*cc_names); i++)
-			if (!strcmp(buf + len, cc_names[i][0])) {
+			if (!strcmp(m + len, cc_names[i][0])) {
 				snprintf(buf, size, "%s%s", cc_ops[k],
 					 cc_names[i][1]);
 				return;
 			}
 	}
+	len = strlen(m);
+	if (len >= size)
+		len = size - 1;
+	memcpy(buf, m, len);
+	buf[len] = '\0';
 }
 
 /*

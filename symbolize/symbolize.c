@@ -59,15 +59,7 @@ struct symbolizer {
 	struct inputs inputs;		/* skipped paths kept in pool */
 	struct demangled *dm;		/* DEMANGLED slots, or NULL */
 	bool names_only;		/* sym_set_names_only() */
-	struct jittab *jit;		/* sym_set_jit_symbols() */
-	size_t njit, alloc_jit;
-};
-
-/* One JIT object's symbols; strings in the pool. */
-struct jittab {
-	const char *path;
-	struct sym_jitsym *v;
-	size_t n;
+	struct jittabs jit;		/* sym_set_jit_symbols() */
 };
 
 static char *dup_or_null(const char *s, bool *oom)
@@ -165,9 +157,7 @@ void symbolizer_free(struct symbolizer *s)
 		}
 	}
 	free(s->tab);
-	for (i = 0; i < s->njit; i++)
-		free(s->jit[i].v);
-	free(s->jit);
+	sym_jit_release(&s->jit);
 	kallsyms_release(&s->ks);
 	inputs_release(&s->inputs);
 	strpool_release(&s->pool);
@@ -715,6 +705,9 @@ struct symobj *symobj_get(struct symbolizer *s, const struct sym_object *obj,
 	case SYM_OBJ_KERNEL:
 		load_vmlinux(s, o);
 		break;
+	case SYM_OBJ_JIT:
+		o->err = symobj_load_jit(o, sym_jit_find(&s->jit, o->path));
+		break;
 	default:
 		break;
 	}
@@ -734,6 +727,8 @@ static int read_procs(struct symbolizer *s, struct symobj *o)
 	/* Code that is not decoded has no PLT to read either. */
 	if (!dec_machine_ok(o->machine))
 		return SYM_ENOCODE;
+	if (o->kind == SYM_OBJ_JIT)
+		return SYM_OK;		/* no PLT, no unwind table */
 	if (o->kind == SYM_OBJ_VDSO) {
 		size_t size;
 		const void *img = sym_vdso_image(&size);
@@ -945,39 +940,27 @@ static bool resolve_elf(struct symbolizer *s, struct symobj *o, uint64_t off,
 	return true;
 }
 
-/*
- * Code without a symbol of its own, named from what the object still
- * tells of it: an address in a PLT stub is "target@plt", as perf names
- * it; one inside a procedure the unwind table (.eh_frame) describes is
- * "func@0xVADDR" after that procedure's entry (the address objdump and
- * gdb show), so that stripped programs are still reported procedure by
- * procedure instead of address by address; the one at a program's
- * entry point (e_entry) is "_start".
- */
-static bool unnamed_code(struct symbolizer *s, struct symobj *o, uint64_t off,
-			 struct sym_result *res)
+/* The name unnamed_code() gives the code of kind (1: a PLT stub to
+ * target, 2: other PLT code, 3: an unwind table's procedure) at start
+ * (in the pool); NULL: out of memory. */
+static const char *unnamed_name(struct symbolizer *s, struct symobj *o,
+				int kind, const char *target, uint64_t start,
+				uint64_t sec)
 {
-	const struct procs *pr;
-	uint64_t va, start, sec;
-	const char *target, *name, *d;
+	const char *name, *d;
 	char *buf = NULL;
-	unsigned flags = 0;
 	int len;
 
-	if (!symobj_off_to_vaddr(o, off, &va) || symobj_procs(s, o, &pr))
-		return false;
-	if ((target = procs_plt_stub(pr, va, &start)) != NULL) {
+	if (kind == 1) {
 		d = sym_demangle(&s->pool, target);
 		len = asprintf(&buf, "%s@plt", d ? d : target);
-		flags = SYM_F_PLT;
-	} else if ((target = procs_plt_other(pr, va, &start, &sec)) != NULL) {
+	} else if (kind == 2) {
 		/* One name for the code between stubs, whatever the
 		 * address in it: ".plt" from the section's start (as
 		 * objdump labels a PLT without symbols), else ".plt+0xN". */
 		len = sec == start ? asprintf(&buf, "%s", target) :
 		      asprintf(&buf, "%s+0x%" PRIx64, target, start - sec);
-		flags = SYM_F_PLT;
-	} else if (procs_unwind_proc(pr, va, &start)) {
+	} else {
 		struct symhit hit;
 
 		/* A symbol at the entry whose size stops short of the
@@ -994,16 +977,53 @@ static bool unnamed_code(struct symbolizer *s, struct symobj *o, uint64_t off,
 		} else {
 			len = asprintf(&buf, "func@0x%" PRIx64, start);
 		}
-		flags = SYM_F_UNWIND;
-	} else {
-		return false;
 	}
 	if (len < 0)
-		return false;
+		return NULL;
 	name = strpool_add(&s->pool, buf);
 	free(buf);
-	if (!name)
+	return name;
+}
+
+/*
+ * Code without a symbol of its own, named from what the object still
+ * tells of it: an address in a PLT stub is "target@plt", as perf names
+ * it; one inside a procedure the unwind table (.eh_frame) describes is
+ * "func@0xVADDR" after that procedure's entry (the address objdump and
+ * gdb show), so that stripped programs are still reported procedure by
+ * procedure instead of address by address; the one at a program's
+ * entry point (e_entry) is "_start".
+ */
+static bool unnamed_code(struct symbolizer *s, struct symobj *o, uint64_t off,
+			 struct sym_result *res)
+{
+	const struct procs *pr;
+	uint64_t va, start, sec = 0;
+	const char *target = NULL, *name;
+	unsigned flags;
+	int kind;
+
+	if (!symobj_off_to_vaddr(o, off, &va) || symobj_procs(s, o, &pr))
 		return false;
+	if ((target = procs_plt_stub(pr, va, &start)) != NULL)
+		kind = 1, flags = SYM_F_PLT;
+	else if ((target = procs_plt_other(pr, va, &start, &sec)) != NULL)
+		kind = 2, flags = SYM_F_PLT;
+	else if (procs_unwind_proc(pr, va, &start))
+		kind = 3, flags = SYM_F_UNWIND;
+	else
+		return false;
+	/* Every instruction of a procedure asks in turn (a listing). */
+	if (o->unnamed_kind == kind && o->unnamed_start == start) {
+		name = o->unnamed_name;
+	} else {
+		name = unnamed_name(s, o, kind, target, start, sec);
+		if (!name)
+			return false;
+		o->unnamed_kind = kind;
+		o->unnamed_start = start;
+		o->unnamed_name = name;
+	}
 	memset(res->frames, 0, sizeof(res->frames[0]));
 	res->frames[0].function = name;
 	res->nframes = 1;
@@ -1187,31 +1207,10 @@ int sym_set_kernel_symbols(struct symbolizer *s, const struct sym_ksym *v,
 }
 
 int sym_set_jit_symbols(struct symbolizer *s, const char *path,
-			const struct sym_jitsym *v, size_t n)
+			uint16_t machine, const struct sym_jitsym *v,
+			size_t n)
 {
-	struct jittab *t;
-	size_t i;
-
-	if (ALLOC_GROW(s->jit, s->njit + 1, s->alloc_jit))
-		return SYM_ENOMEM;
-	t = &s->jit[s->njit];
-	t->path = strpool_add(&s->pool, path ? path : "");
-	t->v = malloc((n ? n : 1) * sizeof(*t->v));
-	if (!t->path || !t->v) {
-		free(t->v);
-		return SYM_ENOMEM;
-	}
-	for (i = 0; i < n; i++) {
-		t->v[i] = v[i];
-		t->v[i].name = strpool_add(&s->pool, v[i].name);
-		if (!t->v[i].name) {
-			free(t->v);
-			return SYM_ENOMEM;
-		}
-	}
-	t->n = n;
-	s->njit++;
-	return SYM_OK;
+	return sym_jit_add(&s->jit, &s->pool, path, machine, v, n);
 }
 
 /* The JIT symbol of obj covering addr, or NULL. */
@@ -1219,25 +1218,7 @@ static const struct sym_jitsym *jit_symbol(const struct symbolizer *s,
 					   const struct sym_object *obj,
 					   uint64_t addr)
 {
-	size_t i, lo, hi;
-
-	for (i = 0; i < s->njit; i++) {
-		const struct jittab *t = &s->jit[i];
-
-		if (!obj->path || strcmp(t->path, obj->path))
-			continue;
-		for (lo = 0, hi = t->n; lo < hi;) {
-			size_t mid = lo + (hi - lo) / 2;
-
-			if (t->v[mid].end <= addr)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		if (lo < t->n && t->v[lo].start <= addr)
-			return &t->v[lo];
-	}
-	return NULL;
+	return sym_jit_symbol(sym_jit_find(&s->jit, obj->path), addr);
 }
 
 /* The kernel's stand-ins for what it could not place: per address. */
@@ -1416,8 +1397,11 @@ int sym_resolve(struct symbolizer *s, const struct sym_object *obj,
 		if (j) {
 			res->nframes = 1;
 			res->frames[0].function = j->name;
+			res->frames[0].file = sym_jit_line(j, offset,
+						&res->frames[0].line);
 			res->symbol_start = j->start;
-			res->flags |= SYM_F_SYMBOL | SYM_F_JIT;
+			res->flags |= SYM_F_SYMBOL | SYM_F_JIT |
+				      (res->frames[0].file ? SYM_F_DWARF : 0);
 			return SYM_OK;
 		}
 		return anon_code(s, obj, res);

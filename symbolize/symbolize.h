@@ -249,19 +249,35 @@ int sym_kernel_matching(struct symbolizer *s, const char *const *patterns,
 int sym_set_kernel_symbols(struct symbolizer *s, const struct sym_ksym *v,
 			   size_t n);
 
-/* A name a JIT runtime gave to its code [start, end). */
+/* The code of a JIT symbol from addr on (up to the next) comes from
+ * line of file. */
+struct sym_jitline {
+	uint64_t addr;
+	const char *file;
+	unsigned line;
+};
+
+/* A name a JIT runtime gave to its code [start, end), and what its
+ * jitdump told of it: its bytes (end - start of them) or NULL, and its
+ * source lines sorted by addr (nlines 0: none). */
 struct sym_jitsym {
 	uint64_t start, end;
 	const char *name;
+	const uint8_t *code;
+	const struct sym_jitline *lines;
+	size_t nlines;
 };
 
 /*
  * The symbols of the JIT object whose path is path (a profile carries
- * them): sorted by start, apart.  The table (strings included) is copied.
- * Returns SYM_OK or SYM_ENOMEM.
+ * them): sorted by start, apart.  Their code, for a machine of ELF
+ * e_machine machine, is what sym_code() decodes (EM_NONE: none is);
+ * their lines are what sym_resolve() gives.  The table (strings, code
+ * and lines included) is copied.  Returns SYM_OK or SYM_ENOMEM.
  */
 int sym_set_jit_symbols(struct symbolizer *s, const char *path,
-			const struct sym_jitsym *v, size_t n);
+			uint16_t machine, const struct sym_jitsym *v,
+			size_t n);
 
 /*
  * A file the symbolizer would have read but did not because it is not a
@@ -434,8 +450,12 @@ struct sym_code {
  * own.  For the same reason a run of nops is a block: compilers emit them
  * to align branch targets, and they run only when falling through.
  *
+ * JIT code is decoded from the bytes sym_set_jit_symbols() gave, one
+ * JIT symbol a procedure.
+ *
  * Returns SYM_OK; SYM_ENOCODE when the code cannot be read (kernel
- * without vmlinux, modules, anonymous code, an object rebuilt since the
+ * without vmlinux, modules, anonymous code, JIT code without its bytes,
+ * an object rebuilt since the
  * profile, no symbol covering offset, offset outside every PT_LOAD, an
  * unsupported architecture); SYM_EOPEN, SYM_EELF, SYM_ENOMEM; SYM_EINVAL
  * for NULL arguments.  *out is NULL on failure.
@@ -465,14 +485,17 @@ const char *sym_insn_plain_text(struct symbolizer *s,
 				const struct sym_code *code, size_t i);
 
 /*
- * The text of code->insns[i] for a listing: sym_insn_plain_text() with a
- * call's direct target, and a jump's that leaves the procedure, named
- * after it as objdump names it ("call 0x1159 <make_text>", "jmp 0x2010
- * <helper+0x10>"), when a symbol, DWARF, the PLT or the unwind table
- * names it; else the plain text.
- * Owned by the symbolizer; never NULL.
+ * The text of code->insns[i] for a listing, snprintf()-like into
+ * buf[0 .. size): sym_insn_plain_text() with a call's direct target, and
+ * a jump's that leaves the procedure, named after it as objdump names it
+ * ("call 0x1159 <make_text>", "jmp 0x2010 <helper+0x10>"), when a symbol,
+ * DWARF, the PLT or the unwind table names it.  Returns the text's
+ * length: when it is size or more, buf holds only its start (buf may be
+ * NULL with size 0).  Nothing is kept: a listing of every instruction
+ * of a large program costs no memory of the symbolizer's.
  */
-const char *sym_insn_text(struct symbolizer *s, const struct sym_object *obj,
-			  const struct sym_code *code, size_t i);
+size_t sym_insn_format(struct symbolizer *s, const struct sym_object *obj,
+		       const struct sym_code *code, size_t i, char *buf,
+		       size_t size);
 
 #endif

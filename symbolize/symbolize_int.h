@@ -371,6 +371,37 @@ const char *procs_plt_other(const struct procs *p, uint64_t va,
 /* The unwind table's procedure (FDE) covering va, or NULL. */
 const struct fde_range *procs_fde(const struct procs *p, uint64_t va);
 
+/* ---- jit.c ---- */
+
+/* One JIT object's symbols (sym_set_jit_symbols()): names and files in
+ * the pool, code in mem, lines in lines. */
+struct jittab {
+	const char *path;
+	uint16_t machine;
+	struct sym_jitsym *v;
+	size_t n;
+	uint8_t *mem;		/* the code of v, one after the other */
+	size_t memsize;
+	struct sym_jitline *lines;	/* the lines of v, one after the other */
+};
+
+struct jittabs {
+	struct jittab *v;
+	size_t n, alloc;
+};
+
+int sym_jit_add(struct jittabs *t, struct strpool *sp, const char *path,
+		uint16_t machine, const struct sym_jitsym *v, size_t n);
+void sym_jit_release(struct jittabs *t);
+/* The table of the JIT object at path, or NULL. */
+const struct jittab *sym_jit_find(const struct jittabs *t, const char *path);
+/* The symbol of t covering addr, or NULL (t NULL: none). */
+const struct sym_jitsym *sym_jit_symbol(const struct jittab *t,
+					uint64_t addr);
+/* addr's source line in j: its file (NULL: none) and line in *line. */
+const char *sym_jit_line(const struct sym_jitsym *j, uint64_t addr,
+			 unsigned *line);
+
 /* ---- the object cache (symbolize.c) ---- */
 
 struct code_cache;		/* blocks.c: decoded procedures */
@@ -416,9 +447,22 @@ struct symobj {
 	 * blocks.c sets code_free with it, so that freeing the object
 	 * does not call up into blocks.c.
 	 */
+	/* unnamed_code()'s last answer: the procedure's kind, start and
+	 * name (symbolize.c). */
+	int unnamed_kind;
+	uint64_t unnamed_start;
+	const char *unnamed_name;
 	struct code_cache *code;
 	void (*code_free)(struct code_cache *code);
+	/* A JIT object's code (its table's mem, which outlives it): the
+	 * loads give each symbol's place in it. */
+	const uint8_t *jit_mem;
+	size_t jit_memsize;
 };
+
+/* o, a JIT object, as a decodable one: offsets are addresses, its
+ * symbols t's, its loads t's code.  SYM_OK or SYM_ENOMEM. */
+int symobj_load_jit(struct symobj *o, const struct jittab *t);
 
 /*
  * The cached object for obj, parsed on first use.  NULL only when out of

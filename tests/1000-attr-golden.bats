@@ -101,13 +101,35 @@ load helpers
 	fi
 }
 
-@test "uprofile --call-graph=dwarf: user registers and a 32 KiB stack copy, kernel chains only" {
+@test "uprofile --call-graph=dwarf: user registers and a 64 KiB stack copy, kernel chains only" {
 	golden uprofile-callgraph-dwarf "$UPROFILE" --dry-run --call-graph=dwarf -e cpu-clock true
 	run -0 "$UPROFILE" --dry-run --call-graph=dwarf,4096 -e cpu-clock true
 	assert_line '  sample_regs_user 0xff01ff sample_stack_user 4096'
 	# -g is auto on uprofile: the same user registers and stack.
 	run -0 "$UPROFILE" --dry-run -g -e cpu-clock true
-	assert_line '  sample_regs_user 0xff01ff sample_stack_user 32768'
+	assert_line '  sample_regs_user 0xff01ff sample_stack_user 65528'
+}
+
+# A python's Python frames are read as its samples are drained: the
+# samples of a millisecond wake the drainer, not the buffer's watermark.
+@test "uprofile -g on a python: its sampling event wakes the drainer every millisecond's samples" {
+	printf '#!/bin/sh\n' >python-fake
+	chmod +x python-fake
+	run -0 "$UPROFILE" --dry-run -g -e cpu-clock -F 1000 ./python-fake
+	assert_line '  watermark 0 wakeup_watermark 2'
+	assert_line '  wakeup_events 2'
+	run -0 "$UPROFILE" --dry-run -g -e cpu-clock -F 4000 ./python-fake
+	assert_line '  wakeup_events 5'
+	run -0 "$UPROFILE" --dry-run -g -e cpu-clock -c 1000000 ./python-fake
+	assert_line '  wakeup_events 2'
+	# Not without Python frames, nor for another program.
+	run -0 "$UPROFILE" --dry-run -g --python=off -e cpu-clock ./python-fake
+	refute_line --partial 'wakeup_events'
+	refute_line --partial 'watermark 0'
+	run -0 "$UPROFILE" --dry-run -g -e cpu-clock true
+	refute_line --partial 'wakeup_events'
+	run -0 "$UPROFILE" --dry-run -e cpu-clock ./python-fake
+	refute_line --partial 'wakeup_events'
 }
 
 @test "call graphs: fp asks the kernel for user chains; kprofile -g for kernel chains only" {

@@ -145,3 +145,17 @@ EOF
 	[[ -n $share ]] || fail "no total line: $output"
 	assert [ "$(awk -v s="$share" 'BEGIN { print (s >= 99) }')" = 1 ]
 }
+
+@test "decoding out of memory says so, whichever allocation fails" {
+	# decodecheck --oom fails each allocation of decoding each procedure
+	# in turn (the neighbours' scan for jumps in among them): every one
+	# must end in SYM_ENOMEM, never in a procedure decoded without it.
+	local p
+	for p in "$TPROG/branchy" "$TPROG/demo" "$TPROG/libhot.so"; do
+		run -0 --separate-stderr "$ROOT/$BUILD/tests/decodecheck" \
+			--oom "$p"
+		assert_output ''
+		[[ $stderr =~ ^procedures=[1-9][0-9]*\ allocations=[1-9][0-9]*$ ]] ||
+			fail "$p: $stderr"
+	done
+}

@@ -197,6 +197,57 @@ check_callers() {
 	assert_binomial "rec_leaf under 8 recurse frames (fp)" "$(count 8)" "$(sum)" 100
 }
 
+# callers32: tests/programs/callers built for i386 (-m32, frame pointers),
+# run in x86-64's compat mode; skips without a 32-bit C library.
+callers32() {
+	gcc -m32 -O2 -g -fno-omit-frame-pointer -o callers32 \
+		"$ROOT/tests/programs/callers.c" 2>cc.err ||
+		skip "gcc -m32 cannot build here (gcc-multilib): $(head -n 1 cc.err)"
+}
+
+@test "-g on a 32-bit program: walked by its frame pointers, callers 1:2:5 and recursion right" {
+	local FQ_FP=1
+	callers32
+	profile -g ./callers32 "$MS"
+	check_callers leaf_work caller_a=12.5 caller_b=25 caller_c=62.5
+	# Its libc keeps no frame pointers: a chain reaches main and the
+	# libc routine that called it (__libc_start_call_main, unnamed
+	# where libc has no .symtab), or stops in libc's qsort.
+	fq roots leaf_work
+	assert_complete "leaf_work's stacks from libc's start, 32-bit, -g" \
+		"$(awk '$1 ~ /^(__libc_start_call_main|libc\.so\.6\+0x[0-9a-f]+)$/ {
+			n += $2 } END { print n + 0 }' <<<"$output")" "$(sum)"
+	fq callers main
+	assert_complete "main called from libc, 32-bit, -g" \
+		"$(awk '$1 ~ /^(__libc_start_call_main|libc\.so\.6\+0x[0-9a-f]+)$/ {
+			n += $2 } END { print n + 0 }' <<<"$output")" "$(sum)"
+	# (depth counts complete stacks, by the root's name: counted here)
+	output=$(awk '$1 ~ /;rec_leaf$/ { d = 0; k = split($1, f, ";")
+		for (i = 1; i <= k; i++) d += f[i] == "recurse"
+		n[d] += $2 } END { for (d in n) print d, n[d] }' <<<"$stacks")
+	assert_binomial "rec_leaf under 8 recurse frames (32-bit)" "$(count 8)" "$(sum)" 100
+}
+
+@test "--call-graph=dwarf on a 32-bit program: its stacks truncated as a 32-bit task's, in the summary and JSON" {
+	local n
+	callers32
+	run -0 --separate-stderr "$UPROFILE" -v -e cpu-clock -F "$FREQ" \
+		--call-graph=dwarf -o umon.out ./callers32 500
+	# All of them (the walk stops at the sampled PC), never "stack
+	# copy too small": a larger copy would not help.
+	grep -q '^uprofile: call stacks: [0-9]* (100.00%) truncated: 32-bit task$' \
+		<<<"$stderr" || fail "no 32-bit summary line: $stderr"
+	[[ $stderr != *"stack copy too small"* ]] || fail "$stderr"
+	run -0 --separate-stderr "$UPROFILE" -i umon.out --format json
+	n=$(jq '[.call_stacks.truncated[] | select(.reason == "32-bit task")
+		| .samples] | add' <<<"$output")
+	run -0 jq '.call_stacks.samples' <<<"$output"
+	[[ $n -gt 0 && $n == "$output" ]] ||
+		fail "32-bit task truncations: $n of $output samples"
+	run -0 --separate-stderr "$UPROFILE" -i umon.out
+	assert_output --partial 'truncated: 100.00% (32-bit task in callers32'
+}
+
 @test "--call-graph=auto: frame pointers where the program has them, DWARF through libc; complete everywhere" {
 	profile --call-graph=auto "$TPROG/callers" "$MS"
 	check_callers leaf_work caller_a=12.5 caller_b=25 caller_c=62.5

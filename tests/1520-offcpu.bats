@@ -487,7 +487,7 @@ teardown() {
 	ev=$(sed -n '/(switches: off-CPU statistics)/,/^event/p' <<<"$output")
 	t=$(awk '$1 == "sample_type" { print $2 }' <<<"$ev")
 	(((t & 0x3020) == 0x3020)) || fail "sample_type $t: $ev"
-	[[ $ev == *"exclude_kernel 0"* && $ev == *"sample_stack_user 32768"* ]] || fail "$ev"
+	[[ $ev == *"exclude_kernel 0"* && $ev == *"sample_stack_user 65528"* ]] || fail "$ev"
 	# wall: a cpu-clock timer in both modes with the user registers
 	run -0 "$UPROFILE" --dry-run -e wall true
 	ev=$(sed -n '/^event 1$/,/^event 2/p' <<<"$output")

@@ -382,6 +382,21 @@ check_inclusive() {
 		"$(share_of "cpu-clock / cmp_work" "$inclusive")" 0.5
 }
 
+@test "--call-graph dwarf of a 32-bit program: its stacks truncated as a 32-bit task's, not as a too small copy" {
+	gcc -m32 -O2 -g -fno-omit-frame-pointer -o callers32 \
+		"$ROOT/tests/programs/callers.c" 2>cc.err ||
+		skip "gcc -m32 cannot build here (gcc-multilib): $(head -n 1 cc.err)"
+	rec c32.data -e cpu-clock -F "$((FREQ / 4))" --call-graph dwarf -- \
+		./callers32 300
+	run -0 --separate-stderr "$UPROFILE" -i c32.data --format json
+	run -0 jq -r '.call_stacks | [.samples, (.truncated[] |
+		select(.reason == "32-bit task") | .samples)] |
+		"\(.[0]) \(.[1:] | add)"' <<<"$output"
+	read -r n k <<<"$output"
+	[[ $n -gt 0 && $k == "$n" ]] ||
+		fail "32-bit task truncations: $k of $n samples"
+}
+
 # ---- 4: system-wide, kprofile ------------------------------------------
 
 @test "kprofile -i of a perf record -a: the workload's procedures, -by comm and -by cpu are perf's" {

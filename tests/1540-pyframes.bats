@@ -234,7 +234,7 @@ check_layout() {
 	# Every value of either side, each on the other.
 	diff -u <(./pyoffsets | grep -v '^#' | sort) \
 		<("$PYSTACK" --layout "3.$1" | sort) ||
-		fail "pyframes.c's layout table differs from the headers (- headers, + table)"
+		fail "pylayout.c's layout table differs from the headers (- headers, + table)"
 	[[ $("$PYSTACK" --layout "3.$1" | wc -l) -ge 30 ]]
 }
 
@@ -718,6 +718,76 @@ check_uprofile() {
 
 @test "pyframes 3.13: uprofile -g shows the Python functions, in their shares" {
 	check_uprofile 13
+}
+
+# The sample's time, not the read's: a copy of the thread's stack taken
+# while it sleeps in first() (as a sample copies it), then the thread
+# goes on into deeper(), then the stack is read with that copy.  3.11
+# and 3.12 keep the innermost frame in the eval loop's C frame, on the
+# stack: the walk starts from first()'s frame, as it was.  3.13 keeps it
+# in the thread state: the walk is of now.
+check_copy() {
+	need_py "$1"
+	local fifo=$PWD/go reader w
+	cat >later.py <<-'PY'
+	import os, time
+	def deeper():
+	    open("ready2", "w").close()
+	    time.sleep(300)  # @deeper
+	def first():
+	    open("ready", "w").close()
+	    with open("gate", "rb") as g:
+	        g.read(1)
+	    deeper()  # @first
+	first()  # @module
+	PY
+	mkfifo "$fifo" gate
+	bg "$PY" "$PWD/later.py"
+	PID=$BG
+	wait_file ready
+	# Blocked opening the gate (a system call: its stack pointer is
+	# known).
+	local tenths=50
+	until [[ $(cut -d' ' -f1 "/proc/$PID/syscall" 2>/dev/null) == 257 ]]; do
+		((tenths-- > 0)) || fail "process $PID not blocked in openat after 5 s"
+		sleep 0.1
+	done
+	"$PYSTACK" --copy --wait -t "$PID" "$PID" <"$fifo" >out 2>err 3>&- &
+	reader=$!
+	exec {w}>"$fifo"
+	wait_nonempty out
+	echo x >gate
+	wait_file ready2
+	wait_asleep "$PID"
+	echo >&$w
+	exec {w}>&-
+	wait "$reader" || fail "status $?: $(cat out err)"
+	run cat out
+	assert_line --index 1 "# attached"
+	assert_line --index 2 "thread $PID"
+	if (($1 < 13)); then
+		assert_line --index 3 "first ($PWD/later.py:$(line_of later.py first))"
+		assert_line --index 4 "<module> ($PWD/later.py:$(line_of later.py module))"
+		assert_line --index 5 "= end"
+	else
+		assert_line --index 3 "deeper ($PWD/later.py:$(line_of later.py deeper))"
+	fi
+	# Without the copy: the stack of now.
+	run -0 "$PYSTACK" -t "$PID" "$PID"
+	assert_line --index 2 "deeper ($PWD/later.py:$(line_of later.py deeper))"
+	assert_line --index 3 "first ($PWD/later.py:$(line_of later.py first))"
+}
+
+@test "pyframes 3.11: a stack read with a sample's copy starts from the frame of the sample's time" {
+	check_copy 11
+}
+
+@test "pyframes 3.12: a stack read with a sample's copy starts from the frame of the sample's time" {
+	check_copy 12
+}
+
+@test "pyframes 3.13: a stack read with a sample's copy is the stack of now (its frame is not on the C stack)" {
+	check_copy 13
 }
 
 @test "pyframes: a process that exits while it is read is an error: reaped, or a zombie" {

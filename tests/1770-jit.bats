@@ -143,6 +143,9 @@ start_waiting() {
 	wait_nonempty spin.out
 	read -r PID ADDR <spin.out
 	MAPS+=("/tmp/perf-$PID.map")
+	# jitspin writes no map in this mode: one there is an earlier
+	# process's that had this pid (the tests below plant their own)
+	rm -f "/tmp/perf-$PID.map"
 }
 
 finish_waiting() {

@@ -77,6 +77,7 @@ void collector_free(struct collector *c)
 		free(c->objects[i].jit);
 	}
 	free(c->objects);
+	hashmap_release(&c->object_index);
 	for (i = 0; i < c->npyfuncs; i++)
 		free(c->pyfuncs[i].name);
 	free(c->pyfuncs);
@@ -84,6 +85,8 @@ void collector_free(struct collector *c)
 	for (i = 0; c->procs && i < c->cap_procs; i++)
 		if (c->procs[i].pid != NO_PROC) {
 			free(c->procs[i].maps);
+			free(c->procs[i].by_start);
+			free(c->procs[i].max_end);
 			free(c->procs[i].cmd);
 			free(c->procs[i].jitdump);
 			if (c->procs[i].jitdump_fd >= 0)
@@ -384,6 +387,7 @@ void collector_fork(struct collector *c, uint32_t pid, uint32_t ppid,
 	/* proc_get may have moved the table: look the parent up again. */
 	parent = collect_proc_find(c, ppid);
 	child->nmaps = 0;
+	child->nindexed = 0;
 	child->cmd_next_exec = false;
 	child->uid_known = false;
 	collect_drop_jitdump(child);

@@ -51,6 +51,8 @@ struct collect_sample {
 	 * (a kernel thread). */
 	const uint64_t *uregs;
 	uint64_t uregs_mask;
+	int compat;		/* uregs are a 32-bit task's (perf's
+				 * PERF_SAMPLE_REGS_ABI_32) */
 	const uint8_t *ustack;
 	uint64_t ustack_len;
 	/* Its thread's Python frames (npy 0: none, not Python), and where

@@ -62,6 +62,12 @@ struct process {
 	uint32_t pid;		/* NO_PROC: empty slot */
 	struct mapping *maps;
 	size_t nmaps, alloc_maps;
+	/* The first nindexed maps in order of start (by_start: their
+	 * numbers; max_end[k]: the largest end among by_start[0..k]), so
+	 * an address is found in O(log n) among many (maps.c). */
+	uint32_t *by_start;
+	uint64_t *max_end;
+	size_t nindexed, alloc_index;
 	/* Its own command line (-pids files show it): arguments each
 	 * ended by NUL, NULL when unknown; else the program exec'd, the
 	 * first file mapped after the exec (exe_obj, NO_OBJ: none). */
@@ -133,6 +139,7 @@ struct collector {
 
 	struct object *objects;
 	size_t nobjects, alloc_objects;
+	struct hashmap object_index;	/* by kind, pid and path */
 	uint32_t obj_kernel, obj_unknown, obj_guest, obj_hv;
 
 	struct process *procs;	/* open addressing by pid */

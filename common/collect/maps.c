@@ -55,6 +55,51 @@ uint32_t collect_add_object(struct collector *c, uint32_t kind, uint32_t pid,
  * new.  Objects of another class are other objects, unless the recorded
  * identities say they are the same file; the caller gives a new foreign
  * one its fd. */
+/* Objects are indexed by kind, pid and path (c->object_index). */
+static uint64_t object_hash(uint32_t kind, uint32_t pid, const char *path)
+{
+	uint32_t k[2] = { kind, pid };
+
+	return hash_str(hash_mem(HASH_STR_SEED, k, sizeof(k)), path);
+}
+
+/* What an object of kind, pid and path must be to be the one a mapping
+ * names (add_object) or a file already checked (collector_file_known). */
+struct object_want {
+	const struct collector *c;
+	uint32_t kind, pid;
+	const char *path;
+	enum obj_class cls;
+	const uint8_t *bid;
+	size_t bidlen;
+	const struct collect_file_id *rid;
+	bool checked;		/* collector_file_known's question */
+};
+
+static int object_is(const void *ctx, size_t i)
+{
+	const struct object_want *w = ctx;
+	const struct object *o = &w->c->objects[i];
+
+	if (o->kind != w->kind || o->pid != w->pid || strcmp(o->path, w->path))
+		return 0;
+	/* An unchecked one is checked again: another process may still
+	 * have the file mapped. */
+	if (w->checked)
+		return same_rid(&o->rid, w->rid) && !o->unread;
+	/* Both recorded: the same file, or another one. */
+	if (w->rid->ino && o->rid.ino) {
+		if (!same_rid(w->rid, &o->rid))
+			return 0;
+	} else if (class_of(o) != w->cls) {
+		return 0;
+	}
+	/* Same path, other build-id: the file was replaced. */
+	return !(w->bidlen && o->build_id_len &&
+		 (o->build_id_len != w->bidlen ||
+		  memcmp(o->build_id, w->bid, w->bidlen)));
+}
+
 static uint32_t add_object(struct collector *c, uint32_t kind, uint32_t pid,
 			   enum obj_class cls, const char *path,
 			   const uint8_t *bid, size_t bidlen,
@@ -62,29 +107,19 @@ static uint32_t add_object(struct collector *c, uint32_t kind, uint32_t pid,
 			   uint64_t end, uint64_t pgoff)
 {
 	static const struct collect_file_id none;
+	uint64_t h = object_hash(kind, pid, path);
+	struct object_want w = {
+		.c = c, .kind = kind, .pid = pid, .path = path, .cls = cls,
+		.bid = bid, .bidlen = bidlen > 20 ? 20 : bidlen,
+		.rid = rid ? rid : &none,
+	};
 	struct object *o;
-	size_t i;
+	size_t i = hashmap_find(&c->object_index, h, object_is, &w);
 
-	if (bidlen > 20)
-		bidlen = 20;
-	if (!rid)
-		rid = &none;
-	for (i = 0; i < c->nobjects; i++) {
+	bidlen = w.bidlen;
+	rid = w.rid;
+	if (i != SIZE_MAX) {
 		o = &c->objects[i];
-		if (o->kind != kind || o->pid != pid || strcmp(o->path, path))
-			continue;
-		/* Both recorded: the same file, or another one. */
-		if (rid->ino && o->rid.ino) {
-			if (!same_rid(rid, &o->rid))
-				continue;
-		} else if (class_of(o) != cls) {
-			continue;
-		}
-		/* Same path, other build-id: the file was replaced. */
-		if (bidlen && o->build_id_len &&
-		    (o->build_id_len != bidlen ||
-		     memcmp(o->build_id, bid, bidlen)))
-			continue;
 		if (bidlen && !o->build_id_len) {
 			memcpy(o->build_id, bid, bidlen);
 			o->build_id_len = (uint32_t)bidlen;
@@ -110,6 +145,10 @@ static uint32_t add_object(struct collector *c, uint32_t kind, uint32_t pid,
 	o->start = start;
 	o->end = end;
 	o->pgoff = pgoff;
+	if (hashmap_add(&c->object_index, h, c->nobjects)) {
+		free(o->path);
+		goto oom;
+	}
 	return (uint32_t)c->nobjects++;
 oom:
 	c->oom = 1;
@@ -290,20 +329,15 @@ void collector_mmap(struct collector *c, uint32_t pid, uint64_t start,
 bool collector_file_known(const struct collector *c, const char *path,
 			  const struct collect_file_id *rid)
 {
-	size_t i;
+	struct object_want w = {
+		.c = c, .kind = PROF_OBJ_FILE, .pid = NO_PROC, .path = path,
+		.rid = rid, .checked = true,
+	};
 
-	if (!rid->ino)
-		return false;
-	for (i = 0; i < c->nobjects; i++) {
-		const struct object *o = &c->objects[i];
-
-		/* An unchecked one is checked again: another process may
-		 * still have the file mapped. */
-		if (o->kind == PROF_OBJ_FILE && same_rid(&o->rid, rid) &&
-		    !o->unread && !strcmp(o->path, path))
-			return true;
-	}
-	return false;
+	return rid->ino &&
+	       hashmap_find(&c->object_index,
+			    object_hash(PROF_OBJ_FILE, NO_PROC, path),
+			    object_is, &w) != SIZE_MAX;
 }
 
 /* What the file open at fd is: its identity and build-id. */
@@ -416,23 +450,90 @@ void collector_cmdline(struct collector *c, uint32_t pid, const char *buf,
 	p->cmdlen = buf[len - 1] ? len + 1 : len;
 }
 
+/* Maps added since the index was built are looked at one by one; the
+ * index is built again when they are more than this and a quarter of
+ * the indexed ones, so building costs O(log n) a map. */
+#define MAPS_UNINDEXED 32
+
+static int cmp_start(const void *a, const void *b, void *ctx)
+{
+	const struct mapping *maps = ctx;
+	uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
+
+	if (maps[i].start != maps[j].start)
+		return maps[i].start < maps[j].start ? -1 : 1;
+	return i < j ? -1 : 1;
+}
+
+/* Index every map of p; 0, or -1 when out of memory (p unchanged). */
+static int maps_index(struct process *p)
+{
+	uint64_t top = 0, *me;
+	uint32_t *bs;
+	size_t i;
+
+	if (p->alloc_index < p->nmaps) {
+		bs = realloc(p->by_start, p->nmaps * 2 * sizeof(*bs));
+		if (!bs)
+			return -1;
+		p->by_start = bs;
+		me = realloc(p->max_end, p->nmaps * 2 * sizeof(*me));
+		if (!me)
+			return -1;
+		p->max_end = me;
+		p->alloc_index = p->nmaps * 2;
+	}
+	for (i = 0; i < p->nmaps; i++)
+		p->by_start[i] = (uint32_t)i;
+	qsort_r(p->by_start, p->nmaps, sizeof(*p->by_start), cmp_start,
+		p->maps);
+	for (i = 0; i < p->nmaps; i++) {
+		if (p->maps[p->by_start[i]].end > top)
+			top = p->maps[p->by_start[i]].end;
+		p->max_end[i] = top;
+	}
+	p->nindexed = p->nmaps;
+	return 0;
+}
+
+static bool map_holds(const struct mapping *m, uint64_t ip, uint64_t time)
+{
+	return ip >= m->start && ip < m->end && time >= m->t_from &&
+	       time < m->t_to;
+}
+
 const struct mapping *collect_find_mapping(struct collector *c, uint32_t pid,
 					   uint64_t ip, uint64_t time)
 {
 	struct process *p = collect_proc_find(c, pid);
-	size_t i;
+	size_t i, lo, hi, best = SIZE_MAX;
 
 	if (!p)
 		return NULL;
+	/* Out of memory, the maps are still found, by the slower way. */
+	if (p->nmaps - p->nindexed > MAPS_UNINDEXED + p->nindexed / 4)
+		maps_index(p);
 	/* Newest first: a later mapping shadows an older one. */
-	for (i = p->nmaps; i-- > 0;) {
-		const struct mapping *m = &p->maps[i];
+	for (i = p->nmaps; i-- > p->nindexed;)
+		if (map_holds(&p->maps[i], ip, time))
+			return &p->maps[i];
+	/* Among the indexed ones: those starting at or below ip, back to
+	 * where no earlier one reaches ip; the newest that holds it. */
+	lo = 0;
+	hi = p->nindexed;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
 
-		if (ip >= m->start && ip < m->end &&
-		    time >= m->t_from && time < m->t_to)
-			return m;
+		if (p->maps[p->by_start[mid]].start <= ip)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	return NULL;
+	for (i = lo; i-- > 0 && p->max_end[i] > ip;)
+		if (map_holds(&p->maps[p->by_start[i]], ip, time) &&
+		    (best == SIZE_MAX || p->by_start[i] > best))
+			best = p->by_start[i];
+	return best == SIZE_MAX ? NULL : &p->maps[best];
 }
 
 int collector_anon_pids(const struct collector *c, uint32_t **pids)

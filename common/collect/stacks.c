@@ -383,7 +383,21 @@ static enum prof_stack_end end_of(enum unw_result r)
 	case UNW_TRUNC_DUMP: return PROF_STACK_TRUNC_DUMP;
 	case UNW_TRUNC_NO_CFI: return PROF_STACK_TRUNC_NO_CFI;
 	case UNW_TRUNC_SWITCH: return PROF_STACK_TRUNC_SWITCH;
+	case UNW_TRUNC_COMPAT: return PROF_STACK_TRUNC_COMPAT;
 	default: return PROF_STACK_TRUNC_BAD;
+	}
+}
+
+/* How a 32-bit task's frame-pointer walk ended: where its chain stops
+ * says nothing about completeness (its libc keeps no frame pointers), so
+ * it is a frame-pointer chain that reports judge by its last frame, as
+ * the kernel's.  Without the fallback, its own reason. */
+static enum prof_stack_end end_of_compat(enum unw_result r)
+{
+	switch (r) {
+	case UNW_END: return PROF_STACK_COMPLETE;
+	case UNW_TRUNC_COMPAT: return PROF_STACK_TRUNC_COMPAT;
+	default: return PROF_STACK_FP;
 	}
 }
 
@@ -394,9 +408,13 @@ static enum prof_stack_end walk_user(struct collector *c,
 {
 	struct collect_stacks *st = c->stacks;
 	struct unw_state us;
+	int bad = s->compat ?
+		  unw_init_compat(&us, s->uregs, s->uregs_mask, s->ustack,
+				  (size_t)s->ustack_len) :
+		  unw_init(&us, s->uregs, s->uregs_mask, s->ustack,
+			   (size_t)s->ustack_len);
 
-	if (unw_init(&us, s->uregs, s->uregs_mask, s->ustack,
-		     (size_t)s->ustack_len))
+	if (bad)
 		return PROF_STACK_TRUNC_BAD;
 	for (;;) {
 		uint64_t pc = us.r[UNW_REG_IP], look, off, vaddr;
@@ -407,7 +425,8 @@ static enum prof_stack_end walk_user(struct collector *c,
 
 		look = us.exact ? pc : pc - 1;
 		if (user_frame(c, s, look, &obj, &off))
-			return PROF_STACK_TRUNC_NO_MAP;
+			return s->compat ? PROF_STACK_FP :
+			       PROF_STACK_TRUNC_NO_MAP;
 		if (*n >= max)
 			return PROF_STACK_TRUNC_DEPTH;
 		id = intern_frame(st, obj, off);
@@ -427,7 +446,7 @@ static enum prof_stack_end walk_user(struct collector *c,
 		if (ou)
 			ou->steps++;
 		if (r != UNW_STEPPED)
-			return end_of(r);
+			return s->compat ? end_of_compat(r) : end_of(r);
 	}
 }
 

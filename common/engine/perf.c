@@ -275,6 +275,31 @@ static void build_switch_attr(const struct perf_event_spec *sp,
 			      const struct perf_target *t,
 			      struct perf_event_attr *a);
 
+/*
+ * A python's samples get their Python frames as they are drained, read
+ * from the process then: the sooner the likelier they are the sample's.
+ * Rather than at the buffer's watermark, the drainer wakes once a
+ * buffer holds the samples of PY_WAKE_NS (the first of them is read that
+ * late, the last at once), at least one; with a period, every
+ * PY_WAKE_PERIOD samples.  perf_session_poll() wakes it too when a
+ * buffer has held fewer for long (PY_WAKE_MS).
+ */
+#define PY_WAKE_NS 1000000ULL
+#define PY_WAKE_MAX 16
+#define PY_WAKE_PERIOD 2
+#define PY_WAKE_MS 2
+
+static void wake_for_python(const struct perf_event_spec *sp,
+			    struct perf_event_attr *a)
+{
+	uint64_t n = sp->period ? PY_WAKE_PERIOD :
+		     1 + sp->freq * PY_WAKE_NS / 1000000000ULL;
+
+	a->watermark = 0;
+	a->wakeup_watermark = 0;
+	a->wakeup_events = (uint32_t)(n < PY_WAKE_MAX ? n : PY_WAKE_MAX);
+}
+
 static void build_attr(const struct perf_event_spec *sp,
 		       const struct pm_open *pm, enum ev_role role, int sw,
 		       const struct perf_target *t, struct perf_event_attr *a)
@@ -369,6 +394,8 @@ static void build_attr(const struct perf_event_spec *sp,
 			a->freq = 1;
 			a->sample_freq = sp->freq;
 		}
+		if (t->python == PERF_PYTHON_EAGER && !pm)
+			wake_for_python(sp, a);
 	}
 	/* A PMU that cannot filter modes samples them all; the collector
 	 * keeps the asked ones (collector_set_modes). */
@@ -581,6 +608,8 @@ static void describe_attr(FILE *f, const struct perf_event_attr *a)
 		a->sample_id_all);
 	fprintf(f, "  watermark %u wakeup_watermark %u\n",
 		a->watermark, a->wakeup_watermark);
+	if (a->sample_type && !a->watermark && a->wakeup_events)
+		fprintf(f, "  wakeup_events %u\n", a->wakeup_events);
 	if (a->context_switch)
 		fprintf(f, "  context_switch 1\n");
 	if (a->use_clockid)
@@ -1287,6 +1316,7 @@ static int parse_tail(const struct perf_session *s, const struct event_fd *e,
 	cs->npy = 0;
 	cs->uregs = NULL;
 	cs->uregs_mask = 0;
+	cs->compat = 0;
 	cs->ustack = NULL;
 	cs->ustack_len = 0;
 	if (e->chain) {
@@ -1313,11 +1343,13 @@ static int parse_tail(const struct perf_session *s, const struct event_fd *e,
 
 		if (abi) {
 			regs = bytes_get(r, nregs * 8);
-			/* A 32-bit task's registers and stack are not
-			 * what the x86-64 unwinder reads. */
-			if (regs && abi == PERF_SAMPLE_REGS_ABI_64) {
+			/* A 32-bit task's: x86-64's registers holding its
+			 * 32-bit values. */
+			if (regs && (abi == PERF_SAMPLE_REGS_ABI_64 ||
+				     abi == PERF_SAMPLE_REGS_ABI_32)) {
 				cs->uregs = (const uint64_t *)regs;
 				cs->uregs_mask = s->regs_mask;
+				cs->compat = abi == PERF_SAMPLE_REGS_ABI_32;
 			}
 		}
 	}
@@ -1601,7 +1633,7 @@ int perf_session_poll(struct perf_session *s, int timeout_ms,
 		      struct pollfd *extra, size_t nextra)
 {
 	size_t n = s->nrings + nextra, i;
-	int r;
+	int r, py_ms;
 
 	if (ALLOC_GROW(s->pfds, n ? n : 1, s->alloc_pfds))
 		return prof_fail(PROF_ENOMEM, "out of memory");
@@ -1615,12 +1647,18 @@ int perf_session_poll(struct perf_session *s, int timeout_ms,
 		extra[i].revents = 0;
 		s->pfds[s->nrings + i] = extra[i];
 	}
-	/* Python frames are read when a sample is drained: wake within a
-	 * millisecond of it, not at the buffer's watermark, so that the
-	 * thread is still in the functions it was sampled in. */
-	if (s->py && (s->py_eager || py_samples_active(s->py)) &&
-	    (timeout_ms < 0 || timeout_ms > 1))
-		timeout_ms = 1;
+	/* Python frames are read when a sample is drained: soon after it
+	 * is taken, so that the thread is still in the functions it was
+	 * sampled in.  A python's samples wake the drainer themselves
+	 * (wake_for_python()); the timeout is for a buffer left with fewer
+	 * while the program runs (the last drain had records), not to wake
+	 * for nothing while it waits or waits for a CPU.  A CPython found
+	 * in another program's process is drained every millisecond. */
+	py_ms = s->py_eager ? PY_WAKE_MS : 1;
+	if (s->py && (s->py_eager ? s->nrecs > 0 :
+		      py_samples_active(s->py)) &&
+	    (timeout_ms < 0 || timeout_ms > py_ms))
+		timeout_ms = py_ms;
 	r = poll(s->pfds, n, timeout_ms);
 	if (r < 0 && errno != EINTR)
 		return prof_fail(PROF_EIO, "poll failed: %s", strerror(errno));

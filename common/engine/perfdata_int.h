@@ -74,6 +74,7 @@ enum {
 #define MISC_MMAP_DATA (1 << 13)
 #define MISC_BUILD_ID_SIZE (1 << 15)
 #define MISC_MMAP_BUILD_ID (1 << 14)
+#define PERF_REGS_ABI_32 1
 #define PERF_REGS_ABI_64 2
 
 struct event {

@@ -250,9 +250,12 @@ static int parse_user(const struct event *e, struct bytes *r,
 		size_t nregs = (size_t)__builtin_popcountll(e->pub.regs_user);
 		const uint8_t *regs = abi ? bytes_get(r, nregs * 8) : NULL;
 
-		if (regs && abi == PERF_REGS_ABI_64 && !((uintptr_t)regs % 8)) {
+		if (regs && (abi == PERF_REGS_ABI_64 ||
+			     abi == PERF_REGS_ABI_32) &&
+		    !((uintptr_t)regs % 8)) {
 			cs->uregs = (const uint64_t *)regs;
 			cs->uregs_mask = e->pub.regs_user;
+			cs->compat = abi == PERF_REGS_ABI_32;
 		}
 	}
 	if (st & PERF_SAMPLE_STACK_USER) {

@@ -32,6 +32,17 @@
  * instruction from co_linetable (the location table of 3.11 on); it
  * keeps what it read per code object address.
  *
+ * Each process_vm_readv costs a system call, a ptrace access check and
+ * a pinned page for each page it touches, so reads are few and done
+ * together: the thread state where a thread was last found is kept
+ * (read again each time and checked to be that thread's), a frame is
+ * read with the memory under it (3.11 on push a call's frame after its
+ * caller's: its callers are there), the code objects' headers of a
+ * walk in one call, and a thread's state, its C frame's current frame,
+ * its last walk's code headers and the memory where its frames were
+ * then in one: most walks of a thread whose stack moves little take one
+ * call.
+ *
  * Outside memory is untrusted
  * ---------------------------
  * The process runs while it is read: every read is bounded and checked,
@@ -127,9 +138,31 @@ struct py_frame {
  * one, more than max frames, ...): the *n frames before are good.
  * -PROF_ENOENT: no Python thread state has that native thread id (a
  * thread that runs no Python, or not yet), or the process has exited:
- * the detail says which.  -PROF_EPERM, -PROF_EIO.
+ * the detail says which.  -PROF_EPERM, -PROF_EIO.  A walk that stops at
+ * its innermost frame (one being pushed or popped as it is read) is
+ * done again, twice at most.
  */
 int py_thread_stack(struct py_proc *p, pid_t tid, struct py_frame *out,
+		    size_t max, size_t *n);
+
+/* A thread's user stack as a sample copied it: len bytes from sp. */
+struct py_stack_copy {
+	uint64_t sp;
+	const uint8_t *data;
+	size_t len;
+};
+
+/*
+ * py_thread_stack() for a sample of thread tid whose stack copy is copy
+ * (NULL: none).  3.11 and 3.12 keep the innermost frame in the eval
+ * loop's C frame, on the C stack: where the copy holds it, the walk
+ * starts from the frame the thread was in when the sample was taken,
+ * not from the one it is in now (a thread that has called deeper since
+ * is read as it was), and that read is saved.  A walk that fails at
+ * that frame is done again from the thread's frame of now.
+ */
+int py_sample_stack(struct py_proc *p, pid_t tid,
+		    const struct py_stack_copy *copy, struct py_frame *out,
 		    size_t max, size_t *n);
 
 /* What py_code_info() gives of a code object and one instruction. */

@@ -3,7 +3,7 @@
  * The Python frames of samples (pysample.h): each process is looked at
  * once (py_open(): a CPython whose layout is known, or not Python), and
  * each sample of a Python process gets its thread's Python frames, read
- * as the sample is drained (pyframes.c), as the collector's frames.
+ * as the sample is drained (pyframes.c, pycode.c), as the collector's frames.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +13,7 @@
 #include "common/util/array.h"
 #include "common/util/error.h"
 #include "common/util/hash.h"
+#include "common/unwind/unwind.h"
 #include "pyframes.h"
 #include "pysample.h"
 
@@ -119,7 +120,10 @@ void py_samples_mapped(struct py_samples *ps, uint32_t pid, const char *path)
 	if (strncmp(base, "libpython", 9))
 		return;
 	i = hashmap_find(&ps->index, pid, pid_eq, &k);
-	if (i != SIZE_MAX && !ps->procs[i].p && !ps->procs[i].samples)
+	/* Only a look that found no CPython: one whose layout is not
+	 * known stays so, however many times it maps its libpython. */
+	if (i != SIZE_MAX && !ps->procs[i].p &&
+	    ps->procs[i].open_err == -PROF_ENOENT)
 		py_samples_forget(ps, pid);
 }
 
@@ -163,9 +167,25 @@ static struct collect_pyframe frame_of(struct py_proc *p, struct collector *c,
 	return out;
 }
 
+/* cs's copy of its thread's user stack, or NULL. */
+static const struct py_stack_copy *stack_copy(const struct collect_sample *cs,
+					      struct py_stack_copy *copy)
+{
+	struct unw_state st;
+
+	if (!cs->ustack || !cs->uregs ||
+	    unw_init(&st, cs->uregs, cs->uregs_mask, cs->ustack,
+		     (size_t)cs->ustack_len))
+		return NULL;
+	*copy = (struct py_stack_copy){ st.sp0, cs->ustack,
+					(size_t)cs->ustack_len };
+	return copy;
+}
+
 void py_samples_add(struct py_samples *ps, struct collector *c,
 		    struct collect_sample *cs)
 {
+	struct py_stack_copy copy;
 	struct pyproc *pp = proc_of(ps, cs->pid);
 	const struct py_info *info;
 	size_t n = 0, i, k = 0;
@@ -175,8 +195,8 @@ void py_samples_add(struct py_samples *ps, struct collector *c,
 	if (!pp || !pp->p || !cs->tid)
 		return;
 	pp->samples++;
-	err = py_thread_stack(pp->p, (pid_t)cs->tid, ps->frames,
-			      PY_SAMPLE_FRAMES, &n);
+	err = py_sample_stack(pp->p, (pid_t)cs->tid, stack_copy(cs, &copy),
+			      ps->frames, PY_SAMPLE_FRAMES, &n);
 	if (err && err != -PROF_EFORMAT)
 		return;		/* no Python in this thread, or gone */
 	for (i = 0; i < n; i++) {

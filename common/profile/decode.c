@@ -345,7 +345,7 @@ static int decode_jitsyms(struct profile *p, struct section *sec)
 	if (n > bytes_left(b) / 28)
 		return -1;
 	for (i = 0; i < n; i++) {
-		struct prof_jitsym j, *prev = p->njitsyms ?
+		struct prof_jitsym j = { 0 }, *prev = p->njitsyms ?
 			&p->jitsyms[p->njitsyms - 1] : NULL;
 		int r;
 
@@ -365,6 +365,83 @@ static int decode_jitsyms(struct profile *p, struct section *sec)
 		r = b->bad ? -1 : profile_add_jitsym(p, &j);
 		free(j.name);
 		if (r < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* j's source files and lines (sorted, inside j, each naming a file). */
+static int decode_jitlines(struct bytes *b, struct prof_jitsym *j)
+{
+	uint32_t nfiles = bytes_u(b, 4), nlines, i;
+
+	if (nfiles > bytes_left(b) / 4 || nfiles > PROF_JIT_LINES_MAX)
+		return -1;
+	j->files = calloc(nfiles ? nfiles : 1, sizeof(*j->files));
+	if (!j->files)
+		return -1;
+	for (i = 0; i < nfiles; i++, j->nfiles++)
+		if (!(j->files[i] = get_str(b)))
+			return -1;
+	nlines = bytes_u(b, 4);
+	if (nlines > bytes_left(b) / 16 || nlines > PROF_JIT_LINES_MAX)
+		return -1;
+	j->lines = malloc((nlines ? nlines : 1) * sizeof(*j->lines));
+	if (!j->lines)
+		return -1;
+	for (i = 0; i < nlines; i++, j->nlines++) {
+		struct prof_jitline *l = &j->lines[i];
+
+		l->addr = bytes_u(b, 8);
+		l->file = bytes_u(b, 4);
+		l->line = bytes_u(b, 4);
+		if (b->bad || l->addr < j->start || l->addr >= j->end ||
+		    l->file >= nfiles || (i && l[-1].addr >= l->addr))
+			return -1;
+	}
+	return 0;
+}
+
+/* The code and lines of JIT symbols, in their order, within the caps. */
+static int decode_jitcode(struct profile *p, struct section *sec)
+{
+	struct bytes *b = &sec->b;
+	uint32_t n = bytes_u(b, 4), i, at, next = 0;
+	uint64_t total = 0;
+
+	if (n > p->njitsyms)
+		return -1;
+	for (i = 0; i < n; i++) {
+		struct prof_jitsym *j;
+		uint32_t flags;
+		uint64_t len;
+		const uint8_t *code;
+
+		at = bytes_u(b, 4);
+		flags = bytes_u(b, 4);
+		if (b->bad || at < next || at >= p->njitsyms || flags > 1)
+			return -1;
+		next = at + 1;
+		j = &p->jitsyms[at];
+		len = j->end - j->start;
+		if (p->objects[j->obj].kind != PROF_OBJ_JIT)
+			return -1;
+		if (flags) {
+			if (len > PROF_JIT_CODE_MAX ||
+			    (total += len) > PROF_JIT_CODE_TOTAL_MAX) {
+				sec->refused = 1;
+				prof_fail(PROF_EFORMAT, "the JIT code of '%s' "
+					  "is over its cap (%s)", j->name,
+					  len > PROF_JIT_CODE_MAX ? "1 MiB" :
+					  "64 MiB in all");
+				return -1;
+			}
+			if (!(code = bytes_get(b, len)) ||
+			    !(j->code = malloc(len)))
+				return -1;
+			memcpy(j->code, code, len);
+		}
+		if (decode_jitlines(b, j) || (!flags && !j->nlines))
 			return -1;
 	}
 	return 0;
@@ -675,6 +752,7 @@ static const struct {
 	[SEC_FILES] = { "archived files", decode_files },
 	[SEC_IDENTITIES] = { "file identities", decode_identities },
 	[SEC_EVENTS] = { "time stream", decode_events },
+	[SEC_JITCODE] = { "JIT code", decode_jitcode },
 };
 
 #define REQUIRED_SECS (1 << SEC_META | 1 << SEC_STATS | 1 << SEC_OBJECTS | \

@@ -409,6 +409,47 @@ static void encode_identities(struct buf *b, const struct profile *p)
 	}
 }
 
+/* Whether j has code or lines for section 16. */
+static int has_jitcode(const struct prof_jitsym *j)
+{
+	return j->code || j->nlines;
+}
+
+static size_t count_jitcode(const struct profile *p)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < p->njitsyms; i++)
+		n += has_jitcode(&p->jitsyms[i]) != 0;
+	return n;
+}
+
+static void encode_jitcode(struct buf *b, const struct profile *p)
+{
+	size_t i, k;
+
+	put_u32(b, (uint32_t)count_jitcode(p));
+	for (i = 0; i < p->njitsyms; i++) {
+		const struct prof_jitsym *j = &p->jitsyms[i];
+
+		if (!has_jitcode(j))
+			continue;
+		put_u32(b, (uint32_t)i);
+		put_u32(b, j->code ? 1 : 0);
+		if (j->code)
+			put(b, j->code, j->end - j->start);
+		put_u32(b, (uint32_t)j->nfiles);
+		for (k = 0; k < j->nfiles; k++)
+			put_str(b, j->files[k]);
+		put_u32(b, (uint32_t)j->nlines);
+		for (k = 0; k < j->nlines; k++) {
+			put_u64(b, j->lines[k].addr);
+			put_u32(b, j->lines[k].file);
+			put_u32(b, j->lines[k].line);
+		}
+	}
+}
+
 static int encode(const struct profile *p, struct buf *b)
 {
 	static void (*const enc[])(struct buf *, const struct profile *) = {
@@ -427,6 +468,7 @@ static int encode(const struct profile *p, struct buf *b)
 		[SEC_FILES] = encode_files,
 		[SEC_IDENTITIES] = encode_identities,
 		[SEC_EVENTS] = encode_events,
+		[SEC_JITCODE] = encode_jitcode,
 	};
 	uint32_t ids[SEC_LAST], nsec = 0, id, i;
 	size_t table, start;
@@ -449,6 +491,8 @@ static int encode(const struct profile *p, struct buf *b)
 		if (id == SEC_IDENTITIES && !count_identities(p))
 			continue;
 		if (id == SEC_EVENTS && !has_events(p, has_tasks))
+			continue;
+		if (id == SEC_JITCODE && !count_jitcode(p))
 			continue;
 		ids[nsec++] = id;
 	}

@@ -122,6 +122,14 @@ int profile_jitmap_merge(struct prof_jitmap *into, struct prof_jitmap *from)
 	}
 	into->last_line += from->last_line;
 	into->bad_lines += from->bad_lines;
+	if (from->buf && !into->buf) {
+		into->buf = from->buf;
+		into->debug_skew = from->debug_skew;
+	} else if (from->buf) {
+		for (i = into->n - from->n; i < into->n; i++)
+			into->v[i].code = into->v[i].debug = NULL;
+		free(from->buf);
+	}
 	free(from->v);
 	free(from->max_end);
 	memset(from, 0, sizeof(*from));
@@ -168,6 +176,7 @@ void profile_jitmap_free(struct prof_jitmap *m)
 		free(m->v[i].name);
 	free(m->v);
 	free(m->max_end);
+	free(m->buf);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -203,14 +212,43 @@ struct named_run {
 	uint64_t last;		/* the run's last address */
 };
 
+/*
+ * j (e's, maybe cut) with e's code, within the caps (*total: the code
+ * kept so far), and its lines; then added to p.  0 or -PROF_ENOMEM.
+ */
+static int add_symbol(struct profile *p, const struct prof_jitmap *m,
+		      const struct prof_jitmap_entry *e,
+		      struct prof_jitsym *j, uint64_t *total)
+{
+	uint64_t len = j->end - j->start;
+	int r;
+
+	if (e->code && len <= PROF_JIT_CODE_MAX &&
+	    len <= PROF_JIT_CODE_TOTAL_MAX - *total) {
+		j->code = (uint8_t *)(uintptr_t)(e->code +
+						 (j->start - e->start));
+		*total += len;
+	}
+	r = e->debug ? profile_jitdump_lines(m, e, j) : 0;
+	if (!r)
+		r = profile_add_jitsym(p, j) < 0 ? -PROF_ENOMEM : 0;
+	profile_jitlines_free(j);
+	return r;
+}
+
 int profile_jitmap_keep(struct profile *p, uint32_t obj,
 			const struct prof_jitmap *m, const uint64_t *addrs,
 			size_t n)
 {
 	struct named_run *runs = NULL;
 	size_t nruns = 0, alloc = 0, i;
-	uint64_t prev_hi = 0;
+	uint64_t prev_hi = 0, total = 0;
 	int named = 0, r = -PROF_ENOMEM;
+
+	/* The code cap is the profile's: other objects' count. */
+	for (i = 0; i < p->njitsyms; i++)
+		if (p->jitsyms[i].code)
+			total += p->jitsyms[i].end - p->jitsyms[i].start;
 
 	/* Runs of consecutive addresses named by one entry. */
 	for (i = 0; i < n; i++) {
@@ -249,9 +287,9 @@ int profile_jitmap_keep(struct profile *p, uint32_t obj,
 			if (next < j.end)
 				j.end = next;
 		}
-		if (profile_add_jitsym(p, &j) < 0)
-			goto out;
 		prev_hi = j.end;
+		if (add_symbol(p, m, e, &j, &total))
+			goto out;
 	}
 	r = named;
 out:

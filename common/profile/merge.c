@@ -440,12 +440,18 @@ static int merge_ksyms(struct profile *dst, const struct profile *src)
 }
 
 /* The union, sorted and apart: a symbol of src that overlaps one dst
- * already has for the same object is left out (dst's name stays). */
+ * already has for the same object is left out (dst's name stays); one
+ * whose code would take the sum over PROF_JIT_CODE_TOTAL_MAX comes
+ * without its code. */
 static int merge_jitsyms(struct profile *dst, const struct profile *src,
 			 const uint32_t *objs)
 {
 	size_t i, j, n = dst->njitsyms;
+	uint64_t code = 0;
 
+	for (i = 0; i < n; i++)
+		if (dst->jitsyms[i].code)
+			code += dst->jitsyms[i].end - dst->jitsyms[i].start;
 	for (i = 0; i < src->njitsyms; i++) {
 		struct prof_jitsym k = src->jitsyms[i];
 
@@ -455,7 +461,13 @@ static int merge_jitsyms(struct profile *dst, const struct profile *src,
 			    dst->jitsyms[j].start < k.end &&
 			    k.start < dst->jitsyms[j].end)
 				break;
-		if (j == n && profile_add_jitsym(dst, &k) < 0)
+		if (j < n)
+			continue;
+		if (k.code && k.end - k.start > PROF_JIT_CODE_TOTAL_MAX - code)
+			k.code = NULL;
+		else if (k.code)
+			code += k.end - k.start;
+		if (profile_add_jitsym(dst, &k) < 0)
 			return -PROF_ENOMEM;
 	}
 	profile_sort_jitsyms(dst);

@@ -29,6 +29,8 @@ struct profile *profile_new(void)
 }
 
 /* Free a NULL-terminated array of strings and the array. */
+static void jitsym_release(struct prof_jitsym *j);
+
 static void free_argv(char **v)
 {
 	size_t i;
@@ -81,7 +83,7 @@ void profile_free(struct profile *p)
 	}
 	free(p->ksyms);
 	for (i = 0; i < p->njitsyms; i++)
-		free(p->jitsyms[i].name);
+		jitsym_release(&p->jitsyms[i]);
 	free(p->jitsyms);
 	for (i = 0; i < p->nfiles; i++) {
 		free(p->files[i].path);
@@ -352,6 +354,7 @@ const char *profile_stack_end_name(enum prof_stack_end end)
 		[PROF_STACK_TRUNC_BAD] = "truncated: bad unwind step",
 		[PROF_STACK_KERNEL] = "kernel frames only",
 		[PROF_STACK_TRUNC_SWITCH] = "truncated: stack switch",
+		[PROF_STACK_TRUNC_COMPAT] = "truncated: 32-bit task",
 	};
 
 	return (unsigned)end < PROF_STACK_NEND ? names[end] : "unknown";
@@ -392,6 +395,45 @@ void profile_sort_jitsyms(struct profile *p)
 		      cmp_jitsym);
 }
 
+/* n's code, lines and files: copies of j's.  0 or -1 (out of memory). */
+static int copy_jitcode(struct prof_jitsym *n, const struct prof_jitsym *j)
+{
+	size_t i;
+
+	n->code = NULL;
+	n->lines = NULL;
+	n->files = NULL;
+	n->nlines = n->nfiles = 0;
+	if (j->code && !(n->code = malloc(j->end - j->start)))
+		return -1;
+	if (j->code)
+		memcpy(n->code, j->code, j->end - j->start);
+	if (j->nlines && !(n->lines = malloc(j->nlines * sizeof(*n->lines))))
+		return -1;
+	if (j->nlines)
+		memcpy(n->lines, j->lines, j->nlines * sizeof(*n->lines));
+	n->nlines = j->nlines;
+	if (j->nfiles && !(n->files = calloc(j->nfiles, sizeof(*n->files))))
+		return -1;
+	n->nfiles = j->nfiles;
+	for (i = 0; i < j->nfiles; i++)
+		if (!(n->files[i] = strdup(j->files[i])))
+			return -1;
+	return 0;
+}
+
+static void jitsym_release(struct prof_jitsym *j)
+{
+	size_t i;
+
+	free(j->name);
+	free(j->code);
+	free(j->lines);
+	for (i = 0; i < j->nfiles; i++)
+		free(j->files[i]);
+	free(j->files);
+}
+
 int profile_add_jitsym(struct profile *p, const struct prof_jitsym *j)
 {
 	struct prof_jitsym *n;
@@ -401,8 +443,11 @@ int profile_add_jitsym(struct profile *p, const struct prof_jitsym *j)
 	n = &p->jitsyms[p->njitsyms];
 	*n = *j;
 	n->name = strdup(j->name ? j->name : "");
-	if (!n->name)
+	if (!n->name || copy_jitcode(n, j)) {
+		if (n->name)
+			jitsym_release(n);
 		return -PROF_ENOMEM;
+	}
 	return (int)p->njitsyms++;
 }
 

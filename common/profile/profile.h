@@ -156,7 +156,33 @@ struct prof_jitsym {
 	uint32_t obj;		/* index into objects, kind PROF_OBJ_JIT */
 	uint64_t start, end;
 	char *name;
+	/* What a jitdump told of the code (section 16), for -asm and
+	 * -lines: its bytes [start, end) as loaded, or NULL; its source
+	 * lines, sorted by addr, each in [start, end) and naming one of
+	 * files[]. */
+	uint8_t *code;
+	struct prof_jitline *lines;
+	size_t nlines;
+	char **files;
+	size_t nfiles;
 };
+
+/* The code of a JIT symbol from addr on (up to the next line) comes from
+ * line of files[file]. */
+struct prof_jitline {
+	uint64_t addr;
+	uint32_t file, line;
+};
+
+/*
+ * Caps on the JIT code a profile carries: the bytes of one symbol (a
+ * larger one keeps its name and lines, not its bytes), the bytes of all,
+ * and the lines of one symbol.  Writers keep only the code of sampled
+ * symbols, within these; readers refuse a profile over them.
+ */
+#define PROF_JIT_CODE_MAX ((uint64_t)1 << 20)
+#define PROF_JIT_CODE_TOTAL_MAX ((uint64_t)64 << 20)
+#define PROF_JIT_LINES_MAX 65536u
 
 /* A file an archive (--archive) carries: an object the profile sampled,
  * or its separate debug file, compressed (zlib). */
@@ -239,6 +265,10 @@ enum prof_stack_end {
 	 * walked (the Go runtime's switches between a goroutine's stack and
 	 * its thread's), which the sample holds no way to, or no copy of. */
 	PROF_STACK_TRUNC_SWITCH = 8,
+	/* Truncated: a 32-bit task's stack (x86-64's compat mode), which
+	 * the unwinder walks by frame pointers only: not at all in the
+	 * CFI-only mode, the sampled PC alone. */
+	PROF_STACK_TRUNC_COMPAT = 9,
 	PROF_STACK_NEND
 };
 
@@ -427,8 +457,9 @@ int profile_add_object(struct profile *p, const struct prof_object *o);
 int profile_add_stat(struct profile *p, const struct prof_stat *s);
 int profile_add_count(struct profile *p, const struct prof_count *c);
 int profile_add_ksym(struct profile *p, const struct prof_ksym *k);
-/* Append a JIT symbol; the caller keeps them sorted and apart (the
- * collector does, through profile_jitmap_keep()). */
+/* Append a JIT symbol, its name, code and lines copied; the caller
+ * keeps them sorted and apart (the collector does, through
+ * profile_jitmap_keep()). */
 int profile_add_jitsym(struct profile *p, const struct prof_jitsym *j);
 /* Add a file to the archive: the regular file open at fd, read from its
  * start and compressed as it is read (memory: the compressed bytes and a
@@ -618,6 +649,14 @@ struct prof_jitmap_entry {
 	uint64_t start, end;
 	uint32_t line;		/* 1-based line or record: later ones win */
 	char *name;
+	/* A jitdump's code load (NULL for a perf map's lines): its bytes
+	 * (end - start of them), and the debug record written for it
+	 * (debug_len bytes, NULL: none) of the code when it was at
+	 * debug_base; both point into the bytes the map was read from. */
+	const uint8_t *code;
+	const uint8_t *debug;
+	size_t debug_len;
+	uint64_t debug_base;
 };
 
 struct prof_jitmap {
@@ -626,6 +665,15 @@ struct prof_jitmap {
 	uint64_t *max_end;	/* max_end[i]: the largest end of v[0..i] */
 	size_t bad_lines;	/* lines (records) that could not be used */
 	uint32_t last_line;	/* lines (records) read */
+	size_t bad_debug;	/* a jitdump's debug records not read */
+	int cut;		/* a jitdump ends in a record cut short */
+	/* The jitdump's bytes the entries point into, when the map owns
+	 * them (freed with it), or NULL. */
+	uint8_t *buf;
+	/* What the writer adds to its debug entries' addresses: V8 writes
+	 * them 0x40 past the code they describe (its ELF header's size:
+	 * where perf inject once placed the code). */
+	uint64_t debug_skew;
 };
 
 /* Parse a perf map's text.  Returns 0 or -PROF_ENOMEM. */
@@ -637,14 +685,17 @@ int profile_jitmap_add(struct prof_jitmap *m, uint64_t start, uint64_t end,
 		       const char *name, size_t nlen);
 int profile_jitmap_finish(struct prof_jitmap *m);
 /* Move from's entries into a finished map, after its own lines (so
- * they win where both name an address).  -PROF_ENOMEM or 0. */
+ * they win where both name an address); from's bytes too when into has
+ * none, else from's entries lose their code.  -PROF_ENOMEM or 0. */
 int profile_jitmap_merge(struct prof_jitmap *into, struct prof_jitmap *from);
 
 /*
  * A jitdump file (jit-PID.dump, perf's binary format for JIT runtimes:
  * node --perf-prof, the JVM's and .NET's agents, wasmtime): its code
  * load records name code, code move records name it again where it
- * moved.  Other records (debug and unwinding information) are skipped.
+ * moved; a load keeps its code's bytes and the debug record written
+ * before it for the same address (entries point into buf, which must
+ * outlive m: give it to m->buf).  Unwinding records are skipped.
  * Fills m (finished), and *why when the file is not a jitdump this
  * reader knows (then m is empty): "is not a jitdump", "has a header of a
  * wrong size", ...  Returns 0 or
@@ -665,5 +716,19 @@ profile_jitmap_lookup(const struct prof_jitmap *m, uint64_t addr);
 int profile_jitmap_keep(struct profile *p, uint32_t obj,
 			const struct prof_jitmap *m, const uint64_t *addrs,
 			size_t n);
+/*
+ * The source lines of e's debug record (a jitdump's DEBUG_INFO, see
+ * jitdebug.c) that fall in j's [start, end), the line in force at start
+ * first, into j's lines and files (malloc'd: free them with
+ * profile_jitlines_free()).  A record that cannot be read gives no
+ * lines.  0 or -PROF_ENOMEM.
+ */
+int profile_jitdump_lines(const struct prof_jitmap *m,
+			  const struct prof_jitmap_entry *e,
+			  struct prof_jitsym *j);
+void profile_jitlines_free(struct prof_jitsym *j);
+/* Whether the debug record rec (len bytes, its prefix included) holds
+ * its entries, one way or the other profile_jitdump_lines() reads. */
+int profile_jitdebug_fits(const uint8_t *rec, size_t len);
 
 #endif

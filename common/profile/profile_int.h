@@ -33,7 +33,8 @@ enum section_id {
 	SEC_FILES = 13,		/* optional: an archive's files */
 	SEC_IDENTITIES = 14,	/* optional: what file objects were */
 	SEC_EVENTS = 15,	/* optional, version 3: the time stream */
-	SEC_LAST = SEC_EVENTS
+	SEC_JITCODE = 16,	/* optional: JIT symbols' code and lines */
+	SEC_LAST = SEC_JITCODE
 };
 
 #define HEADER_SIZE 32

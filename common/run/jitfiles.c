@@ -156,18 +156,34 @@ static int read_jitdump(struct run *r, uint32_t pid, const char *path, int fd,
 		return err < 0 ? err : 0;
 	err = profile_jitdump_parse(map, (const unsigned char *)buf, len,
 				    &why);
-	free(buf);
-	if (err)
+	if (err) {
+		free(buf);
 		return err;
+	}
 	if (why) {
+		free(buf);
 		run_notice(r->cfg, "jitdump %s %s: ignored", path, why);
 		return 0;
 	}
+	/* Its entries' code and debug records point into it. */
+	map->buf = (uint8_t *)buf;
 	if (map->bad_lines)
 		run_notice(r->cfg, "jitdump %s: %zu code record%s not be "
 			   "used (no code, or a move of code never loaded): "
 			   "skipped", path, map->bad_lines,
 			   map->bad_lines == 1 ? " could" : "s could");
+	if (map->bad_debug)
+		run_notice(r->cfg, "jitdump %s: %zu debug record%s not hold "
+			   "%s entries: the code %s has no source lines",
+			   path, map->bad_debug,
+			   map->bad_debug == 1 ? " does" : "s do",
+			   map->bad_debug == 1 ? "its" : "their",
+			   map->bad_debug == 1 ? "it describes" :
+			   "they describe");
+	if (map->cut)
+		run_notice(r->cfg, "jitdump %s ends in a record cut short "
+			   "(its writer stopped while writing it, or is "
+			   "still writing): that record is not read", path);
 	return 1;
 }
 

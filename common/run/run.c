@@ -168,9 +168,9 @@ static int setup_call_graph(struct run *r)
 			r->specs[i].callchain = chain;
 		r->specs[i].stack_user = r->stack_dump;
 	}
-	/* A stack copy per sample: room for 128 or more per CPU, so that
-	 * reading the CFI of a large object (cc1: 45,000 FDEs, 0.2 s) does
-	 * not lose samples. */
+	/* A stack copy per sample: room for 63 at the default copy, 127 at
+	 * 32 KiB, per CPU, so that a drain late by a few milliseconds (a
+	 * loaded machine) does not lose samples. */
 	if (r->stack_dump)
 		r->target.ring_pages = 1024;
 	return 0;
@@ -288,6 +288,21 @@ static int set_up(struct run *r)
 	return err;
 }
 
+/* perf_target.python: a CPython's stacks in Python's words, where
+ * stacks are taken; python3 app.py's read as promptly from its start-up
+ * on (its samples wake the drainer). */
+static int python_mode(const struct run *r)
+{
+	const struct run_config *c = r->cfg;
+
+	if (!r->call_graph || c->python_off ||
+	    c->tool->scope != RUN_SCOPE_TASKS)
+		return 0;
+	if (c->cmd && !strncmp(path_base(c->cmd[0]), "python", 6))
+		return PERF_PYTHON_EAGER;
+	return 1;
+}
+
 /* --dry-run: the events, as they would be opened. */
 static int describe(struct run *r)
 {
@@ -300,6 +315,7 @@ static int describe(struct run *r)
 		t.enable_on_exec = 1;
 		t.track = !c->count;
 	}
+	t.python = python_mode(r);
 	err = perf_describe(stdout, r->specs, r->nstats, &t);
 	if (err)
 		return err;
@@ -404,12 +420,7 @@ static int start(struct run *r)
 	}
 	if (c->verbose)
 		say_plan(r);
-	/* A CPython's stacks in Python's words, where stacks are taken. */
-	t->python = r->call_graph && !c->python_off &&
-		    c->tool->scope == RUN_SCOPE_TASKS;
-	/* python3 app.py: its start-up is read as promptly as the rest. */
-	if (t->python && c->cmd && !strncmp(path_base(c->cmd[0]), "python", 6))
-		t->python = PERF_PYTHON_EAGER;
+	t->python = python_mode(r);
 	err = perf_session_open(&r->sess, r->specs, r->nstats, t, r->col);
 	if (err)
 		return err;

@@ -77,9 +77,13 @@ int run_format_by_name(const char *name);
  * rows: the row options (-procedures, -quit, -only, ...) do not apply. */
 int run_format_is_export(int format);
 
-/* Bytes of user stack copied per sample for --call-graph=dwarf|auto. */
-#define RUN_STACK_DUMP 32768
+/* Bytes of user stack copied per sample for --call-graph=dwarf|auto:
+ * the most the kernel copies (a sample record's size is 16 bits), since
+ * compilers' deep stacks outgrow 32 KiB (bench/README.md, "Call
+ * stacks"); the kernel copies no further than the stack's top, so a
+ * shallow stack costs no more. */
 #define RUN_STACK_DUMP_MAX 65528
+#define RUN_STACK_DUMP RUN_STACK_DUMP_MAX
 
 /* What a run needs to know of the tool it runs for. */
 struct run_tool {

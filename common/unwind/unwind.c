@@ -250,6 +250,15 @@ out:
 	return ret;
 }
 
+/* Whether fd is a 32-bit ELF file (i386's: its CFI is not read). */
+static int is_elf32(int fd)
+{
+	unsigned char id[EI_NIDENT];
+
+	return !regfile_pread(fd, id, sizeof(id), 0) &&
+	       !memcmp(id, ELFMAG, SELFMAG) && id[EI_CLASS] == ELFCLASS32;
+}
+
 /* libdwarf: the fallback when .eh_frame_hdr is missing or a row is
  * one the own reader does not follow; it lists every FDE first. */
 static void open_cfi(struct unw_object *o)
@@ -321,7 +330,8 @@ struct unw_object *unw_object_open(const char *path, int fd)
 		return o;
 	}
 	if (read_segments(o)) {
-		o->source = "no CFI: not an ELF file";
+		o->source = is_elf32(o->fd) ? "no CFI: a 32-bit ELF file" :
+			    "no CFI: not an ELF file";
 		return o;
 	}
 	if (!o->ehf_ok)
@@ -617,6 +627,21 @@ int unw_init(struct unw_state *st, const uint64_t *regs, uint64_t mask,
 	st->len = len;
 	st->first = 1;
 	st->exact = 1;
+	st->word = 8;
+	return 0;
+}
+
+int unw_init_compat(struct unw_state *st, const uint64_t *regs,
+		    uint64_t mask, const uint8_t *stack, size_t len)
+{
+	unsigned i;
+
+	if (unw_init(st, regs, mask, stack, len))
+		return -1;
+	for (i = 0; i < UNW_NREGS; i++)
+		st->r[i] &= 0xffffffffu;
+	st->sp0 = st->r[UNW_REG_SP];
+	st->word = 4;
 	return 0;
 }
 
@@ -834,10 +859,10 @@ static enum unw_result eval_result(int e)
 }
 
 /* The frame-pointer step: the caller's frame is [rbp] = its rbp,
- * [rbp + 8] = the return address. */
+ * [rbp + w] = the return address (w: a stack word). */
 static enum unw_result fp_step(struct unw_state *st)
 {
-	uint64_t bp = st->r[UNW_REG_BP], nbp, ra;
+	uint64_t bp = st->r[UNW_REG_BP], nbp, ra, w = st->word;
 
 	if (!(st->valid & (1u << UNW_REG_BP)))
 		return UNW_TRUNC_NO_CFI;
@@ -845,12 +870,12 @@ static enum unw_result fp_step(struct unw_state *st)
 		return UNW_END;
 	if (bp < st->r[UNW_REG_SP])
 		return UNW_TRUNC_BAD;
-	if (read_stack(st, bp, &nbp) || read_stack(st, bp + 8, &ra))
+	if (read_stack(st, bp, &nbp) || read_stack(st, bp + w, &ra))
 		return UNW_TRUNC_DUMP;
 	if (!ra)
 		return UNW_END;
 	st->r[UNW_REG_BP] = nbp;
-	st->r[UNW_REG_SP] = bp + 16;
+	st->r[UNW_REG_SP] = bp + 2 * w;
 	st->r[UNW_REG_IP] = ra;
 	/* Only the callee-saved survive a call, and FP says nothing of
 	 * them but rbp. */
@@ -1034,8 +1059,11 @@ enum unw_result unw_step(struct unw_state *st, struct unw_object *o,
 	/* Where the object is loaded: the looked-up PC less its link-time
 	 * address. */
 	uint64_t bias = st->r[UNW_REG_IP] - !st->exact - vaddr;
-	int r = g ? unw_go_step(st, g, vaddr) : -1;
+	int r;
 
+	if (st->word == 4)
+		return fp_fallback ? fp_step(st) : UNW_TRUNC_COMPAT;
+	r = g ? unw_go_step(st, g, vaddr) : -1;
 	if (r < 0)
 		r = step(st, o, vaddr, fp_fallback);
 	/* The kernel pushed the Go restorer's address for sigtramp to

@@ -38,7 +38,11 @@
  *   (goexit, mstart, rt0_go) end a walk as complete.  They are found by
  *   name in .symtab, the vDSO callers' and the restorer's shapes checked
  *   in their code.
- * - x86-64 only: the register numbering is DWARF's for x86-64.
+ * - x86-64 only: the register numbering is DWARF's for x86-64.  A 32-bit
+ *   task (compat mode: perf gives the x86-64 registers holding its 32-bit
+ *   values, PERF_SAMPLE_REGS_ABI_32) is walked by frame pointers only,
+ *   in 4-byte words, when the caller allows the fallback: its objects'
+ *   CFI numbers i386's registers, which this unwinder does not read.
  *
  * An object is read once per file and shared by every process mapping it.
  */
@@ -110,6 +114,8 @@ struct unw_state {
 	int exact;		/* r[UNW_REG_IP] is not a return address */
 	int elsewhere;		/* a signal frame restored a stack pointer
 				 * outside the copy: on another stack */
+	unsigned word;		/* bytes of a stack word: 8, or 4 for a
+				 * 32-bit task (unw_init_compat()) */
 };
 
 /* Start a walk from perf's sampled user registers (in mask order, mask a
@@ -117,6 +123,13 @@ struct unw_state {
  * instruction and stack pointers. */
 int unw_init(struct unw_state *st, const uint64_t *regs, uint64_t mask,
 	     const uint8_t *stack, size_t len);
+
+/* The same for a 32-bit task's sample (perf's PERF_SAMPLE_REGS_ABI_32:
+ * the x86-64 registers, holding its 32-bit values): its walk steps by
+ * frame pointers only, with the fallback, and ends at once without it
+ * (UNW_TRUNC_COMPAT). */
+int unw_init_compat(struct unw_state *st, const uint64_t *regs,
+		    uint64_t mask, const uint8_t *stack, size_t len);
 
 enum unw_result {
 	UNW_STEPPED = 0,	/* st describes the caller */
@@ -126,6 +139,8 @@ enum unw_result {
 	UNW_TRUNC_BAD,		/* an impossible step or expression */
 	UNW_TRUNC_SWITCH,	/* the caller is on another stack, out of
 				 * reach (Go's stack switches) */
+	UNW_TRUNC_COMPAT,	/* a 32-bit task's frame, without the
+				 * frame-pointer fallback */
 };
 
 /*

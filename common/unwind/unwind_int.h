@@ -71,15 +71,22 @@ int unw_ehf_init(struct ehframe *e, const uint8_t *image, size_t size,
  * libdwarf). */
 int unw_ehf_row(const struct ehframe *e, uint64_t vaddr, struct row *row);
 
-/* The word at addr of the stack copy: 0, or -1 when it is not all in
- * the copy. */
+/* The word at addr of the stack copy (st->word bytes, zero-extended):
+ * 0, or -1 when it is not all in the copy. */
 static inline int unw_stack_word(const struct unw_state *st, uint64_t addr,
 				 uint64_t *v)
 {
+	uint32_t w32;
+
 	if (addr < st->sp0 || addr - st->sp0 > st->len ||
-	    st->len - (addr - st->sp0) < 8)
+	    st->len - (addr - st->sp0) < st->word)
 		return -1;
-	memcpy(v, st->stack + (addr - st->sp0), 8);
+	if (st->word == 4) {
+		memcpy(&w32, st->stack + (addr - st->sp0), 4);
+		*v = w32;
+	} else {
+		memcpy(v, st->stack + (addr - st->sp0), 8);
+	}
 	return 0;
 }
 

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The asm view: a heading row per procedure (its totals), procedures
- * hottest first, each followed by its instructions in address order,
- * cut by procedure; the source line each run of instructions starts,
- * read from the source file.
+ * The asm view's rows of one procedure (listing.c makes them a procedure
+ * at a time): its heading row (its totals) before its instructions in
+ * address order; the source line each run of instructions starts, read
+ * from the source file.
  */
 #include <errno.h>
 #include <math.h>
@@ -28,6 +28,8 @@ static int cmp_asm(const void *a, const void *b)
 		return c;
 	if ((c = report_cmp_str0(x->procedure, y->procedure)))
 		return c;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
 	return x->address < y->address ? -1 : x->address > y->address;
 }
 
@@ -60,6 +62,7 @@ static void make_heading(const struct report *r, struct report_row *h,
 	h->object = first->object;
 	h->module = first->module;
 	h->address = first->address;
+	h->start = first->start;
 	h->end = all[idx[end - 1]].end;
 	for (j = start; j < end; j++) {
 		const struct report_row *row = &all[idx[j]];
@@ -83,16 +86,14 @@ static void make_heading(const struct report *r, struct report_row *h,
 	report_row_derived(r, h);
 }
 
-/* order[]: the n headings, hottest first (insertion sort: stable, and
- * there are few). */
+/* order[]: the n headings, hottest first, from the order it has
+ * (insertion sort: stable, and there are few). */
 static void order_headings(const struct report *r,
 			   const struct report_row *heads, size_t *order,
 			   size_t n)
 {
 	size_t i;
 
-	for (i = 0; i < n; i++)
-		order[i] = i;
 	for (i = 1; i < n; i++) {
 		size_t x = order[i], k = i;
 
@@ -106,10 +107,13 @@ static void order_headings(const struct report *r,
 	}
 }
 
+/* Two procedures of one name (a JIT's function compiled again, two
+ * static functions) are two, as in the procedures view. */
 static int same_proc(const struct report_row *x, const struct report_row *y)
 {
 	return !report_cmp_str0(x->object, y->object) &&
-	       !report_cmp_str0(x->procedure, y->procedure);
+	       !report_cmp_str0(x->procedure, y->procedure) &&
+	       x->start == y->start;
 }
 
 /*
@@ -159,20 +163,30 @@ static int sort_runs(struct report_row *rows, size_t *idx, size_t n)
 	return 0;
 }
 
+void report_asm_order(const struct report *r, const struct report_row *heads,
+		      size_t *order, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		order[i] = i;
+	if (n > 1)
+		qsort_r(order, n, sizeof(*order), cmp_asm_at, (void *)heads);
+	order_headings(r, heads, order, n);
+}
+
 /*
  * Insert a heading row (kind ROW_PROCEDURE, the procedure's totals)
- * before each procedure's instructions, procedures hottest first.
+ * before each procedure's instructions, procedures hottest first.  The
+ * listing calls it on one procedure's rows at a time.
  */
 int report_asm_arrange(struct report *r)
 {
-	struct report_row *rows = r->rows, *heads = NULL, *grown;
-	size_t n = r->nrows, nprocs = 0, i, k, o = 0, all;
-	size_t *idx = NULL, *starts = NULL, *order = NULL, *dest = NULL;
-	unsigned char *done = NULL;
+	struct report_row *rows = r->rows, *heads = NULL, *out = NULL;
+	size_t n = r->nrows, nprocs = 0, i, k, o = 0;
+	size_t *idx = NULL, *starts = NULL, *order = NULL;
 	int err = -PROF_ENOMEM;
 
-	/* Rows are big and many (one per instruction): sort their
-	 * indices, and move each row once, in place. */
 	idx = malloc((n + 1) * sizeof(*idx));
 	starts = malloc((n + 1) * sizeof(*starts));
 	if (!idx || !starts)
@@ -182,61 +196,37 @@ int report_asm_arrange(struct report *r)
 	if (n > 1 && sort_runs(rows, idx, n))
 		qsort_r(idx, n, sizeof(*idx), cmp_asm_at, rows);
 	for (i = 0; i < n; i++)
-		if (!i || report_cmp_str0(rows[idx[i]].object,
-					  rows[idx[i - 1]].object) ||
-		    report_cmp_str0(rows[idx[i]].procedure,
-			     rows[idx[i - 1]].procedure))
+		if (!i || !same_proc(&rows[idx[i]], &rows[idx[i - 1]]))
 			starts[nprocs++] = i;
 	starts[nprocs] = n;
-	all = n + nprocs;
 	heads = calloc(nprocs ? nprocs : 1, sizeof(*heads));
 	order = malloc((nprocs ? nprocs : 1) * sizeof(*order));
-	dest = malloc((all + 1) * sizeof(*dest));
-	done = calloc(all + 1, 1);
-	if (!heads || !order || !dest || !done ||
-	    report_row_arrays(r, heads, nprocs))
+	out = malloc((n + nprocs + 1) * sizeof(*out));
+	if (!heads || !order || !out || report_row_arrays(r, heads, nprocs))
 		goto out;
-	for (i = 0; i < nprocs; i++)
+	for (i = 0; i < nprocs; i++) {
 		make_heading(r, &heads[i], rows, idx, starts[i], starts[i + 1]);
+		order[i] = i;
+	}
 	order_headings(r, heads, order, nprocs);
-	/* Where each row goes, and heading p (at n + p for now). */
 	for (i = 0; i < nprocs; i++) {
 		size_t p = order[i];
 
-		dest[n + p] = o++;
+		out[o++] = heads[p];
 		for (k = starts[p]; k < starts[p + 1]; k++)
-			dest[idx[k]] = o++;
+			out[o++] = rows[idx[k]];
 	}
-	grown = realloc(rows, (all + 1) * sizeof(*rows));
-	if (!grown)
-		goto out;
-	rows = r->rows = grown;
-	if (nprocs)
-		memcpy(&rows[n], heads, nprocs * sizeof(*heads));
-	for (i = 0; i < all; i++) {
-		struct report_row carry, t;
-
-		if (done[i])
-			continue;
-		carry = rows[i];
-		done[i] = 1;
-		for (k = dest[i]; k != i; k = dest[k]) {
-			t = rows[k];
-			rows[k] = carry;
-			carry = t;
-			done[k] = 1;
-		}
-		rows[i] = carry;
-	}
-	r->nrows = all;
+	free(rows);
+	r->rows = out;
+	r->nrows = o;
+	out = NULL;
 	err = 0;
 out:
 	free(idx);
 	free(starts);
 	free(heads);
 	free(order);
-	free(dest);
-	free(done);
+	free(out);
 	return err;
 }
 
@@ -283,18 +273,6 @@ static void note_missing(struct report *r, struct priv *pv, const char *path)
 		report_note_add(r, REPORT_NOTE_MISSING_SOURCE, kept, NULL);
 }
 
-/* Where the source files of a procedure's object may be read. */
-struct source_place {
-	const char *root;	/* NULL: nowhere */
-	int here;		/* also at the paths themselves */
-	/* Root reports on a user's object: only what that user could
-	 * read (its own files, or anyone's), or a #line in its DWARF would
-	 * show root's files. */
-	int as_owner;
-	uid_t owner;
-	const char *object;
-};
-
 /*
  * The place of the object at path (its first file object): DWARF names
  * the source files, and an object from an archive, a container or a
@@ -302,9 +280,8 @@ struct source_place {
  * where they may be read.  Objects that are not files (the kernel's
  * vmlinux is found on this machine): here.
  */
-static struct source_place source_place(struct report *r,
-					struct symbolizer *sym,
-					const char *path)
+struct source_place report_asm_place(struct report *r,
+				     struct symbolizer *sym, const char *path)
 {
 	struct source_place place = { "/", 0, 0, 0, NULL };
 	struct sym_object_info info;
@@ -350,13 +327,19 @@ static FILE *open_source(const struct source_place *place, const char *path,
 }
 
 /* Whether place's object may show src: see struct source_place. */
+static int shows(const struct source_place *place, const struct source *src)
+{
+	return !place->as_owner || src->uid == place->owner ||
+	       (src->mode & S_IROTH);
+}
+
+/* shows(), noted when not. */
 static int may_show(struct report *r, const struct source_place *place,
 		    const struct source *src)
 {
 	char why[96];
 
-	if (!place->as_owner || src->uid == place->owner ||
-	    (src->mode & S_IROTH))
+	if (shows(place, src))
 		return 1;
 	snprintf(why, sizeof(why), "its owner, uid %u, could not read "
 		 "some of them", (unsigned)place->owner);
@@ -368,22 +351,32 @@ static int may_show(struct report *r, const struct source_place *place,
 	return 0;
 }
 
+/* The source file read for path at place, or NULL. */
+static struct source *find_source(const struct priv *pv,
+				  const struct source_place *place,
+				  const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < pv->nsources; i++)
+		if (pv->sources[i].root == place->root &&
+		    (pv->sources[i].path == path ||
+		     !strcmp(pv->sources[i].path, path)))
+			return &pv->sources[i];
+	return NULL;
+}
+
+/* Line line of path at place: the file read the first time, with the
+ * notes of what could not be read or shown. */
 static const char *source_line(struct report *r, struct priv *pv,
 			       const struct source_place *place,
 			       const char *path, unsigned line)
 {
-	struct source *src = NULL;
-	size_t i;
+	struct source *src;
 
 	if (!path || !line || !place->root)
 		return NULL;
-	for (i = 0; i < pv->nsources; i++)
-		if (pv->sources[i].root == place->root &&
-		    (pv->sources[i].path == path ||
-		     !strcmp(pv->sources[i].path, path))) {
-			src = &pv->sources[i];
-			break;
-		}
+	src = find_source(pv, place, path);
 	if (!src) {
 		struct stat st;
 		FILE *f;
@@ -416,54 +409,37 @@ static const char *source_line(struct report *r, struct priv *pv,
 	return src->lines[line - 1];
 }
 
-/* The asm view's cut: cumulative percentages and -quit count procedures
- * (headings); instructions get the source line they start.  nprocs_all:
- * the headings before -quit when code.c's select_hottest() chose them, else
- * SIZE_MAX (counted here). */
-void report_asm_cut(struct report *r, struct symbolizer *sym,
-		    size_t nprocs_all)
+void report_asm_read_source(struct report *r, const struct source_place *place,
+			    const char *path, unsigned line)
 {
-	const struct report_options *opt = &r->opt;
-	struct source_place place = { "/", 0, 0, 0, NULL };
-	size_t procs = 0, i;
+	source_line(r, r->priv, place, path, line);
+}
+
+void report_asm_line_starts(const struct report *r,
+			    const struct source_place *place,
+			    struct report_row *rows, size_t n)
+{
 	const char *last_file = NULL;
 	unsigned last_line = 0;
-	double cum = 0;
+	size_t i;
 
-	r->nrows_all = 0;
-	for (i = 0; i < r->nrows; i++)
-		r->nrows_all += r->rows[i].kind == ROW_PROCEDURE;
-	if (nprocs_all != SIZE_MAX)
-		r->nrows_all = nprocs_all;
-	for (i = 0; i < r->nrows; i++) {
-		struct report_row *row = &r->rows[i];
+	for (i = 0; i < n; i++) {
+		struct report_row *row = &rows[i];
+		const struct source *src;
 
-		if (row->kind != ROW_PROCEDURE) {
-			if (row->file && row->line &&
-			    (row->line != last_line ||
-			     !report_same_str(row->file, last_file))) {
-				row->line_start = 1;
-				row->source = source_line(r, r->priv, &place,
-							  row->file,
-							  row->line);
-			}
-			last_file = row->file;
-			last_line = row->line;
-			continue;
+		if (row->file && row->line &&
+		    (row->line != last_line ||
+		     !report_same_str(row->file, last_file))) {
+			row->line_start = 1;
+			src = place->root ? find_source(r->priv, place,
+							row->file) : NULL;
+			if (src && row->line <= src->nlines &&
+			    shows(place, src))
+				row->source = src->lines[row->line - 1];
 		}
-		last_file = NULL;
-		last_line = 0;
-		place = source_place(r, sym, row->object);
-		if (r->nstats)
-			cum += row->percent[0];
-		row->cum_percent = cum > 100.0 ? 100.0 : cum;
-		if (report_quit_reached(opt->quit_rows, opt->quit_percent,
-					procs, r->nstats ? &row->percent[0] :
-					NULL))
-			break;
-		procs++;
+		last_file = row->file;
+		last_line = row->line;
 	}
-	r->nrows = i;
 }
 
 void report_asm_release(struct priv *pv)

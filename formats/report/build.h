@@ -8,7 +8,9 @@
  *   sites.c                                  (a site, its row's key)
  *   resolve.c                                (naming sites and frames)
  *   code.c                                   (procedures decoded)
- *   rows.c, asm.c                            (the rows; the asm view)
+ *   rows.c, asm.c                            (the rows; one procedure of
+ *                                             the asm view)
+ *   listing.c                                (the asm view's procedures)
  *   stacks.c, timeline.c, by.c, samples.c    (report_int.h)
  *   model.c                                  (the phases, report_build)
  */
@@ -17,6 +19,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "report_int.h"
 
@@ -76,6 +79,18 @@ struct build {
 	uint32_t *left_obj;
 	unsigned char **left_marks;
 	size_t nleft;
+	/*
+	 * The asm view (listing.c): the sites are the sampled ones; the
+	 * procedures decoded for it are codes[] (of objects code_obj[]),
+	 * whose instructions become sites and rows only a procedure at a
+	 * time.  state: what resolving told of each object (OBJ_*), noted
+	 * once the listing's own instructions are resolved.
+	 */
+	int listing;
+	const struct sym_code **codes;
+	uint32_t *code_obj;
+	size_t ncodes;
+	uint8_t *state;
 	struct report_sbuild *sb;	/* the call stacks' working state */
 	unsigned timeline_by;		/* -timeline: -by's key, 0: per
 					 * thread */
@@ -126,9 +141,12 @@ int report_key_eq(const struct rowkey *x, const struct rowkey *y);
 
 /* ---- resolve.c ---- */
 
-/* Name sites[0 .. n) (strings in r's pool); state as report_resolve(). */
+/* Name sites[0 .. n) (strings in r's pool; with borrow, the
+ * symbolizer's own, for sites and rows that do not outlive it); state as
+ * report_resolve(). */
 int report_resolve_sites(struct report *r, struct symbolizer *sym,
-			 struct site *sites, size_t n, uint8_t *state);
+			 struct site *sites, size_t n, uint8_t *state,
+			 int borrow);
 /* Note what resolving told of object obj (its OBJ_* state). */
 int report_note_object(struct report *r, struct symbolizer *sym,
 		       uint32_t obj, uint8_t state);
@@ -168,12 +186,53 @@ int report_row_hotter(const struct report_row *x, const struct report_row *y,
 /* Insert a heading row (the procedure's totals) before each
  * procedure's instructions, procedures hottest first. */
 int report_asm_arrange(struct report *r);
-/* Cumulative percentages and -quit by procedure; the source lines.
- * nprocs_all: the headings before -quit when code.c chose them, else
- * SIZE_MAX. */
-void report_asm_cut(struct report *r, struct symbolizer *sym,
-		    size_t nprocs_all);
+/* order[]: the n headings heads[] in the listing's order (by object,
+ * procedure and address, then hottest first, as report_asm_arrange()
+ * orders them). */
+void report_asm_order(const struct report *r, const struct report_row *heads,
+		      size_t *order, size_t n);
+
+/* Where the source files of a procedure's object may be read. */
+struct source_place {
+	const char *root;	/* NULL: nowhere */
+	int here;		/* also at the paths themselves */
+	/* Root reports on a user's object: only what that user could
+	 * read (its own files, or anyone's), or a #line in its DWARF would
+	 * show root's files. */
+	int as_owner;
+	uid_t owner;
+	const char *object;
+};
+
+/* The place of the object at path, noted when its sources are not read
+ * (the first time). */
+struct source_place report_asm_place(struct report *r,
+				     struct symbolizer *sym, const char *path);
+/* Read path at place, once, for line: the notes of a file that cannot be
+ * read, or not shown. */
+void report_asm_read_source(struct report *r, const struct source_place *place,
+			    const char *path, unsigned line);
+/* The instruction rows rows[0 .. n) of one procedure, in order: which
+ * start a source line, and its text (read before: no note is added). */
+void report_asm_line_starts(const struct report *r,
+			    const struct source_place *place,
+			    struct report_row *rows, size_t n);
 /* Free the source files pv holds. */
 void report_asm_release(struct priv *pv);
+
+/* ---- listing.c: the asm view's procedures ---- */
+
+/* The phase after naming the sites: each procedure's heading, from its
+ * rows made once (their text aside), in the listing's order (r->rows are
+ * the headings). */
+int report_listing_build(struct build *b);
+/* -only, -exclude: headings by name. */
+void report_listing_filter(struct report *r);
+/* Cumulative percentages and -quit by procedure; the source files of
+ * the procedures kept read.  nprocs_all: the headings before -quit when
+ * code.c chose them, else SIZE_MAX. */
+int report_listing_cut(struct report *r, struct symbolizer *sym,
+		       size_t nprocs_all);
+void report_listing_release(struct priv *pv);
 
 #endif

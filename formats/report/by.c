@@ -390,12 +390,11 @@ static int make_totals(struct report *r, const struct bytable *t)
 	return 0;
 }
 
-int report_by_split(struct report *r, const size_t *trow)
+int report_by_rows(struct report *r, const size_t *trow)
 {
 	struct bytable rows = { .nstats = r->nstats };
-	struct bytable totals = { .nstats = r->nstats };
 	size_t i;
-	int err;
+	int err = 0;
 
 	if (!r->opt.by || !r->nstats)
 		return 0;
@@ -408,13 +407,28 @@ int report_by_split(struct report *r, const size_t *trow)
 		for (i = 0; i < r->nrows; i++)
 			r->rows[i].by = by_values(r, NULL, -1,
 						  r->rows[i].object, -1);
-		err = 0;
 	}
-	if (!err)
-		err = count_totals(r, &totals);
+	table_release(&rows);
+	return err;
+}
+
+int report_by_totals(struct report *r)
+{
+	struct bytable totals = { .nstats = r->nstats };
+	int err;
+
+	if (!r->opt.by || !r->nstats)
+		return 0;
+	err = count_totals(r, &totals);
 	if (!err)
 		err = make_totals(r, &totals);
-	table_release(&rows);
 	table_release(&totals);
 	return err;
+}
+
+int report_by_split(struct report *r, const size_t *trow)
+{
+	int err = report_by_rows(r, trow);
+
+	return err ? err : report_by_totals(r);
 }

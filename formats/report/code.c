@@ -601,6 +601,17 @@ static int expand_code(struct build *b)
 		if (err)
 			goto out;
 	}
+	if (b->listing) {
+		/* The asm view makes its instructions' sites a procedure
+		 * at a time (listing.c). */
+		attach_code(p, sym, b->sites, b->nsites);
+		b->codes = codes;
+		b->code_obj = code_obj;
+		b->ncodes = ncodes;
+		codes = NULL;
+		code_obj = NULL;
+		goto out;
+	}
 	err = wanted_blocks(b, codes, code_obj, ncodes, &marks);
 	if (err)
 		goto out;

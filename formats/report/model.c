@@ -22,6 +22,7 @@ void report_free(struct report *r)
 	if (r->priv) {
 		report_arena_release(r->priv);
 		report_asm_release(r->priv);
+		report_listing_release(r->priv);
 		free(r->priv);
 	}
 	report_samples_free(r->samples);
@@ -36,26 +37,42 @@ void report_free(struct report *r)
 	free(r);
 }
 
-/* Name each site; note the objects that could not be used as they are. */
+/* Name each site, and what resolving told of the objects
+ * (b->state). */
 static int name_sites(struct build *b)
 {
 	struct report *r = b->r;
 	const struct profile *p = r->prof;
-	uint8_t *state = calloc(p->nobjects ? p->nobjects : 1, 1);
-	size_t i;
-	int err = -PROF_ENOMEM;
+	int err;
 
-	if (!state)
-		return err;
-	err = report_resolve_sites(r, b->sym, b->sites, b->nsites, state);
+	b->state = calloc(p->nobjects ? p->nobjects : 1, 1);
+	if (!b->state)
+		return -PROF_ENOMEM;
+	err = report_resolve_sites(r, b->sym, b->sites, b->nsites, b->state,
+				   0);
 	if (!err)
 		err = report_resolve_sites(r, b->sym, b->dropped, b->ndropped,
-					   state);
+					   b->state, 0);
 	if (!err)
-		report_code_resolve_left(b, state);
-	for (i = 0; i < p->nobjects && !err; i++)
-		err = report_note_object(r, b->sym, (uint32_t)i, state[i]);
-	free(state);
+		report_code_resolve_left(b, b->state);
+	return err;
+}
+
+/* The asm view's procedures, their instructions resolved too. */
+static int listing(struct build *b)
+{
+	return b->listing ? report_listing_build(b) : 0;
+}
+
+/* Note the objects that could not be used as they are. */
+static int note_objects(struct build *b)
+{
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < b->r->prof->nobjects && !err; i++)
+		err = report_note_object(b->r, b->sym, (uint32_t)i,
+					 b->state[i]);
 	return err;
 }
 
@@ -129,6 +146,9 @@ static int split_by(struct build *b)
 
 	if (!b->r->opt.by)
 		return 0;
+	/* The asm view splits a procedure's rows as it makes them. */
+	if (b->listing)
+		return report_by_totals(b->r);
 	trow = task_rows(b);
 	if (!trow)
 		return -PROF_ENOMEM;
@@ -152,24 +172,32 @@ static int free_sites(struct build *b)
 static int sort_rows(struct build *b)
 {
 	struct report *r = b->r;
-	int err = 0;
 
-	if (r->opt.view == REPORT_ASM)
-		err = report_asm_arrange(r);
-	else
+	/* The asm view's headings are in order already. */
+	if (!b->listing)
 		report_rows_sort(r);
 	r->nrows_all = b->select ? b->nrows_all : r->nrows;
-	return err;
+	return 0;
+}
+
+/* -only, -exclude (in the asm view, of the headings: a procedure's
+ * instructions go with it). */
+static int filter_rows(struct build *b)
+{
+	if (b->listing)
+		report_listing_filter(b->r);
+	else
+		report_rows_filter(b);
+	return 0;
 }
 
 /* Cumulative percentages, then -quit (in the asm view, by procedure). */
 static int cut_rows(struct build *b)
 {
-	if (b->r->opt.view == REPORT_ASM)
-		report_asm_cut(b->r, b->sym,
-			       b->select_quit ? b->nrows_all : SIZE_MAX);
-	else
-		report_rows_cut(b->r);
+	if (b->listing)
+		return report_listing_cut(b->r, b->sym, b->select_quit ?
+					  b->nrows_all : SIZE_MAX);
+	report_rows_cut(b->r);
 	return 0;
 }
 
@@ -242,7 +270,9 @@ int report_build(const struct profile *p, struct symbolizer *sym,
 		count_totals,			/* per statistic */
 		threads_time,			/* time per thread, state */
 		report_code_find_sites,		/* addresses, procedures */
-		name_sites,			/* symbolize; note objects */
+		name_sites,			/* symbolize */
+		listing,			/* -asm: the procedures */
+		note_objects,			/* what symbolizing told */
 		note_anonymous,			/* unnamed JIT code */
 		report_rows_select,		/* -only, -exclude first */
 		report_rows_executions,		/* freq, exact counts */
@@ -253,7 +283,7 @@ int report_build(const struct profile *p, struct symbolizer *sym,
 		free_sites,			/* the rows have all */
 		report_rows_figures,		/* percentages, ratios */
 		sort_rows,
-		report_rows_filter,		/* -only, -exclude */
+		filter_rows,			/* -only, -exclude */
 		note_skipped_files,
 		note_unmatched,			/* patterns matching none */
 		cut_rows,			/* cumulative %, -quit */
@@ -261,7 +291,10 @@ int report_build(const struct profile *p, struct symbolizer *sym,
 		build_samples,			/* exports' samples model */
 		finish_notes,			/* what the heading says */
 	};
-	struct build b = { .sym = sym, .exact_stat = -1 };
+	struct build b = {
+		.sym = sym, .exact_stat = -1,
+		.listing = opt->view == REPORT_ASM,
+	};
 	size_t i;
 	int err = 0;
 
@@ -301,6 +334,9 @@ int report_build(const struct profile *p, struct symbolizer *sym,
 	free(b.left_codes);
 	free(b.left_obj);
 	report_code_free_marks(b.left_marks, b.nleft);
+	free(b.codes);
+	free(b.code_obj);
+	free(b.state);
 	report_stacks_release(b.sb);
 	if (err == -PROF_EINVAL) {
 		/* A view's own complaint (-callers NAME matches none). */

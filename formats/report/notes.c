@@ -152,9 +152,13 @@ static int tail_notes(struct report *r, size_t nunreadable)
 			      100.0 * (double)idle / (double)all)) {
 		return -PROF_ENOMEM;
 	}
-	for (i = 0; i < r->nrows && i < 3; i++) {
+	/* The first rows: in the asm view, of headings and instructions. */
+	for (i = 0; i < r->nrows; i++) {
 		const struct report_row *row = &r->rows[i];
+		const size_t *pos = ((struct priv *)r->priv)->asm_pos;
 
+		if ((pos ? pos[i] : i) >= 3)
+			break;
 		if (row->kind != ROW_PROCEDURE || !row->procedure ||
 		    !row->object || strcmp(row->object, "[kernel.kallsyms]") ||
 		    (!strstr(row->procedure, "irq_enable") &&

@@ -174,7 +174,8 @@ struct report_row {
 	unsigned line;			/* 0 when unknown */
 	enum report_row_kind kind;	/* (next to line: no padding) */
 	uint64_t address;		/* hottest address (ELF vaddr for files) */
-	uint64_t start;			/* procedures view: the entry (object
+	uint64_t start;			/* procedures view, instructions and
+					 * their headings: the entry (object
 					 * offset) of the out-of-line
 					 * procedure, which tells two of one
 					 * name apart; 0 for "[unknown]" */
@@ -680,6 +681,20 @@ const char *report_stat_key(const struct profile *p, size_t s, char *buf,
 int report_build(const struct profile *p, struct symbolizer *sym,
 		 const struct report_options *opt, struct report **out);
 void report_free(struct report *r);
+
+/*
+ * The asm view's rows (report_options.view REPORT_ASM): r->rows are the
+ * procedures' headings (ROW_PROCEDURE, their totals), in the listing's
+ * order, and each one's instruction (or bucket) rows are made when asked,
+ * from the symbolizer the report was built with, which must still be
+ * there: a listing of a large program never holds more than one
+ * procedure's rows.  *rows, *n: the rows of heading k, in address order
+ * (valid until the next call or report_free(); the report is not
+ * otherwise changed); *first: the index the first of them has in the
+ * whole listing, headings and instructions counted.  0 or -PROF_ENOMEM.
+ */
+int report_asm_rows(const struct report *r, size_t k,
+		    const struct report_row **rows, size_t *n, size_t *first);
 
 /* The writers that render a report are in formats/writers.h. */
 

@@ -80,6 +80,11 @@ struct priv {
 	size_t nsources, alloc_sources;
 	size_t alloc_notes;
 	struct profile *own_prof;	/* report-time -ra's copy, or NULL */
+	/* The asm view (listing.c): its procedures' rows made when a
+	 * writer asks; asm_pos[k]: where heading r->rows[k] is in the
+	 * whole listing (headings and instructions). */
+	struct report_listing *listing;
+	size_t *asm_pos;
 };
 
 /* Memory and strings that live as long as the report r. */
@@ -166,6 +171,10 @@ void report_stacks_release(struct report_sbuild *sb);
  */
 int report_by_check(const struct report *r);
 int report_by_split(struct report *r, const size_t *trow);
+/* The two halves of report_by_split(): the rows (the asm view splits a
+ * procedure's when they are made), the totals. */
+int report_by_rows(struct report *r, const size_t *trow);
+int report_by_totals(struct report *r);
 /* Order of two rows' -by values (0 without -by). */
 int report_by_cmp(const struct report_row *x, const struct report_row *y);
 

@@ -75,8 +75,15 @@ void report_resolve(const struct profile *p, struct symbolizer *sym,
 	}
 }
 
+/* s, kept in r's pool unless borrowed. */
+static const char *keep(struct report *r, const char *s, int borrow)
+{
+	return borrow ? s : report_pool_dup(r, s);
+}
+
 int report_resolve_sites(struct report *r, struct symbolizer *sym,
-			 struct site *sites, size_t n, uint8_t *bad)
+			 struct site *sites, size_t n, uint8_t *bad,
+			 int borrow)
 {
 	const struct profile *p = r->prof;
 	size_t i;
@@ -89,12 +96,12 @@ int report_resolve_sites(struct report *r, struct symbolizer *sym,
 			       bad);
 		in = &res.frames[0];
 		out_f = &res.frames[res.nframes - 1];
-		sites[i].proc = report_pool_dup(r, in->function);
+		sites[i].proc = keep(r, in->function, borrow);
 		sites[i].inl = in != out_f ?
-			       report_pool_dup(r, out_f->function) : NULL;
-		sites[i].file = report_pool_dup(r, in->file);
+			       keep(r, out_f->function, borrow) : NULL;
+		sites[i].file = keep(r, in->file, borrow);
 		sites[i].line = in->line;
-		sites[i].module = report_pool_dup(r, res.module);
+		sites[i].module = keep(r, res.module, borrow);
 		sites[i].vaddr = res.vaddr ? res.vaddr : sites[i].offset;
 		sites[i].start = res.symbol_start;
 		sites[i].anon = !!(res.flags & SYM_F_ANON);

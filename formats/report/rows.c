@@ -116,6 +116,8 @@ int report_rows_executions(struct build *b)
 	uint64_t *ret;
 	size_t i;
 
+	if (b->listing)
+		return 0;
 	b->exact_stat = report_find_exact(p);
 	r->exact_execs = b->exact_stat >= 0;
 	r->freq_stat = report_find_retired(p, 0);
@@ -205,13 +207,14 @@ static void init_row(const struct report *r, struct symbolizer *sym,
 		row->kind = s->code && r->opt.stride >= 0 ? ROW_BUCKET
 							  : ROW_INSN;
 		row->procedure = report_site_outer(s);
+		row->start = s->start;
 		row->file = s->file;
 		row->line = s->line;
 		if (s->code) {
 			const struct sym_insn *in = &s->code->insns[s->insn];
 
-			/* An instruction's text comes in rows_from_code(),
-			 * named; a bucket shows its first plain. */
+			/* An instruction's text comes with the listing's
+			 * rows, named; a bucket shows its first plain. */
 			if (row->kind == ROW_BUCKET)
 				row->text = sym_insn_plain_text(sym, s->code,
 								s->insn);
@@ -264,6 +267,8 @@ int report_rows_group(struct build *b)
 	size_t alloc_rows = 0, alloc_keys = 0, i;
 	int err = 0;
 
+	if (b->listing)
+		return 0;
 	/* One row per instruction: sites are unique (object, offset), and
 	 * so are their keys. */
 	if (r->opt.view == REPORT_ASM && r->opt.stride < 0) {
@@ -327,13 +332,9 @@ static void rows_from_code(struct build *b)
 		if (row->kind == ROW_BLOCK || row->kind == ROW_BUCKET) {
 			extend_row(row, s);
 		} else if (row->kind == ROW_INSN && s->code) {
-			struct sym_object so = report_sym_obj(r->prof, s->obj);
-
+			/* The text is the listing's (listing.c), made only
+			 * for the rows a writer shows. */
 			row->end = s->vaddr + s->code->insns[s->insn].len;
-			/* Only the listing names call targets: resolving
-			 * them may read other compilation units' DWARF. */
-			row->text = sym_insn_text(b->sym, &so, s->code,
-						  s->insn);
 		}
 		if (r->freq_stat >= 0) {
 			double e = r->exact_execs ? (double)s->exact
@@ -402,8 +403,11 @@ static int count_rows(struct build *b)
 /* The rows' own figures: code, executions, counts. */
 int report_rows_fill(struct build *b)
 {
-	int err = report_row_arrays(b->r, b->r->rows, b->r->nrows);
+	int err;
 
+	if (b->listing)
+		return 0;
+	err = report_row_arrays(b->r, b->r->rows, b->r->nrows);
 	if (err)
 		return err;
 	rows_from_code(b);
@@ -431,6 +435,8 @@ int report_rows_figures(struct build *b)
 	struct report *r = b->r;
 	size_t i, j;
 
+	if (b->listing)
+		return 0;
 	if (r->opt.view != REPORT_ASM) {
 		for (i = j = 0; i < r->nrows; i++)
 			if (row_has_data(r, &r->rows[i]))

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * pyoffsets: the layout of the CPython structures that
- * common/engine/pyframes.c reads from outside a process, as the
+ * common/engine/py*.c read from outside a process, as the
  * compiler sees them in CPython's own headers (internal ones included).
  *
  * Not built by the Makefile: the suite never needs Python's headers.
@@ -10,7 +10,7 @@
  *
  *   cc -I/usr/include/python3.11 -o pyoffsets tests/tools/pyoffsets.c
  *
- * and checks that every line equals the table pyframes.c holds for that
+ * and checks that every line equals the table pylayout.c holds for that
  * version (pystack --layout 3.11 prints it the same way).  One line per
  * value, "NAME VALUE" in decimal, in no particular order; a bit field's
  * value is the mask of its bits in the 32-bit word that holds it.  The

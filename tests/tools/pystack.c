@@ -3,7 +3,7 @@
  * pystack: the Python call stacks of a running CPython process, read
  * from outside it by common/engine/pyframes.c (tests/1540-pyframes.bats).
  *
- *   pystack [-e] [-t TID] [--wait] PID
+ *   pystack [-e] [-t TID] [--wait [--copy]] PID
  *
  * prints a first line "# CPython X.Y.Z IMAGE", then for each thread of
  * PID (by thread id; only TID with -t):
@@ -20,13 +20,17 @@
  * entry frame that has not started as "(starting) QUALNAME (FILE:LINE)".
  * --wait: after attaching, print "# attached" and read a line from
  * standard input before reading the stacks (a test ends the process in
- * between).
+ * between).  --copy (with -t TID and --wait): copy TID's user stack
+ * when attaching, as a sample would (from the stack pointer its system
+ * call left in /proc/PID/task/TID/syscall: the thread must be in one),
+ * and read its stack after the line as the sample of that copy
+ * (py_sample_stack()).
  *
  * Exit status: 0 every walk read its whole chain; 3 one stopped early;
  * 1 no CPython could be read (not one, a version not known, the process
  * gone, at any point), the reason on standard error in one line; 2 usage.
  *
- *   pystack --layout 3.MINOR   the layout table pyframes.c holds for that
+ *   pystack --layout 3.MINOR   the layout table pylayout.c holds for that
  *                              version, "NAME VALUE" per line (as
  *                              tests/tools/pyoffsets.c prints CPython's)
  *   pystack --layout-of PID    the layout it reads PID by: the table, with
@@ -40,6 +44,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 
 #include "common/engine/proc.h"
 #include "common/engine/pyframes.h"
@@ -50,7 +55,7 @@
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: pystack [-e] [-t TID] [--wait] PID\n"
+	fprintf(stderr, "usage: pystack [-e] [-t TID] [--wait [--copy]] PID\n"
 		"       pystack --layout 3.MINOR\n"
 		"       pystack --layout-of PID\n"
 		"       pystack --lines\n");
@@ -94,13 +99,13 @@ static void print_frame(struct py_proc *p, const struct py_frame *f,
 /* One thread's stack: 0 read whole, 3 stopped early, 1 the process is
  * gone. */
 static int print_thread(struct py_proc *p, pid_t tid, struct py_frame *fr,
-			bool entries)
+			bool entries, const struct py_stack_copy *copy)
 {
 	size_t n, i;
 	int rc;
 
 	printf("thread %d\n", (int)tid);
-	rc = py_thread_stack(p, tid, fr, MAX_FRAMES, &n);
+	rc = py_sample_stack(p, tid, copy, fr, MAX_FRAMES, &n);
 	if (py_exited(p))
 		return 1;
 	for (i = 0; i < n; i++) {
@@ -127,8 +132,57 @@ static int cmp_pid(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static int stacks(pid_t pid, pid_t only, bool entries, bool wait)
+#define COPY_LEN 32768		/* what uprofile -g copies of a stack */
+#define COPY_PAGE 4096
+
+/* Thread tid's user stack from the stack pointer of the system call it
+ * is in, COPY_LEN bytes at most (up to the stack's end), into *copy. */
+static int copy_stack(pid_t pid, pid_t tid, uint8_t *buf,
+		      struct py_stack_copy *copy)
 {
+	struct iovec local[COPY_LEN / COPY_PAGE], remote[COPY_LEN / COPY_PAGE];
+	unsigned long long sp = 0;
+	char path[64], line[512];
+	ssize_t got;
+	size_t i;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", (int)pid,
+		 (int)tid);
+	f = fopen(path, "re");
+	if (!f || !fgets(line, sizeof(line), f) ||
+	    sscanf(line, "%*d %*x %*x %*x %*x %*x %*x %llx", &sp) != 1) {
+		if (f)
+			fclose(f);
+		return prof_fail(PROF_EIO, "thread %d: no stack pointer in "
+				 "%s (not in a system call)", (int)tid, path);
+	}
+	fclose(f);
+	/* A page at a time: the read stops at the stack's end. */
+	for (i = 0; i < COPY_LEN / COPY_PAGE; i++) {
+		uint64_t at = (sp & ~(uint64_t)(COPY_PAGE - 1)) +
+			      i * COPY_PAGE;
+		size_t off = i ? 0 : (size_t)(sp - at);
+
+		local[i] = (struct iovec){ buf + (i ? i * COPY_PAGE -
+						     (size_t)(sp % COPY_PAGE) :
+						     0), COPY_PAGE - off };
+		remote[i] = (struct iovec){ (void *)(uintptr_t)(at + off),
+					    COPY_PAGE - off };
+	}
+	got = process_vm_readv(pid, local, i, remote, i, 0);
+	if (got <= 0)
+		return prof_fail(PROF_EIO, "cannot read the stack of thread "
+				 "%d at %#llx", (int)tid, sp);
+	*copy = (struct py_stack_copy){ sp, buf, (size_t)got };
+	return 0;
+}
+
+static int stacks(pid_t pid, pid_t only, bool entries, bool wait,
+		  bool copy_it)
+{
+	static uint8_t copied[COPY_LEN];
+	struct py_stack_copy copy, *at = NULL;
 	struct py_frame *fr = calloc(MAX_FRAMES, sizeof(*fr));
 	const struct py_info *info;
 	struct py_proc *p = NULL;
@@ -147,6 +201,15 @@ static int stacks(pid_t pid, pid_t only, bool entries, bool wait)
 	printf("# CPython %u.%u.%u %s\n", info->version >> 24,
 	       (info->version >> 16) & 0xff, (info->version >> 8) & 0xff,
 	       info->image);
+	if (copy_it) {
+		rc = copy_stack(pid, only, copied, &copy);
+		if (rc) {
+			free(fr);
+			py_close(p);
+			return fail(rc);
+		}
+		at = &copy;
+	}
 	if (wait) {
 		char line[64];
 
@@ -168,7 +231,7 @@ static int stacks(pid_t pid, pid_t only, bool entries, bool wait)
 	if (!rc)
 		qsort(tids, ntids, sizeof(*tids), cmp_pid);
 	for (i = 0; !rc && i < ntids; i++) {
-		int r = print_thread(p, tids[i], fr, entries);
+		int r = print_thread(p, tids[i], fr, entries, at);
 
 		if (r == 1)
 			rc = -PROF_ENOENT;
@@ -290,7 +353,7 @@ static int lines(void)
 
 int main(int argc, char **argv)
 {
-	bool entries = false, wait = false;
+	bool entries = false, wait = false, copy = false;
 	long pid, tid = 0;
 	int i;
 
@@ -305,13 +368,16 @@ int main(int argc, char **argv)
 			entries = true;
 		else if (!strcmp(argv[i], "--wait"))
 			wait = true;
+		else if (!strcmp(argv[i], "--copy"))
+			copy = true;
 		else if (!strcmp(argv[i], "-t") && i + 1 < argc - 1 &&
 			 !parse_int(argv[i + 1], 1, INT32_MAX, &tid))
 			i++;
 		else
 			return usage();
 	}
-	if (i != argc - 1 || parse_int(argv[i], 1, INT32_MAX, &pid))
+	if (i != argc - 1 || parse_int(argv[i], 1, INT32_MAX, &pid) ||
+	    (copy && (!tid || !wait)))
 		return usage();
-	return stacks((pid_t)pid, (pid_t)tid, entries, wait);
+	return stacks((pid_t)pid, (pid_t)tid, entries, wait, copy);
 }

@@ -38,6 +38,7 @@ int main(int argc, char **argv)
 		[UNW_TRUNC_NO_CFI] = "truncated: no CFI",
 		[UNW_TRUNC_BAD] = "truncated: bad step",
 		[UNW_TRUNC_SWITCH] = "truncated: stack switch",
+		[UNW_TRUNC_COMPAT] = "truncated: 32-bit task",
 	};
 	uint64_t words[32] = { 0x1111, 0x2222, 0x3333, 0x4444 }, r12 = 0;
 	struct unw_object *o;

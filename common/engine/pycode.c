@@ -1,0 +1,370 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * CPython's code objects read from outside (pyframes.h): their headers,
+ * names, files and line tables, kept per code object; strings decoded.
+ */
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pyframes_int.h"
+#include "common/util/array.h"
+#include "common/util/bytes.h"
+#include "common/util/error.h"
+
+void py_codes_clear(struct py_proc *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->ncodes; i++)
+		free(p->codes[i].linetable);
+	p->ncodes = 0;
+	hashmap_release(&p->index);
+}
+
+/* Whether the header hb of the object at code is a code object's. */
+int py_code_type_ok(const struct py_proc *p, uint64_t code,
+			const uint8_t *hb)
+{
+	if (py_word(hb, p->code_hdr_len, p->l->ob_type, 8) != p->code_type)
+		return prof_fail(PROF_EFORMAT, "%#" PRIx64 " is not a code "
+				 "object", code);
+	return 0;
+}
+
+/* The header of the code object at code (p->code_hdr_len bytes), its
+ * type checked. */
+int py_read_code_header(struct py_proc *p, uint64_t code, uint8_t *buf)
+{
+	int rc;
+
+	if (!py_ptr_ok(code))
+		return prof_fail(PROF_EFORMAT, "code object at %#" PRIx64
+				 ": not a pointer", code);
+	rc = py_mem_read(p, code, buf, p->code_hdr_len, "a code object");
+	return rc ? rc : py_code_type_ok(p, code, buf);
+}
+
+/* Append code point c to buf as UTF-8 (at most 4 bytes); a surrogate or
+ * a value past Unicode, and NUL, become U+FFFD. */
+static size_t put_utf8(char *buf, uint32_t c)
+{
+	if (!c || (c >= 0xd800 && c < 0xe000) || c > 0x10ffff)
+		c = 0xfffd;
+	if (c < 0x80) {
+		buf[0] = (char)c;
+		return 1;
+	}
+	if (c < 0x800) {
+		buf[0] = (char)(0xc0 | c >> 6);
+		buf[1] = (char)(0x80 | (c & 0x3f));
+		return 2;
+	}
+	if (c < 0x10000) {
+		buf[0] = (char)(0xe0 | c >> 12);
+		buf[1] = (char)(0x80 | ((c >> 6) & 0x3f));
+		buf[2] = (char)(0x80 | (c & 0x3f));
+		return 3;
+	}
+	buf[0] = (char)(0xf0 | c >> 18);
+	buf[1] = (char)(0x80 | ((c >> 12) & 0x3f));
+	buf[2] = (char)(0x80 | ((c >> 6) & 0x3f));
+	buf[3] = (char)(0x80 | (c & 0x3f));
+	return 4;
+}
+
+/*
+ * The str object at addr (compact: its characters follow its header),
+ * as UTF-8 in the pool: *out.  what names it in the reason it is not
+ * one.
+ */
+static int read_str(struct py_proc *p, uint64_t addr, const char *what,
+		    const char **out)
+{
+	const struct layout *l = p->l;
+	uint8_t hb[HEADER_MAX], data[PY_MAX_STR * 4];
+	char text[PY_MAX_STR * 4 + 4];
+	uint32_t state, kind;
+	uint64_t at;
+	int64_t len;
+	size_t n, i, t = 0;
+	int rc;
+
+	if (!py_ptr_ok(addr))
+		return prof_fail(PROF_EFORMAT, "%s at %#" PRIx64 ": not a "
+				 "pointer", what, addr);
+	rc = py_mem_read(p, addr, hb, l->str_ascii_size, what);
+	if (rc)
+		return rc;
+	if (py_word(hb, l->str_ascii_size, l->ob_type, 8) != p->str_type)
+		return prof_fail(PROF_EFORMAT, "%s at %#" PRIx64 " is not a "
+				 "str", what, addr);
+	len = (int64_t)py_word(hb, l->str_ascii_size, l->str_length, 8);
+	state = (uint32_t)py_word(hb, l->str_ascii_size, l->str_state, 4);
+	kind = (state & l->str_kind) >> __builtin_ctz(l->str_kind);
+	if (!(state & l->str_compact) ||
+	    (l->str_ready && !(state & l->str_ready)) ||
+	    (kind != 1 && kind != 2 && kind != 4) ||
+	    ((state & l->str_ascii) && kind != 1) || len < 0)
+		return prof_fail(PROF_EFORMAT, "%s at %#" PRIx64 ": not a "
+				 "compact str (state %#" PRIx32 ", length %"
+				 PRId64 ")", what, addr, state, len);
+	at = addr + (state & l->str_ascii ? l->str_ascii_size :
+		     l->str_compact_size);
+	n = len > PY_MAX_STR ? PY_MAX_STR : (size_t)len;
+	if (n) {
+		rc = py_mem_read(p, at, data, n * kind, what);
+		if (rc)
+			return rc;
+	}
+	for (i = 0; i < n; i++) {
+		struct bytes b = bytes_of(data + i * kind, kind);
+
+		t += put_utf8(text + t, (uint32_t)bytes_u(&b, kind));
+	}
+	if ((size_t)len > n) {
+		memcpy(text + t, "...", 3);
+		t += 3;
+	}
+	*out = strpool_intern(&p->strings, text, t);
+	return *out ? 0 : -PROF_ENOMEM;
+}
+
+/* The bytes object at addr (co_linetable) in a new buffer. */
+static int read_bytes(struct py_proc *p, uint64_t addr, uint8_t **out,
+		      size_t *len)
+{
+	const struct layout *l = p->l;
+	uint8_t hb[HEADER_MAX];
+	int64_t size;
+	int rc;
+
+	*out = NULL;
+	*len = 0;
+	if (!py_ptr_ok(addr))
+		return prof_fail(PROF_EFORMAT, "line table at %#" PRIx64
+				 ": not a pointer", addr);
+	rc = py_mem_read(p, addr, hb, l->bytes_data, "a line table");
+	if (rc)
+		return rc;
+	if (py_word(hb, l->bytes_data, l->ob_type, 8) != p->bytes_type)
+		return prof_fail(PROF_EFORMAT, "line table at %#" PRIx64
+				 " is not a bytes object", addr);
+	size = (int64_t)py_word(hb, l->bytes_data, l->ob_size, 8);
+	if (size < 0 || size > PY_MAX_LINETABLE)
+		return prof_fail(PROF_EFORMAT, "line table at %#" PRIx64
+				 ": %" PRId64 " bytes (at most %d read)",
+				 addr, size, PY_MAX_LINETABLE);
+	*out = malloc(size ? (size_t)size : 1);
+	if (!*out)
+		return -PROF_ENOMEM;
+	rc = size ? py_mem_read(p, addr + l->bytes_data, *out, (size_t)size,
+		       "a line table") : 0;
+	if (rc) {
+		free(*out);
+		*out = NULL;
+		return rc;
+	}
+	*len = (size_t)size;
+	return 0;
+}
+
+static int code_eq(const void *ctx, size_t entry)
+{
+	const struct py_proc *p = ctx;
+
+	return p->codes[entry].addr == p->codes[p->ncodes].addr;
+}
+
+/* The entry of code address addr (p->codes[p->ncodes] is the probe),
+ * or SIZE_MAX. */
+static size_t code_find(struct py_proc *p, uint64_t addr)
+{
+	if (ALLOC_GROW(p->codes, p->ncodes + 1, p->codes_alloc))
+		return SIZE_MAX;
+	p->codes[p->ncodes].addr = addr;
+	return hashmap_find(&p->index, hash_mix64(addr), code_eq, p);
+}
+
+/* Read what the entry e keeps of the code object whose header is hb. */
+static int code_fill(struct py_proc *p, const uint8_t *hb, size_t hdr_len,
+		     struct code_entry *e)
+{
+	const struct layout *l = p->l;
+	int rc;
+
+	e->key[0] = py_word(hb, hdr_len, l->co_filename, 8);
+	e->key[1] = py_word(hb, hdr_len, l->co_name, 8);
+	e->key[2] = py_word(hb, hdr_len, l->co_qualname, 8);
+	e->key[3] = py_word(hb, hdr_len, l->co_linetable, 8);
+	e->nunits = (int64_t)py_word(hb, hdr_len, l->ob_size, 8);
+	e->firstlineno = (int32_t)py_word(hb, hdr_len, l->co_firstlineno, 4);
+	free(e->linetable);
+	e->linetable = NULL;
+	e->last_instr = INT32_MIN;
+	if ((rc = read_str(p, e->key[0], "co_filename", &e->filename)) ||
+	    (rc = read_str(p, e->key[1], "co_name", &e->name)) ||
+	    (rc = read_str(p, e->key[2], "co_qualname", &e->qualname)))
+		return rc;
+	return read_bytes(p, e->key[3], &e->linetable, &e->linetable_len);
+}
+
+/* Whether e still describes the code object whose header is hb. */
+static bool code_same(const struct py_proc *p, const uint8_t *hb,
+		      size_t hdr_len, const struct code_entry *e)
+{
+	const struct layout *l = p->l;
+
+	return e->linetable &&
+	       e->key[0] == py_word(hb, hdr_len, l->co_filename, 8) &&
+	       e->key[1] == py_word(hb, hdr_len, l->co_name, 8) &&
+	       e->key[2] == py_word(hb, hdr_len, l->co_qualname, 8) &&
+	       e->key[3] == py_word(hb, hdr_len, l->co_linetable, 8) &&
+	       e->nunits == (int64_t)py_word(hb, hdr_len, l->ob_size, 8) &&
+	       e->firstlineno ==
+		       (int32_t)py_word(hb, hdr_len, l->co_firstlineno, 4);
+}
+
+/* The code object at code, whose header hb was read in this walk, is
+ * still the one its entry describes: py_code_info() need not read it. */
+void py_code_checked(struct py_proc *p, uint64_t code, const uint8_t *hb)
+{
+	size_t i = code_find(p, code);
+
+	if (i != SIZE_MAX && code_same(p, hb, p->code_hdr_len, &p->codes[i]))
+		p->codes[i].checked = p->walks;
+}
+
+/* The line of instruction instr of e's code (the last one asked kept). */
+static int code_line(struct code_entry *e, int32_t instr)
+{
+	if (instr >= e->nunits)
+		return -1;
+	if (instr != e->last_instr) {
+		e->last_line = py_linetable_line(e->linetable,
+						 e->linetable_len,
+						 e->firstlineno, instr);
+		e->last_instr = instr;
+	}
+	return e->last_line;
+}
+
+int py_code_info(struct py_proc *p, uint64_t code, int32_t instr,
+		 struct py_code *out)
+{
+	size_t hdr_len = p->code_hdr_len;
+	uint8_t hb[HEADER_MAX];
+	struct code_entry *e;
+	size_t i;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	i = code_find(p, code);
+	if (i != SIZE_MAX && p->codes[i].checked == p->walks && p->walks)
+		goto found;
+	rc = py_read_code_header(p, code, hb);
+	if (rc)
+		return rc;
+	if (p->ncodes >= MAX_CACHED)
+		py_codes_clear(p);
+	i = code_find(p, code);
+	if (i == SIZE_MAX && p->ncodes == p->codes_alloc)
+		return -PROF_ENOMEM;
+	if (i == SIZE_MAX) {
+		e = &p->codes[p->ncodes];
+		memset(e, 0, sizeof(*e));
+		e->addr = code;
+		if (hashmap_add(&p->index, hash_mix64(code), p->ncodes))
+			return -PROF_ENOMEM;
+		i = p->ncodes++;
+	}
+	e = &p->codes[i];
+	if (!code_same(p, hb, hdr_len, e)) {
+		rc = code_fill(p, hb, hdr_len, e);
+		if (rc)
+			return rc;
+	}
+found:
+	e = &p->codes[i];
+	out->name = e->name;
+	out->qualname = e->qualname;
+	out->filename = e->filename;
+	out->firstlineno = e->firstlineno;
+	out->line = code_line(e, instr);
+	return 0;
+}
+
+/* A location table's varint: 6-bit groups, least significant first,
+ * bit 6 set on all but the last; sets b->bad past 32 bits. */
+static uint32_t lt_varint(struct bytes *b)
+{
+	uint32_t v = 0;
+	unsigned shift = 0;
+	uint8_t c;
+
+	do {
+		c = (uint8_t)bytes_u(b, 1);
+		if (shift > 30)
+			b->bad = 1;
+		else
+			v |= (uint32_t)(c & 0x3f) << shift;
+		shift += 6;
+	} while ((c & 0x40) && !b->bad);
+	return v;
+}
+
+/* A signed varint: the sign in bit 0 of the magnitude's varint. */
+static int64_t lt_svarint(struct bytes *b)
+{
+	uint32_t u = lt_varint(b);
+
+	return u & 1 ? -(int64_t)(u >> 1) : (int64_t)(u >> 1);
+}
+
+/*
+ * The location table of 3.11 on (CPython's Objects/locations.md):
+ * entries, each a first byte 1CCCCLLL (code C, L + 1 code units), then by
+ * code:
+ * 0-9 one column byte (same line); 10-12 two column bytes, the line
+ * moves by C - 10; 13 the line's move as a signed varint, no columns;
+ * 14 the same, then end line, column and end column varints; 15 no
+ * location (the line does not move).  Lines move from co_firstlineno.
+ */
+int py_linetable_line(const uint8_t *table, size_t len, int firstlineno,
+		      int32_t instr)
+{
+	struct bytes b = bytes_of(table, len);
+	int64_t line = firstlineno, at = 0;
+
+	if (instr < 0)
+		return firstlineno;
+	while (bytes_left(&b)) {
+		unsigned head = (unsigned)bytes_u(&b, 1);
+		unsigned code = (head >> 3) & 15;
+		int64_t units = (head & 7) + 1;
+
+		if (!(head & 0x80))
+			return -1;	/* not the start of an entry */
+		if (code <= 9) {
+			bytes_skip(&b, 1);
+		} else if (code <= 12) {
+			line += code - 10;
+			bytes_skip(&b, 2);
+		} else if (code == 13) {
+			line += lt_svarint(&b);
+		} else if (code == 14) {
+			line += lt_svarint(&b);
+			lt_varint(&b);
+			lt_varint(&b);
+			lt_varint(&b);
+		}
+		if (b.bad || line < 0 || line > INT32_MAX)
+			return -1;
+		if (instr < at + units)
+			return code == 15 ? -1 : (int)line;
+		at += units;
+	}
+	return -1;
+}
+
