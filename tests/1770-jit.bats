@@ -325,9 +325,10 @@ EOF
 }
 
 @test "node --perf-basic-prof -g: three runs lose no sample" {
-	# 32 KiB stack copies fill a CPU's buffer in about 127 samples; the
-	# drain must never stall that long (node's unwind tables were once
-	# copied with its whole 50 MB segment at its first sample).
+	# 64 KiB stack copies fill a CPU's 4 MiB buffer in about 63
+	# samples; the drain must never stall that long (node's unwind
+	# tables were once copied with its whole 50 MB segment at its first
+	# sample).
 	command -v node >/dev/null || fail "node is missing (./setup.sh deps installs nodejs)"
 	local round samples lost
 	for round in 1 2 3; do
