@@ -16,11 +16,12 @@
 #         summary gives the medians of bytes per event and of umon.out /
 #         perf.data (whole files, and per sample).
 # cpu     the collection CPU of this build against OLD, both attached at
-#         once (-p, -d SECONDS) to one run of build/tests/workers 4, with
-#         and without -g, RUNS rounds: the same threads sampled over the
-#         same time, so both take the same samples (within 1%) and the
-#         ratio of their CPU times (/proc/PID/schedstat) compares what
-#         each spends on them, under the same load; the median ratio.
+#         once (-p, -d SECONDS, -F CPUFREQ) to one run of
+#         build/tests/workers 4, with and without -g, RUNS rounds: the
+#         same threads sampled over the same time, so both take the same
+#         samples (within 1%) and the ratio of their CPU times
+#         (/proc/PID/schedstat) compares what each spends on them, under
+#         the same load; the median ratio.
 # window  one run of build/tests/workers (4 threads, WSECONDS, 25) at
 #         WFREQ Hz (20000) of cpu-clock, sampled at once by perf record
 #         and by uprofile (perf runs uprofile, which runs the workload:
@@ -32,7 +33,9 @@
 #           perf report -i perf.data --stdio --sort sym [--time WINDOW]
 #         (median wall and CPU seconds from /usr/bin/time).
 #
-# Environment: SECONDS_RUN (20), RUNS (3), OLD (/tmp/old/build/uprofile,
+# Environment: SECONDS_RUN (20), RUNS (3), CPUFREQ (1000: the cpu part's
+# sampling rate; more samples weigh the per-sample cost against the
+# start, whose dynamic linking both builds pay), OLD (/tmp/old/build/uprofile,
 # a build of the commit before the time stream, which the cpu part needs:
 # `git archive 257abd3 | tar -x -C /tmp/old && make -C /tmp/old
 # build/uprofile`), BUILD (build), WSECONDS (25), WFREQ (20000), WINDOW
@@ -49,6 +52,7 @@ uprofile=$build/uprofile
 workers=$build/tests/workers
 old=${OLD:-/tmp/old/build/uprofile}
 secs=${SECONDS_RUN:-20}
+cpufreq=${CPUFREQ:-1000}
 runs=${RUNS:-3}
 window=${WINDOW:-40%-60%}
 parts=("$@")
@@ -173,7 +177,7 @@ import json, os, subprocess, sys, time
 secs, opts, new, old, out = sys.argv[1], sys.argv[2].split(), sys.argv[3], sys.argv[4], sys.argv[5]
 w = subprocess.Popen([os.environ["WORKERS"], "4", str(float(secs) + 3)])
 time.sleep(0.5)
-procs = [subprocess.Popen([b, "-quiet", "-e", "cpu-clock", "-F", "1000"] + opts +
+procs = [subprocess.Popen([b, "-quiet", "-e", "cpu-clock", "-F", os.environ["CPUFREQ"]] + opts +
                           ["-p", str(w.pid), "-d", secs, "-o", "%s/%s.out" % (out, n)])
          for n, b in (("new", new), ("old", old))]
 res = []
@@ -193,14 +197,14 @@ cpu_part() {
 	local i g r d
 	[[ -x $old ]] || { echo "no $old: the cpu part needs it" >&2; return; }
 	echo
-	echo "== cpu: this build and $old attached at once to workers 4 for $secs s, cpu-clock at 1000 Hz, $runs rounds"
+	echo "== cpu: this build and $old attached at once to workers 4 for $secs s, cpu-clock at $cpufreq Hz, $runs rounds"
 	printf '%-5s %-3s %9s %8s %9s %8s %7s\n' round g new_cpu_s samples old_cpu_s samples ratio
 	: >"$work/cpu.rows"
 	for ((i = 1; i <= runs; i++)); do
 		for g in no -g; do
 			d=$work/cpu-$i$g
 			mkdir -p "$d"
-			r=$(WORKERS=$workers python3 "$work/attach.py" "$secs" \
+			r=$(WORKERS=$workers CPUFREQ=$cpufreq python3 "$work/attach.py" "$secs" \
 				"$([[ $g == no ]] || echo -g)" "$uprofile" "$old" "$d")
 			echo "$g $r" >>"$work/cpu.rows"
 			awk -v i="$i" -v g="$g" '{ printf "%-5s %-3s %9.4f %8d %9.4f %8d %7.3f\n",

@@ -323,3 +323,22 @@ EOF
 	done
 	true
 }
+
+@test "node --perf-basic-prof -g: three runs lose no sample" {
+	# 64 KiB stack copies fill a CPU's 4 MiB buffer in about 63
+	# samples; the drain must never stall that long (node's unwind
+	# tables were once copied with its whole 50 MB segment at its first
+	# sample).
+	command -v node >/dev/null || fail "node is missing (./setup.sh deps installs nodejs)"
+	local round samples lost
+	for round in 1 2 3; do
+		run -0 --separate-stderr "$UPROFILE" -quiet -g -o "u$round.out" \
+			node --perf-basic-prof "$ROOT/tests/programs/jitwork.js" 2000
+		run -0 --separate-stderr "$UPROFILE" -i "u$round.out" --format json
+		note_maps "$output"
+		samples=$(jq '.statistics[0].samples' <<<"$output")
+		lost=$(jq '.statistics[0].lost' <<<"$output")
+		((samples > 100)) || fail "run $round: $samples samples"
+		((lost == 0)) || fail "run $round lost $lost samples (kept $samples)"
+	done
+}

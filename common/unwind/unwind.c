@@ -28,8 +28,10 @@ struct unw_object {
 	char *path;
 	const char *source;
 	int fd;
-	uint8_t *ehimage;	/* the load segment of .eh_frame(_hdr) */
-	struct unw_seg ehseg;	/* where it lies: offset 0 of ehimage */
+	uint8_t *ehimage;	/* .eh_frame_hdr and .eh_frame's bytes */
+	struct unw_seg ehseg;	/* where they lie: offset 0 of ehimage */
+	uint64_t ehframe_lo, ehframe_hi;	/* .eh_frame's addresses,
+						 * from its section header */
 	Dwarf_Debug dbg;
 	Dwarf_Cie *cies;
 	Dwarf_Fde *fdes;
@@ -123,6 +125,11 @@ static void read_sections(struct unw_object *o, const Elf64_Ehdr *eh)
 				   str + s->sh_name : "";
 		struct plt *p = &o->plt[o->nplt];
 
+		if (!strcmp(name, ".eh_frame") && s->sh_addr &&
+		    s->sh_addr + s->sh_size > s->sh_addr) {
+			o->ehframe_lo = s->sh_addr;
+			o->ehframe_hi = s->sh_addr + s->sh_size;
+		}
 		if (s->sh_type != SHT_PROGBITS ||
 		    !(s->sh_flags & SHF_EXECINSTR) || !s->sh_size ||
 		    s->sh_size > PLT_MAX || (strcmp(name, ".plt") &&
@@ -151,6 +158,41 @@ static void read_sections(struct unw_object *o, const Elf64_Ehdr *eh)
 out:
 	free(str);
 	free(sh);
+}
+
+/*
+ * Copy, from the load segment ld, .eh_frame_hdr (hdr) and .eh_frame: only
+ * the bytes from the first to the end of the last when the section
+ * headers place .eh_frame in ld, else the whole segment.  The first
+ * sample of a large program is unwound while the sample buffers fill:
+ * node's segment is 50 MB, its two tables 3.4 MB.
+ */
+static int copy_eh(struct unw_object *o, const Elf64_Phdr *ld,
+		   const Elf64_Phdr *hdr)
+{
+	uint64_t lo = ld->p_vaddr, hi = ld->p_vaddr + ld->p_filesz;
+
+	if (o->ehframe_lo >= lo && o->ehframe_hi <= hi &&
+	    o->ehframe_lo < o->ehframe_hi) {
+		lo = hdr->p_vaddr < o->ehframe_lo ? hdr->p_vaddr :
+		     o->ehframe_lo;
+		hi = hdr->p_vaddr + hdr->p_filesz > o->ehframe_hi ?
+		     hdr->p_vaddr + hdr->p_filesz : o->ehframe_hi;
+		if (hi > ld->p_vaddr + ld->p_filesz)
+			hi = ld->p_vaddr + ld->p_filesz;
+	}
+	/* At most 256 MiB: .eh_frame of the largest programs is tens. */
+	if (hi - lo > (256u << 20))
+		return -1;
+	o->ehimage = malloc(hi > lo ? hi - lo : 1);
+	if (!o->ehimage ||
+	    regfile_pread(o->fd, o->ehimage, hi - lo,
+			  ld->p_offset + (lo - ld->p_vaddr)))
+		return -1;
+	o->ehseg.offset = 0;
+	o->ehseg.vaddr = lo;
+	o->ehseg.filesz = hi - lo;
+	return 0;
 }
 
 /*
@@ -197,18 +239,9 @@ static int read_segments(struct unw_object *o)
 		    hdr.p_vaddr >= ph[i].p_vaddr &&
 		    hdr.p_vaddr - ph[i].p_vaddr < ph[i].p_filesz)
 			ld = &ph[i];
-	/* At most 256 MiB: .eh_frame of the largest programs is tens. */
-	if (!ld || ld->p_filesz > (256u << 20))
-		goto out;
-	o->ehimage = malloc(ld->p_filesz ? ld->p_filesz : 1);
-	if (!o->ehimage ||
-	    regfile_pread(o->fd, o->ehimage, ld->p_filesz, ld->p_offset))
-		goto out;
-	o->ehseg.offset = 0;
-	o->ehseg.vaddr = ld->p_vaddr;
-	o->ehseg.filesz = ld->p_filesz;
-	if (!unw_ehf_init(&o->ehf, o->ehimage, ld->p_filesz, &o->ehseg, 1,
-			  hdr.p_vaddr - ld->p_vaddr, hdr.p_vaddr)) {
+	if (ld && !copy_eh(o, ld, &hdr) &&
+	    !unw_ehf_init(&o->ehf, o->ehimage, o->ehseg.filesz, &o->ehseg, 1,
+			  hdr.p_vaddr - o->ehseg.vaddr, hdr.p_vaddr)) {
 		o->ehf_ok = 1;
 		o->source = ".eh_frame";
 	}
@@ -353,6 +386,11 @@ int unw_object_vaddr(const struct unw_object *o, uint64_t file_offset,
 		}
 	}
 	return -1;
+}
+
+size_t unw_object_cfi_bytes(const struct unw_object *o)
+{
+	return o->ehf_ok ? (size_t)o->ehseg.filesz : 0;
 }
 
 void unw_object_stats(const struct unw_object *o, uint64_t *hits,

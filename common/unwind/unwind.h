@@ -95,6 +95,10 @@ void unw_object_use_libdwarf(struct unw_object *o);
 int unw_object_row_text(struct unw_object *o, uint64_t vaddr, char *buf,
 			size_t len);
 
+/* Bytes of the object's .eh_frame_hdr and .eh_frame copied in (0 when
+ * they are not read in place), for tests. */
+size_t unw_object_cfi_bytes(const struct unw_object *o);
+
 /* Lookups so far: answered from the rows kept, and rows read. */
 void unw_object_stats(const struct unw_object *o, uint64_t *hits,
 		      uint64_t *misses);

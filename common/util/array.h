@@ -13,7 +13,10 @@
 
 int array_grow(void **ptr, size_t elem_size, size_t nr, size_t *alloc);
 
+/* nr and alloc are evaluated twice: the call only when the room is short
+ * (per-sample appends). */
 #define ALLOC_GROW(ptr, nr, alloc) \
-	array_grow((void **)&(ptr), sizeof(*(ptr)), (nr), &(alloc))
+	((size_t)(nr) <= (alloc) ? 0 : \
+	 array_grow((void **)&(ptr), sizeof(*(ptr)), (nr), &(alloc)))
 
 #endif

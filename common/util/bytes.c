@@ -3,23 +3,6 @@
 
 #include "bytes.h"
 
-const uint8_t *bytes_get(struct bytes *b, size_t n)
-{
-	const uint8_t *at = b->p;
-
-	if (b->bad || (size_t)(b->end - b->p) < n) {
-		b->bad = 1;
-		return NULL;
-	}
-	b->p += n;
-	return at;
-}
-
-void bytes_skip(struct bytes *b, size_t n)
-{
-	bytes_get(b, n);
-}
-
 uint64_t bytes_uo(struct bytes *b, unsigned n, int big)
 {
 	const uint8_t *at = n <= 8 ? bytes_get(b, n) : NULL;

@@ -19,6 +19,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 struct bytes {
 	const uint8_t *p, *end;
@@ -46,6 +47,36 @@ static inline size_t bytes_left(const struct bytes *b)
  * when big (an object's own order, or BYTES_HOST_BIG). */
 uint64_t bytes_u(struct bytes *b, unsigned n);
 uint64_t bytes_uo(struct bytes *b, unsigned n, int big);
+/* The next n bytes copied to v and moved past; zeros and bad when
+ * fewer are left. */
+static inline void bytes_copy(struct bytes *b, void *v, size_t n)
+{
+	if (b->bad || (size_t)(b->end - b->p) < n) {
+		b->bad = 1;
+		memset(v, 0, n);
+		return;
+	}
+	memcpy(v, b->p, n);
+	b->p += n;
+}
+
+/* bytes_uo(b, 8 or 4, BYTES_HOST_BIG). */
+static inline uint64_t bytes_host64(struct bytes *b)
+{
+	uint64_t v;
+
+	bytes_copy(b, &v, sizeof(v));
+	return v;
+}
+
+static inline uint32_t bytes_host32(struct bytes *b)
+{
+	uint32_t v;
+
+	bytes_copy(b, &v, sizeof(v));
+	return v;
+}
+
 /* LEB128 numbers.  bytes_uleb() and bytes_sleb() keep the low 64 bits of
  * a number of any length; bytes_uleb64() takes only one that fits 64
  * bits (at most 10 bytes, the tenth 0 or 1), else sets bad. */
@@ -53,10 +84,25 @@ uint64_t bytes_uleb(struct bytes *b);
 uint64_t bytes_uleb64(struct bytes *b);
 int64_t bytes_sleb(struct bytes *b);
 /* The next n bytes, moved past; NULL when fewer are left.  n == 0 gives
- * p itself (never NULL while not bad). */
-const uint8_t *bytes_get(struct bytes *b, size_t n);
+ * p itself (never NULL while not bad).  Inline, as the few below: a
+ * perf record is read a few words a sample. */
+static inline const uint8_t *bytes_get(struct bytes *b, size_t n)
+{
+	const uint8_t *at = b->p;
+
+	if (b->bad || (size_t)(b->end - b->p) < n) {
+		b->bad = 1;
+		return NULL;
+	}
+	b->p += n;
+	return at;
+}
+
 /* Move past n bytes: bytes_get() without the pointer. */
-void bytes_skip(struct bytes *b, size_t n);
+static inline void bytes_skip(struct bytes *b, size_t n)
+{
+	bytes_get(b, n);
+}
 /* A NUL-terminated string that ends before end, moved past with its
  * NUL; NULL when no NUL is left. */
 const char *bytes_str(struct bytes *b);

@@ -5,7 +5,8 @@
  * place (common/unwind/ehframe.c) and as libdwarf reads them, which is
  * the oracle.  Prints each address where they differ, then a total line
  * "N addresses, M with CFI, K differ, F left to libdwarf"; exits 1 when
- * any differ.
+ * any differ.  Before it, "B bytes of CFI tables held": what the
+ * unwinder copied of the object to read them.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -45,6 +46,7 @@ int main(int argc, char **argv)
 		}
 	}
 	unw_object_stats(own, &hits, &rows);
+	printf("%zu bytes of CFI tables held\n", unw_object_cfi_bytes(own));
 	printf("%" PRIu64 " addresses, %" PRIu64 " with CFI, %" PRIu64
 	       " differ, %s\n", n, cfi, bad, unw_object_source(own));
 	unw_object_free(own);
