@@ -77,11 +77,13 @@ static void report_code(const struct profile *p)
 		for (i = 0; i < n; i++) {
 			const struct sym_code *c;
 			struct sym_result res;
+			char text[256];
 
 			sym_resolve(s, &o, v[i].start, &res);
 			if (sym_code(s, &o, v[i].start, &c) == SYM_OK)
 				for (k = 0; k < c->ninsns; k++)
-					sym_insn_text(s, &o, c, k);
+					sym_insn_format(s, &o, c, k, text,
+							sizeof(text));
 		}
 	symbolizer_free(s);
 }

@@ -31,7 +31,7 @@
  * is made only when a listing asks for it.
  */
 struct proc {
-	struct sym_code code;	/* first: sym_insn_text() gets back here */
+	struct sym_code code;	/* first: sym_insn_format() gets back here */
 	struct sym_insn *insns;
 	struct sym_block *blocks;
 	const struct code_cache *c;
@@ -481,7 +481,7 @@ static int sweep(struct decoder *d)
 		const uint8_t *code = d->buf + (va - d->lo);
 		struct dins *di;
 
-		/* The text only when a listing asks (sym_insn_text). */
+		/* The text only when a listing asks (sym_insn_format). */
 		if (!dec_decode(d->c->dec, code, stop - va, va, false, in)) {
 			uint64_t end;
 			bool unknown = !dec_decode(d->c->dec, code, d->hi - va,
