@@ -23,14 +23,41 @@ void py_codes_clear(struct py_proc *p)
 	hashmap_release(&p->index);
 }
 
-/* Whether the header hb of the object at code is a code object's. */
+/*
+ * Whether the header hb of the object at code is a live code object's:
+ * its type, and a reference count (PyObject.ob_refcnt, at 0) no live
+ * object has is refused: 0, or above 32 bits, where pymalloc's free list
+ * puts its pointer when the object is freed (a frame read after it
+ * returned may still point to its code).  3.12's immortal count is
+ * 2^32 - 1.
+ */
 int py_code_type_ok(const struct py_proc *p, uint64_t code,
 			const uint8_t *hb)
 {
+	uint64_t refs = py_word(hb, p->code_hdr_len, 0, 8);
+
 	if (py_word(hb, p->code_hdr_len, p->l->ob_type, 8) != p->code_type)
 		return prof_fail(PROF_EFORMAT, "%#" PRIx64 " is not a code "
 				 "object", code);
+	if (!refs || refs >> 32)
+		return prof_fail(PROF_EFORMAT, "code object at %#" PRIx64
+				 " is freed (reference count %#" PRIx64 ")",
+				 code, refs);
 	return 0;
+}
+
+/* Whether s may be a code object's name or qualified name: not empty,
+ * nothing a Python name cannot hold (a '/', a space, a control
+ * character: an identifier, "<module>", "f.<locals>.g" have none).  A
+ * name read after its code object was freed may be any string. */
+static bool name_ok(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if ((unsigned char)*s <= ' ' || *s == '/' || *s == 0x7f)
+			return false;
+	return true;
 }
 
 /* The header of the code object at code (p->code_hdr_len bytes), its
@@ -207,6 +234,10 @@ static int code_fill(struct py_proc *p, const uint8_t *hb, size_t hdr_len,
 	    (rc = read_str(p, e->key[1], "co_name", &e->name)) ||
 	    (rc = read_str(p, e->key[2], "co_qualname", &e->qualname)))
 		return rc;
+	if (!name_ok(e->name) || !name_ok(e->qualname))
+		return prof_fail(PROF_EFORMAT, "code object: '%s' is no "
+				 "Python name (freed as it was read)",
+				 name_ok(e->name) ? e->qualname : e->name);
 	return read_bytes(p, e->key[3], &e->linetable, &e->linetable_len);
 }
 
