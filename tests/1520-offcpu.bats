@@ -526,27 +526,52 @@ teardown() {
 # user-mode rows, the kernel's wait for kernel-mode ones (:k).  Each
 # export of such profiles is read by its consumer: go tool pprof for
 # pprof (its total is the report's, in ns), the folded lines' sum.
+# The weights of statistic $2 (0 the first) in the pprof export of profile
+# $1, summed as go tool pprof reads them: -raw lists each sample's
+# values, count then weight per statistic.
+pprof_weight() {
+	run -0 "$UPROFILE" -i "$1" --format pprof -report-file x.pb.gz
+	run -0 --separate-stderr go tool pprof -raw x.pb.gz
+	awk -v k=$((2 * $2 + 2)) '/^Samples:/ { s = 1; next }
+		/^Locations/ { s = 0 }
+		s && $1 ~ /^[0-9]+$/ { v = $k; sub(/:.*/, "", v); t += v }
+		END { printf "%d", t }' <<<"$output"
+}
+
+# The exports of profile $1 add up to its report: pprof's weights of
+# each statistic and the folded lines' (the first statistic's).
+exports_add_up() {
+	local f want got
+	for f in 0 1; do
+		run -0 --separate-stderr "$UPROFILE" -i "$1" --format json
+		want=$(jq ".statistics[$f].weight" <<<"$output")
+		got=$(pprof_weight "$1" $f)
+		assert_equal "$got" "$want"
+	done
+	run -0 "$UPROFILE" -i "$1" --format folded
+	got=$(awk '{ t += $NF } END { printf "%d", t }' <<<"$output")
+	want=$("$UPROFILE" -i "$1" --format json | jq '.statistics[0].weight')
+	assert_equal "$got" "$want"
+}
+
 @test "exports of off-CPU stacks (user rows and :k rows): pprof and folded add up to the report" {
 	skip_unless_kernel_samples
 	command -v go >/dev/null || skip "go is not installed (Debian package golang-go)"
-	local f want got
 	run -0 "$UPROFILE" -quiet -e wall -e offcpu:k -g -o x.out \
 		"$TPROG/offcpu" truth.txt
-	for f in 0 1; do
-		run -0 --separate-stderr "$UPROFILE" -i x.out --format json
-		want=$(jq ".statistics[$f].weight" <<<"$output")
-		run -0 "$UPROFILE" -i x.out --format pprof -report-file x.pb.gz
-		run -0 --separate-stderr go tool pprof -raw x.pb.gz
-		# -raw lists each sample's values, count then weight per
-		# statistic
-		got=$(awk -v k=$((2 * f + 2)) '/^Samples:/ { s = 1; next }
-			/^Locations/ { s = 0 }
-			s && $1 ~ /^[0-9]+$/ { v = $k; sub(/:.*/, "", v); t += v }
-			END { printf "%d", t }' <<<"$output")
-		assert_equal "$got" "$want"
-	done
-	run -0 "$UPROFILE" -i x.out --format folded
-	got=$(awk '{ t += $NF } END { printf "%d", t }' <<<"$output")
-	want=$("$UPROFILE" -i x.out --format json | jq '.statistics[0].weight')
-	assert_equal "$got" "$want"
+	exports_add_up x.out
+}
+
+@test "exports of switches a run meets rarely: a user PC in no mapping known yet, a kernel sample without a chain" {
+	command -v go >/dev/null || skip "go is not installed (Debian package golang-go)"
+	# Each stack's leaf is its row's address, which the exports take
+	# its weight off (they refused such a profile, 1 run in 60 of the
+	# test above).
+	run -0 "$TPROG/mkswitches" sw.umon "$TPROG/demo"
+	exports_add_up sw.umon
+	run -0 "$UPROFILE" -i sw.umon --format json
+	run -0 jq -e '[.statistics[].weight] == [6000000, 6000000]' <<<"$output"
+	run -0 "$UPROFILE" -i sw.umon --format folded
+	assert_line "[truncated: address in no mapping in [unknown]];[unknown]+0x7f0000001234 2000000"
+	assert_line --regexp '^.*;demo\+0x100 2000000$'
 }
