@@ -275,7 +275,7 @@ craft() {
 	local cpus c0 c1
 	cpus=$(allowed_cpus | tr '\n' ' ')
 	read -r c0 c1 _ <<<"$cpus"
-	local work="taskset -c $c0 '$TPROG/spin2' 600 & taskset -c $c1 '$TPROG/spin2' 600; wait"
+	local work="taskset -c $c0 '$TPROG/spin2' 800 & taskset -c $c1 '$TPROG/spin2' 800; wait"
 	run -0 "$UPROFILE" -quiet -e cpu-clock -each sh -c "$work"
 	[[ ! -e umon.out ]]
 	[[ -s umon.out.$c0 && -s umon.out.$c1 ]] ||
@@ -296,7 +296,7 @@ craft() {
 	# the same work: the same number of samples, give or take
 	((each > all / 2 && each < all * 2)) ||
 		fail "-each: $each samples, -all: $all"
-	assert_near "$each" 1200 300
+	assert_near "$each" 1600 400
 }
 
 @test "profiles are replaced atomically: new inode, no temporary file left" {
