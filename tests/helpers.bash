@@ -361,6 +361,24 @@ on_every_cpu() {
 	echo "${script}wait"
 }
 
+# sanitized [PROGRAM]: whether PROGRAM (default: uprofile) is a sanitizer
+# build (make SANITIZE=1): its shadow memory reserves terabytes of
+# address space, and it runs several times slower.
+sanitized() {
+	[[ $(ldd "${1:-$UPROFILE}" 2>/dev/null) == *libasan* ]]
+}
+
+# rounds N: N rounds of a test's random damage, a quarter of them in a
+# sanitizer build: the fuzz targets run the same readers and reports under
+# the sanitizers (fuzz/), in process, thousands of inputs a second.
+rounds() {
+	if sanitized; then
+		echo $(($1 / 4))
+	else
+		echo "$1"
+	fi
+}
+
 # Idle loops (what an idle CPU's samples are in, whatever the hypervisor
 # calls its halt: native_safe_halt, pvm_safe_halt_hc, ...) and the points
 # where the kernel enables interrupts again: a timer (cpu-clock) sample
