@@ -1093,7 +1093,11 @@ check_tid_twice() {
 end = time.process_time() + 0.3
 while time.process_time() < end:
     pass'
-	[[ $(grep -c '^uprofile: python: ' <<<"$stderr") -eq 1 ]] || fail "$stderr"
+	# (The line may come twice: env's exec record drained after the
+	# first samples of the python it became, from another CPU's
+	# buffer, has the process looked at anew.)
+	grep '^uprofile: python: ' <<<"$stderr" | grep -vq 'cannot tell where the C library' &&
+		fail "another python line: $stderr"
 	[[ $stderr =~ uprofile:\ python:\ no\ Python\ frames:\ CPython\ 3\.$1:\ cannot\ tell\ where\ the\ C\ library\ keeps\ a\ thread\'s\ id\ \(2\ places ]] ||
 		fail "no line saying why: $stderr"
 }
