@@ -260,8 +260,8 @@ static bool still_tid(const struct py_proc *p, const uint8_t *t,
  * lists are walked then).  One read: the thread state (3.9, 3.10: and
  * the thread id in its pthread_t), the current frame of its C frame
  * where that is the one seen last (3.11, 3.12), the headers of the code
- * objects of its last walk, and the window where its frames were then:
- * those of the next walk, most often.
+ * objects of its last walk, and the window where its frames were then
+ * (3.9, 3.10: those frames): those of the next walk, most often.
  */
 static int cached_tstate(struct py_proc *p, pid_t tid, struct ts_slot *s,
 			 uint64_t *frame)
@@ -269,6 +269,7 @@ static int cached_tstate(struct py_proc *p, pid_t tid, struct ts_slot *s,
 	const struct layout *l = p->l;
 	uint8_t t[HEADER_MAX], cf[8], tb[4];
 	size_t whole, c = SIZE_MAX, w = SIZE_MAX, tw = SIZE_MAX, i, codes;
+	size_t frames;
 	bool copied = false;
 	struct batch b;
 	uint64_t at;
@@ -287,7 +288,10 @@ static int cached_tstate(struct py_proc *p, pid_t tid, struct ts_slot *s,
 	codes = b.n;
 	for (i = 0; i < s->ncodes; i++)
 		batch_add(&b, p->spec[i], s->codes[i], p->code_hdr_len);
-	if (s->frame)
+	frames = b.n;
+	for (i = 0; i < s->nframes; i++)
+		batch_add(&b, p->spec_frame[i], s->frames[i], p->frame_len);
+	if (s->frame && !l->frame_objects)
 		w = win_add(p, &b, (s->low < s->frame ? s->low : s->frame) -
 			    WIN_SLACK, s->frame + WIN_ABOVE, s->frame);
 	whole = batch_read(p, &b);
@@ -295,6 +299,8 @@ static int cached_tstate(struct py_proc *p, pid_t tid, struct ts_slot *s,
 		win_set(p, &b, w, whole);
 	for (i = 0; i < s->ncodes && codes + i < whole; i++)
 		p->spec_code[p->nspec++] = s->codes[i];
+	for (i = 0; i < s->nframes && frames + i < whole; i++)
+		p->spec_frame_at[p->nspec_frames++] = s->frames[i];
 	if (!still_tid(p, t, s, tid, tb, tw, whole))
 		return 1;
 	at = py_word(t, p->ts_len, l->ts_frame, 8);
@@ -330,11 +336,18 @@ static bool is_shim(const struct py_proc *p, const struct py_frame *f)
 	return p->l->owner_cstack != NONE && f->owner == p->l->owner_cstack;
 }
 
-/* The frame_len bytes of the frame at addr: from the window, which is
- * read around addr when it does not hold them. */
+/* The frame_len bytes of the frame at addr: from those read with the
+ * thread state, else from the window, which is read around addr when it
+ * does not hold them. */
 static int frame_bytes(struct py_proc *p, uint64_t addr, const uint8_t **fb)
 {
-	size_t flen = p->frame_len;
+	size_t flen = p->frame_len, i;
+
+	for (i = 0; i < p->nspec_frames; i++)
+		if (p->spec_frame_at[i] == addr) {
+			*fb = p->spec_frame[i];
+			return 0;
+		}
 
 	if (!in_win(p, addr, flen)) {
 		struct batch b;
@@ -625,13 +638,13 @@ static int walk_thread(struct py_proc *p, pid_t tid, struct keeper *kp)
 	uint64_t pi[WALK_CHUNK];
 	struct walk w = { 0, 0, 0, 1, 0, 0, 0 };
 	struct ts_slot *s = &p->threads[(unsigned)tid % TS_CACHE];
-	uint64_t codes[SPEC_CODES];
-	size_t m, k, i, ncodes = 0;
+	uint64_t codes[SPEC_CODES], frames[SPEC_FRAMES];
+	size_t m, k, i, ncodes = 0, nframes = 0;
 	int rc, stop = 0;
 
 	p->walks++;
 	p->win_lo = p->win_hi = 0;
-	p->nspec = 0;
+	p->nspec = p->nspec_frames = 0;
 	rc = find_frame(p, tid, &w.frame);
 	if (rc)
 		return rc;
@@ -647,6 +660,8 @@ static int walk_thread(struct py_proc *p, pid_t tid, struct keeper *kp)
 			if (f[i].code && ncodes < SPEC_CODES &&
 			    !(ncodes && codes[ncodes - 1] == f[i].code))
 				codes[ncodes++] = f[i].code;
+			if (p->l->frame_objects && nframes < SPEC_FRAMES)
+				frames[nframes++] = f[i].frame;
 		}
 		if (rc) {
 			stop = rc;
@@ -658,6 +673,8 @@ static int walk_thread(struct py_proc *p, pid_t tid, struct keeper *kp)
 		s->low = w.low;
 		memcpy(s->codes, codes, ncodes * sizeof(codes[0]));
 		s->ncodes = ncodes;
+		memcpy(s->frames, frames, nframes * sizeof(frames[0]));
+		s->nframes = nframes;
 	}
 	rc = keeper_end(kp);
 	return rc ? rc : stop;

@@ -130,6 +130,11 @@ struct layout {
 #define WIN_ABOVE 512
 #define WIN_PAGE 4096		/* the smallest page of x86-64 */
 #define SPEC_CODES 8		/* code objects read with a thread state */
+/* Frames read with a thread state (3.9, 3.10): PyFrameObjects lie
+ * anywhere in the heap, not under each other, but a function's frame is
+ * most often where it was (its code object keeps the last one freed for
+ * the next call), so a thread's frames of its last walk are read again. */
+#define SPEC_FRAMES 16
 
 /* A code object's strings and line table, as read (key: its address and
  * the header fields that name them). */
@@ -165,11 +170,17 @@ struct ts_slot {
 	 * the next, their headers read with the thread state. */
 	uint64_t codes[SPEC_CODES];
 	size_t ncodes;
+	/* Its frames at its last walk (3.9, 3.10), innermost first. */
+	uint64_t frames[SPEC_FRAMES];
+	size_t nframes;
 };
 
 /* Reads done in one process_vm_readv: the kernel reads them in order
  * and stops at the first it cannot read whole. */
 #define BATCH_MAX (WALK_CHUNK + 8)
+#if BATCH_MAX < 4 + SPEC_CODES + SPEC_FRAMES
+#error "a thread state's batch does not fit"
+#endif
 struct batch {
 	struct iovec local[BATCH_MAX], remote[BATCH_MAX];
 	size_t n;
@@ -210,6 +221,12 @@ struct py_proc {
 	uint8_t spec[SPEC_CODES][HEADER_MAX];
 	uint64_t spec_code[SPEC_CODES];
 	size_t nspec;
+	/* The frames read with the thread state (3.9, 3.10): spec_frame[i]
+	 * holds the frame_len bytes at spec_frame_at[i], nspec_frames of
+	 * them read. */
+	uint8_t spec_frame[SPEC_FRAMES][HEADER_MAX];
+	uint64_t spec_frame_at[SPEC_FRAMES];
+	size_t nspec_frames;
 };
 
 /* pylayout.c */
