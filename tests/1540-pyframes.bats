@@ -401,57 +401,36 @@ check_main() {
 # Entry frames: one per C call of the eval loop.  RECENTRY: whether the
 # outermost rec is one (3.11: Thread.run calls it through C; 3.12 on:
 # the eval loop runs a call with *args of a Python function inline).
+# Before 3.11 each frame is run by a C call of its own: each is one (and
+# is named by its name: no qualified names).
 check_entries() {
 	need_py "$1"
-	local receentry=${2:-}
+	local recentry=${2:-} each= cls=Thread. mains=1
+	(($1 >= 11)) || recentry=" [entry]" each=" [entry]" cls= mains=5
 	start_prog "$PY"
 	local tid f=$PROG
 	tid=$(sed -n 's/^thread //p' "$EXPECTED" | sed -n 2p)
 	run -0 "$PYSTACK" -e -t "$tid" "$PID"
-	if (($1 < 11)); then
-		check_entries_each "$tid"
-		return
-	fi
 	# list() (C) resumes the generator: a new C call of the eval loop,
 	# so numbers is an entry frame; the thread's bootstrap starts from C.
 	assert_line --index 1 "thread $tid"
-	assert_line --index 2 "pause ($f:$(line_of "$f" pause))"
+	assert_line --index 2 "pause ($f:$(line_of "$f" pause))$each"
 	assert_line --index 3 "numbers ($f:$(line_of "$f" numbers)) [entry]"
-	assert_line --index 4 "rec ($f:$(line_of "$f" rec0))"
-	assert_line --index 5 "rec ($f:$(line_of "$f" rec))"
-	assert_line --index 6 "rec ($f:$(line_of "$f" rec))"
-	assert_line --index 7 "rec ($f:$(line_of "$f" rec))$receentry"
-	[[ ${lines[8]} == "Thread.run ("*"/threading.py:"*")" ]]
-	[[ ${lines[9]} == "Thread._bootstrap_inner ("*"/threading.py:"*")" ]]
-	[[ ${lines[10]} == "Thread._bootstrap ("*"/threading.py:"*") [entry]" ]]
+	assert_line --index 4 "rec ($f:$(line_of "$f" rec0))$each"
+	assert_line --index 5 "rec ($f:$(line_of "$f" rec))$each"
+	assert_line --index 6 "rec ($f:$(line_of "$f" rec))$each"
+	assert_line --index 7 "rec ($f:$(line_of "$f" rec))$recentry"
+	[[ ${lines[8]} == "${cls}run ("*"/threading.py:"*")$each" ]]
+	[[ ${lines[9]} == "${cls}_bootstrap_inner ("*"/threading.py:"*")$each" ]]
+	[[ ${lines[10]} == "${cls}_bootstrap ("*"/threading.py:"*") [entry]" ]]
 	assert_line --index 11 "= end"
 	[[ ${#lines[@]} -eq 12 ]]
-	# The main thread: one C call (the module's), the rest inline.
+	# The main thread: one C call (the module's), the rest inline (3.11
+	# on); one per frame before.
 	run -0 "$PYSTACK" -e -t "$PID" "$PID"
-	[[ $(grep -c '\[entry\]' <<<"$output") -eq 1 ]]
-	assert_line "<module> ($f:$(line_of "$f" module)) [entry]"
-}
-
-# Entry frames before 3.11: each frame is run by a C call of the eval
-# loop of its own, so each is one; the same frames as 3.11 on, names for
-# qualified names.
-check_entries_each() {
-	local f=$PROG
-	assert_line --index 1 "thread $1"
-	assert_line --index 2 "pause ($f:$(line_of "$f" pause)) [entry]"
-	assert_line --index 3 "numbers ($f:$(line_of "$f" numbers)) [entry]"
-	assert_line --index 4 "rec ($f:$(line_of "$f" rec0)) [entry]"
-	assert_line --index 5 "rec ($f:$(line_of "$f" rec)) [entry]"
-	assert_line --index 6 "rec ($f:$(line_of "$f" rec)) [entry]"
-	assert_line --index 7 "rec ($f:$(line_of "$f" rec)) [entry]"
-	[[ ${lines[8]} == "run ("*"/threading.py:"*") [entry]" ]]
-	[[ ${lines[9]} == "_bootstrap_inner ("*"/threading.py:"*") [entry]" ]]
-	[[ ${lines[10]} == "_bootstrap ("*"/threading.py:"*") [entry]" ]]
-	assert_line --index 11 "= end"
-	[[ ${#lines[@]} -eq 12 ]]
-	run -0 "$PYSTACK" -e -t "$PID" "$PID"
-	[[ $(grep -c '\[entry\]' <<<"$output") -eq 5 ]]
+	[[ $(grep -c '\[entry\]' <<<"$output") -eq $mains ]]
 	[[ $(grep -c ' (' <<<"$output") -eq 5 ]]
+	assert_line "<module> ($f:$(line_of "$f" module)) [entry]"
 }
 
 @test "pyframes 3.9: a generator resumed from C and a recursive function; every frame is an entry frame (a C call of the eval loop each)" {

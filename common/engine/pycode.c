@@ -101,6 +101,27 @@ static size_t put_utf8(char *buf, uint32_t c)
 	return 4;
 }
 
+/* The len bytes of the header of the object at addr into hb, its type
+ * checked to be type (tname: "str"); what names the object in the
+ * reason it is not one. */
+static int read_object(struct py_proc *p, uint64_t addr, uint64_t type,
+		       const char *tname, size_t len, uint8_t *hb,
+		       const char *what)
+{
+	int rc;
+
+	if (!py_ptr_ok(addr))
+		return prof_fail(PROF_EFORMAT, "%s at %#" PRIx64 ": not a "
+				 "pointer", what, addr);
+	rc = py_mem_read(p, addr, hb, len, what);
+	if (rc)
+		return rc;
+	if (py_word(hb, len, p->l->ob_type, 8) != type)
+		return prof_fail(PROF_EFORMAT, "%s at %#" PRIx64 " is not a "
+				 "%s", what, addr, tname);
+	return 0;
+}
+
 /*
  * The str object at addr (compact: its characters follow its header),
  * as UTF-8 in the pool: *out.  what names it in the reason it is not
@@ -118,15 +139,10 @@ static int read_str(struct py_proc *p, uint64_t addr, const char *what,
 	size_t n, i, t = 0;
 	int rc;
 
-	if (!py_ptr_ok(addr))
-		return prof_fail(PROF_EFORMAT, "%s at %#" PRIx64 ": not a "
-				 "pointer", what, addr);
-	rc = py_mem_read(p, addr, hb, l->str_ascii_size, what);
+	rc = read_object(p, addr, p->str_type, "str", l->str_ascii_size, hb,
+			 what);
 	if (rc)
 		return rc;
-	if (py_word(hb, l->str_ascii_size, l->ob_type, 8) != p->str_type)
-		return prof_fail(PROF_EFORMAT, "%s at %#" PRIx64 " is not a "
-				 "str", what, addr);
 	len = (int64_t)py_word(hb, l->str_ascii_size, l->str_length, 8);
 	state = (uint32_t)py_word(hb, l->str_ascii_size, l->str_state, 4);
 	kind = (state & l->str_kind) >> __builtin_ctz(l->str_kind);
@@ -167,15 +183,10 @@ static int bytes_size(struct py_proc *p, uint64_t addr, const char *what,
 	uint8_t hb[HEADER_MAX];
 	int rc;
 
-	if (!py_ptr_ok(addr))
-		return prof_fail(PROF_EFORMAT, "%s at %#" PRIx64 ": not a "
-				 "pointer", what, addr);
-	rc = py_mem_read(p, addr, hb, l->bytes_data, what);
+	rc = read_object(p, addr, p->bytes_type, "bytes object",
+			 l->bytes_data, hb, what);
 	if (rc)
 		return rc;
-	if (py_word(hb, l->bytes_data, l->ob_type, 8) != p->bytes_type)
-		return prof_fail(PROF_EFORMAT, "%s at %#" PRIx64 " is not a "
-				 "bytes object", what, addr);
 	*size = (int64_t)py_word(hb, l->bytes_data, l->ob_size, 8);
 	if (*size < 0 || *size > max)
 		return prof_fail(PROF_EFORMAT, "%s at %#" PRIx64 ": %" PRId64

@@ -15,102 +15,69 @@
 
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 
+/*
+ * What 3.9 and 3.10 on x86-64 share, from their headers (Include/internal/
+ * included; tests/tools/pyoffsets.c prints them): all but the size of
+ * _PyRuntimeState and the place of PyFrameObject.f_lasti.
+ */
+#define FRAME_OBJECTS_X86_64 \
+	.machine = EM_X86_64, \
+	.frame_objects = true, \
+	.rt_interp_head = 32, \
+	.rt_main_thread = 72, \
+	.is_next = 0, \
+	.is_threads_head = 8, \
+	.ts_next = 8, \
+	.ts_interp = 16, \
+	.ts_native_tid = NONE, \
+	.ts_thread_id = 176, \
+	.ts_frame = 24, \
+	.cf_current_frame = NONE, \
+	.fr_code = 32, \
+	.fr_previous = 24, \
+	.fr_is_entry = NONE, \
+	.fr_owner = NONE, \
+	.owner_generator = NONE, \
+	.owner_frame_object = NONE, \
+	.owner_cstack = NONE, \
+	.ob_type = 8, \
+	.ob_size = 16, \
+	.co_firstlineno = 40, \
+	.co_filename = 104, \
+	.co_name = 112, \
+	.co_qualname = NONE, \
+	.co_linetable = 120, \
+	.co_firsttraceable = NONE, \
+	.co_code = NONE, \
+	.co_code_obj = 48, \
+	.codeunit_size = 2, \
+	.str_length = 16, \
+	.str_state = 32, \
+	.str_kind = 0x1c, \
+	.str_compact = 0x20, \
+	.str_ascii = 0x40, \
+	.str_ready = 0x80, \
+	.str_ascii_size = 48, \
+	.str_compact_size = 72, \
+	.bytes_data = 32
+
 static const struct layout layouts[] = {
 	{
-		/* CPython 3.9 on x86-64 (3.9.18): its headers, with
-		 * Include/internal/ (tests/tools/pyoffsets.c prints them). */
+		/* CPython 3.9 on x86-64 (3.9.18). */
+		FRAME_OBJECTS_X86_64,
 		.minor = 9,
-		.machine = EM_X86_64,
-		.frame_objects = true,
 		.lasti_bytes = true,
 		.lines = PY_LINES_LNOTAB,
 		.runtime_size = 656,
-		.rt_interp_head = 32,
-		.rt_main_thread = 72,
-		.is_next = 0,
-		.is_threads_head = 8,
-		.ts_next = 8,
-		.ts_interp = 16,
-		.ts_native_tid = NONE,
-		.ts_thread_id = 176,
-		.ts_frame = 24,
-		.cf_current_frame = NONE,
-		.fr_code = 32,
-		.fr_previous = 24,
 		.fr_instr = 104,
-		.fr_is_entry = NONE,
-		.fr_owner = NONE,
-		.owner_generator = NONE,
-		.owner_frame_object = NONE,
-		.owner_cstack = NONE,
-		.ob_type = 8,
-		.ob_size = 16,
-		.co_firstlineno = 40,
-		.co_filename = 104,
-		.co_name = 112,
-		.co_qualname = NONE,
-		.co_linetable = 120,
-		.co_firsttraceable = NONE,
-		.co_code = NONE,
-		.co_code_obj = 48,
-		.codeunit_size = 2,
-		.str_length = 16,
-		.str_state = 32,
-		.str_kind = 0x1c,
-		.str_compact = 0x20,
-		.str_ascii = 0x40,
-		.str_ready = 0x80,
-		.str_ascii_size = 48,
-		.str_compact_size = 72,
-		.bytes_data = 32,
 	},
 	{
-		/* CPython 3.10 on x86-64 (3.10.13), from its headers the
-		 * same way: 3.9's but for the sizes of _PyRuntimeState and
-		 * of what precedes PyFrameObject.f_lasti. */
+		/* CPython 3.10 on x86-64 (3.10.13). */
+		FRAME_OBJECTS_X86_64,
 		.minor = 10,
-		.machine = EM_X86_64,
-		.frame_objects = true,
 		.lines = PY_LINES_PAIRS,
 		.runtime_size = 672,
-		.rt_interp_head = 32,
-		.rt_main_thread = 72,
-		.is_next = 0,
-		.is_threads_head = 8,
-		.ts_next = 8,
-		.ts_interp = 16,
-		.ts_native_tid = NONE,
-		.ts_thread_id = 176,
-		.ts_frame = 24,
-		.cf_current_frame = NONE,
-		.fr_code = 32,
-		.fr_previous = 24,
 		.fr_instr = 96,
-		.fr_is_entry = NONE,
-		.fr_owner = NONE,
-		.owner_generator = NONE,
-		.owner_frame_object = NONE,
-		.owner_cstack = NONE,
-		.ob_type = 8,
-		.ob_size = 16,
-		.co_firstlineno = 40,
-		.co_filename = 104,
-		.co_name = 112,
-		.co_qualname = NONE,
-		.co_linetable = 120,
-		.co_firsttraceable = NONE,
-		.co_code = NONE,
-		.co_code_obj = 48,
-		.codeunit_size = 2,
-		.str_length = 16,
-		.str_state = 32,
-		.str_kind = 0x1c,
-		.str_compact = 0x20,
-		.str_ascii = 0x40,
-		.str_ready = 0x80,
-		.str_ascii_size = 48,
-		.str_compact_size = 72,
-		.bytes_data = 32,
 	},
 	{
 		/* CPython 3.11 on x86-64 (3.11.2 and 3.11.7 alike). */

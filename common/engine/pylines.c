@@ -82,14 +82,17 @@ int py_linetable_line(const uint8_t *table, size_t len, int firstlineno,
 }
 
 /*
- * 3.10's co_linetable (its Objects/lnotab_notes.txt): pairs of bytes,
- * the length of a range of bytecode in bytes (unsigned) and the move of
- * the line to it (signed; -128: the range has no line, and the line
- * does not move).  Ranges follow each other from 0; one of length 0
- * moves the line only (a move too long for a byte).
+ * 3.9's co_lnotab and 3.10's co_linetable (their Objects/lnotab_notes.txt)
+ * are both pairs of bytes: a move of the bytecode offset (unsigned, in
+ * bytes) and of the line (signed).  3.9's pair (ranges false) says where
+ * a new line starts: an instruction's line is that of the last start at
+ * or before it.  3.10's pair is a range: the move's bytes from the
+ * offset, at the line moved by it (-128: the range has no line, and the
+ * line does not move); a range of length 0 moves the line only (a move
+ * too long for a byte).
  */
 static int pairs_line(const uint8_t *table, size_t len, int firstlineno,
-		      int32_t instr)
+		      int32_t instr, bool ranges)
 {
 	int64_t line = firstlineno, at = 0;
 	int64_t addr = (int64_t)instr * 2;
@@ -98,40 +101,19 @@ static int pairs_line(const uint8_t *table, size_t len, int firstlineno,
 	if (instr < 0)
 		return firstlineno;
 	for (i = 0; i + 1 < len; i += 2) {
-		int delta = (int8_t)table[i + 1];
-		int64_t end = at + table[i];
+		int move = (int8_t)table[i + 1];
 
-		if (delta != -128)
-			line += delta;
+		at += table[i];
+		if (!ranges && at > addr)
+			break;
+		if (!ranges || move != -128)
+			line += move;
 		if (line < 0 || line > INT32_MAX)
 			return -1;
-		if (addr < end)
-			return delta == -128 ? -1 : (int)line;
-		at = end;
+		if (ranges && addr < at)
+			return move == -128 ? -1 : (int)line;
 	}
-	return -1;
-}
-
-/*
- * 3.9's co_lnotab (its Objects/lnotab_notes.txt): pairs of bytes, the
- * move of the bytecode offset (unsigned) and of the line (signed) at
- * which a new line starts; an instruction's line is that of the last
- * start at or before it.
- */
-static int lnotab_line(const uint8_t *table, size_t len, int firstlineno,
-		       int32_t instr)
-{
-	int64_t line = firstlineno, at = 0;
-	int64_t addr = (int64_t)instr * 2;
-	size_t i;
-
-	for (i = 0; i + 1 < len; i += 2) {
-		at += table[i];
-		if (at > addr)
-			break;
-		line += (int8_t)table[i + 1];
-	}
-	return line < 0 || line > INT32_MAX ? -1 : (int)line;
+	return ranges ? -1 : (int)line;
 }
 
 int py_lines_line(enum py_lines kind, const uint8_t *table, size_t len,
@@ -139,9 +121,9 @@ int py_lines_line(enum py_lines kind, const uint8_t *table, size_t len,
 {
 	switch (kind) {
 	case PY_LINES_LNOTAB:
-		return lnotab_line(table, len, firstlineno, instr);
+		return pairs_line(table, len, firstlineno, instr, false);
 	case PY_LINES_PAIRS:
-		return pairs_line(table, len, firstlineno, instr);
+		return pairs_line(table, len, firstlineno, instr, true);
 	default:
 		return py_linetable_line(table, len, firstlineno, instr);
 	}
