@@ -113,7 +113,7 @@ static int pairs_line(const uint8_t *table, size_t len, int firstlineno,
 		if (ranges && addr < at)
 			return move == -128 ? -1 : (int)line;
 	}
-	return ranges ? -1 : (int)line;
+	return ranges || line < 0 || line > INT32_MAX ? -1 : (int)line;
 }
 
 int py_lines_line(enum py_lines kind, const uint8_t *table, size_t len,
