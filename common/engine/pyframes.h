@@ -49,8 +49,9 @@
  * caller's: its callers are there), the code objects' headers of a
  * walk in one call, and a thread's state, its C frame's current frame,
  * its last walk's code headers and the memory where its frames were
- * then in one: most walks of a thread whose stack moves little take one
- * call.
+ * then (3.9, 3.10: its frames then, heap objects that a function's
+ * next call most often finds where its last left them) in one: most
+ * walks of a thread whose stack moves little take one call.
  *
  * Outside memory is untrusted
  * ---------------------------
