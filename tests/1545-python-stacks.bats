@@ -28,11 +28,11 @@
 #
 # Debian's CPython 3.11 is the interpreter (PYTHON311 names another;
 # tests/1540-pyframes.bats runs the shares of each version known); the
-# shares, lines, C-under-Python and threads checks also run on CPython
-# 3.9 and 3.10, whose frames are another kind, where PYTHON39 and
-# PYTHON310 name them (skipped otherwise); PYTHON_OTHER may name a
-# CPython of a version not known for the test of refusal (else one is
-# looked for on PATH).
+# shares, lines, C-under-Python, threads, children, -p and reads checks
+# also run on CPython 3.9 and 3.10, whose frames are another kind, where
+# PYTHON39 and PYTHON310 name them (skipped otherwise); PYTHON_OTHER may
+# name a CPython of a version not known for the test of refusal (else
+# one is looked for on PATH).
 
 load helpers
 
@@ -539,8 +539,8 @@ PY
 	check_two_threads 10
 }
 
-@test "python: a forked child (multiprocessing) and an exec'd one (subprocess): their own functions, their own processes" {
-	need_py311
+check_children() {
+	use_py "$1"
 	# parent_loop in the parent and child_loop in a multiprocessing
 	# child (fork) run at once, then a subprocess (a new interpreter)
 	# runs exec_loop of exec_mod.py: 0.4 s of CPU time each.
@@ -615,14 +615,27 @@ PY
 	done
 	# The fork's stack: its function under multiprocessing's bootstrap.
 	folded_of mp.out
-	grep -Eq ';BaseProcess\._bootstrap;([^;]+;)*child_loop [0-9]+$' <<<"$stacks" ||
+	# (A method by its name alone before 3.11.)
+	grep -Eq ';(BaseProcess\.)?_bootstrap;([^;]+;)*child_loop [0-9]+$' <<<"$stacks" ||
 		fail "child_loop is not under BaseProcess._bootstrap"
 	grep -Eq '(^|;)<module>;exec_loop [0-9]+$' <<<"$stacks" ||
 		fail "exec_loop is not under the -c program's <module>"
 }
 
-@test "python: -p attaches to a running CPython: its functions in the stacks" {
-	need_py311
+@test "python: a forked child (multiprocessing) and an exec'd one (subprocess): their own functions, their own processes" {
+	check_children 11
+}
+
+@test "python 3.9: a forked child (multiprocessing) and an exec'd one (subprocess): their own functions, their own processes" {
+	check_children 9
+}
+
+@test "python 3.10: a forked child (multiprocessing) and an exec'd one (subprocess): their own functions, their own processes" {
+	check_children 10
+}
+
+check_attach() {
+	use_py "$1"
 	need_attach
 	cat >loop.py <<'PY'
 def attached_loop():
@@ -656,6 +669,18 @@ PY
 	grep -Eq '(^|;)<module>;outer;attached_loop [0-9]+$' <<<"$stacks" ||
 		fail "no stack <module>;outer;attached_loop: $(head -3 <<<"$stacks")"
 	proc_running "$pid" || fail "the attached process is gone"
+}
+
+@test "python: -p attaches to a running CPython: its functions in the stacks" {
+	check_attach 11
+}
+
+@test "python 3.9: -p attaches to a running CPython: its functions in the stacks" {
+	check_attach 9
+}
+
+@test "python 3.10: -p attaches to a running CPython: its functions in the stacks" {
+	check_attach 10
 }
 
 # ---- frames that change fast -----------------------------------------
