@@ -634,6 +634,68 @@ PY
 	check_children 10
 }
 
+# A fork from a thread that is not the main one: the child's only
+# thread is the forking one, whose thread state the child keeps (3.9 and
+# 3.10 find it through its pthread_t, the place of the thread id found
+# again in the child).
+check_thread_fork() {
+	use_py "$1"
+	cat >tf.py <<'PY'
+import os
+import threading
+import time
+
+
+def spin_child():
+    end = time.process_time() + 0.5
+    while time.process_time() < end:
+        pass
+
+
+def forker():
+    pid = os.fork()
+    if pid == 0:
+        spin_child()
+        os._exit(0)
+    os.waitpid(pid, 0)
+
+
+t = threading.Thread(target=forker)
+t.start()
+t.join()
+PY
+	pyprof tf.out "$PY" tf.py
+	# Two CPythons read; the child's samples (over 100) with Python
+	# frames, 95% of them or more.
+	local line k m child=
+	while IFS= read -r line; do
+		[[ $line =~ :\ ([0-9]+)\ of\ ([0-9]+)\ samples\ with ]] || continue
+		k=${BASH_REMATCH[1]} m=${BASH_REMATCH[2]}
+		((m > 100 && k * 100 >= m * 95)) && child=$line
+	done <<<"$(pylines)"
+	[[ -n $child && $(pylines | wc -l) -eq 2 ]] ||
+		fail "no child with Python frames: $(pylines)"
+	json_of tf.out -by pid
+	[[ $(jq '[.rows[] | select(.procedure == "spin_child") | .pid]
+		| unique | length' <<<"$json") -eq 1 ]] ||
+		fail "spin_child in more than one process, or none"
+	folded_of tf.out
+	grep -Eq ';forker;spin_child(;[^ ]+)? [0-9]+$' <<<"$stacks" ||
+		fail "spin_child is not under forker"
+}
+
+@test "python: a fork from a thread: the child's frames, under the thread's function" {
+	check_thread_fork 11
+}
+
+@test "python 3.9: a fork from a thread: the child's frames, under the thread's function" {
+	check_thread_fork 9
+}
+
+@test "python 3.10: a fork from a thread: the child's frames, under the thread's function" {
+	check_thread_fork 10
+}
+
 check_attach() {
 	use_py "$1"
 	need_attach
