@@ -14,7 +14,8 @@
 # PYTHON311, else Debian's /usr/bin/python3.11, else python3.11 on PATH;
 # 3.X is PYTHON3X, else python3.X on PATH (its headers, for the layout
 # tests, where its sysconfig says, or PY3X_INCLUDE).  A version absent
-# skips its tests, saying so.  The damaged chains are 3.11's.
+# skips its tests, saying so.  The damaged chains are 3.11's.  A version
+# not known is PYTHON_OTHER, else looked for on PATH.
 
 load helpers
 
@@ -985,11 +986,11 @@ check_copy() {
 @test "pyframes: a CPython version not known is refused in one line naming it" {
 	need_readable
 	local py= cand v
-	for cand in python3.14 python3.15 python3.8 python3.7; do
+	for cand in ${PYTHON_OTHER-} python3.14 python3.15 python3.8 python3.7 python3.6; do
 		v=$("$cand" -c 'import sys; print(sys.implementation.name, "%d.%d" % sys.version_info[:2])' 2>/dev/null) || continue
 		[[ $v == cpython\ 3.* ]] && ! "$PYSTACK" --layout "${v#cpython }" >/dev/null 2>&1 && { py=$cand; break; }
 	done
-	[[ -n $py ]] || skip "no CPython of a version with no layout on PATH (python3.14, python3.8, ...)"
+	[[ -n $py ]] || skip "no CPython of a version with no layout on PATH (python3.14, python3.8, ...; PYTHON_OTHER names one)"
 	bg "$py" -c 'import time; open("ready", "w").close(); time.sleep(300)'
 	PID=$BG
 	wait_file ready
