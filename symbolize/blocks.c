@@ -182,8 +182,11 @@ struct decoder {
 				 * which may be data) only mark leaders */
 	uint64_t *forced;	/* sorted: the sweep must start here */
 	size_t nforced, aforced;
-	/* The last instructions, for jump-table patterns (x86). */
+	/* The last instructions, for jump-table patterns (x86): decoded
+	 * for their flow, their operands once a jump table asks
+	 * (ring_at()). */
 	struct dec_insn ring[RING];
+	bool ring_ops[RING];
 	size_t nring;
 	struct dec_insn in;	/* the one being decoded */
 };
@@ -249,11 +252,22 @@ static const char *callee_name(const struct decoder *d, uint64_t target)
 	return NULL;
 }
 
-static const struct dec_insn *ring_at(const struct decoder *d, size_t back)
+static const struct dec_insn *ring_at(struct decoder *d, size_t back)
 {
+	size_t k;
+	struct dec_insn *in;
+
 	if (back >= d->nring || back >= RING)
 		return NULL;
-	return &d->ring[(d->nring - 1 - back) % RING];
+	k = (d->nring - 1 - back) % RING;
+	in = &d->ring[k];
+	if (!d->ring_ops[k]) {
+		/* It decoded in these bytes before: it does again. */
+		dec_decode(d->c->dec, d->buf + (in->va - d->lo), in->len,
+			   in->va, DEC_WANT_OPS, in);
+		d->ring_ops[k] = true;
+	}
+	return in;
 }
 
 static int add_extra(struct decoder *d, uint64_t va)
@@ -268,7 +282,7 @@ static int add_extra(struct decoder *d, uint64_t va)
  * The bound of a jump table: "cmp idx, N" then "ja" (N + 1 entries) or
  * "jae" (N) among the instructions before the jump.  0 if not found.
  */
-static uint64_t table_bound(const struct decoder *d, size_t from)
+static uint64_t table_bound(struct decoder *d, size_t from)
 {
 	size_t b;
 
@@ -482,10 +496,11 @@ static int sweep(struct decoder *d)
 		struct dins *di;
 
 		/* The text only when a listing asks (sym_insn_format). */
-		if (!dec_decode(d->c->dec, code, stop - va, va, false, in)) {
+		if (!dec_decode(d->c->dec, code, stop - va, va, DEC_WANT_FLOW,
+				in)) {
 			uint64_t end;
 			bool unknown = !dec_decode(d->c->dec, code, d->hi - va,
-						   va, false, in);
+						   va, DEC_WANT_FLOW, in);
 
 			/* Never a guess: an unknown instruction runs to the
 			 * next start known otherwise. */
@@ -518,6 +533,9 @@ static int sweep(struct decoder *d)
 			/* Not the text (empty here, and most of it). */
 			memcpy(&d->ring[d->nring % RING], in,
 			       offsetof(struct dec_insn, text));
+			d->ring_ops[d->nring % RING] =
+				!!(in->flags & (SYM_INSN_BRANCH |
+						SYM_INSN_CALL));
 			d->nring++;
 			if ((di->flags & SYM_INSN_BRANCH) &&
 			    (di->flags & SYM_INSN_INDIRECT))
@@ -705,8 +723,8 @@ static int neighbour_jumps(struct decoder *d, uint64_t lo, uint64_t hi)
 	reach = lo + dec_branch_reach(d->c->dec, buf, hi - lo, lo, d->lo,
 				      d->hi);
 	for (va = lo; va < reach && !ret;) {
-		if (!dec_decode(d->c->dec, buf + (va - lo), hi - va, va, false,
-				in)) {
+		if (!dec_decode(d->c->dec, buf + (va - lo), hi - va, va,
+				DEC_WANT_FLOW, in)) {
 			/* Only leaders come of this: resume anywhere. */
 			va += in->len ? in->len : 1;
 			continue;
@@ -871,7 +889,7 @@ static const char *plain_text(const struct sym_code *code, size_t i,
 	}
 	if ((in->flags & SYM_INSN_DATA) ||
 	    !dec_decode(p->c->dec, p->bytes + (in->vaddr - p->lo), in->len,
-			in->vaddr, true, din))
+			in->vaddr, DEC_WANT_TEXT, din))
 		return "(bad)";
 	return din->text;
 }

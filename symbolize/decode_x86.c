@@ -311,7 +311,7 @@ static void operand(const ZydisDecodedInstruction *zi,
 }
 
 bool dec_x86_decode(const struct dec_x86 *x, const uint8_t *buf, size_t size,
-		    uint64_t va, bool want_text, struct dec_insn *in)
+		    uint64_t va, enum dec_want want, struct dec_insn *in)
 {
 	ZydisDecoderContext ctx;
 	ZydisDecodedInstruction zi;
@@ -326,15 +326,24 @@ bool dec_x86_decode(const struct dec_x86 *x, const uint8_t *buf, size_t size,
 	in->id = DEC_OTHER;
 	in->nops = 0;
 	in->text[0] = '\0';
-	/* The visible operands only: nothing here reads the others. */
 	if (ZYAN_FAILED(ZydisDecoderDecodeInstruction(&x->decoder, &ctx, buf,
-						      size, &zi)) ||
-	    ZYAN_FAILED(ZydisDecoderDecodeOperands(&x->decoder, &ctx, &zi, zo,
-						   zi.operand_count_visible)))
+						      size, &zi)))
 		return false;
 	in->len = zi.length;
 	in->flags = classify(&zi);
 	in->id = id_of(zi.mnemonic);
+	if (want == DEC_WANT_FLOW &&
+	    !(in->flags & (SYM_INSN_BRANCH | SYM_INSN_CALL)))
+		return true;
+	/* The visible operands only: nothing here reads the others.  They
+	 * decode wherever the instruction did (every offset of libc and
+	 * cc1plus tried), so FLOW accepts the same bytes as OPS. */
+	if (ZYAN_FAILED(ZydisDecoderDecodeOperands(&x->decoder, &ctx, &zi, zo,
+						   zi.operand_count_visible))) {
+		in->len = in->flags = 0;
+		in->id = DEC_OTHER;
+		return false;
+	}
 	for (i = 0; i < zi.operand_count_visible && i < DEC_MAX_OPS; i++)
 		operand(&zi, &zo[i], va, &in->op[in->nops++]);
 	if (in->flags & (SYM_INSN_BRANCH | SYM_INSN_CALL)) {
@@ -344,7 +353,7 @@ bool dec_x86_decode(const struct dec_x86 *x, const uint8_t *buf, size_t size,
 		else
 			in->flags |= SYM_INSN_INDIRECT;
 	}
-	if (want_text) {
+	if (want == DEC_WANT_TEXT) {
 		/* A multi-byte nop's register operand is no operand to a
 		 * reader (objdump leaves it out). */
 		ZydisDecodedInstruction shown = zi;
