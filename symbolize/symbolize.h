@@ -330,6 +330,9 @@ struct sym_object_info {
 	enum sym_symbols symbols;	/* from the file and the debug file */
 	int err;		/* why it could not be used (SYM_E*), or
 				 * SYM_OK; sym_object_error() says more */
+	int dwarf;		/* it has DWARF (read on first use): only
+				 * then may resolving one of its addresses
+				 * find an error err does not have yet */
 	/*
 	 * Where the source files its DWARF names may be read: inside
 	 * source_root (resolved there, as if it were /: "/" for this

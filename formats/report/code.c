@@ -662,6 +662,26 @@ out:
 	return err;
 }
 
+/*
+ * Whether resolving more addresses of object obj can change its note
+ * (report_note_object()), state being what resolving told so far: not
+ * once it is unreadable, nor once a file without DWARF has code nothing
+ * names (the rest can only be named, and no error is left to find).
+ */
+static int note_settled(struct build *b, const uint8_t *state, uint32_t obj)
+{
+	const struct profile *p = b->r->prof;
+	struct sym_object so = report_sym_obj(p, obj);
+	struct sym_object_info info;
+
+	if (state[obj] & OBJ_UNREADABLE)
+		return 1;
+	if (p->objects[obj].kind != PROF_OBJ_FILE ||
+	    !(state[obj] & OBJ_ANONYMOUS))
+		return 0;
+	return !sym_object_info(b->sym, &so, &info) && !info.dwarf;
+}
+
 /* The instructions that are no sites (wanted_blocks()) resolved for
  * obj_state() alone: the notes stay those of every instruction. */
 void report_code_resolve_left(struct build *b, uint8_t *bad)
@@ -671,6 +691,8 @@ void report_code_resolve_left(struct build *b, uint8_t *bad)
 	for (k = 0; k < b->nleft; k++) {
 		const struct sym_code *c = b->left_codes[k];
 
+		if (note_settled(b, bad, b->left_obj[k]))
+			continue;
 		for (i = 0; i < c->ninsns; i++) {
 			struct sym_result res;
 
