@@ -653,7 +653,6 @@ static int build_blocks(struct decoder *d, struct proc *p, uint64_t off0)
 			nb++;
 		}
 		si->offset = off0 + (di->va - d->lo);
-		si->vaddr = di->va;
 		si->len = di->len;
 		si->block = (uint32_t)(nb - 1);
 		si->flags = di->flags;
@@ -880,6 +879,7 @@ static const char *plain_text(const struct sym_code *code, size_t i,
 {
 	const struct proc *p = (const struct proc *)code;
 	const struct sym_insn *in = &code->insns[i];
+	uint64_t va = sym_insn_vaddr(code, in);
 
 	if (in->flags & SYM_INSN_UNKNOWN) {
 		snprintf(din->text, sizeof(din->text),
@@ -888,8 +888,8 @@ static const char *plain_text(const struct sym_code *code, size_t i,
 		return din->text;
 	}
 	if ((in->flags & SYM_INSN_DATA) ||
-	    !dec_decode(p->c->dec, p->bytes + (in->vaddr - p->lo), in->len,
-			in->vaddr, DEC_WANT_TEXT, din))
+	    !dec_decode(p->c->dec, p->bytes + (va - p->lo), in->len, va,
+			DEC_WANT_TEXT, din))
 		return "(bad)";
 	return din->text;
 }
@@ -1021,6 +1021,7 @@ static int find_proc(struct symbolizer *s, const struct sym_object *obj,
 	p->code.procedure = res.frames[res.nframes - 1].function;
 	p->code.start = off0;
 	p->code.end = off0 + (hi - lo);
+	p->code.vaddr = lo;
 	if (ALLOC_GROW(c->procs, c->nprocs + 1, c->aprocs)) {
 		proc_free(p);
 		return SYM_ENOMEM;

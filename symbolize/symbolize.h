@@ -376,15 +376,18 @@ const char *sym_strerror(int err);
 				 * does not know, up to the next known
 				 * start (see sym_code) */
 
-/* One decoded instruction (or run of undecodable bytes). */
+/*
+ * One decoded instruction (or run of undecodable bytes): 32 bytes, one
+ * per instruction of every procedure decoded (its address is
+ * sym_insn_vaddr()).
+ */
 struct sym_insn {
 	uint64_t offset;	/* same space as sym_resolve queries */
-	uint64_t vaddr;		/* ELF virtual address */
+	uint64_t target;	/* direct branch or call target (query space),
+				 * 0 if none or outside every PT_LOAD */
 	uint32_t len;		/* bytes */
 	uint32_t block;		/* index into sym_code.blocks */
 	unsigned flags;		/* SYM_INSN_* */
-	uint64_t target;	/* direct branch or call target (query space),
-				 * 0 if none or outside every PT_LOAD */
 };
 
 /* A basic block: instructions insns[first .. first + ninsns). */
@@ -397,11 +400,19 @@ struct sym_block {
 struct sym_code {
 	const char *procedure;	/* what sym_resolve() names for start */
 	uint64_t start, end;	/* offsets of the procedure [start, end) */
+	uint64_t vaddr;		/* ELF virtual address of start */
 	const struct sym_insn *insns;
 	size_t ninsns;
 	const struct sym_block *blocks;
 	size_t nblocks;
 };
+
+/* The ELF virtual address of instruction in of code. */
+static inline uint64_t sym_insn_vaddr(const struct sym_code *code,
+				      const struct sym_insn *in)
+{
+	return code->vaddr + (in->offset - code->start);
+}
 
 /*
  * The procedure covering offset in obj, decoded and split into basic
