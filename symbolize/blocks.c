@@ -601,7 +601,7 @@ static void mark(const struct decoder *d, bool *leader, uint64_t va)
 static int build_blocks(struct decoder *d, struct proc *p, uint64_t off0)
 {
 	bool *leader = calloc(d->n ? d->n : 1, sizeof(*leader));
-	size_t i, nb = 0, ab = 0;
+	size_t i, nb = 0;
 	const unsigned ends = SYM_INSN_BRANCH | SYM_INSN_RET | SYM_INSN_TRAP |
 			      SYM_INSN_NORETURN | SYM_INSN_REP | SYM_INSN_DATA;
 
@@ -638,15 +638,20 @@ static int build_blocks(struct decoder *d, struct proc *p, uint64_t off0)
 		mark(d, leader, d->extra[i]);
 	for (i = 0; i < d->nentries; i++)
 		mark(d, leader, d->entries[i]);
+	for (i = 0; i < d->n; i++)
+		nb += leader[i];
+	/* Kept with the instructions: no room to spare. */
+	p->blocks = malloc((nb ? nb : 1) * sizeof(*p->blocks));
+	if (!p->blocks) {
+		free(leader);
+		return SYM_ENOMEM;
+	}
+	nb = 0;
 	for (i = 0; i < d->n; i++) {
 		const struct dins *di = &d->v[i];
 		struct sym_insn *si = &p->insns[i];
 
 		if (leader[i]) {
-			if (ALLOC_GROW(p->blocks, nb + 1, ab)) {
-				free(leader);
-				return SYM_ENOMEM;
-			}
 			p->blocks[nb].start = off0 + (di->va - d->lo);
 			p->blocks[nb].first = (uint32_t)i;
 			p->blocks[nb].ninsns = 0;
