@@ -39,6 +39,7 @@ struct proc {
 	uint64_t lo, hi;	/* vaddrs of the procedure */
 	uint64_t nlo, nhi;	/* its neighbours, scanned for jumps in */
 	bool decoded;
+	bool released;		/* by sym_code_release(): its code is held */
 };
 
 struct code_cache {
@@ -941,6 +942,36 @@ size_t sym_insn_format(struct symbolizer *s, const struct sym_object *obj,
 	return len < 0 ? 0 : (size_t)len;
 }
 
+/* Back to before p was decoded, its bytes not read. */
+static void proc_undecode(struct proc *p)
+{
+	free(p->insns);
+	free(p->blocks);
+	free(p->bytes);
+	p->insns = NULL;
+	p->blocks = NULL;
+	p->bytes = NULL;
+	p->code.insns = NULL;
+	p->code.ninsns = 0;
+	p->code.blocks = NULL;
+	p->code.nblocks = 0;
+	p->decoded = false;
+}
+
+/* p's bytes, read (again, after sym_code_release()). */
+static int proc_bytes(const struct symobj *o, struct proc *p)
+{
+	p->bytes = malloc(p->hi - p->lo);
+	if (!p->bytes)
+		return SYM_ENOMEM;
+	if (!read_vaddr(p->c, o, p->lo, p->bytes, p->hi - p->lo)) {
+		free(p->bytes);
+		p->bytes = NULL;
+		return SYM_ENOCODE;
+	}
+	return SYM_OK;
+}
+
 /*
  * The cached procedure covering offset in obj, found (its extent, name
  * and bytes) but maybe not decoded yet; its object and cache in *po, *pc.
@@ -1010,17 +1041,16 @@ static int find_proc(struct symbolizer *s, const struct sym_object *obj,
 		return SYM_ENOCODE;
 	}
 	p = calloc(1, sizeof(*p));
-	if (!p || !(p->bytes = malloc(hi - lo))) {
-		free(p);
+	if (!p)
 		return SYM_ENOMEM;
-	}
-	if (!read_vaddr(c, o, lo, p->bytes, hi - lo)) {
-		proc_free(p);
-		return SYM_ENOCODE;
-	}
 	p->c = c;
 	p->lo = lo;
 	p->hi = hi;
+	ret = proc_bytes(o, p);
+	if (ret) {
+		proc_free(p);
+		return ret;
+	}
 	neighbours(o, lo, hi, &p->nlo, &p->nhi);
 	sym_resolve(s, obj, off0, &res);
 	p->code.procedure = res.frames[res.nframes - 1].function;
@@ -1070,7 +1100,13 @@ int sym_code(struct symbolizer *s, const struct sym_object *obj,
 	if (ret)
 		return ret;
 	if (!p->decoded) {
-		ret = decode(s, o, c, p);
+		ret = p->bytes ? SYM_OK : proc_bytes(o, p);
+		if (!ret)
+			ret = decode(s, o, c, p);
+		if (ret && p->released) {
+			proc_undecode(p);	/* kept: its code is held */
+			return ret;
+		}
 		if (ret) {
 			/* Not kept: the next query tries again. */
 			at = proc_upper(c, p->code.start) - 1;
@@ -1084,4 +1120,15 @@ int sym_code(struct symbolizer *s, const struct sym_object *obj,
 	}
 	*out = &p->code;
 	return SYM_OK;
+}
+
+void sym_code_release(struct symbolizer *s, const struct sym_code *code)
+{
+	struct proc *p = (struct proc *)code;
+
+	(void)s;
+	if (!p || !p->decoded)
+		return;
+	proc_undecode(p);
+	p->released = true;
 }

@@ -490,6 +490,14 @@ int sym_code_extent(struct symbolizer *s, const struct sym_object *obj,
 		    uint64_t offset, const struct sym_code **out);
 
 /*
+ * Free what decoding code (from sym_code()) made, its instructions, its
+ * blocks and its bytes: code stays valid, as sym_code_extent() gives it
+ * (ninsns and nblocks 0), until a later sym_code() decodes it again.
+ * For a report that keeps what it needs of each procedure as it goes.
+ */
+void sym_code_release(struct symbolizer *s, const struct sym_code *code);
+
+/*
  * The text of code->insns[i] (code from sym_code()), made when asked:
  * "mov rax, qword ptr [rbp - 8]" (Intel syntax on x86), "(bad)" for data,
  * "(unknown instruction: N bytes not decoded)".  Owned by the

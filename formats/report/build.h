@@ -34,6 +34,11 @@ struct sym_object;
 struct site {
 	uint32_t obj;
 	uint32_t insn;			/* index into code->insns */
+	uint32_t block;			/* and what the rows need of that
+					 * instruction, kept here: the blocks
+					 * view lets each procedure's go
+					 * (blockview.c) */
+	uint32_t len;
 	uint64_t offset;
 	uint64_t vaddr;
 	uint64_t start;			/* its out-of-line procedure's entry
@@ -46,6 +51,8 @@ struct site {
 	uint64_t exact;			/* exact executions (sim, -pixie) */
 	unsigned line;
 	unsigned char sampled;		/* some count here has samples */
+	unsigned char block_start;	/* the first instruction of its
+					 * block */
 	unsigned char anon;		/* anonymous code nothing names */
 };
 
@@ -120,6 +127,10 @@ int report_sites_sort_unique(struct site *sites, size_t *n);
 /* The index of the instruction of c that starts at offset, or SIZE_MAX
  * (an offset inside an instruction, or in bytes that did not decode). */
 size_t report_insn_at(const struct sym_code *c, uint64_t offset);
+/* Site s is instruction insn of code: its code, insn, block, len and
+ * block_start set. */
+void report_site_attach(struct site *s, const struct sym_code *code,
+			size_t insn);
 /* The symbolizer's description of object obj of p. */
 struct sym_object report_sym_obj(const struct profile *p, uint32_t obj);
 /* The code of site i's procedure: its predecessor's when it is in the

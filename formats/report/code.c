@@ -94,10 +94,8 @@ static void attach_code(const struct profile *p, struct symbolizer *sym,
 		/* An address inside an instruction (or in bytes that did not
 		 * decode) stays without code. */
 		k = report_insn_at(code, sites[i].offset);
-		if (k != SIZE_MAX) {
-			sites[i].code = code;
-			sites[i].insn = (uint32_t)k;
-		}
+		if (k != SIZE_MAX)
+			report_site_attach(&sites[i], code, k);
 	}
 }
 
