@@ -7,6 +7,8 @@
  *   arena.c, select.c, notes.c, figures.c   (services, report_int.h)
  *   sites.c                                  (a site, its row's key)
  *   resolve.c                                (naming sites and frames)
+ *   blockview.c                              (the blocks view's sites,
+ *                                             a procedure at a time)
  *   code.c                                   (procedures decoded)
  *   rows.c, asm.c                            (the rows; one procedure of
  *                                             the asm view)
@@ -86,6 +88,9 @@ struct build {
 	uint32_t *left_obj;
 	unsigned char **left_marks;
 	size_t nleft;
+	uint8_t *state_early;		/* per object: what resolving the
+					 * others told as they were decoded
+					 * (blockview.c), or NULL */
 	/*
 	 * The asm view (listing.c): the sites are the sampled ones; the
 	 * procedures decoded for it are codes[] (of objects code_obj[]),
@@ -164,6 +169,34 @@ int report_note_object(struct report *r, struct symbolizer *sym,
 /* Note the -only and -exclude patterns that match no procedure of the
  * profile. */
 int report_note_unmatched(struct report *r, struct symbolizer *sym);
+
+/* ---- blockview.c: the blocks view without freq, a procedure at a
+ * time ---- */
+
+struct blockview;
+
+/* Whether instruction x of code is made a site, its block marked in mark
+ * (NULL: every block is wanted). */
+int report_block_wanted(const struct sym_code *code, const unsigned char *mark,
+			size_t x);
+/* *out: which blocks of code have a site (a count) of object obj at one
+ * of their instructions, per block. */
+int report_block_marks(const struct build *b, const struct sym_code *c,
+		       uint32_t obj, unsigned char **out);
+/* Whether object obj is a file without DWARF: resolving its addresses
+ * cannot find an error that resolving others did not. */
+int report_obj_without_dwarf(const struct build *b, uint32_t obj);
+/* Start the view's sites (*out, even on failure: finish it). */
+int report_blockview_start(struct build *b, struct blockview **out);
+/* Procedure code, decoded, for object obj, the sites b->sites[first ..
+ * end) in it: its sites given their instructions, its blocks with counts
+ * made sites, the rest resolved or kept (b->left_*), its instructions
+ * let go where nothing needs them again. */
+int report_blockview_code(struct blockview *v, const struct sym_code *code,
+			  uint32_t obj, size_t first, size_t end);
+/* The sites made added to b->sites (unless err), v freed; err or how the
+ * adding went. */
+int report_blockview_finish(struct blockview *v, int err);
 
 /* ---- code.c ---- */
 
