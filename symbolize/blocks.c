@@ -183,6 +183,7 @@ struct decoder {
 				 * which may be data) only mark leaders */
 	uint64_t *forced;	/* sorted: the sweep must start here */
 	size_t nforced, aforced;
+	const bool *leader;	/* per instruction of v, once swept */
 	/* The last instructions, for jump-table patterns (x86): decoded
 	 * for their flow, their operands once a jump table asks
 	 * (ring_at()). */
@@ -552,6 +553,9 @@ static size_t insn_at(const struct decoder *d, uint64_t va)
 {
 	size_t lo = 0, hi = d->n;
 
+	if (va < d->lo || va >= d->hi)
+		return (size_t)-1;	/* a call elsewhere, mostly */
+
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
@@ -599,20 +603,21 @@ static void mark(const struct decoder *d, bool *leader, uint64_t va)
 		leader[i] = true;
 }
 
-static int build_blocks(struct decoder *d, struct proc *p, uint64_t off0)
+/*
+ * The leaders of the sweep d->v (a bool per instruction in *out): its
+ * first instruction, branch targets, what follows an end of flow,
+ * padding runs, jump tables' entries and the ways in known so far.
+ */
+static int find_leaders(struct decoder *d, bool **out)
 {
 	bool *leader = calloc(d->n ? d->n : 1, sizeof(*leader));
-	size_t i, nb = 0;
+	size_t i;
 	const unsigned ends = SYM_INSN_BRANCH | SYM_INSN_RET | SYM_INSN_TRAP |
 			      SYM_INSN_NORETURN | SYM_INSN_REP | SYM_INSN_DATA;
 
+	*out = leader;
 	if (!leader)
 		return SYM_ENOMEM;
-	p->insns = calloc(d->n ? d->n : 1, sizeof(*p->insns));
-	if (!p->insns) {
-		free(leader);
-		return SYM_ENOMEM;
-	}
 	if (d->n)
 		leader[0] = true;
 	for (i = 0; i < d->n; i++) {
@@ -639,14 +644,24 @@ static int build_blocks(struct decoder *d, struct proc *p, uint64_t off0)
 		mark(d, leader, d->extra[i]);
 	for (i = 0; i < d->nentries; i++)
 		mark(d, leader, d->entries[i]);
+	return SYM_OK;
+}
+
+/* p's instructions and blocks: the sweep d->v split at leader[]. */
+static int build_blocks(struct decoder *d, struct proc *p, uint64_t off0,
+			const bool *leader)
+{
+	size_t i, nb = 0;
+
+	p->insns = calloc(d->n ? d->n : 1, sizeof(*p->insns));
+	if (!p->insns)
+		return SYM_ENOMEM;
 	for (i = 0; i < d->n; i++)
 		nb += leader[i];
 	/* Kept with the instructions: no room to spare. */
 	p->blocks = malloc((nb ? nb : 1) * sizeof(*p->blocks));
-	if (!p->blocks) {
-		free(leader);
+	if (!p->blocks)
 		return SYM_ENOMEM;
-	}
 	nb = 0;
 	for (i = 0; i < d->n; i++) {
 		const struct dins *di = &d->v[i];
@@ -667,7 +682,6 @@ static int build_blocks(struct decoder *d, struct proc *p, uint64_t off0)
 		p->blocks[nb - 1].ninsns++;
 		p->blocks[nb - 1].end = si->offset + si->len;
 	}
-	free(leader);
 	p->code.insns = p->insns;
 	p->code.ninsns = d->n;
 	p->code.blocks = p->blocks;
@@ -704,10 +718,24 @@ static int entry_points(struct decoder *d)
 	return SYM_OK;
 }
 
+/* Whether a jump to t would make a block of the procedure start there:
+ * t starts one of its instructions, not a leader yet. */
+static bool new_leader(void *ctx, uint64_t t)
+{
+	const struct decoder *d = ctx;
+	size_t i;
+
+	if (t <= d->lo || t >= d->hi)
+		return false;
+	i = insn_at(d, t);
+	return i != (size_t)-1 && !d->leader[i];
+}
+
 /*
  * Direct jumps and calls from the neighbouring code [lo, hi) into the
  * procedure: assembly functions jump into the middle of the next one
- * (glibc's mempcpy into memcpy, after computing its return value).
+ * (glibc's mempcpy into memcpy, after computing its return value).  Only
+ * the leaders they make count, so the procedure is swept first.
  */
 static int neighbour_jumps(struct decoder *d, uint64_t lo, uint64_t hi)
 {
@@ -725,8 +753,8 @@ static int neighbour_jumps(struct decoder *d, uint64_t lo, uint64_t hi)
 		goto out;
 	/* Few neighbours' bytes can hold such a jump, and then near the
 	 * procedure: the decoding stops after the last that may. */
-	reach = lo + dec_branch_reach(d->c->dec, buf, hi - lo, lo, d->lo,
-				      d->hi);
+	reach = lo + dec_branch_reach(d->c->dec, buf, hi - lo, lo, new_leader,
+				      d);
 	for (va = lo; va < reach && !ret;) {
 		if (!dec_decode(d->c->dec, buf + (va - lo), hi - va, va,
 				DEC_WANT_FLOW, in)) {
@@ -753,18 +781,11 @@ static int decode(struct symbolizer *s, struct symobj *o, struct code_cache *c,
 		.buf = p->bytes,
 	};
 	int ret, pass;
-	bool again = true;
+	bool again = true, *leader = NULL;
+	size_t i, hard;
 
 	ret = entry_points(&d);
 	d.nhard = d.nentries;
-	if (!ret && p->nlo < p->lo)
-		ret = neighbour_jumps(&d, p->nlo, p->lo);
-	if (!ret && p->nhi > p->hi)
-		ret = neighbour_jumps(&d, p->hi, p->nhi);
-	/* A neighbour that cannot be read costs only its jumps; running
-	 * out of memory ends the decoding. */
-	if (ret != SYM_ENOMEM)
-		ret = SYM_OK;
 	for (pass = 0; again && !ret && pass < MAX_SWEEPS; pass++) {
 		ret = sweep(&d);
 		if (!ret)
@@ -773,7 +794,22 @@ static int decode(struct symbolizer *s, struct symobj *o, struct code_cache *c,
 	if (!ret && again)
 		ret = sweep(&d);	/* the last forced starts, no more */
 	if (!ret)
-		ret = build_blocks(&d, p, p->code.start);
+		ret = find_leaders(&d, &leader);
+	d.leader = leader;
+	hard = d.nentries;
+	if (!ret && p->nlo < p->lo)
+		ret = neighbour_jumps(&d, p->nlo, p->lo);
+	if (!ret && p->nhi > p->hi)
+		ret = neighbour_jumps(&d, p->hi, p->nhi);
+	/* Running out of memory ends the decoding (a neighbour that cannot
+	 * be read costs only its jumps). */
+	if (ret)
+		goto out;
+	for (i = hard; i < d.nentries; i++)
+		mark(&d, leader, d.entries[i]);
+	ret = build_blocks(&d, p, p->code.start, leader);
+out:
+	free(leader);
 	free(d.v);
 	free(d.extra);
 	free(d.entries);

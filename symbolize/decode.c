@@ -61,9 +61,10 @@ bool dec_decode(const struct dec *d, const uint8_t *buf, size_t size,
 }
 
 size_t dec_branch_reach(const struct dec *d, const uint8_t *buf,
-			size_t size, uint64_t va, uint64_t lo, uint64_t hi)
+			size_t size, uint64_t va, dec_target_fn *wanted,
+			void *ctx)
 {
 	if (d->x86)
-		return dec_x86_branch_reach(buf, size, va, lo, hi);
+		return dec_x86_branch_reach(buf, size, va, wanted, ctx);
 	return size;
 }

@@ -382,12 +382,12 @@ bool dec_x86_decode(const struct dec_x86 *x, const uint8_t *buf, size_t size,
  * A relative target as Zydis may compute it: the end of the instruction
  * plus the displacement, cut to the operand or address width.
  */
-static bool lands_in(uint64_t t, uint64_t lo, uint64_t hi)
+static bool lands(uint64_t t, dec_target_fn *wanted, void *ctx)
 {
 	uint64_t t32 = t & 0xffffffffu, t16 = t & 0xffffu;
 
-	return (t > lo && t < hi) || (t32 > lo && t32 < hi) ||
-	       (t16 > lo && t16 < hi);
+	return wanted(ctx, t) || (t32 != t && wanted(ctx, t32)) ||
+	       (t16 != t32 && wanted(ctx, t16));
 }
 
 static int64_t rel(const uint8_t *p, unsigned size)
@@ -403,12 +403,14 @@ static int64_t rel(const uint8_t *p, unsigned size)
 /* The opcode at buf[i] with its displacement (size bytes at buf[i + at])
  * ending the instruction, if it fits. */
 static bool rel_into(const uint8_t *buf, size_t size, uint64_t va, size_t i,
-		     unsigned at, unsigned dsize, uint64_t lo, uint64_t hi)
+		     unsigned at, unsigned dsize, dec_target_fn *wanted,
+		     void *ctx)
 {
 	size_t end = i + at + dsize;
 
 	return end <= size &&
-	       lands_in(va + end + (uint64_t)rel(buf + i + at, dsize), lo, hi);
+	       lands(va + end + (uint64_t)rel(buf + i + at, dsize), wanted,
+		     ctx);
 }
 
 /*
@@ -418,7 +420,7 @@ static bool rel_into(const uint8_t *buf, size_t size, uint64_t va, size_t i,
  * an operand size prefix); jcc rel32 (rel16); xbegin rel32 (rel16).
  */
 size_t dec_x86_branch_reach(const uint8_t *buf, size_t size, uint64_t va,
-			    uint64_t lo, uint64_t hi)
+			    dec_target_fn *wanted, void *ctx)
 {
 	size_t i = size;
 
@@ -427,16 +429,16 @@ size_t dec_x86_branch_reach(const uint8_t *buf, size_t size, uint64_t va,
 
 		if ((b >= 0x70 && b <= 0x7f) || b == 0xeb ||
 		    (b >= 0xe0 && b <= 0xe3)) {
-			if (rel_into(buf, size, va, i, 1, 1, lo, hi))
+			if (rel_into(buf, size, va, i, 1, 1, wanted, ctx))
 				return i + 1;
 		} else if (b == 0xe8 || b == 0xe9) {
-			if (rel_into(buf, size, va, i, 1, 4, lo, hi) ||
-			    rel_into(buf, size, va, i, 1, 2, lo, hi))
+			if (rel_into(buf, size, va, i, 1, 4, wanted, ctx) ||
+			    rel_into(buf, size, va, i, 1, 2, wanted, ctx))
 				return i + 1;
 		} else if ((b == 0x0f && (b1 & 0xf0) == 0x80) ||
 			   (b == 0xc7 && b1 == 0xf8)) {
-			if (rel_into(buf, size, va, i, 2, 4, lo, hi) ||
-			    rel_into(buf, size, va, i, 2, 2, lo, hi))
+			if (rel_into(buf, size, va, i, 2, 4, wanted, ctx) ||
+			    rel_into(buf, size, va, i, 2, 2, wanted, ctx))
 				return i + 1;
 		}
 	}
