@@ -723,11 +723,8 @@ static int entry_points(struct decoder *d)
 static bool new_leader(void *ctx, uint64_t t)
 {
 	const struct decoder *d = ctx;
-	size_t i;
+	size_t i = insn_at(d, t);
 
-	if (t <= d->lo || t >= d->hi)
-		return false;
-	i = insn_at(d, t);
 	return i != (size_t)-1 && !d->leader[i];
 }
 
@@ -739,6 +736,9 @@ static bool new_leader(void *ctx, uint64_t t)
  */
 static int neighbour_jumps(struct decoder *d, uint64_t lo, uint64_t hi)
 {
+	const struct dec_targets to = {
+		.lo = d->lo, .hi = d->hi, .wanted = new_leader, .ctx = d,
+	};
 	struct dec_insn *in = &d->in;
 	uint8_t *buf;
 	uint64_t va, reach;
@@ -753,8 +753,7 @@ static int neighbour_jumps(struct decoder *d, uint64_t lo, uint64_t hi)
 		goto out;
 	/* Few neighbours' bytes can hold such a jump, and then near the
 	 * procedure: the decoding stops after the last that may. */
-	reach = lo + dec_branch_reach(d->c->dec, buf, hi - lo, lo, new_leader,
-				      d);
+	reach = lo + dec_branch_reach(d->c->dec, buf, hi - lo, lo, &to);
 	for (va = lo; va < reach && !ret;) {
 		if (!dec_decode(d->c->dec, buf + (va - lo), hi - va, va,
 				DEC_WANT_FLOW, in)) {

@@ -61,10 +61,10 @@ bool dec_decode(const struct dec *d, const uint8_t *buf, size_t size,
 }
 
 size_t dec_branch_reach(const struct dec *d, const uint8_t *buf,
-			size_t size, uint64_t va, dec_target_fn *wanted,
-			void *ctx)
+			size_t size, uint64_t va,
+			const struct dec_targets *to)
 {
 	if (d->x86)
-		return dec_x86_branch_reach(buf, size, va, wanted, ctx);
+		return dec_x86_branch_reach(buf, size, va, to);
 	return size;
 }

@@ -105,14 +105,19 @@ typedef bool dec_target_fn(void *ctx, uint64_t t);
 
 /*
  * How far into buf[0 .. size), at address va, a direct branch or call
- * whose target wanted(ctx, target) accepts may start: no instruction that
- * dec_decode() finds at buf[n] or after, whatever the boundaries, is one.
- * 0 when there is none; a cheap scan of the bytes, size where the
- * machine has none.
+ * whose target t has lo < t < hi and wanted(ctx, t) may start: no
+ * instruction that dec_decode() finds at buf[n] or after, whatever the
+ * boundaries, is one.  0 when there is none; a cheap scan of the bytes,
+ * size where the machine has none.
  */
+struct dec_targets {
+	uint64_t lo, hi;
+	dec_target_fn *wanted;
+	void *ctx;
+};
 size_t dec_branch_reach(const struct dec *d, const uint8_t *buf,
-			size_t size, uint64_t va, dec_target_fn *wanted,
-			void *ctx);
+			size_t size, uint64_t va,
+			const struct dec_targets *to);
 
 /* The backends, behind dec_open() and dec_decode() (same contracts). */
 struct dec_x86;
@@ -121,7 +126,7 @@ void dec_x86_free(struct dec_x86 *x);
 bool dec_x86_decode(const struct dec_x86 *x, const uint8_t *buf, size_t size,
 		    uint64_t va, enum dec_want want, struct dec_insn *in);
 size_t dec_x86_branch_reach(const uint8_t *buf, size_t size, uint64_t va,
-			    dec_target_fn *wanted, void *ctx);
+			    const struct dec_targets *to);
 struct dec_arm64;
 struct dec_arm64 *dec_arm64_open(void);
 void dec_arm64_free(struct dec_arm64 *a);

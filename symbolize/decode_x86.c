@@ -382,12 +382,16 @@ bool dec_x86_decode(const struct dec_x86 *x, const uint8_t *buf, size_t size,
  * A relative target as Zydis may compute it: the end of the instruction
  * plus the displacement, cut to the operand or address width.
  */
-static bool lands(uint64_t t, dec_target_fn *wanted, void *ctx)
+static bool lands(uint64_t t, const struct dec_targets *to)
 {
-	uint64_t t32 = t & 0xffffffffu, t16 = t & 0xffffu;
+	uint64_t v[3] = { t, t & 0xffffffffu, t & 0xffffu };
+	size_t i;
 
-	return wanted(ctx, t) || (t32 != t && wanted(ctx, t32)) ||
-	       (t16 != t32 && wanted(ctx, t16));
+	for (i = 0; i < 3; i++)
+		if (v[i] > to->lo && v[i] < to->hi &&
+		    (!i || v[i] != v[i - 1]) && to->wanted(to->ctx, v[i]))
+			return true;
+	return false;
 }
 
 static int64_t rel(const uint8_t *p, unsigned size)
@@ -403,15 +407,23 @@ static int64_t rel(const uint8_t *p, unsigned size)
 /* The opcode at buf[i] with its displacement (size bytes at buf[i + at])
  * ending the instruction, if it fits. */
 static bool rel_into(const uint8_t *buf, size_t size, uint64_t va, size_t i,
-		     unsigned at, unsigned dsize, dec_target_fn *wanted,
-		     void *ctx)
+		     unsigned at, unsigned dsize, const struct dec_targets *to)
 {
 	size_t end = i + at + dsize;
 
 	return end <= size &&
-	       lands(va + end + (uint64_t)rel(buf + i + at, dsize), wanted,
-		     ctx);
+	       lands(va + end + (uint64_t)rel(buf + i + at, dsize), to);
 }
+
+/* What an opcode byte may start: a rel8 branch, a rel32 (rel16) call or
+ * jump, a two-byte opcode to look at, or (0) none. */
+enum { OP_NONE, OP_REL8, OP_REL32, OP_TWO };
+
+static const uint8_t opcode_kind[256] = {
+	[0x70 ... 0x7f] = OP_REL8, [0xe0 ... 0xe3] = OP_REL8,
+	[0xeb] = OP_REL8, [0xe8] = OP_REL32, [0xe9] = OP_REL32,
+	[0x0f] = OP_TWO, [0xc7] = OP_TWO,
+};
 
 /*
  * Every byte is taken for an opcode, so whatever instruction boundaries a
@@ -420,25 +432,31 @@ static bool rel_into(const uint8_t *buf, size_t size, uint64_t va, size_t i,
  * an operand size prefix); jcc rel32 (rel16); xbegin rel32 (rel16).
  */
 size_t dec_x86_branch_reach(const uint8_t *buf, size_t size, uint64_t va,
-			    dec_target_fn *wanted, void *ctx)
+			    const struct dec_targets *to)
 {
 	size_t i = size;
 
 	while (i-- > 0) {
-		uint8_t b = buf[i], b1 = i + 1 < size ? buf[i + 1] : 0;
+		uint8_t b = buf[i], b1;
 
-		if ((b >= 0x70 && b <= 0x7f) || b == 0xeb ||
-		    (b >= 0xe0 && b <= 0xe3)) {
-			if (rel_into(buf, size, va, i, 1, 1, wanted, ctx))
+		switch (opcode_kind[b]) {
+		case OP_NONE:
+			continue;
+		case OP_REL8:
+			if (rel_into(buf, size, va, i, 1, 1, to))
 				return i + 1;
-		} else if (b == 0xe8 || b == 0xe9) {
-			if (rel_into(buf, size, va, i, 1, 4, wanted, ctx) ||
-			    rel_into(buf, size, va, i, 1, 2, wanted, ctx))
+			continue;
+		case OP_REL32:
+			if (rel_into(buf, size, va, i, 1, 4, to) ||
+			    rel_into(buf, size, va, i, 1, 2, to))
 				return i + 1;
-		} else if ((b == 0x0f && (b1 & 0xf0) == 0x80) ||
-			   (b == 0xc7 && b1 == 0xf8)) {
-			if (rel_into(buf, size, va, i, 2, 4, wanted, ctx) ||
-			    rel_into(buf, size, va, i, 2, 2, wanted, ctx))
+			continue;
+		default:
+			b1 = i + 1 < size ? buf[i + 1] : 0;
+			if (((b == 0x0f && (b1 & 0xf0) == 0x80) ||
+			     (b == 0xc7 && b1 == 0xf8)) &&
+			    (rel_into(buf, size, va, i, 2, 4, to) ||
+			     rel_into(buf, size, va, i, 2, 2, to)))
 				return i + 1;
 		}
 	}
