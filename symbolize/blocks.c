@@ -23,6 +23,7 @@
 #define MAX_TABLE 4096		/* jump table entries, at most */
 #define RING 16			/* instructions remembered for jump tables */
 #define NEIGHBOUR_BYTES 4096	/* scanned for jumps into a procedure */
+#define MAX_INDEXED (256u << 10) /* procedure bytes indexed (insn_at) */
 
 /*
  * A procedure found by sym_code_extent() is decoded by the first
@@ -184,6 +185,9 @@ struct decoder {
 	uint64_t *forced;	/* sorted: the sweep must start here */
 	size_t nforced, aforced;
 	const bool *leader;	/* per instruction of v, once swept */
+	uint32_t *at;		/* per byte of a procedure of at most
+				 * MAX_INDEXED bytes: 1 + the index in v of
+				 * the instruction starting there, or 0 */
 	/* The last instructions, for jump-table patterns (x86): decoded
 	 * for their flow, their operands once a jump table asks
 	 * (ring_at()). */
@@ -485,6 +489,22 @@ static int push_data(struct decoder *d, uint64_t va, uint64_t len,
 	return SYM_OK;
 }
 
+/* d->at for the sweep just made, when the procedure is small enough to
+ * spend four bytes of index on each of its bytes (else binary search). */
+static int index_insns(struct decoder *d)
+{
+	size_t i, size = d->hi - d->lo;
+
+	if (size > MAX_INDEXED)
+		return SYM_OK;
+	if (!d->at && !(d->at = malloc(size * sizeof(*d->at))))
+		return SYM_ENOMEM;
+	memset(d->at, 0, size * sizeof(*d->at));
+	for (i = 0; i < d->n; i++)
+		d->at[d->v[i].va - d->lo] = (uint32_t)i + 1;
+	return SYM_OK;
+}
+
 static int sweep(struct decoder *d)
 {
 	struct dec_insn *in = &d->in;
@@ -545,7 +565,7 @@ static int sweep(struct decoder *d)
 		}
 		va += in->len;
 	}
-	return ret;
+	return ret ? ret : index_insns(d);
 }
 
 /* Index of the instruction starting at va, or (size_t)-1. */
@@ -555,7 +575,8 @@ static size_t insn_at(const struct decoder *d, uint64_t va)
 
 	if (va < d->lo || va >= d->hi)
 		return (size_t)-1;	/* a call elsewhere, mostly */
-
+	if (d->at)
+		return (size_t)d->at[va - d->lo] - 1;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
@@ -809,6 +830,7 @@ static int decode(struct symbolizer *s, struct symobj *o, struct code_cache *c,
 	ret = build_blocks(&d, p, p->code.start, leader);
 out:
 	free(leader);
+	free(d.at);
 	free(d.v);
 	free(d.extra);
 	free(d.entries);
