@@ -54,13 +54,27 @@ struct code_cache {
 	size_t nprocs, aprocs;
 };
 
+/* Back to before p was decoded, its bytes not read. */
+static void proc_undecode(struct proc *p)
+{
+	free(p->insns);
+	free(p->blocks);
+	free(p->bytes);
+	p->insns = NULL;
+	p->blocks = NULL;
+	p->bytes = NULL;
+	p->code.insns = NULL;
+	p->code.ninsns = 0;
+	p->code.blocks = NULL;
+	p->code.nblocks = 0;
+	p->decoded = false;
+}
+
 static void proc_free(struct proc *p)
 {
 	if (!p)
 		return;
-	free(p->insns);
-	free(p->blocks);
-	free(p->bytes);
+	proc_undecode(p);
 	free(p);
 }
 
@@ -997,22 +1011,6 @@ size_t sym_insn_format(struct symbolizer *s, const struct sym_object *obj,
 		len = snprintf(buf, size, "%s <%s+0x%" PRIx64 ">", text, name,
 			       t - res.symbol_start);
 	return len < 0 ? 0 : (size_t)len;
-}
-
-/* Back to before p was decoded, its bytes not read. */
-static void proc_undecode(struct proc *p)
-{
-	free(p->insns);
-	free(p->blocks);
-	free(p->bytes);
-	p->insns = NULL;
-	p->blocks = NULL;
-	p->bytes = NULL;
-	p->code.insns = NULL;
-	p->code.ninsns = 0;
-	p->code.blocks = NULL;
-	p->code.nblocks = 0;
-	p->decoded = false;
 }
 
 /* p's bytes, read (again, after sym_code_release()). */

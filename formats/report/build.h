@@ -79,10 +79,11 @@ struct build {
 	size_t nrows_all;
 	/*
 	 * The blocks view without freq shows only blocks with counts: the
-	 * instructions of the others are no sites (code.c:
-	 * wanted_blocks()), but are resolved all the same, for what
-	 * name_sites() (model.c) notes on objects.  Per decoded procedure:
-	 * its object, and which of its blocks have sites.
+	 * instructions of the others are no sites (blockview.c, or
+	 * code.c's wanted_blocks() with -only/-exclude), but are resolved
+	 * all the same, for what name_sites() (model.c) notes on objects.
+	 * Per decoded procedure kept: its object, and which of its blocks
+	 * have sites.
 	 */
 	const struct sym_code **left_codes;
 	uint32_t *left_obj;
