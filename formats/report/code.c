@@ -438,9 +438,10 @@ static void next_wanted(const struct sym_code **codes,
 			size_t *x)
 {
 	while (*k < ncodes) {
+		const unsigned char *mark = marks ? marks[*k] : NULL;
+
 		if (*x < codes[*k]->ninsns) {
-			if (report_block_wanted(codes[*k], marks ? marks[*k] : NULL,
-						*x))
+			if (report_block_wanted(codes[*k], mark, *x))
 				return;
 			(*x)++;
 		} else {
@@ -635,11 +636,12 @@ static int expand_code(struct build *b)
 		goto out;
 	}
 	for (k = 0; k < ncodes; k++) {
+		const unsigned char *mark = marks ? marks[k] : NULL;
+
 		for (i = 0; i < codes[k]->ninsns; i++) {
 			struct site *s;
 
-			if (!report_block_wanted(codes[k], marks ? marks[k] : NULL,
-						 i))
+			if (!report_block_wanted(codes[k], mark, i))
 				continue;
 			s = &b->sites[n++];
 

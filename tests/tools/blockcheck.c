@@ -510,11 +510,10 @@ static void check_proc(struct object *o, const struct sym_code *code,
 			s[0] = '\0';
 			for (i = 0; i < bl->ninsns; i++) {
 				char num[32];
+				uint64_t va = sym_insn_vaddr(code, &in[i]);
 				int n = snprintf(num, sizeof(num), "%s%" PRIu64,
 						 i ? " " : "",
-						 counts_get(&o->cnt,
-							    sym_insn_vaddr(code,
-									   &in[i])));
+						 counts_get(&o->cnt, va));
 
 				if (len + (size_t)n + 1 > cap) {
 					cap = (len + (size_t)n + 1) * 2;
