@@ -415,7 +415,10 @@ teardown() {
 	fi
 	((status == 0)) || fail "$output"
 	# with tracefs readable, root's off-CPU samples came from
-	# sched_switch (they tell S from D): the waits are all S
+	# sched_switch (they tell S from D): the waits are all S, but for
+	# a moment of D a thread may spend on a lock of the kernel's (its
+	# process's memory map, taken by another thread's mmap or fault,
+	# is a sleep in D): 78 us seen under load
 	local p
 	for p in wait_sleep wait_mutex wait_pipe spin; do
 		# (a spinner an idle machine never preempts has no off-CPU
@@ -424,8 +427,8 @@ teardown() {
 			[[ $p == spin ]] || fail "$p: not in the report's threads"
 			continue
 		fi
-		assert_equal "$p blocked-io: $IO" "$p blocked-io: 0"
-		[[ $p == spin ]] || ((B > 0)) || fail "$p: no blocked time"
+		((IO <= 5000000)) || fail "$p: $IO ns blocked-io"
+		[[ $p == spin ]] || ((B > 100 * IO)) || fail "$p: blocked $B ns, blocked-io $IO ns"
 	done
 	(($(wc -l <<<"$output") == 5)) || fail "not 5 threads compared: $output"
 }
