@@ -200,7 +200,7 @@ $(BUILD)/tests/%: $(TPROG_DIR)/%.c
 	$(call quiet,CC,$@)$(CC) $(TPROG_CFLAGS) -o $@ $<
 
 check: all
-	bats tests
+	tests/run
 
 # Fuzzing: one libFuzzer program per parser of outside data (fuzz/*.c),
 # with the library rebuilt by clang for coverage feedback under its own

@@ -7,7 +7,8 @@
 #                      packages (into build/npm)
 #   ./setup.sh demo    what building needs + build + profile the bundled
 #                      demo program
-#   ./setup.sh test    all packages + build + run the test suite (bats)
+#   ./setup.sh test    all packages + build + run the test suite (bats,
+#                      through tests/run: two test files at a time)
 #
 # Environment: BUILD=build-san builds with sanitizers (make SANITIZE=1)
 # and runs the demo or the tests with that build; BATS_FLAGS adds options
@@ -34,6 +35,7 @@ TEST_PACKAGES=(
 	binutils        # objdump, strip, readelf for tests
 	elfutils        # eu-readelf, eu-addr2line for tests
 	bats bats-support bats-assert
+	parallel        # tests/run: bats runs two test files at a time
 	jq              # JSON report checks
 	bash-completion # tests: the completion script
 	zsh             # tests: the zsh completion
@@ -167,8 +169,9 @@ test)
 	deps BUILD_PACKAGES TEST_PACKAGES
 	npm_deps
 	build
+	# two test files at a time, those of the whole system alone (tests/run)
 	# shellcheck disable=SC2086
-	exec bats ${BATS_FLAGS:-} tests/
+	exec tests/run ${BATS_FLAGS:-}
 	;;
 *)
 	echo "usage: $0 deps|demo|test" >&2
