@@ -478,16 +478,28 @@ teardown() {
 	golden uprofile-offcpu-g "$UPROFILE" --dry-run -g -e offcpu true
 	golden uprofile-wall "$UPROFILE" --dry-run -e wall true
 	# what the goldens must say, whatever else changes: one event has
-	# context_switch, samples the kernel with the user registers and
-	# the kernel chain (sample_type bits CALLCHAIN 0x20, REGS_USER
-	# 0x1000); with -g also a stack copy (STACK_USER 0x2000)
+	# context_switch, samples the kernel with the user registers
+	# (sample_type bit REGS_USER 0x1000); with -g also a stack copy
+	# (STACK_USER 0x2000); the kernel's chain (CALLCHAIN 0x20), whose
+	# walk costs the workload most, only for rows in the kernel (:k)
+	# and, without its kernel part, for fp's user frames
 	run -0 "$UPROFILE" --dry-run -g -e offcpu true
 	assert_equal "$(grep -c '^  context_switch 1$' <<<"$output")" 1
 	local ev t
 	ev=$(sed -n '/(switches: off-CPU statistics)/,/^event/p' <<<"$output")
 	t=$(awk '$1 == "sample_type" { print $2 }' <<<"$ev")
-	(((t & 0x3020) == 0x3020)) || fail "sample_type $t: $ev"
+	(((t & 0x3020) == 0x3000)) || fail "sample_type $t: $ev"
 	[[ $ev == *"exclude_kernel 0"* && $ev == *"sample_stack_user 65528"* ]] || fail "$ev"
+	run -0 "$UPROFILE" --dry-run -g -e offcpu:k true
+	ev=$(sed -n '/(switches: off-CPU statistics)/,/^event/p' <<<"$output")
+	t=$(awk '$1 == "sample_type" { print $2 }' <<<"$ev")
+	(((t & 0x3020) == 0x3020)) || fail "sample_type $t: $ev"
+	[[ $ev == *"exclude_callchain_user 1"* && $ev != *exclude_callchain_kernel* ]] || fail "$ev"
+	run -0 "$UPROFILE" --dry-run --call-graph=fp -e offcpu true
+	ev=$(sed -n '/(switches: off-CPU statistics)/,/^event/p' <<<"$output")
+	t=$(awk '$1 == "sample_type" { print $2 }' <<<"$ev")
+	(((t & 0x3020) == 0x1020)) || fail "sample_type $t: $ev"
+	[[ $ev == *"exclude_callchain_user 0"* && $ev == *"exclude_callchain_kernel 1"* ]] || fail "$ev"
 	# wall: a cpu-clock timer in both modes with the user registers
 	run -0 "$UPROFILE" --dry-run -e wall true
 	ev=$(sed -n '/^event 1$/,/^event 2/p' <<<"$output")

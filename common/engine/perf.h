@@ -86,6 +86,8 @@ enum perf_offcpu {
  */
 struct perf_switch {
 	int stacks;		/* sample switch outs: needs kernel sampling */
+	int kernel_chain;	/* with the kernel's call chain: a
+				 * statistic's rows are the kernel's wait */
 	uint64_t tp_id;		/* sched:sched_switch, 0: context-switches */
 	uint32_t state_off, state_size;	/* prev_state in its raw data */
 	uint64_t s_bits, d_bits;	/* prev_state bits of S and D */

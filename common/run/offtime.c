@@ -43,6 +43,21 @@ static int offcpu_stats(const struct run *r)
 	return n;
 }
 
+/* An off-CPU statistic whose rows are the kernel's wait (the
+ * collector's user_row() false): the switch samples need the kernel's
+ * call chain. */
+static int kernel_rows(const struct run *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->nstats; i++)
+		if (r->specs[i].offcpu != PERF_OFFCPU_NONE &&
+		    (r->choice[i].modes & STAT_MODE_KERNEL ||
+		     !(r->choice[i].modes & STAT_MODE_USER)))
+			return 1;
+	return 0;
+}
+
 /* A wall statistic whose rows are user code only: its timer must sample
  * the kernel too, or the time threads run there is missing. */
 static int wall_user_only(const struct run *r)
@@ -116,6 +131,7 @@ int run_setup_offcpu(struct run *r)
 			   "", paranoid);
 		return 0;
 	}
+	sw->kernel_chain = kernel_rows(r);
 	/* wall's timer samples the kernel too: a thread's time there is
 	 * charged to the user code that entered it (its registers). */
 	for (i = 0; i < r->nstats; i++)
