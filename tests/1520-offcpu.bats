@@ -489,7 +489,7 @@ teardown() {
 	ev=$(sed -n '/(switches: off-CPU statistics)/,/^event/p' <<<"$output")
 	t=$(awk '$1 == "sample_type" { print $2 }' <<<"$ev")
 	(((t & 0x3020) == 0x3000)) || fail "sample_type $t: $ev"
-	[[ $ev == *"exclude_kernel 0"* && $ev == *"sample_stack_user 65528"* ]] || fail "$ev"
+	[[ $ev == *"exclude_kernel 0"* && $ev == *"sample_stack_user 16384"* ]] || fail "$ev"
 	run -0 "$UPROFILE" --dry-run -g -e offcpu:k true
 	ev=$(sed -n '/(switches: off-CPU statistics)/,/^event/p' <<<"$output")
 	t=$(awk '$1 == "sample_type" { print $2 }' <<<"$ev")
@@ -506,6 +506,49 @@ teardown() {
 	[[ $ev == *"config 0"$'\n'* && $ev == *"exclude_kernel 0"* ]] || fail "$ev"
 	t=$(awk '$1 == "sample_type" { print $2 }' <<<"$ev")
 	(((t & 0x1000) == 0x1000)) || fail "sample_type $t: $ev"
+}
+
+# copy_truncated JSON: the samples of the first statistic's stacks cut
+# at the end of their stack copy.
+copy_truncated() {
+	jq -e '[.call_stacks.truncated[]? |
+		select(.reason == "stack copy too small") | .samples] | add // 0' <<<"$1"
+}
+
+@test "switch samples copy 16 KiB of user stack unless SIZE says: a wait 12 KiB deep is whole, 24 KiB deep needs dwarf,32768" {
+	# what is opened: the switch event's copy and the CPU samples'
+	run -0 "$UPROFILE" --dry-run -g -e offcpu -e cpu-clock true
+	local ev json
+	ev=$(sed -n '/(switches: off-CPU statistics)/,/^event/p' <<<"$output")
+	[[ $ev == *"sample_stack_user 16384"* ]] || fail "$ev"
+	assert_equal "$(grep -c 'sample_stack_user 65528$' <<<"$output")" 1
+	run -0 "$UPROFILE" --dry-run --call-graph=dwarf,8192 -e offcpu -e cpu-clock true
+	assert_equal "$(grep -c 'sample_stack_user 8192$' <<<"$output")" 2
+
+	skip_unless_kernel_samples
+	# deepwait KIB sleeps under KIB frames of 1 KiB each
+	run -0 "$UPROFILE" -quiet -e offcpu -g -o d12.out "$TPROG/deepwait" 12 100
+	run -0 --separate-stderr "$UPROFILE" -i d12.out --format json
+	json=$output
+	assert_equal "$(copy_truncated "$json")" 0
+	(($(jq '.call_stacks.complete_samples' <<<"$json") > 0)) ||
+		fail "no complete stack: $(jq -c '.call_stacks' <<<"$json")"
+	run -0 "$UPROFILE" -quiet -e offcpu -g -o d24.out "$TPROG/deepwait" 24 100
+	run -0 --separate-stderr "$UPROFILE" -i d24.out --format json
+	(($(copy_truncated "$output") > 0)) ||
+		fail "24 KiB deep, not cut: $(jq -c '.call_stacks' <<<"$output")"
+	run -0 "$UPROFILE" -quiet -e offcpu --call-graph=dwarf,32768 -o d24.out \
+		"$TPROG/deepwait" 24 100
+	run -0 --separate-stderr "$UPROFILE" -i d24.out --format json
+	json=$output
+	assert_equal "$(copy_truncated "$json")" 0
+	(($(jq '.call_stacks.complete_samples' <<<"$json") > 0)) ||
+		fail "no complete stack: $(jq -c '.call_stacks' <<<"$json")"
+	# and they are the waits, under all 24 levels: the tree indents
+	# _start by 2, each level by 2 more (_start, two of libc's, main,
+	# 24 descend, then wait_here: 58)
+	run -0 --separate-stderr "$UPROFILE" -i d24.out -tree
+	assert_line --regexp "^ +[0-9.]+ +[0-9.]+ +[0-9]+ {58}wait_here$"
 }
 
 @test "--time windows clip the intervals: a 1 s sleep cut by a 0.5 s window counts 0.5 s" {

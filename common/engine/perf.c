@@ -456,7 +456,8 @@ static void build_switch_attr(const struct perf_event_spec *sp,
 	}
 	if (sp->stack_user) {
 		a->sample_type |= PERF_SAMPLE_STACK_USER;
-		a->sample_stack_user = sp->stack_user;
+		a->sample_stack_user = sw->stack_user ? sw->stack_user :
+				       sp->stack_user;
 	}
 }
 

@@ -132,6 +132,8 @@ int run_setup_offcpu(struct run *r)
 		return 0;
 	}
 	sw->kernel_chain = kernel_rows(r);
+	if (r->stack_dump && !c->stack_dump)
+		sw->stack_user = RUN_SWITCH_STACK_DUMP;
 	/* wall's timer samples the kernel too: a thread's time there is
 	 * charged to the user code that entered it (its registers). */
 	for (i = 0; i < r->nstats; i++)
