@@ -495,6 +495,12 @@ teardown() {
 	t=$(awk '$1 == "sample_type" { print $2 }' <<<"$ev")
 	(((t & 0x3020) == 0x3020)) || fail "sample_type $t: $ev"
 	[[ $ev == *"exclude_callchain_user 1"* && $ev != *exclude_callchain_kernel* ]] || fail "$ev"
+	# kprofile's kernel threads are charged at their kernel wait in
+	# every mode: the chain stays for its user rows too
+	run -0 "$KPROFILE" --dry-run -e offcpu:u true
+	ev=$(sed -n '/(switches: off-CPU statistics)/,/^event/p' <<<"$output")
+	t=$(awk '$1 == "sample_type" { print $2 }' <<<"$ev")
+	(((t & 0x20) == 0x20)) || fail "sample_type $t: $ev"
 	run -0 "$UPROFILE" --dry-run --call-graph=fp -e offcpu true
 	ev=$(sed -n '/(switches: off-CPU statistics)/,/^event/p' <<<"$output")
 	t=$(awk '$1 == "sample_type" { print $2 }' <<<"$ev")

@@ -44,12 +44,15 @@ static int offcpu_stats(const struct run *r)
 }
 
 /* An off-CPU statistic whose rows are the kernel's wait (the
- * collector's user_row() false): the switch samples need the kernel's
- * call chain. */
+ * collector's user_row() false), or kernel threads, which have no user
+ * registers and are charged at their wait whatever the mode (kprofile's
+ * target): the switch samples need the kernel's call chain. */
 static int kernel_rows(const struct run *r)
 {
 	size_t i;
 
+	if (r->cfg->tool->scope == RUN_SCOPE_SYSTEM)
+		return 1;
 	for (i = 0; i < r->nstats; i++)
 		if (r->specs[i].offcpu != PERF_OFFCPU_NONE &&
 		    (r->choice[i].modes & STAT_MODE_KERNEL ||
