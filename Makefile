@@ -100,7 +100,8 @@ TEST_TOOLS := $(BUILD)/tests/symtool $(BUILD)/tests/tablecheck \
 	$(BUILD)/tests/blockcheck $(BUILD)/tests/jsonwcheck \
 	$(BUILD)/tests/decodecheck $(BUILD)/tests/unwcheck $(BUILD)/tests/cficheck \
 	$(BUILD)/tests/unwstep $(BUILD)/tests/pystack \
-	$(BUILD)/tests/mkstacks $(BUILD)/tests/mkcallstacks $(BUILD)/tests/mkevents
+	$(BUILD)/tests/mkstacks $(BUILD)/tests/mkcallstacks $(BUILD)/tests/mkevents \
+	$(BUILD)/tests/mkswitches
 
 all: $(TOOL_BIN) $(TPROG_BIN) $(TEST_TOOLS)
 

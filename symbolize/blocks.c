@@ -23,6 +23,7 @@
 #define MAX_TABLE 4096		/* jump table entries, at most */
 #define RING 16			/* instructions remembered for jump tables */
 #define NEIGHBOUR_BYTES 4096	/* scanned for jumps into a procedure */
+#define MAX_INDEXED (256u << 10) /* procedure bytes indexed (insn_at) */
 
 /*
  * A procedure found by sym_code_extent() is decoded by the first
@@ -39,6 +40,7 @@ struct proc {
 	uint64_t lo, hi;	/* vaddrs of the procedure */
 	uint64_t nlo, nhi;	/* its neighbours, scanned for jumps in */
 	bool decoded;
+	bool released;		/* by sym_code_release(): its code is held */
 };
 
 struct code_cache {
@@ -52,13 +54,27 @@ struct code_cache {
 	size_t nprocs, aprocs;
 };
 
+/* Back to before p was decoded, its bytes not read. */
+static void proc_undecode(struct proc *p)
+{
+	free(p->insns);
+	free(p->blocks);
+	free(p->bytes);
+	p->insns = NULL;
+	p->blocks = NULL;
+	p->bytes = NULL;
+	p->code.insns = NULL;
+	p->code.ninsns = 0;
+	p->code.blocks = NULL;
+	p->code.nblocks = 0;
+	p->decoded = false;
+}
+
 static void proc_free(struct proc *p)
 {
 	if (!p)
 		return;
-	free(p->insns);
-	free(p->blocks);
-	free(p->bytes);
+	proc_undecode(p);
 	free(p);
 }
 
@@ -182,8 +198,15 @@ struct decoder {
 				 * which may be data) only mark leaders */
 	uint64_t *forced;	/* sorted: the sweep must start here */
 	size_t nforced, aforced;
-	/* The last instructions, for jump-table patterns (x86). */
+	const bool *leader;	/* per instruction of v, once swept */
+	uint32_t *at;		/* per byte of a procedure of at most
+				 * MAX_INDEXED bytes: 1 + the index in v of
+				 * the instruction starting there, or 0 */
+	/* The last instructions, for jump-table patterns (x86): decoded
+	 * for their flow, their operands once a jump table asks
+	 * (ring_at()). */
 	struct dec_insn ring[RING];
+	bool ring_ops[RING];
 	size_t nring;
 	struct dec_insn in;	/* the one being decoded */
 };
@@ -249,11 +272,22 @@ static const char *callee_name(const struct decoder *d, uint64_t target)
 	return NULL;
 }
 
-static const struct dec_insn *ring_at(const struct decoder *d, size_t back)
+static const struct dec_insn *ring_at(struct decoder *d, size_t back)
 {
+	size_t k;
+	struct dec_insn *in;
+
 	if (back >= d->nring || back >= RING)
 		return NULL;
-	return &d->ring[(d->nring - 1 - back) % RING];
+	k = (d->nring - 1 - back) % RING;
+	in = &d->ring[k];
+	if (!d->ring_ops[k]) {
+		/* It decoded in these bytes before: it does again. */
+		dec_decode(d->c->dec, d->buf + (in->va - d->lo), in->len,
+			   in->va, DEC_WANT_OPS, in);
+		d->ring_ops[k] = true;
+	}
+	return in;
 }
 
 static int add_extra(struct decoder *d, uint64_t va)
@@ -268,7 +302,7 @@ static int add_extra(struct decoder *d, uint64_t va)
  * The bound of a jump table: "cmp idx, N" then "ja" (N + 1 entries) or
  * "jae" (N) among the instructions before the jump.  0 if not found.
  */
-static uint64_t table_bound(const struct decoder *d, size_t from)
+static uint64_t table_bound(struct decoder *d, size_t from)
 {
 	size_t b;
 
@@ -469,6 +503,22 @@ static int push_data(struct decoder *d, uint64_t va, uint64_t len,
 	return SYM_OK;
 }
 
+/* d->at for the sweep just made, when the procedure is small enough to
+ * spend four bytes of index on each of its bytes (else binary search). */
+static int index_insns(struct decoder *d)
+{
+	size_t i, size = d->hi - d->lo;
+
+	if (size > MAX_INDEXED)
+		return SYM_OK;
+	if (!d->at && !(d->at = malloc(size * sizeof(*d->at))))
+		return SYM_ENOMEM;
+	memset(d->at, 0, size * sizeof(*d->at));
+	for (i = 0; i < d->n; i++)
+		d->at[d->v[i].va - d->lo] = (uint32_t)i + 1;
+	return SYM_OK;
+}
+
 static int sweep(struct decoder *d)
 {
 	struct dec_insn *in = &d->in;
@@ -482,10 +532,11 @@ static int sweep(struct decoder *d)
 		struct dins *di;
 
 		/* The text only when a listing asks (sym_insn_format). */
-		if (!dec_decode(d->c->dec, code, stop - va, va, false, in)) {
+		if (!dec_decode(d->c->dec, code, stop - va, va, DEC_WANT_FLOW,
+				in)) {
 			uint64_t end;
 			bool unknown = !dec_decode(d->c->dec, code, d->hi - va,
-						   va, false, in);
+						   va, DEC_WANT_FLOW, in);
 
 			/* Never a guess: an unknown instruction runs to the
 			 * next start known otherwise. */
@@ -518,6 +569,9 @@ static int sweep(struct decoder *d)
 			/* Not the text (empty here, and most of it). */
 			memcpy(&d->ring[d->nring % RING], in,
 			       offsetof(struct dec_insn, text));
+			d->ring_ops[d->nring % RING] =
+				!!(in->flags & (SYM_INSN_BRANCH |
+						SYM_INSN_CALL));
 			d->nring++;
 			if ((di->flags & SYM_INSN_BRANCH) &&
 			    (di->flags & SYM_INSN_INDIRECT))
@@ -525,7 +579,7 @@ static int sweep(struct decoder *d)
 		}
 		va += in->len;
 	}
-	return ret;
+	return ret ? ret : index_insns(d);
 }
 
 /* Index of the instruction starting at va, or (size_t)-1. */
@@ -533,6 +587,10 @@ static size_t insn_at(const struct decoder *d, uint64_t va)
 {
 	size_t lo = 0, hi = d->n;
 
+	if (va < d->lo || va >= d->hi)
+		return (size_t)-1;	/* a call elsewhere, mostly */
+	if (d->at)
+		return (size_t)d->at[va - d->lo] - 1;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
@@ -580,20 +638,21 @@ static void mark(const struct decoder *d, bool *leader, uint64_t va)
 		leader[i] = true;
 }
 
-static int build_blocks(struct decoder *d, struct proc *p, uint64_t off0)
+/*
+ * The leaders of the sweep d->v (a bool per instruction in *out): its
+ * first instruction, branch targets, what follows an end of flow,
+ * padding runs, jump tables' entries and the ways in known so far.
+ */
+static int find_leaders(struct decoder *d, bool **out)
 {
 	bool *leader = calloc(d->n ? d->n : 1, sizeof(*leader));
-	size_t i, nb = 0, ab = 0;
+	size_t i;
 	const unsigned ends = SYM_INSN_BRANCH | SYM_INSN_RET | SYM_INSN_TRAP |
 			      SYM_INSN_NORETURN | SYM_INSN_REP | SYM_INSN_DATA;
 
+	*out = leader;
 	if (!leader)
 		return SYM_ENOMEM;
-	p->insns = calloc(d->n ? d->n : 1, sizeof(*p->insns));
-	if (!p->insns) {
-		free(leader);
-		return SYM_ENOMEM;
-	}
 	if (d->n)
 		leader[0] = true;
 	for (i = 0; i < d->n; i++) {
@@ -620,22 +679,36 @@ static int build_blocks(struct decoder *d, struct proc *p, uint64_t off0)
 		mark(d, leader, d->extra[i]);
 	for (i = 0; i < d->nentries; i++)
 		mark(d, leader, d->entries[i]);
+	return SYM_OK;
+}
+
+/* p's instructions and blocks: the sweep d->v split at leader[]. */
+static int build_blocks(struct decoder *d, struct proc *p, uint64_t off0,
+			const bool *leader)
+{
+	size_t i, nb = 0;
+
+	p->insns = calloc(d->n ? d->n : 1, sizeof(*p->insns));
+	if (!p->insns)
+		return SYM_ENOMEM;
+	for (i = 0; i < d->n; i++)
+		nb += leader[i];
+	/* Kept with the instructions: no room to spare. */
+	p->blocks = malloc((nb ? nb : 1) * sizeof(*p->blocks));
+	if (!p->blocks)
+		return SYM_ENOMEM;
+	nb = 0;
 	for (i = 0; i < d->n; i++) {
 		const struct dins *di = &d->v[i];
 		struct sym_insn *si = &p->insns[i];
 
 		if (leader[i]) {
-			if (ALLOC_GROW(p->blocks, nb + 1, ab)) {
-				free(leader);
-				return SYM_ENOMEM;
-			}
 			p->blocks[nb].start = off0 + (di->va - d->lo);
 			p->blocks[nb].first = (uint32_t)i;
 			p->blocks[nb].ninsns = 0;
 			nb++;
 		}
 		si->offset = off0 + (di->va - d->lo);
-		si->vaddr = di->va;
 		si->len = di->len;
 		si->block = (uint32_t)(nb - 1);
 		si->flags = di->flags;
@@ -644,7 +717,6 @@ static int build_blocks(struct decoder *d, struct proc *p, uint64_t off0)
 		p->blocks[nb - 1].ninsns++;
 		p->blocks[nb - 1].end = si->offset + si->len;
 	}
-	free(leader);
 	p->code.insns = p->insns;
 	p->code.ninsns = d->n;
 	p->code.blocks = p->blocks;
@@ -681,13 +753,27 @@ static int entry_points(struct decoder *d)
 	return SYM_OK;
 }
 
+/* Whether a jump to t would make a block of the procedure start there:
+ * t starts one of its instructions, not a leader yet. */
+static bool new_leader(void *ctx, uint64_t t)
+{
+	const struct decoder *d = ctx;
+	size_t i = insn_at(d, t);
+
+	return i != (size_t)-1 && !d->leader[i];
+}
+
 /*
  * Direct jumps and calls from the neighbouring code [lo, hi) into the
  * procedure: assembly functions jump into the middle of the next one
- * (glibc's mempcpy into memcpy, after computing its return value).
+ * (glibc's mempcpy into memcpy, after computing its return value).  Only
+ * the leaders they make count, so the procedure is swept first.
  */
 static int neighbour_jumps(struct decoder *d, uint64_t lo, uint64_t hi)
 {
+	const struct dec_targets to = {
+		.lo = d->lo, .hi = d->hi, .wanted = new_leader, .ctx = d,
+	};
 	struct dec_insn *in = &d->in;
 	uint8_t *buf;
 	uint64_t va, reach;
@@ -702,11 +788,10 @@ static int neighbour_jumps(struct decoder *d, uint64_t lo, uint64_t hi)
 		goto out;
 	/* Few neighbours' bytes can hold such a jump, and then near the
 	 * procedure: the decoding stops after the last that may. */
-	reach = lo + dec_branch_reach(d->c->dec, buf, hi - lo, lo, d->lo,
-				      d->hi);
+	reach = lo + dec_branch_reach(d->c->dec, buf, hi - lo, lo, &to);
 	for (va = lo; va < reach && !ret;) {
-		if (!dec_decode(d->c->dec, buf + (va - lo), hi - va, va, false,
-				in)) {
+		if (!dec_decode(d->c->dec, buf + (va - lo), hi - va, va,
+				DEC_WANT_FLOW, in)) {
 			/* Only leaders come of this: resume anywhere. */
 			va += in->len ? in->len : 1;
 			continue;
@@ -730,18 +815,11 @@ static int decode(struct symbolizer *s, struct symobj *o, struct code_cache *c,
 		.buf = p->bytes,
 	};
 	int ret, pass;
-	bool again = true;
+	bool again = true, *leader = NULL;
+	size_t i, hard;
 
 	ret = entry_points(&d);
 	d.nhard = d.nentries;
-	if (!ret && p->nlo < p->lo)
-		ret = neighbour_jumps(&d, p->nlo, p->lo);
-	if (!ret && p->nhi > p->hi)
-		ret = neighbour_jumps(&d, p->hi, p->nhi);
-	/* A neighbour that cannot be read costs only its jumps; running
-	 * out of memory ends the decoding. */
-	if (ret != SYM_ENOMEM)
-		ret = SYM_OK;
 	for (pass = 0; again && !ret && pass < MAX_SWEEPS; pass++) {
 		ret = sweep(&d);
 		if (!ret)
@@ -750,7 +828,23 @@ static int decode(struct symbolizer *s, struct symobj *o, struct code_cache *c,
 	if (!ret && again)
 		ret = sweep(&d);	/* the last forced starts, no more */
 	if (!ret)
-		ret = build_blocks(&d, p, p->code.start);
+		ret = find_leaders(&d, &leader);
+	d.leader = leader;
+	hard = d.nentries;
+	if (!ret && p->nlo < p->lo)
+		ret = neighbour_jumps(&d, p->nlo, p->lo);
+	if (!ret && p->nhi > p->hi)
+		ret = neighbour_jumps(&d, p->hi, p->nhi);
+	/* Running out of memory ends the decoding (a neighbour that cannot
+	 * be read costs only its jumps). */
+	if (ret)
+		goto out;
+	for (i = hard; i < d.nentries; i++)
+		mark(&d, leader, d.entries[i]);
+	ret = build_blocks(&d, p, p->code.start, leader);
+out:
+	free(leader);
+	free(d.at);
 	free(d.v);
 	free(d.extra);
 	free(d.entries);
@@ -862,6 +956,7 @@ static const char *plain_text(const struct sym_code *code, size_t i,
 {
 	const struct proc *p = (const struct proc *)code;
 	const struct sym_insn *in = &code->insns[i];
+	uint64_t va = sym_insn_vaddr(code, in);
 
 	if (in->flags & SYM_INSN_UNKNOWN) {
 		snprintf(din->text, sizeof(din->text),
@@ -870,8 +965,8 @@ static const char *plain_text(const struct sym_code *code, size_t i,
 		return din->text;
 	}
 	if ((in->flags & SYM_INSN_DATA) ||
-	    !dec_decode(p->c->dec, p->bytes + (in->vaddr - p->lo), in->len,
-			in->vaddr, true, din))
+	    !dec_decode(p->c->dec, p->bytes + (va - p->lo), in->len, va,
+			DEC_WANT_TEXT, din))
 		return "(bad)";
 	return din->text;
 }
@@ -916,6 +1011,20 @@ size_t sym_insn_format(struct symbolizer *s, const struct sym_object *obj,
 		len = snprintf(buf, size, "%s <%s+0x%" PRIx64 ">", text, name,
 			       t - res.symbol_start);
 	return len < 0 ? 0 : (size_t)len;
+}
+
+/* p's bytes, read (again, after sym_code_release()). */
+static int proc_bytes(const struct symobj *o, struct proc *p)
+{
+	p->bytes = malloc(p->hi - p->lo);
+	if (!p->bytes)
+		return SYM_ENOMEM;
+	if (!read_vaddr(p->c, o, p->lo, p->bytes, p->hi - p->lo)) {
+		free(p->bytes);
+		p->bytes = NULL;
+		return SYM_ENOCODE;
+	}
+	return SYM_OK;
 }
 
 /*
@@ -987,22 +1096,22 @@ static int find_proc(struct symbolizer *s, const struct sym_object *obj,
 		return SYM_ENOCODE;
 	}
 	p = calloc(1, sizeof(*p));
-	if (!p || !(p->bytes = malloc(hi - lo))) {
-		free(p);
+	if (!p)
 		return SYM_ENOMEM;
-	}
-	if (!read_vaddr(c, o, lo, p->bytes, hi - lo)) {
-		proc_free(p);
-		return SYM_ENOCODE;
-	}
 	p->c = c;
 	p->lo = lo;
 	p->hi = hi;
+	ret = proc_bytes(o, p);
+	if (ret) {
+		proc_free(p);
+		return ret;
+	}
 	neighbours(o, lo, hi, &p->nlo, &p->nhi);
 	sym_resolve(s, obj, off0, &res);
 	p->code.procedure = res.frames[res.nframes - 1].function;
 	p->code.start = off0;
 	p->code.end = off0 + (hi - lo);
+	p->code.vaddr = lo;
 	if (ALLOC_GROW(c->procs, c->nprocs + 1, c->aprocs)) {
 		proc_free(p);
 		return SYM_ENOMEM;
@@ -1046,7 +1155,13 @@ int sym_code(struct symbolizer *s, const struct sym_object *obj,
 	if (ret)
 		return ret;
 	if (!p->decoded) {
-		ret = decode(s, o, c, p);
+		ret = p->bytes ? SYM_OK : proc_bytes(o, p);
+		if (!ret)
+			ret = decode(s, o, c, p);
+		if (ret && p->released) {
+			proc_undecode(p);	/* kept: its code is held */
+			return ret;
+		}
 		if (ret) {
 			/* Not kept: the next query tries again. */
 			at = proc_upper(c, p->code.start) - 1;
@@ -1060,4 +1175,15 @@ int sym_code(struct symbolizer *s, const struct sym_object *obj,
 	}
 	*out = &p->code;
 	return SYM_OK;
+}
+
+void sym_code_release(struct symbolizer *s, const struct sym_code *code)
+{
+	struct proc *p = (struct proc *)code;
+
+	(void)s;
+	if (!p || !p->decoded)
+		return;
+	proc_undecode(p);
+	p->released = true;
 }

@@ -53,17 +53,18 @@ void dec_free(struct dec *d)
 }
 
 bool dec_decode(const struct dec *d, const uint8_t *buf, size_t size,
-		uint64_t va, bool want_text, struct dec_insn *in)
+		uint64_t va, enum dec_want want, struct dec_insn *in)
 {
 	if (d->x86)
-		return dec_x86_decode(d->x86, buf, size, va, want_text, in);
-	return dec_arm64_decode(d->arm64, buf, size, va, want_text, in);
+		return dec_x86_decode(d->x86, buf, size, va, want, in);
+	return dec_arm64_decode(d->arm64, buf, size, va, want, in);
 }
 
 size_t dec_branch_reach(const struct dec *d, const uint8_t *buf,
-			size_t size, uint64_t va, uint64_t lo, uint64_t hi)
+			size_t size, uint64_t va,
+			const struct dec_targets *to)
 {
 	if (d->x86)
-		return dec_x86_branch_reach(buf, size, va, lo, hi);
+		return dec_x86_branch_reach(buf, size, va, to);
 	return size;
 }

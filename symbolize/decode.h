@@ -70,6 +70,14 @@ struct dec_insn {
 struct dec;
 
 /*
+ * How much of an instruction dec_decode() fills in: its length, flags,
+ * target and id always; the operands of branches and calls (FLOW: all a
+ * sweep needs, the others' operands cost as much again to decode), of
+ * every instruction (OPS), and the text too (TEXT).
+ */
+enum dec_want { DEC_WANT_FLOW, DEC_WANT_OPS, DEC_WANT_TEXT };
+
+/*
  * A decoder for ELF e_machine machine (EM_X86_64, EM_AARCH64) in *out.
  * Returns SYM_OK, SYM_ENOCODE for another machine, SYM_ENOMEM.
  */
@@ -81,7 +89,8 @@ bool dec_machine_ok(uint16_t machine);
 
 /*
  * Decode the instruction at the start of buf[0 .. size), at address va,
- * into *in (the text too when want_text).  True when it decoded; false
+ * into *in, as much as want asks (nops is 0 where operands were not
+ * asked for; a backend may give more).  True when it decoded; false
  * when the bytes are no instruction the decoder knows (or are cut off by
  * size): then in->len is the length every instruction has on this
  * machine (4 on AArch64), or 0 where lengths vary (x86-64), where the
@@ -89,31 +98,40 @@ bool dec_machine_ok(uint16_t machine);
  * inferred from it.
  */
 bool dec_decode(const struct dec *d, const uint8_t *buf, size_t size,
-		uint64_t va, bool want_text, struct dec_insn *in);
+		uint64_t va, enum dec_want want, struct dec_insn *in);
+
+/* Whether a direct branch or call to t is one the caller looks for. */
+typedef bool dec_target_fn(void *ctx, uint64_t t);
 
 /*
  * How far into buf[0 .. size), at address va, a direct branch or call
- * whose target t has lo < t < hi may start: no instruction that
- * dec_decode() finds at buf[n] or after, whatever the boundaries, is one.
- * 0 when there is none; a cheap scan of the bytes, size where the
- * machine has none.
+ * whose target t has lo < t < hi and wanted(ctx, t) may start: no
+ * instruction that dec_decode() finds at buf[n] or after, whatever the
+ * boundaries, is one.  0 when there is none; a cheap scan of the bytes,
+ * size where the machine has none.
  */
+struct dec_targets {
+	uint64_t lo, hi;
+	dec_target_fn *wanted;
+	void *ctx;
+};
 size_t dec_branch_reach(const struct dec *d, const uint8_t *buf,
-			size_t size, uint64_t va, uint64_t lo, uint64_t hi);
+			size_t size, uint64_t va,
+			const struct dec_targets *to);
 
 /* The backends, behind dec_open() and dec_decode() (same contracts). */
 struct dec_x86;
 struct dec_x86 *dec_x86_open(void);
 void dec_x86_free(struct dec_x86 *x);
 bool dec_x86_decode(const struct dec_x86 *x, const uint8_t *buf, size_t size,
-		    uint64_t va, bool want_text, struct dec_insn *in);
+		    uint64_t va, enum dec_want want, struct dec_insn *in);
 size_t dec_x86_branch_reach(const uint8_t *buf, size_t size, uint64_t va,
-			    uint64_t lo, uint64_t hi);
+			    const struct dec_targets *to);
 struct dec_arm64;
 struct dec_arm64 *dec_arm64_open(void);
 void dec_arm64_free(struct dec_arm64 *a);
 bool dec_arm64_decode(const struct dec_arm64 *a, const uint8_t *buf,
-		      size_t size, uint64_t va, bool want_text,
+		      size_t size, uint64_t va, enum dec_want want,
 		      struct dec_insn *in);
 
 #endif

@@ -95,7 +95,7 @@ static enum dec_id id_of(unsigned id)
 }
 
 bool dec_arm64_decode(const struct dec_arm64 *a, const uint8_t *buf,
-		      size_t size, uint64_t va, bool want_text,
+		      size_t size, uint64_t va, enum dec_want want,
 		      struct dec_insn *in)
 {
 	const uint8_t *code = buf;
@@ -142,7 +142,7 @@ bool dec_arm64_decode(const struct dec_arm64 *a, const uint8_t *buf,
 			break;
 		}
 	}
-	if (want_text)
+	if (want == DEC_WANT_TEXT)
 		snprintf(in->text, sizeof(in->text), "%s%s%s",
 			 a->in->mnemonic, a->in->op_str[0] ? " " : "",
 			 a->in->op_str);

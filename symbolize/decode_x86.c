@@ -311,7 +311,7 @@ static void operand(const ZydisDecodedInstruction *zi,
 }
 
 bool dec_x86_decode(const struct dec_x86 *x, const uint8_t *buf, size_t size,
-		    uint64_t va, bool want_text, struct dec_insn *in)
+		    uint64_t va, enum dec_want want, struct dec_insn *in)
 {
 	ZydisDecoderContext ctx;
 	ZydisDecodedInstruction zi;
@@ -326,15 +326,24 @@ bool dec_x86_decode(const struct dec_x86 *x, const uint8_t *buf, size_t size,
 	in->id = DEC_OTHER;
 	in->nops = 0;
 	in->text[0] = '\0';
-	/* The visible operands only: nothing here reads the others. */
 	if (ZYAN_FAILED(ZydisDecoderDecodeInstruction(&x->decoder, &ctx, buf,
-						      size, &zi)) ||
-	    ZYAN_FAILED(ZydisDecoderDecodeOperands(&x->decoder, &ctx, &zi, zo,
-						   zi.operand_count_visible)))
+						      size, &zi)))
 		return false;
 	in->len = zi.length;
 	in->flags = classify(&zi);
 	in->id = id_of(zi.mnemonic);
+	if (want == DEC_WANT_FLOW &&
+	    !(in->flags & (SYM_INSN_BRANCH | SYM_INSN_CALL)))
+		return true;
+	/* The visible operands only: nothing here reads the others.  They
+	 * decode wherever the instruction did (every offset of libc and
+	 * cc1plus tried), so FLOW accepts the same bytes as OPS. */
+	if (ZYAN_FAILED(ZydisDecoderDecodeOperands(&x->decoder, &ctx, &zi, zo,
+						   zi.operand_count_visible))) {
+		in->len = in->flags = 0;
+		in->id = DEC_OTHER;
+		return false;
+	}
 	for (i = 0; i < zi.operand_count_visible && i < DEC_MAX_OPS; i++)
 		operand(&zi, &zo[i], va, &in->op[in->nops++]);
 	if (in->flags & (SYM_INSN_BRANCH | SYM_INSN_CALL)) {
@@ -344,7 +353,7 @@ bool dec_x86_decode(const struct dec_x86 *x, const uint8_t *buf, size_t size,
 		else
 			in->flags |= SYM_INSN_INDIRECT;
 	}
-	if (want_text) {
+	if (want == DEC_WANT_TEXT) {
 		/* A multi-byte nop's register operand is no operand to a
 		 * reader (objdump leaves it out). */
 		ZydisDecodedInstruction shown = zi;
@@ -373,12 +382,16 @@ bool dec_x86_decode(const struct dec_x86 *x, const uint8_t *buf, size_t size,
  * A relative target as Zydis may compute it: the end of the instruction
  * plus the displacement, cut to the operand or address width.
  */
-static bool lands_in(uint64_t t, uint64_t lo, uint64_t hi)
+static bool lands(uint64_t t, const struct dec_targets *to)
 {
-	uint64_t t32 = t & 0xffffffffu, t16 = t & 0xffffu;
+	uint64_t v[3] = { t, t & 0xffffffffu, t & 0xffffu };
+	size_t i;
 
-	return (t > lo && t < hi) || (t32 > lo && t32 < hi) ||
-	       (t16 > lo && t16 < hi);
+	for (i = 0; i < 3; i++)
+		if (v[i] > to->lo && v[i] < to->hi &&
+		    (!i || v[i] != v[i - 1]) && to->wanted(to->ctx, v[i]))
+			return true;
+	return false;
 }
 
 static int64_t rel(const uint8_t *p, unsigned size)
@@ -394,13 +407,23 @@ static int64_t rel(const uint8_t *p, unsigned size)
 /* The opcode at buf[i] with its displacement (size bytes at buf[i + at])
  * ending the instruction, if it fits. */
 static bool rel_into(const uint8_t *buf, size_t size, uint64_t va, size_t i,
-		     unsigned at, unsigned dsize, uint64_t lo, uint64_t hi)
+		     unsigned at, unsigned dsize, const struct dec_targets *to)
 {
 	size_t end = i + at + dsize;
 
 	return end <= size &&
-	       lands_in(va + end + (uint64_t)rel(buf + i + at, dsize), lo, hi);
+	       lands(va + end + (uint64_t)rel(buf + i + at, dsize), to);
 }
+
+/* What an opcode byte may start: a rel8 branch, a rel32 (rel16) call or
+ * jump, a two-byte opcode to look at, or (0) none. */
+enum { OP_NONE, OP_REL8, OP_REL32, OP_TWO };
+
+static const uint8_t opcode_kind[256] = {
+	[0x70 ... 0x7f] = OP_REL8, [0xe0 ... 0xe3] = OP_REL8,
+	[0xeb] = OP_REL8, [0xe8] = OP_REL32, [0xe9] = OP_REL32,
+	[0x0f] = OP_TWO, [0xc7] = OP_TWO,
+};
 
 /*
  * Every byte is taken for an opcode, so whatever instruction boundaries a
@@ -409,25 +432,31 @@ static bool rel_into(const uint8_t *buf, size_t size, uint64_t va, size_t i,
  * an operand size prefix); jcc rel32 (rel16); xbegin rel32 (rel16).
  */
 size_t dec_x86_branch_reach(const uint8_t *buf, size_t size, uint64_t va,
-			    uint64_t lo, uint64_t hi)
+			    const struct dec_targets *to)
 {
 	size_t i = size;
 
 	while (i-- > 0) {
-		uint8_t b = buf[i], b1 = i + 1 < size ? buf[i + 1] : 0;
+		uint8_t b = buf[i], b1;
 
-		if ((b >= 0x70 && b <= 0x7f) || b == 0xeb ||
-		    (b >= 0xe0 && b <= 0xe3)) {
-			if (rel_into(buf, size, va, i, 1, 1, lo, hi))
+		switch (opcode_kind[b]) {
+		case OP_NONE:
+			continue;
+		case OP_REL8:
+			if (rel_into(buf, size, va, i, 1, 1, to))
 				return i + 1;
-		} else if (b == 0xe8 || b == 0xe9) {
-			if (rel_into(buf, size, va, i, 1, 4, lo, hi) ||
-			    rel_into(buf, size, va, i, 1, 2, lo, hi))
+			continue;
+		case OP_REL32:
+			if (rel_into(buf, size, va, i, 1, 4, to) ||
+			    rel_into(buf, size, va, i, 1, 2, to))
 				return i + 1;
-		} else if ((b == 0x0f && (b1 & 0xf0) == 0x80) ||
-			   (b == 0xc7 && b1 == 0xf8)) {
-			if (rel_into(buf, size, va, i, 2, 4, lo, hi) ||
-			    rel_into(buf, size, va, i, 2, 2, lo, hi))
+			continue;
+		default:
+			b1 = i + 1 < size ? buf[i + 1] : 0;
+			if (((b == 0x0f && (b1 & 0xf0) == 0x80) ||
+			     (b == 0xc7 && b1 == 0xf8)) &&
+			    (rel_into(buf, size, va, i, 2, 4, to) ||
+			     rel_into(buf, size, va, i, 2, 2, to)))
 				return i + 1;
 		}
 	}

@@ -259,8 +259,8 @@ static uint64_t x86_stub_size(const struct dec *dec, const unsigned char *d,
 	bool seen = false;
 
 	while (va < end) {
-		if (!dec_decode(dec, d + (va - addr), end - va, va, false,
-				&in)) {
+		if (!dec_decode(dec, d + (va - addr), end - va, va,
+				DEC_WANT_OPS, &in)) {
 			va += in.len ? in.len : 1;
 			continue;
 		}
@@ -298,8 +298,8 @@ static int read_plt_section(struct procs *p, const struct dec *dec,
 	while (va < end && ret == SYM_OK) {
 		const struct dec_op *o = in.op;
 
-		if (!dec_decode(dec, d + (va - addr), end - va, va, false,
-				&in)) {
+		if (!dec_decode(dec, d + (va - addr), end - va, va,
+				DEC_WANT_OPS, &in)) {
 			va += in.len ? in.len : 1;
 			continue;
 		}

@@ -1315,6 +1315,7 @@ int sym_object_info(struct symbolizer *s, const struct sym_object *obj,
 	info->debug = o->debug_file;
 	info->symbols = o->symbols;
 	info->err = o->err;
+	info->dwarf = o->dwpath != NULL;
 	source_root(s, o, info);
 	return SYM_OK;
 }

@@ -330,6 +330,9 @@ struct sym_object_info {
 	enum sym_symbols symbols;	/* from the file and the debug file */
 	int err;		/* why it could not be used (SYM_E*), or
 				 * SYM_OK; sym_object_error() says more */
+	int dwarf;		/* it has DWARF (read on first use): only
+				 * then may resolving one of its addresses
+				 * find an error err does not have yet */
 	/*
 	 * Where the source files its DWARF names may be read: inside
 	 * source_root (resolved there, as if it were /: "/" for this
@@ -373,15 +376,18 @@ const char *sym_strerror(int err);
 				 * does not know, up to the next known
 				 * start (see sym_code) */
 
-/* One decoded instruction (or run of undecodable bytes). */
+/*
+ * One decoded instruction (or run of undecodable bytes): 32 bytes, one
+ * per instruction of every procedure decoded (its address is
+ * sym_insn_vaddr()).
+ */
 struct sym_insn {
 	uint64_t offset;	/* same space as sym_resolve queries */
-	uint64_t vaddr;		/* ELF virtual address */
+	uint64_t target;	/* direct branch or call target (query space),
+				 * 0 if none or outside every PT_LOAD */
 	uint32_t len;		/* bytes */
 	uint32_t block;		/* index into sym_code.blocks */
 	unsigned flags;		/* SYM_INSN_* */
-	uint64_t target;	/* direct branch or call target (query space),
-				 * 0 if none or outside every PT_LOAD */
 };
 
 /* A basic block: instructions insns[first .. first + ninsns). */
@@ -394,11 +400,19 @@ struct sym_block {
 struct sym_code {
 	const char *procedure;	/* what sym_resolve() names for start */
 	uint64_t start, end;	/* offsets of the procedure [start, end) */
+	uint64_t vaddr;		/* ELF virtual address of start */
 	const struct sym_insn *insns;
 	size_t ninsns;
 	const struct sym_block *blocks;
 	size_t nblocks;
 };
+
+/* The ELF virtual address of instruction in of code. */
+static inline uint64_t sym_insn_vaddr(const struct sym_code *code,
+				      const struct sym_insn *in)
+{
+	return code->vaddr + (in->offset - code->start);
+}
 
 /*
  * The procedure covering offset in obj, decoded and split into basic
@@ -474,6 +488,14 @@ int sym_code(struct symbolizer *s, const struct sym_object *obj,
  */
 int sym_code_extent(struct symbolizer *s, const struct sym_object *obj,
 		    uint64_t offset, const struct sym_code **out);
+
+/*
+ * Free what decoding code (from sym_code()) made, its instructions, its
+ * blocks and its bytes: code stays valid, as sym_code_extent() gives it
+ * (ninsns and nblocks 0), until a later sym_code() decodes it again.
+ * For a report that keeps what it needs of each procedure as it goes.
+ */
+void sym_code_release(struct symbolizer *s, const struct sym_code *code);
 
 /*
  * The text of code->insns[i] (code from sym_code()), made when asked:

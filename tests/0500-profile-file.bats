@@ -275,7 +275,7 @@ craft() {
 	local cpus c0 c1
 	cpus=$(allowed_cpus | tr '\n' ' ')
 	read -r c0 c1 _ <<<"$cpus"
-	local work="taskset -c $c0 '$TPROG/spin2' 600 & taskset -c $c1 '$TPROG/spin2' 600; wait"
+	local work="taskset -c $c0 '$TPROG/spin2' 800 & taskset -c $c1 '$TPROG/spin2' 800; wait"
 	run -0 "$UPROFILE" -quiet -e cpu-clock -each sh -c "$work"
 	[[ ! -e umon.out ]]
 	[[ -s umon.out.$c0 && -s umon.out.$c1 ]] ||
@@ -296,7 +296,7 @@ craft() {
 	# the same work: the same number of samples, give or take
 	((each > all / 2 && each < all * 2)) ||
 		fail "-each: $each samples, -all: $all"
-	assert_near "$each" 1200 300
+	assert_near "$each" 1600 400
 }
 
 @test "profiles are replaced atomically: new inode, no temporary file left" {
@@ -676,14 +676,14 @@ $STACKS_PRINTED"
 @test "never a crash: random damage to a profile with stacks gives 0 or 125" {
 	run -0 "$MKSTACKS" write s.out
 	write_fuzz
-	run -0 python3 fuzz.py "$UPROFILE" s.out 400
+	run -0 python3 fuzz.py "$UPROFILE" s.out "$(rounds 400)"
 }
 
 # in_little_memory COMMAND...: run COMMAND with 300 MB of address space,
 # too little to hold a 2 GB file.  Sanitizer builds reserve terabytes of
 # address space for their shadow memory, so there COMMAND runs unlimited.
 in_little_memory() {
-	if ldd "$UPROFILE" | grep libasan >/dev/null; then
+	if sanitized; then
 		"$@"
 	else
 		(ulimit -v 300000 && exec "$@")
@@ -774,7 +774,7 @@ EOF
 @test "never a crash: random damage with valid checksums gives 0 or 125" {
 	make_profile good.out
 	write_fuzz
-	run -0 python3 fuzz.py "$UPROFILE" good.out 600
+	run -0 python3 fuzz.py "$UPROFILE" good.out "$(rounds 600)"
 }
 
 @test "damaged task sections are rejected with one line, status 125" {

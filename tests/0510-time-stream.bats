@@ -34,7 +34,7 @@ setup() {
 # tests/0500); unlimited in sanitizer builds, whose shadow memory
 # reserves terabytes.
 in_little_memory() {
-	if ldd "$UPROFILE" | grep libasan >/dev/null; then
+	if sanitized; then
 		"$@"
 	else
 		(ulimit -v 2000000 && exec "$@")
@@ -736,7 +736,7 @@ prog+0x1010 7 7000000 4 4000000"
 
 @test "never a crash: random damage to the stream's columns gives 0 or 125, windows of what reads" {
 	"$MKSTACKS" timed t.umon
-	python3 - "$UPROFILE" t.umon 300 <<'PY'
+	python3 - "$UPROFILE" t.umon "$(rounds 300)" <<'PY'
 import os, random, subprocess, sys
 sys.path.insert(0, os.environ['ROOT'] + '/tests/tools')
 from umonsections import sections, rebuild, events, events_body

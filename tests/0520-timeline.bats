@@ -324,10 +324,16 @@ for p in t["phases"]:
 	run -0 "$UPROFILE" -i sw.out -timeline 20 --format json
 	json_check <<<"$output"
 	local json=$output
-	# swap-one first (its first sample comes first by construction)
+	# both threads have a row, and the rows are in the order of their
+	# first samples: no row's first cell is after the next row's
+	# (swap-one's is mostly first, but a sample of swap-two's few
+	# microseconds of start-up may come before it)
 	run -0 jq -r '[.timeline.rows[] | select(.comm | test("^swap-"))
-		| .comm] | join(" ")' <<<"$json"
+		| .comm] | sort | join(" ")' <<<"$json"
 	assert_output "swap-one swap-two"
+	run -0 jq -e '[.timeline.rows[] | [.samples | to_entries[]
+		| select(.value > 0) | .key][0]] as $f
+		| all(range(1; $f | length); $f[. - 1] <= $f[.])' <<<"$json"
 	# the hand-over is in one interval k: swap-one's samples after it and
 	# swap-two's before it are only those of a few microseconds (thread
 	# start, hand-over, exit); k is where they are fewest

@@ -77,6 +77,28 @@ spin_profile() {
 	assert_line --regexp '^ +[0-9.]+ +[0-9]+ +[0-9.]+ 0x[0-9a-f]+-0x[0-9a-f]+ +spin2\.c:[0-9]+(-[0-9]+)? +hot_a +spin2$'
 }
 
+@test "-blocks makes each procedure's blocks as it is decoded, as -exclude's path makes them all at once" {
+	# Without -only/-exclude, -blocks makes a procedure's sites as it
+	# decodes it and lets go of its instructions in an object without
+	# DWARF (spin2-stripped); a pattern that matches nothing takes the
+	# other path, which decodes every procedure first.  Rows, block
+	# numbers and notes on objects must be the same.
+	skip_unless_perf_works
+	run -0 "$UPROFILE" -quiet -e cpu-clock -c 100000 -o stripped.out \
+		"$TPROG/spin2-stripped" 300
+	run -0 "$UPROFILE" -i stripped.out -blocks --format json
+	json_check <<<"$output"
+	jq -S 'del(.unmatched_patterns)' <<<"$output" >streamed.json
+	[[ $(jq '.rows | length' streamed.json) -ge 2 ]] ||
+		fail "too few rows: $output"
+	jq -e '.objects_without_symbols | length == 1' streamed.json >/dev/null ||
+		fail "spin2-stripped not noted: $output"
+	run -0 "$UPROFILE" -i stripped.out -blocks -exclude no_such_procedure \
+		--format json
+	jq -S 'del(.unmatched_patterns)' <<<"$output" >whole.json
+	run -0 diff streamed.json whole.json
+}
+
 @test "-stride 0 gives one bucket per procedure with the procedure's share; -stride 4 finer buckets" {
 	spin_profile
 	run -0 "$UPROFILE" -i spin.out --format json

@@ -216,7 +216,7 @@ SWITCHES = {"runtime.systemstack", "runtime.mcall", "runtime.morestack",
             "runtime.morestack_noctxt", "runtime.gogo",
             "runtime.asmcgocall", "runtime.nanotime1", "time.now"}
 RESTORERS = {"runtime.sigreturn", "runtime.sigreturn__sigaction"}
-MARK = re.compile(r"^\[truncated: (.*) in ([^]]*)\]$")
+MARK = re.compile(r"^\[truncated: (.*) in (.*)\]$")
 n = switched = entry = other = 0
 bad = []
 for line in open(sys.argv[1]):

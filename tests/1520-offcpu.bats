@@ -389,24 +389,36 @@ teardown() {
 			"$(truth truth.txt main 2)" 2 5
 		((status == 0)) && break
 	done
-	# perf's records against the program's own clock: a wait the
-	# program measured that perf has nearly none of is perf's miss (the
-	# waits themselves are checked against construction by the first
-	# test), not a difference to judge
+	# perf's records against the program's own clock: where perf is off
+	# the program's own measure and uprofile is not, it is perf's miss
+	# (the waits themselves are checked against construction by the
+	# first test), not a difference to judge.  The measure: a waiting
+	# thread's wait; main's lifetime less its CPU time (uprofile's
+	# figure also has its start-up and exit, a few ms).
 	if ((status != 0)); then
-		local p tid want got
-		for p in wait_sleep wait_mutex wait_pipe; do
+		local p tid want got ours
+		for p in wait_sleep wait_mutex wait_pipe main; do
 			tid=$(truth truth.txt "$p" 2)
-			want=$(truth truth.txt "$p" 5)
+			if [[ $p == main ]]; then
+				want=$(($(lifetime truth.txt main) - $(truth truth.txt main 6)))
+			else
+				want=$(truth truth.txt "$p" 5)
+			fi
 			got=$(sed -n "s/^tid $tid: .* perf \([0-9.]*\) ms.*/\1/p" <<<"$output")
-			[[ -n $got ]] && awk -v g="$got" -v w="$want" \
-				'BEGIN { exit !(g * 1e6 < w / 2) }' &&
-				skip "perf's sched_switch records missed $p's wait ($got ms of $((want / 1000000)) ms the program measured): $output"
+			ours=$(sed -n "s/^tid $tid: uprofile \([0-9.]*\) ms.*/\1/p" <<<"$output")
+			[[ -n $got && -n $ours ]] && awk -v g="$got" -v o="$ours" -v w="$want" \
+				'BEGIN { w /= 1e6; t = 0.02 * w + 5
+					 exit !((g - w > t || w - g > t) &&
+						o - w <= t + 10 && w - o <= t) }' &&
+				skip "perf's sched_switch records missed part of $p's waits ($got ms; uprofile $ours ms, the program measured $((want / 1000000)) ms): $output"
 		done
 	fi
 	((status == 0)) || fail "$output"
 	# with tracefs readable, root's off-CPU samples came from
-	# sched_switch (they tell S from D): the waits are all S
+	# sched_switch (they tell S from D): the waits are all S, but for
+	# a moment of D a thread may spend on a lock of the kernel's (its
+	# process's memory map, taken by another thread's mmap or fault,
+	# is a sleep in D): 78 us seen under load
 	local p
 	for p in wait_sleep wait_mutex wait_pipe spin; do
 		# (a spinner an idle machine never preempts has no off-CPU
@@ -415,8 +427,8 @@ teardown() {
 			[[ $p == spin ]] || fail "$p: not in the report's threads"
 			continue
 		fi
-		assert_equal "$p blocked-io: $IO" "$p blocked-io: 0"
-		[[ $p == spin ]] || ((B > 0)) || fail "$p: no blocked time"
+		((IO <= 5000000)) || fail "$p: $IO ns blocked-io"
+		[[ $p == spin ]] || ((B > 100 * IO)) || fail "$p: blocked $B ns, blocked-io $IO ns"
 	done
 	(($(wc -l <<<"$output") == 5)) || fail "not 5 threads compared: $output"
 }
@@ -577,9 +589,39 @@ copy_truncated() {
 	run -0 --separate-stderr "$UPROFILE" -i t.out --time 0.5- --format json
 	w=$(jq '.timeline.window_seconds * 1e9 | round' <<<"$output")
 	assert_ns "0.5 s to the end" "$(jq '.statistics[0].weight' <<<"$output")" "$w" 0 20
-	# the whole run: the sleep, 1 s
+	# the whole run: the sleep, 1 s, and on a busy machine the wait
+	# for a CPU once it ended, but never more than the run
 	run -0 --separate-stderr "$UPROFILE" -i t.out --format json
-	assert_ns "the whole sleep" "$(jq '.statistics[0].weight' <<<"$output")" 1000000000 2 0
+	run -0 jq -e '.statistics[0].weight as $w
+		| $w >= 1e9 and $w <= .duration_seconds * 1e9' <<<"$output"
+}
+
+# The weights of statistic $2 (0 the first) in the pprof export of profile
+# $1, summed as go tool pprof reads them: -raw lists each sample's
+# values, count then weight per statistic.
+pprof_weight() {
+	run -0 "$UPROFILE" -i "$1" --format pprof -report-file x.pb.gz
+	run -0 --separate-stderr go tool pprof -raw x.pb.gz
+	awk -v k=$((2 * $2 + 2)) '/^Samples:/ { s = 1; next }
+		/^Locations/ { s = 0 }
+		s && $1 ~ /^[0-9]+$/ { v = $k; sub(/:.*/, "", v); t += v }
+		END { printf "%d", t }' <<<"$output"
+}
+
+# The exports of profile $1 add up to its report: pprof's weights of
+# each statistic and the folded lines' (the first statistic's).
+exports_add_up() {
+	local f want got
+	for f in 0 1; do
+		run -0 --separate-stderr "$UPROFILE" -i "$1" --format json
+		want=$(jq ".statistics[$f].weight" <<<"$output")
+		got=$(pprof_weight "$1" $f)
+		assert_equal "$got" "$want"
+	done
+	run -0 "$UPROFILE" -i "$1" --format folded
+	got=$(awk '{ t += $NF } END { printf "%d", t }' <<<"$output")
+	want=$("$UPROFILE" -i "$1" --format json | jq '.statistics[0].weight')
+	assert_equal "$got" "$want"
 }
 
 # The exports take each stack's samples off the count at its leaf, so an
@@ -590,24 +632,21 @@ copy_truncated() {
 @test "exports of off-CPU stacks (user rows and :k rows): pprof and folded add up to the report" {
 	skip_unless_kernel_samples
 	command -v go >/dev/null || skip "go is not installed (Debian package golang-go)"
-	local f want got
 	run -0 "$UPROFILE" -quiet -e wall -e offcpu:k -g -o x.out \
 		"$TPROG/offcpu" truth.txt
-	for f in 0 1; do
-		run -0 --separate-stderr "$UPROFILE" -i x.out --format json
-		want=$(jq ".statistics[$f].weight" <<<"$output")
-		run -0 "$UPROFILE" -i x.out --format pprof -report-file x.pb.gz
-		run -0 --separate-stderr go tool pprof -raw x.pb.gz
-		# -raw lists each sample's values, count then weight per
-		# statistic
-		got=$(awk -v k=$((2 * f + 2)) '/^Samples:/ { s = 1; next }
-			/^Locations/ { s = 0 }
-			s && $1 ~ /^[0-9]+$/ { v = $k; sub(/:.*/, "", v); t += v }
-			END { printf "%d", t }' <<<"$output")
-		assert_equal "$got" "$want"
-	done
-	run -0 "$UPROFILE" -i x.out --format folded
-	got=$(awk '{ t += $NF } END { printf "%d", t }' <<<"$output")
-	want=$("$UPROFILE" -i x.out --format json | jq '.statistics[0].weight')
-	assert_equal "$got" "$want"
+	exports_add_up x.out
+}
+
+@test "exports of switches a run meets rarely: a user PC in no mapping known yet, a kernel sample without a chain" {
+	command -v go >/dev/null || skip "go is not installed (Debian package golang-go)"
+	# Each stack's leaf is its row's address, which the exports take
+	# its weight off (they refused such a profile, 1 run in 60 of the
+	# test above).
+	run -0 "$TPROG/mkswitches" sw.umon "$TPROG/demo"
+	exports_add_up sw.umon
+	run -0 "$UPROFILE" -i sw.umon --format json
+	run -0 jq -e '[.statistics[].weight] == [6000000, 6000000]' <<<"$output"
+	run -0 "$UPROFILE" -i sw.umon --format folded
+	assert_line "[truncated: address in no mapping in [unknown]];[unknown]+0x7f0000001234 2000000"
+	assert_line --regexp '^.*;demo\+0x100 2000000$'
 }

@@ -27,9 +27,12 @@
 # (time.process_time), so the sample counts do not depend on the load.
 #
 # Debian's CPython 3.11 is the interpreter (PYTHON311 names another;
-# tests/1540-pyframes.bats runs the shares of each version known);
-# PYTHON_OTHER may name a CPython of a version not known for the test of
-# refusal (else one is looked for on PATH).
+# tests/1540-pyframes.bats runs the shares of each version known); the
+# shares, lines, C-under-Python, threads, children, -p and reads checks
+# also run on CPython 3.9 and 3.10, whose frames are another kind, where
+# PYTHON39 and PYTHON310 name them (skipped otherwise); PYTHON_OTHER may
+# name a CPython of a version not known for the test of refusal (else
+# one is looked for on PATH).
 
 load helpers
 
@@ -64,10 +67,25 @@ bg() {
 
 # Skip unless PY is a CPython 3.11 and perf sampling works.
 need_py311() {
+	use_py 11
+}
+
+# use_py MINOR: PY is the CPython 3.MINOR to run (PYTHON3MINOR; 3.11:
+# Debian's by default), PYV its minor version; skip unless there is one
+# and perf sampling works.
+use_py() {
+	local var=PYTHON3$1
 	skip_unless_perf_works
-	[[ -x $PY ]] || skip "no CPython 3.11 at $PY (python3.11 package; PYTHON311 names another)"
-	[[ $("$PY" -c 'import sys; print(sys.implementation.name, sys.version_info[:2] == (3, 11))') == "cpython True" ]] ||
-		skip "$PY is not CPython 3.11"
+	PYV=$1
+	if (($1 == 11)); then
+		PY=${PYTHON311:-/usr/bin/python3.11}
+	else
+		PY=${!var:-}
+		[[ -n $PY ]] || skip "no CPython 3.$1 (PYTHON3$1 names one)"
+	fi
+	[[ -x $PY ]] || skip "no CPython 3.$1 at $PY (python3.$1 package; PYTHON3$1 names another)"
+	[[ $("$PY" -c "import sys; print(sys.implementation.name, sys.version_info[:2] == (3, $1))") == "cpython True" ]] ||
+		skip "$PY is not CPython 3.$1"
 }
 
 # Attaching (-p) reads the memory of a process uprofile did not start:
@@ -106,16 +124,20 @@ pylines() {
 }
 
 # check_pyline MIN_PERCENT NPROCS: -v says, for each of NPROCS
-# processes (no more, no less), that it is the CPython 3.11 of PY and
-# that at least MIN_PERCENT of its samples got Python frames.
+# processes (no more, no less), that it is the CPython 3.PYV of PY (3.11
+# on: with its micro version; before: none is known) and that at least
+# MIN_PERCENT of its samples got Python frames.
 check_pyline() {
-	local image line n=0 k m
+	local image line n=0 k m v="3\\.${PYV:-11}\\.[0-9]+"
+	((${PYV:-11} >= 11)) || v="3\\.$PYV"
 	image=$(readlink -f "$PY")
 	while IFS= read -r line; do
 		[[ -n $line ]] || continue
-		[[ $line =~ ^uprofile:\ python:\ CPython\ 3\.11\.[0-9]+\ \((.*)\):\ ([0-9]+)\ of\ ([0-9]+)\ samples\ with\ Python\ frames$ ]] ||
-			fail "not a line of a CPython 3.11 read: $line" || return
-		[[ ${BASH_REMATCH[1]} == "$image" ]] ||
+		[[ $line =~ ^uprofile:\ python:\ CPython\ $v\ \((.*)\):\ ([0-9]+)\ of\ ([0-9]+)\ samples\ with\ Python\ frames$ ]] ||
+			fail "not a line of a CPython 3.${PYV:-11} read: $line" || return
+		# The executable, or the libpython it is linked with.
+		[[ ${BASH_REMATCH[1]} == "$image" ||
+			${BASH_REMATCH[1]} == */libpython3.${PYV:-11}.so* ]] ||
 			fail "the interpreter is $image, -v says ${BASH_REMATCH[1]}" || return
 		k=${BASH_REMATCH[2]} m=${BASH_REMATCH[3]}
 		((m > 0 && k * 100 >= m * $1)) ||
@@ -220,11 +242,12 @@ main()
 PY
 }
 
-# The shares profile, taken once per file run (any test may run alone):
-# shares.out and the -v messages in shares.v here.
+# shares_profile [MINOR]: the shares profile of CPython 3.MINOR (3.11),
+# taken once per file run (any test may run alone): shares.out and the
+# -v messages in shares.v here.
 shares_profile() {
-	need_py311
-	local d=$BATS_FILE_TMPDIR/shares
+	use_py "${1:-11}"
+	local d=$BATS_FILE_TMPDIR/shares$PYV
 	if [[ ! -s $d/shares.out ]]; then
 		mkdir -p "$d"
 		(
@@ -240,8 +263,8 @@ shares_profile() {
 	vout=$(cat shares.v)
 }
 
-@test "python: a/b/c 50/30/20 and their callers p1/p2 70/30, within a binomial bound" {
-	shares_profile
+check_shares() {
+	shares_profile "$1"
 	json_of shares.out
 	local ka kb kc n
 	ka=$(rows_samples a "$SHARES_PY")
@@ -280,8 +303,20 @@ shares_profile() {
 	assert_binomial "p1 in the tree" "$k1" $((k1 + k2)) 70 4
 }
 
-@test "python: the hot lines are the loops' lines; the rows' object is the .py file" {
-	shares_profile
+@test "python: a/b/c 50/30/20 and their callers p1/p2 70/30, within a binomial bound" {
+	check_shares 11
+}
+
+@test "python 3.9: a/b/c 50/30/20 and their callers p1/p2 70/30, within a binomial bound" {
+	check_shares 9
+}
+
+@test "python 3.10: a/b/c 50/30/20 and their callers p1/p2 70/30, within a binomial bound" {
+	check_shares 10
+}
+
+check_hot_lines() {
+	shares_profile "$1"
 	json_of shares.out -lines
 	local f loop n k other
 	for f in a b c; do
@@ -313,15 +348,39 @@ shares_profile() {
 	assert_line --regexp "^ .* shares\.py:${loop%%,*} +c +shares\.py\$"
 }
 
-@test "python: -v says which CPython each process is; 95% of samples or more carry Python frames" {
-	shares_profile
+@test "python: the hot lines are the loops' lines; the rows' object is the .py file" {
+	check_hot_lines 11
+}
+
+@test "python 3.9: the hot lines are the loops' lines; the rows' object is the .py file" {
+	check_hot_lines 9
+}
+
+@test "python 3.10: the hot lines are the loops' lines; the rows' object is the .py file" {
+	check_hot_lines 10
+}
+
+check_share_with_frames() {
+	shares_profile "$1"
 	check_pyline 95 1
+}
+
+@test "python: -v says which CPython each process is; 95% of samples or more carry Python frames" {
+	check_share_with_frames 11
+}
+
+@test "python 3.9: -v says which CPython each process is; 95% of samples or more carry Python frames" {
+	check_share_with_frames 9
+}
+
+@test "python 3.10: -v says which CPython each process is; 95% of samples or more carry Python frames" {
+	check_share_with_frames 10
 }
 
 # ---- C called from Python -------------------------------------------
 
-@test "python: ctypes: the C function directly under the Python function that called it, 1:3" {
-	need_py311
+check_ctypes() {
+	use_py "$1"
 	[[ -f $TPROG/libhot.so ]] || fail "$TPROG/libhot.so not built"
 	# lib_hot_loop(MS) spins MS of CPU time in its own code
 	# (tests/programs/libhot.c); via_one calls it once a round,
@@ -378,10 +437,22 @@ PY
 	check_pyline 95 1
 }
 
+@test "python: ctypes: the C function directly under the Python function that called it, 1:3" {
+	check_ctypes 11
+}
+
+@test "python 3.9: ctypes: the C function directly under the Python function that called it, 1:3" {
+	check_ctypes 9
+}
+
+@test "python 3.10: ctypes: the C function directly under the Python function that called it, 1:3" {
+	check_ctypes 10
+}
+
 # ---- threads and processes ---------------------------------------------
 
-@test "python: two threads: each thread's stacks hold its own function, never the other's" {
-	need_py311
+check_two_threads() {
+	use_py "$1"
 	# Both threads run spin, one under work_one, the other under
 	# work_two, 0.6 s of CPU time each; main only joins.
 	cat >thr.py <<'PY'
@@ -456,8 +527,20 @@ PY
 	((k > 100)) || fail "thread $t2 has $k samples in spin"
 }
 
-@test "python: a forked child (multiprocessing) and an exec'd one (subprocess): their own functions, their own processes" {
-	need_py311
+@test "python: two threads: each thread's stacks hold its own function, never the other's" {
+	check_two_threads 11
+}
+
+@test "python 3.9: two threads: each thread's stacks hold its own function, never the other's" {
+	check_two_threads 9
+}
+
+@test "python 3.10: two threads: each thread's stacks hold its own function, never the other's" {
+	check_two_threads 10
+}
+
+check_children() {
+	use_py "$1"
 	# parent_loop in the parent and child_loop in a multiprocessing
 	# child (fork) run at once, then a subprocess (a new interpreter)
 	# runs exec_loop of exec_mod.py: 0.4 s of CPU time each.
@@ -532,14 +615,89 @@ PY
 	done
 	# The fork's stack: its function under multiprocessing's bootstrap.
 	folded_of mp.out
-	grep -Eq ';BaseProcess\._bootstrap;([^;]+;)*child_loop [0-9]+$' <<<"$stacks" ||
+	# (A method by its name alone before 3.11.)
+	grep -Eq ';(BaseProcess\.)?_bootstrap;([^;]+;)*child_loop [0-9]+$' <<<"$stacks" ||
 		fail "child_loop is not under BaseProcess._bootstrap"
 	grep -Eq '(^|;)<module>;exec_loop [0-9]+$' <<<"$stacks" ||
 		fail "exec_loop is not under the -c program's <module>"
 }
 
-@test "python: -p attaches to a running CPython: its functions in the stacks" {
-	need_py311
+@test "python: a forked child (multiprocessing) and an exec'd one (subprocess): their own functions, their own processes" {
+	check_children 11
+}
+
+@test "python 3.9: a forked child (multiprocessing) and an exec'd one (subprocess): their own functions, their own processes" {
+	check_children 9
+}
+
+@test "python 3.10: a forked child (multiprocessing) and an exec'd one (subprocess): their own functions, their own processes" {
+	check_children 10
+}
+
+# A fork from a thread that is not the main one: the child's only
+# thread is the forking one, whose thread state the child keeps (3.9 and
+# 3.10 find it through its pthread_t, the place of the thread id found
+# again in the child).
+check_thread_fork() {
+	use_py "$1"
+	cat >tf.py <<'PY'
+import os
+import threading
+import time
+
+
+def spin_child():
+    end = time.process_time() + 0.5
+    while time.process_time() < end:
+        pass
+
+
+def forker():
+    pid = os.fork()
+    if pid == 0:
+        spin_child()
+        os._exit(0)
+    os.waitpid(pid, 0)
+
+
+t = threading.Thread(target=forker)
+t.start()
+t.join()
+PY
+	pyprof tf.out "$PY" tf.py
+	# Two CPythons read; the child's samples (over 100) with Python
+	# frames, 95% of them or more.
+	local line k m child=
+	while IFS= read -r line; do
+		[[ $line =~ :\ ([0-9]+)\ of\ ([0-9]+)\ samples\ with ]] || continue
+		k=${BASH_REMATCH[1]} m=${BASH_REMATCH[2]}
+		((m > 100 && k * 100 >= m * 95)) && child=$line
+	done <<<"$(pylines)"
+	[[ -n $child && $(pylines | wc -l) -eq 2 ]] ||
+		fail "no child with Python frames: $(pylines)"
+	json_of tf.out -by pid
+	[[ $(jq '[.rows[] | select(.procedure == "spin_child") | .pid]
+		| unique | length' <<<"$json") -eq 1 ]] ||
+		fail "spin_child in more than one process, or none"
+	folded_of tf.out
+	grep -Eq ';forker;spin_child(;[^ ]+)? [0-9]+$' <<<"$stacks" ||
+		fail "spin_child is not under forker"
+}
+
+@test "python: a fork from a thread: the child's frames, under the thread's function" {
+	check_thread_fork 11
+}
+
+@test "python 3.9: a fork from a thread: the child's frames, under the thread's function" {
+	check_thread_fork 9
+}
+
+@test "python 3.10: a fork from a thread: the child's frames, under the thread's function" {
+	check_thread_fork 10
+}
+
+check_attach() {
+	use_py "$1"
 	need_attach
 	cat >loop.py <<'PY'
 def attached_loop():
@@ -573,6 +731,18 @@ PY
 	grep -Eq '(^|;)<module>;outer;attached_loop [0-9]+$' <<<"$stacks" ||
 		fail "no stack <module>;outer;attached_loop: $(head -3 <<<"$stacks")"
 	proc_running "$pid" || fail "the attached process is gone"
+}
+
+@test "python: -p attaches to a running CPython: its functions in the stacks" {
+	check_attach 11
+}
+
+@test "python 3.9: -p attaches to a running CPython: its functions in the stacks" {
+	check_attach 9
+}
+
+@test "python 3.10: -p attaches to a running CPython: its functions in the stacks" {
+	check_attach 10
 }
 
 # ---- frames that change fast -----------------------------------------
@@ -747,10 +917,10 @@ PY
 # A thread's frames are read in one system call a sample in the steady
 # state: its thread state, its C frame's current frame, the headers of
 # its last walk's code objects and the memory around its last frames
-# together (a read for each frame and each code object would be a dozen
-# and more for this four-deep stack).
-@test "python: Python frames cost about one process_vm_readv a sample, not one per frame" {
-	need_py311
+# (3.9, 3.10: its last frames) together (a read for each frame and each
+# code object would be a dozen and more for this four-deep stack).
+check_reads() {
+	use_py "$1"
 	command -v strace >/dev/null || skip "no strace"
 	cat >deep.py <<-'PY'
 	import time
@@ -784,6 +954,18 @@ PY
 	# code object) one more.
 	((calls <= 2 * m + 100)) ||
 		fail "$calls process_vm_readv calls for $m samples"
+}
+
+@test "python: Python frames cost about one process_vm_readv a sample, not one per frame" {
+	check_reads 11
+}
+
+@test "python 3.9: Python frames cost about one process_vm_readv a sample, not one per frame" {
+	check_reads 9
+}
+
+@test "python 3.10: Python frames cost about one process_vm_readv a sample, not one per frame" {
+	check_reads 10
 }
 
 # ---- --python=off, other programs, other versions --------------------
@@ -842,14 +1024,14 @@ PY
 find_other_python() {
 	local cand v
 	OTHER=
-	for cand in ${PYTHON_OTHER-} python3.14 python3.15 python3.10 python3.9 python3.8; do
+	for cand in ${PYTHON_OTHER-} python3.14 python3.15 python3.8 python3.7 python3.6; do
 		v=$("$cand" -c 'import sys; print(sys.implementation.name, "%d.%d" % sys.version_info[:2], sys.executable)' 2>/dev/null) || continue
 		[[ $v =~ ^cpython\ (3\.[0-9]+)\ (/.*)$ ]] || continue
 		"$TPROG/pystack" --layout "${BASH_REMATCH[1]}" >/dev/null 2>&1 && continue
 		OTHER_V=${BASH_REMATCH[1]} OTHER=${BASH_REMATCH[2]}
 		return 0
 	done
-	skip "no CPython of a version with no layout (python3.14, python3.10, ...; PYTHON_OTHER names one)"
+	skip "no CPython of a version with no layout (python3.14, python3.8, ...; PYTHON_OTHER names one)"
 }
 
 @test "python: a CPython of a version not known: -v names it in one line, its native frames stay" {

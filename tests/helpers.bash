@@ -361,14 +361,35 @@ on_every_cpu() {
 	echo "${script}wait"
 }
 
+# sanitized [PROGRAM]: whether PROGRAM (default: uprofile) is a sanitizer
+# build (make SANITIZE=1): its shadow memory reserves terabytes of
+# address space, and it runs several times slower.
+sanitized() {
+	[[ $(ldd "${1:-$UPROFILE}" 2>/dev/null) == *libasan* ]]
+}
+
+# rounds N: N rounds of a test's random damage, a quarter of them in a
+# sanitizer build: the fuzz targets run the same readers and reports under
+# the sanitizers (fuzz/), in process, thousands of inputs a second.
+rounds() {
+	if sanitized; then
+		echo $(($1 / 4))
+	else
+		echo "$1"
+	fi
+}
+
 # Idle loops (what an idle CPU's samples are in, whatever the hypervisor
 # calls its halt: native_safe_halt, pvm_safe_halt_hc, ...) and the points
 # where the kernel enables interrupts again: a timer (cpu-clock) sample
 # that falls due while interrupts are off is
 # taken when they are enabled, so under some hypervisors (where enabling
 # them is a call, pvm_irq_enable, ...) that routine holds a large share of
-# kernel samples.  Kernel tests compare shares among the other procedures.
-KERNEL_NOISE_RE='^(.*safe_halt.*|.*_idle|.*_idle_.*|default_idle.*|arch_cpu_idle.*|cpu_idle_poll.*|poll_idle|mwait_idle.*|intel_idle.*|acpi_idle.*|cpuidle_enter.*|do_idle|.*halt_hc.*|.*irq_enable.*|.*irqrestore.*)$'
+# kernel samples.  finish_task_switch is such a point after every context
+# switch: on a machine that switches 10^5 times a second (other work) it
+# leads a system-wide profile.  Kernel tests compare shares among the
+# other procedures.
+KERNEL_NOISE_RE='^(.*safe_halt.*|.*_idle|.*_idle_.*|default_idle.*|arch_cpu_idle.*|cpu_idle_poll.*|poll_idle|mwait_idle.*|intel_idle.*|acpi_idle.*|cpuidle_enter.*|do_idle|.*halt_hc.*|.*irq_enable.*|.*irqrestore.*|finish_task_switch.*)$'
 
 # busy_share PROC: percent of the samples of the report $json outside
 # KERNEL_NOISE_RE procedures that are in procedure PROC.

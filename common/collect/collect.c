@@ -504,20 +504,6 @@ static int charge_user(struct collector *c, const struct collect_sample *s,
 	return 0;
 }
 
-/* s's call chain from its user part on (none when it has none), as a
- * user-mode sample. */
-static void user_part(struct collect_sample *s)
-{
-	uint64_t u;
-
-	for (u = 0; u < s->nchain; u++)
-		if (s->chain[u] == (uint64_t)PERF_CONTEXT_USER)
-			break;
-	s->chain = u < s->nchain ? s->chain + u : NULL;
-	s->nchain = u < s->nchain ? s->nchain - u : 0;
-	s->cpumode = PERF_RECORD_MISC_USER;
-}
-
 void collector_sample(struct collector *c, const struct collect_sample *s)
 {
 	uint32_t split = split_of(c, s), task;
@@ -537,10 +523,8 @@ void collector_sample(struct collector *c, const struct collect_sample *s)
 			entry = *s;
 			if (!collect_offcpu_entry(c, s, &entry.ip))
 				return;
-			/* Its stack is the user's from there: a stack's
-			 * leaf is its row's address (the exports take
-			 * stacks off the counts at their leaves). */
-			user_part(&entry);
+			/* Its stack is the user's from there. */
+			collect_user_part(&entry, entry.ip);
 			s = &entry;
 			c->samples[s->stat] += c->exact[s->stat] ?
 					       s->period : 1;

@@ -238,6 +238,11 @@ void collect_stacks_free(struct collect_stacks *st);
  * collector's stack + 1, 0 none (out of memory). */
 uint32_t collect_stacks_charge(struct collector *c,
 			       const struct collect_sample *s, uint32_t split);
+/* s made the user-mode sample of its user part: its call chain from the
+ * user context on (none when it has none), ip its leaf (the user PC it
+ * entered the kernel from).  Every stack's leaf must be its row's
+ * address: the exports take stacks off the counts at their leaves. */
+void collect_user_part(struct collect_sample *s, uint64_t ip);
 /* The two halves of it: the sample's stack walked and interned (its id +
  * 1, 0 none), then counted (weight: its period, or an off-CPU
  * interval's length). */

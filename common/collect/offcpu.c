@@ -294,7 +294,7 @@ void collector_switch_sample(struct collector *c,
 	struct othread *t;
 	struct waitsite *w;
 	struct unw_state us;
-	uint64_t k, u;
+	uint64_t k, user_ip = 0;
 	uint32_t st;
 	int want_user = 0, want_kernel = 0;
 
@@ -316,6 +316,7 @@ void collector_switch_sample(struct collector *c,
 		const struct mapping *m = collect_find_mapping(c, s->pid, ip,
 							       s->time);
 
+		user_ip = ip;
 		if (m) {
 			w->user_obj = m->obj;
 			w->user_off = c->objects[m->obj].kind ==
@@ -335,16 +336,10 @@ void collector_switch_sample(struct collector *c,
 			else
 				want_kernel = 1;
 		}
-	/* The user part of the chain: after its context marker. */
-	for (u = 0; u < s->nchain; u++)
-		if (s->chain[u] == (uint64_t)PERF_CONTEXT_USER)
-			break;
 	if (want_user) {
 		struct collect_sample us2 = *s;
 
-		us2.chain = u < s->nchain ? s->chain + u : NULL;
-		us2.nchain = u < s->nchain ? s->nchain - u : 0;
-		us2.cpumode = PERF_RECORD_MISC_USER;
+		collect_user_part(&us2, user_ip);
 		w->user_stack = collect_stacks_walk(c, &us2);
 	}
 	if (want_kernel) {

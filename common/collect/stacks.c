@@ -600,6 +600,19 @@ void collect_stacks_leaf(const struct collector *c, uint32_t id,
 	*offset = f->offset;
 }
 
+void collect_user_part(struct collect_sample *s, uint64_t ip)
+{
+	uint64_t u;
+
+	for (u = 0; u < s->nchain; u++)
+		if (s->chain[u] == (uint64_t)PERF_CONTEXT_USER)
+			break;
+	s->chain = u < s->nchain ? s->chain + u : NULL;
+	s->nchain = u < s->nchain ? s->nchain - u : 0;
+	s->cpumode = PERF_RECORD_MISC_USER;
+	s->ip = ip;
+}
+
 uint32_t collect_stacks_walk(struct collector *c,
 			     const struct collect_sample *s)
 {
@@ -630,7 +643,10 @@ uint32_t collect_stacks_walk(struct collector *c,
 		uint32_t obj;
 		uint64_t off;
 
-		if (user_frame(c, s, s->ip, &obj, &off)) {
+		if (s->cpumode == PERF_RECORD_MISC_KERNEL) {
+			obj = c->obj_kernel;
+			off = s->ip;
+		} else if (user_frame(c, s, s->ip, &obj, &off)) {
 			obj = c->obj_unknown;
 			off = s->ip;
 		}

@@ -101,6 +101,27 @@ static size_t put_utf8(char *buf, uint32_t c)
 	return 4;
 }
 
+/* The len bytes of the header of the object at addr into hb, its type
+ * checked to be type (tname: "str"); what names the object in the
+ * reason it is not one. */
+static int read_object(struct py_proc *p, uint64_t addr, uint64_t type,
+		       const char *tname, size_t len, uint8_t *hb,
+		       const char *what)
+{
+	int rc;
+
+	if (!py_ptr_ok(addr))
+		return prof_fail(PROF_EFORMAT, "%s at %#" PRIx64 ": not a "
+				 "pointer", what, addr);
+	rc = py_mem_read(p, addr, hb, len, what);
+	if (rc)
+		return rc;
+	if (py_word(hb, len, p->l->ob_type, 8) != type)
+		return prof_fail(PROF_EFORMAT, "%s at %#" PRIx64 " is not a "
+				 "%s", what, addr, tname);
+	return 0;
+}
+
 /*
  * The str object at addr (compact: its characters follow its header),
  * as UTF-8 in the pool: *out.  what names it in the reason it is not
@@ -118,15 +139,10 @@ static int read_str(struct py_proc *p, uint64_t addr, const char *what,
 	size_t n, i, t = 0;
 	int rc;
 
-	if (!py_ptr_ok(addr))
-		return prof_fail(PROF_EFORMAT, "%s at %#" PRIx64 ": not a "
-				 "pointer", what, addr);
-	rc = py_mem_read(p, addr, hb, l->str_ascii_size, what);
+	rc = read_object(p, addr, p->str_type, "str", l->str_ascii_size, hb,
+			 what);
 	if (rc)
 		return rc;
-	if (py_word(hb, l->str_ascii_size, l->ob_type, 8) != p->str_type)
-		return prof_fail(PROF_EFORMAT, "%s at %#" PRIx64 " is not a "
-				 "str", what, addr);
 	len = (int64_t)py_word(hb, l->str_ascii_size, l->str_length, 8);
 	state = (uint32_t)py_word(hb, l->str_ascii_size, l->str_state, 4);
 	kind = (state & l->str_kind) >> __builtin_ctz(l->str_kind);
@@ -158,36 +174,44 @@ static int read_str(struct py_proc *p, uint64_t addr, const char *what,
 	return *out ? 0 : -PROF_ENOMEM;
 }
 
+/* The size of the bytes object at addr (what it is: "line table") in
+ * *size, at most max. */
+static int bytes_size(struct py_proc *p, uint64_t addr, const char *what,
+		      int64_t max, int64_t *size)
+{
+	const struct layout *l = p->l;
+	uint8_t hb[HEADER_MAX];
+	int rc;
+
+	rc = read_object(p, addr, p->bytes_type, "bytes object",
+			 l->bytes_data, hb, what);
+	if (rc)
+		return rc;
+	*size = (int64_t)py_word(hb, l->bytes_data, l->ob_size, 8);
+	if (*size < 0 || *size > max)
+		return prof_fail(PROF_EFORMAT, "%s at %#" PRIx64 ": %" PRId64
+				 " bytes (at most %" PRId64 ")", what, addr,
+				 *size, max);
+	return 0;
+}
+
 /* The bytes object at addr (co_linetable) in a new buffer. */
 static int read_bytes(struct py_proc *p, uint64_t addr, uint8_t **out,
 		      size_t *len)
 {
-	const struct layout *l = p->l;
-	uint8_t hb[HEADER_MAX];
 	int64_t size;
 	int rc;
 
 	*out = NULL;
 	*len = 0;
-	if (!py_ptr_ok(addr))
-		return prof_fail(PROF_EFORMAT, "line table at %#" PRIx64
-				 ": not a pointer", addr);
-	rc = py_mem_read(p, addr, hb, l->bytes_data, "a line table");
+	rc = bytes_size(p, addr, "line table", PY_MAX_LINETABLE, &size);
 	if (rc)
 		return rc;
-	if (py_word(hb, l->bytes_data, l->ob_type, 8) != p->bytes_type)
-		return prof_fail(PROF_EFORMAT, "line table at %#" PRIx64
-				 " is not a bytes object", addr);
-	size = (int64_t)py_word(hb, l->bytes_data, l->ob_size, 8);
-	if (size < 0 || size > PY_MAX_LINETABLE)
-		return prof_fail(PROF_EFORMAT, "line table at %#" PRIx64
-				 ": %" PRId64 " bytes (at most %d read)",
-				 addr, size, PY_MAX_LINETABLE);
 	*out = malloc(size ? (size_t)size : 1);
 	if (!*out)
 		return -PROF_ENOMEM;
-	rc = size ? py_mem_read(p, addr + l->bytes_data, *out, (size_t)size,
-		       "a line table") : 0;
+	rc = size ? py_mem_read(p, addr + p->l->bytes_data, *out,
+				(size_t)size, "a line table") : 0;
 	if (rc) {
 		free(*out);
 		*out = NULL;
@@ -195,6 +219,33 @@ static int read_bytes(struct py_proc *p, uint64_t addr, uint8_t **out,
 	}
 	*len = (size_t)size;
 	return 0;
+}
+
+/* The word of a code object's header that says which bytecode it has:
+ * its length (3.11 on: ob_size) or the bytes object (3.9, 3.10). */
+static uint64_t code_key(const struct py_proc *p, const uint8_t *hb,
+			 size_t hdr_len)
+{
+	const struct layout *l = p->l;
+
+	return py_word(hb, hdr_len, l->co_code_obj != NONE ? l->co_code_obj :
+		       l->ob_size, 8);
+}
+
+/* How many code units e's code object has (key[4]: code_key()). */
+static int code_units(struct py_proc *p, struct code_entry *e)
+{
+	int64_t size;
+	int rc;
+
+	if (p->l->co_code_obj == NONE) {
+		e->nunits = (int64_t)e->key[4];
+		return 0;
+	}
+	rc = bytes_size(p, e->key[4], "co_code",
+			(int64_t)MAX_CODE_UNITS * p->l->codeunit_size, &size);
+	e->nunits = size / p->l->codeunit_size;
+	return rc;
 }
 
 static int code_eq(const void *ctx, size_t entry)
@@ -214,7 +265,8 @@ static size_t code_find(struct py_proc *p, uint64_t addr)
 	return hashmap_find(&p->index, hash_mix64(addr), code_eq, p);
 }
 
-/* Read what the entry e keeps of the code object whose header is hb. */
+/* Read what the entry e keeps of the code object whose header is hb:
+ * its qualified name is its name where it has none (3.9, 3.10). */
 static int code_fill(struct py_proc *p, const uint8_t *hb, size_t hdr_len,
 		     struct code_entry *e)
 {
@@ -223,22 +275,28 @@ static int code_fill(struct py_proc *p, const uint8_t *hb, size_t hdr_len,
 
 	e->key[0] = py_word(hb, hdr_len, l->co_filename, 8);
 	e->key[1] = py_word(hb, hdr_len, l->co_name, 8);
-	e->key[2] = py_word(hb, hdr_len, l->co_qualname, 8);
+	e->key[2] = l->co_qualname == NONE ? 0 :
+		    py_word(hb, hdr_len, l->co_qualname, 8);
 	e->key[3] = py_word(hb, hdr_len, l->co_linetable, 8);
-	e->nunits = (int64_t)py_word(hb, hdr_len, l->ob_size, 8);
+	e->key[4] = code_key(p, hb, hdr_len);
 	e->firstlineno = (int32_t)py_word(hb, hdr_len, l->co_firstlineno, 4);
 	free(e->linetable);
 	e->linetable = NULL;
 	e->last_instr = INT32_MIN;
 	if ((rc = read_str(p, e->key[0], "co_filename", &e->filename)) ||
-	    (rc = read_str(p, e->key[1], "co_name", &e->name)) ||
+	    (rc = read_str(p, e->key[1], "co_name", &e->name)))
+		return rc;
+	e->qualname = e->name;
+	if (e->key[2] &&
 	    (rc = read_str(p, e->key[2], "co_qualname", &e->qualname)))
 		return rc;
 	if (!name_ok(e->name) || !name_ok(e->qualname))
 		return prof_fail(PROF_EFORMAT, "code object: '%s' is no "
 				 "Python name (freed as it was read)",
 				 name_ok(e->name) ? e->qualname : e->name);
-	return read_bytes(p, e->key[3], &e->linetable, &e->linetable_len);
+	rc = code_units(p, e);
+	return rc ? rc : read_bytes(p, e->key[3], &e->linetable,
+				    &e->linetable_len);
 }
 
 /* Whether e still describes the code object whose header is hb. */
@@ -250,9 +308,10 @@ static bool code_same(const struct py_proc *p, const uint8_t *hb,
 	return e->linetable &&
 	       e->key[0] == py_word(hb, hdr_len, l->co_filename, 8) &&
 	       e->key[1] == py_word(hb, hdr_len, l->co_name, 8) &&
-	       e->key[2] == py_word(hb, hdr_len, l->co_qualname, 8) &&
+	       e->key[2] == (l->co_qualname == NONE ? 0 :
+			     py_word(hb, hdr_len, l->co_qualname, 8)) &&
 	       e->key[3] == py_word(hb, hdr_len, l->co_linetable, 8) &&
-	       e->nunits == (int64_t)py_word(hb, hdr_len, l->ob_size, 8) &&
+	       e->key[4] == code_key(p, hb, hdr_len) &&
 	       e->firstlineno ==
 		       (int32_t)py_word(hb, hdr_len, l->co_firstlineno, 4);
 }
@@ -268,14 +327,15 @@ void py_code_checked(struct py_proc *p, uint64_t code, const uint8_t *hb)
 }
 
 /* The line of instruction instr of e's code (the last one asked kept). */
-static int code_line(struct code_entry *e, int32_t instr)
+static int code_line(const struct py_proc *p, struct code_entry *e,
+		     int32_t instr)
 {
 	if (instr >= e->nunits)
 		return -1;
 	if (instr != e->last_instr) {
-		e->last_line = py_linetable_line(e->linetable,
-						 e->linetable_len,
-						 e->firstlineno, instr);
+		e->last_line = py_lines_line(p->l->lines, e->linetable,
+					     e->linetable_len,
+					     e->firstlineno, instr);
 		e->last_instr = instr;
 	}
 	return e->last_line;
@@ -322,80 +382,6 @@ found:
 	out->qualname = e->qualname;
 	out->filename = e->filename;
 	out->firstlineno = e->firstlineno;
-	out->line = code_line(e, instr);
+	out->line = code_line(p, e, instr);
 	return 0;
 }
-
-/* A location table's varint: 6-bit groups, least significant first,
- * bit 6 set on all but the last; sets b->bad past 32 bits. */
-static uint32_t lt_varint(struct bytes *b)
-{
-	uint32_t v = 0;
-	unsigned shift = 0;
-	uint8_t c;
-
-	do {
-		c = (uint8_t)bytes_u(b, 1);
-		if (shift > 30)
-			b->bad = 1;
-		else
-			v |= (uint32_t)(c & 0x3f) << shift;
-		shift += 6;
-	} while ((c & 0x40) && !b->bad);
-	return v;
-}
-
-/* A signed varint: the sign in bit 0 of the magnitude's varint. */
-static int64_t lt_svarint(struct bytes *b)
-{
-	uint32_t u = lt_varint(b);
-
-	return u & 1 ? -(int64_t)(u >> 1) : (int64_t)(u >> 1);
-}
-
-/*
- * The location table of 3.11 on (CPython's Objects/locations.md):
- * entries, each a first byte 1CCCCLLL (code C, L + 1 code units), then by
- * code:
- * 0-9 one column byte (same line); 10-12 two column bytes, the line
- * moves by C - 10; 13 the line's move as a signed varint, no columns;
- * 14 the same, then end line, column and end column varints; 15 no
- * location (the line does not move).  Lines move from co_firstlineno.
- */
-int py_linetable_line(const uint8_t *table, size_t len, int firstlineno,
-		      int32_t instr)
-{
-	struct bytes b = bytes_of(table, len);
-	int64_t line = firstlineno, at = 0;
-
-	if (instr < 0)
-		return firstlineno;
-	while (bytes_left(&b)) {
-		unsigned head = (unsigned)bytes_u(&b, 1);
-		unsigned code = (head >> 3) & 15;
-		int64_t units = (head & 7) + 1;
-
-		if (!(head & 0x80))
-			return -1;	/* not the start of an entry */
-		if (code <= 9) {
-			bytes_skip(&b, 1);
-		} else if (code <= 12) {
-			line += code - 10;
-			bytes_skip(&b, 2);
-		} else if (code == 13) {
-			line += lt_svarint(&b);
-		} else if (code == 14) {
-			line += lt_svarint(&b);
-			lt_varint(&b);
-			lt_varint(&b);
-			lt_varint(&b);
-		}
-		if (b.bad || line < 0 || line > INT32_MAX)
-			return -1;
-		if (instr < at + units)
-			return code == 15 ? -1 : (int)line;
-		at += units;
-	}
-	return -1;
-}
-

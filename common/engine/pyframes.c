@@ -159,6 +159,7 @@ static int find_tstate(struct py_proc *p, pid_t tid, uint64_t *frame,
 	size_t ts_len = p->ts_len;
 	uint64_t interp, ts;
 	unsigned ninterps = 0, nts = 0;
+	pid_t ttid;
 	bool found = false;
 	int rc, first_rc = 0;
 
@@ -196,8 +197,10 @@ static int find_tstate(struct py_proc *p, pid_t tid, uint64_t *frame,
 						 "at %#" PRIx64 " is not of the "
 						 "interpreter that lists it "
 						 "(changing?)", ts);
-			if (py_word(t, ts_len, l->ts_native_tid, 8) !=
-			    (uint64_t)tid)
+			rc = py_tstate_tid(p, t, &ttid);
+			if (rc)
+				return rc;
+			if (ttid != tid)
 				continue;
 			/* A thread has a state per interpreter it entered:
 			 * the one running Python is the one with a frame. */
@@ -209,7 +212,10 @@ static int find_tstate(struct py_proc *p, pid_t tid, uint64_t *frame,
 				*s = (struct ts_slot){ .tid = tid, .ts = ts,
 					.interp = interp, .frame = *frame,
 					.cframe = py_word(t, ts_len, l->ts_frame,
-						       8) };
+						       8),
+					.pthread = l->ts_thread_id == NONE ? 0 :
+						py_word(t, ts_len,
+							l->ts_thread_id, 8) };
 		}
 		if (!*frame) {
 			rc = py_mem_read(p, interp + l->is_next, buf, 8,
@@ -228,21 +234,42 @@ static int find_tstate(struct py_proc *p, pid_t tid, uint64_t *frame,
 	return *frame ? 0 : first_rc;
 }
 
+/* Whether the thread state whose bytes are t, read in a batch whose
+ * first whole reads were whole, is still thread tid's (s: where it was
+ * found; tb: its pthread_t's thread id, read at index tw, 3.9 and 3.10). */
+static bool still_tid(const struct py_proc *p, const uint8_t *t,
+		      const struct ts_slot *s, pid_t tid, const uint8_t *tb,
+		      size_t tw, size_t whole)
+{
+	const struct layout *l = p->l;
+
+	if (!whole || py_word(t, p->ts_len, l->ts_interp, 8) != s->interp)
+		return false;
+	if (l->ts_native_tid != NONE)
+		return py_word(t, p->ts_len, l->ts_native_tid, 8) ==
+		       (uint64_t)tid;
+	return tw < whole &&
+	       py_word(t, p->ts_len, l->ts_thread_id, 8) == s->pthread &&
+	       py_word(tb, 4, 0, 4) == (uint32_t)tid;
+}
+
 /*
  * The innermost frame of thread tid through the thread state it was
  * last found in (s): 0 with *frame, or 1 when that does not tell (none
  * kept, that state is no longer this thread's, or has no frame: the
- * lists are walked then).  One read: the thread state, the current
- * frame of its C frame where that is the one seen last (3.11, 3.12),
- * the headers of the code objects of its last walk, and the window
- * where its frames were then: those of the next walk, most often.
+ * lists are walked then).  One read: the thread state (3.9, 3.10: and
+ * the thread id in its pthread_t), the current frame of its C frame
+ * where that is the one seen last (3.11, 3.12), the headers of the code
+ * objects of its last walk, and the window where its frames were then
+ * (3.9, 3.10: those frames): those of the next walk, most often.
  */
 static int cached_tstate(struct py_proc *p, pid_t tid, struct ts_slot *s,
 			 uint64_t *frame)
 {
 	const struct layout *l = p->l;
-	uint8_t t[HEADER_MAX], cf[8];
-	size_t whole, c = SIZE_MAX, w = SIZE_MAX, i;
+	uint8_t t[HEADER_MAX], cf[8], tb[4];
+	size_t whole, c = SIZE_MAX, w = SIZE_MAX, tw = SIZE_MAX, i, codes;
+	size_t frames;
 	bool copied = false;
 	struct batch b;
 	uint64_t at;
@@ -252,23 +279,29 @@ static int cached_tstate(struct py_proc *p, pid_t tid, struct ts_slot *s,
 		return 1;
 	b.n = 0;
 	batch_add(&b, t, s->ts, p->ts_len);
+	if (l->ts_native_tid == NONE && p->tid_off != NONE && s->pthread)
+		tw = batch_add(&b, tb, s->pthread + p->tid_off, sizeof(tb));
 	if (l->cf_current_frame != NONE && s->cframe)
 		copied = copy_word(p, s->cframe + l->cf_current_frame, cf);
 	if (l->cf_current_frame != NONE && s->cframe && !copied)
 		c = batch_add(&b, cf, s->cframe + l->cf_current_frame, 8);
+	codes = b.n;
 	for (i = 0; i < s->ncodes; i++)
 		batch_add(&b, p->spec[i], s->codes[i], p->code_hdr_len);
-	if (s->frame)
+	frames = b.n;
+	for (i = 0; i < s->nframes; i++)
+		batch_add(&b, p->spec_frame[i], s->frames[i], p->frame_len);
+	if (s->frame && !l->frame_objects)
 		w = win_add(p, &b, (s->low < s->frame ? s->low : s->frame) -
 			    WIN_SLACK, s->frame + WIN_ABOVE, s->frame);
 	whole = batch_read(p, &b);
 	if (w != SIZE_MAX)
 		win_set(p, &b, w, whole);
-	for (i = 0; i < s->ncodes && i + 1 + (c != SIZE_MAX) < whole; i++)
+	for (i = 0; i < s->ncodes && codes + i < whole; i++)
 		p->spec_code[p->nspec++] = s->codes[i];
-	if (!whole ||
-	    py_word(t, p->ts_len, l->ts_native_tid, 8) != (uint64_t)tid ||
-	    py_word(t, p->ts_len, l->ts_interp, 8) != s->interp)
+	for (i = 0; i < s->nframes && frames + i < whole; i++)
+		p->spec_frame_at[p->nspec_frames++] = s->frames[i];
+	if (!still_tid(p, t, s, tid, tb, tw, whole))
 		return 1;
 	at = py_word(t, p->ts_len, l->ts_frame, 8);
 	if (l->cf_current_frame == NONE)
@@ -303,11 +336,18 @@ static bool is_shim(const struct py_proc *p, const struct py_frame *f)
 	return p->l->owner_cstack != NONE && f->owner == p->l->owner_cstack;
 }
 
-/* The frame_len bytes of the frame at addr: from the window, which is
- * read around addr when it does not hold them. */
+/* The frame_len bytes of the frame at addr: from those read with the
+ * thread state, else from the window, which is read around addr when it
+ * does not hold them. */
 static int frame_bytes(struct py_proc *p, uint64_t addr, const uint8_t **fb)
 {
-	size_t flen = p->frame_len;
+	size_t flen = p->frame_len, i;
+
+	for (i = 0; i < p->nspec_frames; i++)
+		if (p->spec_frame_at[i] == addr) {
+			*fb = p->spec_frame[i];
+			return 0;
+		}
 
 	if (!in_win(p, addr, flen)) {
 		struct batch b;
@@ -333,7 +373,8 @@ static int frame_bytes(struct py_proc *p, uint64_t addr, const uint8_t **fb)
 
 /* One frame at addr read into *f but for what its code object tells
  * (frame_code()): *prev is the next one out, *pi its instruction
- * pointer.  0, or an error whose detail is the reason the walk stops. */
+ * pointer (3.9, 3.10: its f_lasti).  0, or an error whose detail is the
+ * reason the walk stops. */
 static int read_frame(struct py_proc *p, uint64_t addr, struct py_frame *f,
 		      uint64_t *prev, uint64_t *pi)
 {
@@ -353,12 +394,21 @@ static int read_frame(struct py_proc *p, uint64_t addr, struct py_frame *f,
 	memset(f, 0, sizeof(*f));
 	f->frame = addr;
 	f->code = py_word(fb, flen, l->fr_code, 8);
-	f->is_entry = l->fr_is_entry != NONE &&
-		      py_word(fb, flen, l->fr_is_entry, 1) != 0;
-	f->owner = (uint8_t)py_word(fb, flen, l->fr_owner, 1);
 	*prev = py_word(fb, flen, l->fr_previous, 8);
-	*pi = py_word(fb, flen, l->fr_instr, 8);
-	if (f->owner > max_owner)
+	if (l->frame_objects) {
+		/* Each run by a C call of the eval loop of its own. */
+		f->is_entry = true;
+		*pi = py_word(fb, flen, l->fr_instr, 4);
+		if (py_word(fb, flen, l->ob_type, 8) != p->frame_type)
+			return prof_fail(PROF_EFORMAT, "frame at %#" PRIx64
+					 " is not a frame object", addr);
+	} else {
+		f->is_entry = l->fr_is_entry != NONE &&
+			      py_word(fb, flen, l->fr_is_entry, 1) != 0;
+		f->owner = (uint8_t)py_word(fb, flen, l->fr_owner, 1);
+		*pi = py_word(fb, flen, l->fr_instr, 8);
+	}
+	if (!l->frame_objects && f->owner > max_owner)
 		return prof_fail(PROF_EFORMAT, "frame at %#" PRIx64 ": owner "
 				 "%u is none of CPython 3.%u's", addr, f->owner,
 				 l->minor);
@@ -375,6 +425,25 @@ static int read_frame(struct py_proc *p, uint64_t addr, struct py_frame *f,
 	return 0;
 }
 
+/* The instruction of frame f (3.9, 3.10) from its f_lasti: -1 before
+ * the first, in bytes (3.9) or code units (3.10).  The code object's
+ * length is not known here: pycode.c's line of an instruction past it
+ * is none. */
+static int frame_lasti(const struct py_proc *p, struct py_frame *f,
+		       uint64_t lasti)
+{
+	int32_t v = (int32_t)(uint32_t)lasti;
+	unsigned unit = p->l->lasti_bytes ? p->l->codeunit_size : 1;
+
+	if (v < -1 || (v >= 0 && v % (int32_t)unit) ||
+	    v / (int32_t)unit >= (int32_t)MAX_CODE_UNITS)
+		return prof_fail(PROF_EFORMAT, "frame at %#" PRIx64 ": "
+				 "f_lasti %" PRId32 " is no instruction's",
+				 f->frame, v);
+	f->instr = v < 0 ? -1 : v / (int32_t)unit;
+	return 0;
+}
+
 /* The rest of frame f (read_frame()'s, instruction pointer pi), from
  * its code object's header cb: its instruction, whether it has started. */
 static int frame_code(const struct py_proc *p, struct py_frame *f,
@@ -385,6 +454,8 @@ static int frame_code(const struct py_proc *p, struct py_frame *f,
 	int64_t nunits, trace;
 	uint64_t first, limit;
 
+	if (l->frame_objects)
+		return frame_lasti(p, f, pi);
 	nunits = (int64_t)py_word(cb, hdr_len, l->ob_size, 8);
 	trace = (int32_t)py_word(cb, hdr_len, l->co_firsttraceable, 4);
 	if (nunits <= 0 || nunits > MAX_CODE_UNITS || trace < 0 ||
@@ -567,13 +638,13 @@ static int walk_thread(struct py_proc *p, pid_t tid, struct keeper *kp)
 	uint64_t pi[WALK_CHUNK];
 	struct walk w = { 0, 0, 0, 1, 0, 0, 0 };
 	struct ts_slot *s = &p->threads[(unsigned)tid % TS_CACHE];
-	uint64_t codes[SPEC_CODES];
-	size_t m, k, i, ncodes = 0;
+	uint64_t codes[SPEC_CODES], frames[SPEC_FRAMES];
+	size_t m, k, i, ncodes = 0, nframes = 0;
 	int rc, stop = 0;
 
 	p->walks++;
 	p->win_lo = p->win_hi = 0;
-	p->nspec = 0;
+	p->nspec = p->nspec_frames = 0;
 	rc = find_frame(p, tid, &w.frame);
 	if (rc)
 		return rc;
@@ -589,6 +660,8 @@ static int walk_thread(struct py_proc *p, pid_t tid, struct keeper *kp)
 			if (f[i].code && ncodes < SPEC_CODES &&
 			    !(ncodes && codes[ncodes - 1] == f[i].code))
 				codes[ncodes++] = f[i].code;
+			if (p->l->frame_objects && nframes < SPEC_FRAMES)
+				frames[nframes++] = f[i].frame;
 		}
 		if (rc) {
 			stop = rc;
@@ -600,6 +673,8 @@ static int walk_thread(struct py_proc *p, pid_t tid, struct keeper *kp)
 		s->low = w.low;
 		memcpy(s->codes, codes, ncodes * sizeof(codes[0]));
 		s->ncodes = ncodes;
+		memcpy(s->frames, frames, nframes * sizeof(frames[0]));
+		s->nframes = nframes;
 	}
 	rc = keeper_end(kp);
 	return rc ? rc : stop;

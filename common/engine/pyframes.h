@@ -14,24 +14,33 @@
  * itself, else the path inside the process's root; regular files only),
  * adds the load bias the maps give, and reads `Py_Version` from memory
  * (no such symbol before 3.11: the version is taken from the file name).
- * Only layouts this file holds a table for are read: CPython 3.11, 3.12
- * and 3.13 on x86-64, the offsets taken from CPython's headers and
- * checked against them by tests/1540-pyframes.bats
+ * Only layouts this file holds a table for are read: CPython 3.9, 3.10,
+ * 3.11, 3.12 and 3.13 on x86-64, the offsets taken from CPython's
+ * headers and checked against them by tests/1540-pyframes.bats
  * (tests/tools/pyoffsets.c); anything else is -PROF_EUNAVAIL, one line
  * naming it ("CPython 3.14: layout not known").  3.13 publishes most of
  * its offsets at the start of _PyRuntime (_Py_DebugOffsets): those are
  * read from the process, checked (its cookie, its version, each offset
- * inside its struct), the table giving the rest.
+ * inside its struct), the table giving the rest.  A new version is
+ * added as a table in pylayout.c (its values printed by pyoffsets.c
+ * compiled against its headers), its names in layout_names[], and, where
+ * its frames or line table are of another kind, the code that reads
+ * them.
  *
  * py_thread_stack() walks _PyRuntime.interpreters.head -> each
- * interpreter's threads.head list -> the PyThreadState whose
- * native_thread_id is the thread -> cframe->current_frame (3.13:
- * current_frame) -> the _PyInterpreterFrame.previous chain.  py_code_info() reads a code
- * object's co_name, co_qualname, co_filename (compact str objects of any
- * kind, given as UTF-8) and co_firstlineno, and decodes the line of an
- * instruction from co_linetable (the location table of 3.11 on); it
- * keeps what it read per code object address.
- *
+ * interpreter's threads.head list -> the PyThreadState of the thread
+ * (3.11 on: whose native_thread_id it is; 3.9 and 3.10 keep only the
+ * pthread_t, whose thread id is read from the C library's struct
+ * pthread at the place found in the main thread's: pytid.c) ->
+ * cframe->current_frame (3.13: current_frame) -> the
+ * _PyInterpreterFrame.previous chain (3.9, 3.10: frame -> the
+ * PyFrameObject.f_back chain).  py_code_info() reads a code object's
+ * co_name, co_qualname (none before 3.11: the name stands for it),
+ * co_filename (compact str objects of any kind, given as UTF-8) and
+ * co_firstlineno, and decodes the line of an instruction from its line
+ * table (3.9: co_lnotab, 3.10: co_linetable's pairs, 3.11 on: the
+ * location table); it keeps what it read per code object address.
+
  * Each process_vm_readv costs a system call, a ptrace access check and
  * a pinned page for each page it touches, so reads are few and done
  * together: the thread state where a thread was last found is kept
@@ -40,8 +49,9 @@
  * caller's: its callers are there), the code objects' headers of a
  * walk in one call, and a thread's state, its C frame's current frame,
  * its last walk's code headers and the memory where its frames were
- * then in one: most walks of a thread whose stack moves little take one
- * call.
+ * then (3.9, 3.10: its frames then, heap objects that a function's
+ * next call most often finds where its last left them) in one: most
+ * walks of a thread whose stack moves little take one call.
  *
  * Outside memory is untrusted
  * ---------------------------
@@ -70,7 +80,10 @@ struct py_proc;
 /* What py_open() found of the interpreter. */
 struct py_info {
 	pid_t pid;
-	uint32_t version;	/* PY_VERSION_HEX: 0x030b02f0 is 3.11.2 */
+	/* PY_VERSION_HEX: 0x030b02f0 is 3.11.2; 0x030a0000 when only the
+	 * minor version is known (3.10: no Py_Version before 3.11, the
+	 * image's file name tells it). */
+	uint32_t version;
 	const char *image;	/* the file holding _PyRuntime, as mapped */
 	uint64_t runtime;	/* _PyRuntime's address in the process */
 	/* _PyEval_EvalFrameDefault's code in the process, [start, end);
@@ -92,6 +105,9 @@ struct py_info {
 int py_open(pid_t pid, struct py_proc **out);
 void py_close(struct py_proc *p);
 const struct py_info *py_info(const struct py_proc *p);
+/* A py_info version as text: "3.11.2", or "3.10" when only the minor
+ * version is known. */
+void py_version_text(uint32_t version, char *buf, size_t len);
 /* Whether a read found the process gone: every call fails since with
  * -PROF_ENOENT "process N has exited" (the one case of -PROF_ENOENT
  * that is no answer about a thread or object). */
@@ -109,7 +125,9 @@ struct py_frame {
 	/* The first (outermost) frame of one C call of the eval loop
 	 * (_PyEval_EvalFrameDefault): walking from the innermost frame, the
 	 * frames up to and including an is_entry one are what that one
-	 * native frame runs.  3.11 marks such frames; 3.12 on puts a shim
+	 * native frame runs.  3.9 and 3.10 run each frame in a call of
+	 * its own: every frame is one.  3.11 marks such frames; 3.12 on
+	 * puts a shim
 	 * frame (FRAME_OWNED_BY_CSTACK) under them, which is not listed.
 	 * A shim with no frame before it (the innermost: a call entering
 	 * or leaving the eval loop) is listed, as an incomplete entry frame
@@ -201,6 +219,12 @@ int py_code_info(struct py_proc *p, uint64_t code, int32_t instr,
  */
 int py_linetable_line(const uint8_t *table, size_t len, int firstlineno,
 		      int32_t instr);
+
+/* The same in the line table of CPython 3.minor (3.9: co_lnotab, 3.10:
+ * co_linetable's pairs, 3.11 on: py_linetable_line()'s); -1 for a
+ * version with no layout known. */
+int py_table_line(unsigned minor, const uint8_t *table, size_t len,
+		  int firstlineno, int32_t instr);
 
 /* One value of a layout table: NAME as CPython's headers spell it
  * (tests/tools/pyoffsets.c prints the same names), and its value. */

@@ -42,25 +42,44 @@
 /* sizeof(_Py_DebugOffsets), at the start of 3.13's _PyRuntime */
 #define DEBUG_LEN 584
 
+/* How a version's line table is written (pylines.c). */
+enum py_lines {
+	PY_LINES_LNOTAB,	/* 3.9: co_lnotab */
+	PY_LINES_PAIRS,		/* 3.10: co_linetable */
+	PY_LINES_LOCATIONS,	/* 3.11 on: co_linetable */
+};
+
 struct layout {
 	unsigned minor;
 	uint16_t machine;		/* e_machine of the image */
 	bool debug_offsets;		/* _PyRuntime starts with them */
+	/* Frames are PyFrameObjects (3.9, 3.10), and fr_instr is their
+	 * f_lasti, in bytes where lasti_bytes (3.9), else in code units. */
+	bool frame_objects, lasti_bytes;
+	enum py_lines lines;
 	uint32_t runtime_size;		/* sizeof(_PyRuntimeState) */
 	uint32_t rt_interp_head;	/* _PyRuntimeState.interpreters.head */
+	uint32_t rt_main_thread;	/* _PyRuntimeState.main_thread
+					 * (3.9, 3.10) */
 	uint32_t is_next;		/* PyInterpreterState.next */
-	uint32_t is_threads_head;	/* PyInterpreterState.threads.head */
+	uint32_t is_threads_head;	/* PyInterpreterState.threads.head
+					 * (3.9, 3.10: .tstate_head) */
 	uint32_t ts_next;		/* PyThreadState.next */
 	uint32_t ts_interp;		/* PyThreadState.interp */
 	uint32_t ts_native_tid;		/* PyThreadState.native_thread_id */
-	/* PyThreadState.cframe (3.11, 3.12), .current_frame (3.13) */
+	uint32_t ts_thread_id;		/* PyThreadState.thread_id (3.9,
+					 * 3.10: a pthread_t) */
+	/* PyThreadState.frame (3.9, 3.10), .cframe (3.11, 3.12),
+	 * .current_frame (3.13) */
 	uint32_t ts_frame;
 	/* _PyCFrame.current_frame; NONE: ts_frame is the frame */
 	uint32_t cf_current_frame;
 	uint32_t fr_code;		/* _PyInterpreterFrame.f_code
-					 * (3.13: f_executable) */
-	uint32_t fr_previous;		/* .previous */
-	uint32_t fr_instr;		/* .prev_instr (3.13: instr_ptr) */
+					 * (3.13: f_executable; 3.9, 3.10:
+					 * PyFrameObject.f_code) */
+	uint32_t fr_previous;		/* .previous (3.9, 3.10: f_back) */
+	uint32_t fr_instr;		/* .prev_instr (3.13: instr_ptr;
+					 * 3.9, 3.10: f_lasti, an int) */
 	uint32_t fr_is_entry;		/* .is_entry (bool; 3.11) */
 	uint32_t fr_owner;		/* .owner (char) */
 	uint32_t owner_generator;	/* FRAME_OWNED_BY_GENERATOR */
@@ -75,6 +94,8 @@ struct layout {
 	uint32_t co_linetable;
 	uint32_t co_firsttraceable;	/* ._co_firsttraceable */
 	uint32_t co_code;		/* .co_code_adaptive: the bytecode */
+	uint32_t co_code_obj;		/* .co_code (3.9, 3.10): a bytes
+					 * object, the bytecode */
 	uint32_t codeunit_size;		/* sizeof(_Py_CODEUNIT) */
 	uint32_t str_length;		/* PyASCIIObject.length */
 	uint32_t str_state;		/* PyASCIIObject.state */
@@ -109,13 +130,20 @@ struct layout {
 #define WIN_ABOVE 512
 #define WIN_PAGE 4096		/* the smallest page of x86-64 */
 #define SPEC_CODES 8		/* code objects read with a thread state */
+/* Frames read with a thread state (3.9, 3.10): PyFrameObjects lie
+ * anywhere in the heap, not under each other, but a function's frame is
+ * most often where it was (its code object keeps the last one freed for
+ * the next call), so a thread's frames of its last walk are read again. */
+#define SPEC_FRAMES 16
 
 /* A code object's strings and line table, as read (key: its address and
  * the header fields that name them). */
 struct code_entry {
 	uint64_t addr;
-	uint64_t key[4];	/* co_filename, co_name, co_qualname,
-				 * co_linetable */
+	uint64_t key[5];	/* co_filename, co_name, co_qualname,
+				 * co_linetable, and ob_size (3.11 on:
+				 * the code units) or co_code (3.9,
+				 * 3.10) */
 	int64_t nunits;
 	int firstlineno;
 	const char *name, *qualname, *filename;	/* in strings */
@@ -134,6 +162,7 @@ struct code_entry {
 struct ts_slot {
 	pid_t tid;		/* 0: empty */
 	uint64_t ts, interp;
+	uint64_t pthread;	/* its thread_id (3.9, 3.10) */
 	uint64_t cframe;	/* its C frame (3.11, 3.12) when last read */
 	uint64_t frame;		/* its innermost frame when last read */
 	uint64_t low;		/* its outermost frame read with it */
@@ -141,11 +170,17 @@ struct ts_slot {
 	 * the next, their headers read with the thread state. */
 	uint64_t codes[SPEC_CODES];
 	size_t ncodes;
+	/* Its frames at its last walk (3.9, 3.10), innermost first. */
+	uint64_t frames[SPEC_FRAMES];
+	size_t nframes;
 };
 
 /* Reads done in one process_vm_readv: the kernel reads them in order
  * and stops at the first it cannot read whole. */
 #define BATCH_MAX (WALK_CHUNK + 8)
+#if BATCH_MAX < 4 + SPEC_CODES + SPEC_FRAMES
+#error "a thread state's batch does not fit"
+#endif
 struct batch {
 	struct iovec local[BATCH_MAX], remote[BATCH_MAX];
 	size_t n;
@@ -162,6 +197,10 @@ struct py_proc {
 	size_t code_hdr_len;	/* what a walk reads: both of the last two */
 	char *image;
 	uint64_t code_type, str_type, bytes_type;	/* type objects */
+	uint64_t frame_type;	/* PyFrame_Type (3.9, 3.10) */
+	/* Where the C library keeps a thread's id in its pthread_t (3.9,
+	 * 3.10: pytid.c); NONE until found. */
+	uint32_t tid_off;
 	struct strpool strings;
 	struct code_entry *codes;
 	size_t ncodes, codes_alloc;
@@ -182,6 +221,12 @@ struct py_proc {
 	uint8_t spec[SPEC_CODES][HEADER_MAX];
 	uint64_t spec_code[SPEC_CODES];
 	size_t nspec;
+	/* The frames read with the thread state (3.9, 3.10): spec_frame[i]
+	 * holds the frame_len bytes at spec_frame_at[i], nspec_frames of
+	 * them read. */
+	uint8_t spec_frame[SPEC_FRAMES][HEADER_MAX];
+	uint64_t spec_frame_at[SPEC_FRAMES];
+	size_t nspec_frames;
 };
 
 /* pylayout.c */
@@ -199,6 +244,21 @@ int py_mem_read(struct py_proc *p, uint64_t addr, void *buf, size_t len,
 		const char *what);
 uint64_t py_word(const uint8_t *buf, size_t len, uint32_t off, unsigned n);
 bool py_ptr_ok(uint64_t addr);
+
+/* pytid.c: the native thread id of a thread state, 3.9 and 3.10 */
+/* Find p->tid_off, if not yet: 0; -PROF_ENOENT when CPython has not
+ * started (no main thread yet: try again later); -PROF_EUNAVAIL when
+ * it cannot be told. */
+int py_tid_calibrate(struct py_proc *p);
+/* The native thread id of the thread state whose p->ts_len bytes are t,
+ * into *tid (0: none, a thread gone): read from the thread state (3.11
+ * on) or from its pthread_t. */
+int py_tstate_tid(struct py_proc *p, const uint8_t *t, pid_t *tid);
+
+/* pylines.c: the line of instruction instr (code units) in a line
+ * table written the way kind says (py_linetable_line(), 3.11 on). */
+int py_lines_line(enum py_lines kind, const uint8_t *table, size_t len,
+		  int firstlineno, int32_t instr);
 
 /* pycode.c */
 void py_codes_clear(struct py_proc *p);

@@ -118,7 +118,7 @@ static int image_rank(const struct mapping *m)
 }
 
 /* The symbols read from the image (value, size; found). */
-enum { S_RUNTIME, S_VERSION, S_CODE, S_STR, S_BYTES, S_EVAL, S_N };
+enum { S_RUNTIME, S_VERSION, S_CODE, S_STR, S_BYTES, S_EVAL, S_FRAME, S_N };
 static const char *const sym_names[S_N] = {
 	[S_RUNTIME] = "_PyRuntime",
 	[S_VERSION] = "Py_Version",
@@ -126,6 +126,7 @@ static const char *const sym_names[S_N] = {
 	[S_STR] = "PyUnicode_Type",
 	[S_BYTES] = "PyBytes_Type",
 	[S_EVAL] = "_PyEval_EvalFrameDefault",
+	[S_FRAME] = "PyFrame_Type",
 };
 
 struct image {
@@ -323,15 +324,19 @@ static const char *machine_name(uint16_t m)
 	}
 }
 
-/* "3.11.2", or "3.10" when only the minor version is known. */
-static void version_text(uint32_t hex, unsigned minor, char *buf,
-			 size_t len)
+void py_version_text(uint32_t version, char *buf, size_t len)
 {
-	if (hex)
-		snprintf(buf, len, "3.%u.%u", (hex >> 16) & 0xff,
-			 (hex >> 8) & 0xff);
+	if (version & 0xf0)
+		snprintf(buf, len, "3.%u.%u", (version >> 16) & 0xff,
+			 (version >> 8) & 0xff);
 	else
-		snprintf(buf, len, "3.%u", minor);
+		snprintf(buf, len, "3.%u", (version >> 16) & 0xff);
+}
+
+/* Whether the image must export symbol k for layout l. */
+static bool sym_needed(const struct layout *l, int k)
+{
+	return k == S_FRAME ? l->frame_objects : k != S_VERSION && k != S_EVAL;
 }
 
 /* Check the image's version and symbols against a layout known and fill
@@ -349,7 +354,8 @@ static int use_image(struct py_proc *p, const struct maps *ms,
 	rc = image_version(p, f, im, bias, &hex, &minor);
 	if (rc)
 		return rc;
-	version_text(hex, minor, v, sizeof(v));
+	p->info.version = hex ? hex : 0x03000000u | (minor << 16);
+	py_version_text(p->info.version, v, sizeof(v));
 	l = py_layout_of(minor);
 	if (!l)
 		return prof_fail(PROF_EUNAVAIL, "CPython %s: layout not known "
@@ -385,7 +391,7 @@ static int use_image(struct py_proc *p, const struct maps *ms,
 				 im->size[S_RUNTIME], l->runtime_size,
 				 (int)p->info.pid, f->path);
 	for (k = 0; k < S_N; k++)
-		if (!im->found[k] && k != S_VERSION && k != S_EVAL)
+		if (!im->found[k] && sym_needed(l, k))
 			return prof_fail(PROF_EUNAVAIL, "CPython %s: %s does "
 					 "not export %s", v, f->path,
 					 sym_names[k]);
@@ -394,7 +400,6 @@ static int use_image(struct py_proc *p, const struct maps *ms,
 				 "%#" PRIx64 " is in no writable mapping "
 				 "(%s)", (int)p->info.pid,
 				 bias + im->value[S_RUNTIME], f->path);
-	p->info.version = hex ? hex : 0x03000000u | (minor << 16);
 	p->info.runtime = bias + im->value[S_RUNTIME];
 	if (im->found[S_EVAL]) {
 		p->info.eval_start = bias + im->value[S_EVAL];
@@ -403,10 +408,14 @@ static int use_image(struct py_proc *p, const struct maps *ms,
 	p->code_type = bias + im->value[S_CODE];
 	p->str_type = bias + im->value[S_STR];
 	p->bytes_type = bias + im->value[S_BYTES];
+	p->frame_type = bias + im->value[S_FRAME];
 	if (!(p->image = strdup(f->path)))
 		return -PROF_ENOMEM;
 	p->info.image = p->image;
-	return 0;
+	/* 3.9, 3.10: where the thread ids are, now if CPython has
+	 * started, else at the first walk. */
+	rc = l->frame_objects ? py_tid_calibrate(p) : 0;
+	return rc == -PROF_ENOENT ? 0 : rc;
 }
 
 /*
@@ -480,6 +489,7 @@ int py_open(pid_t pid, struct py_proc **out)
 	if (!p)
 		return -PROF_ENOMEM;
 	p->info.pid = pid;
+	p->tid_off = NONE;
 	strpool_init(&p->strings);
 	rc = maps_read(pid, &ms);
 	if (!rc)

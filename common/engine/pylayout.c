@@ -15,18 +15,84 @@
 
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 
+/*
+ * What 3.9 and 3.10 on x86-64 share, from their headers (Include/internal/
+ * included; tests/tools/pyoffsets.c prints them): all but the size of
+ * _PyRuntimeState and the place of PyFrameObject.f_lasti.
+ */
+#define FRAME_OBJECTS_X86_64 \
+	.machine = EM_X86_64, \
+	.frame_objects = true, \
+	.rt_interp_head = 32, \
+	.rt_main_thread = 72, \
+	.is_next = 0, \
+	.is_threads_head = 8, \
+	.ts_next = 8, \
+	.ts_interp = 16, \
+	.ts_native_tid = NONE, \
+	.ts_thread_id = 176, \
+	.ts_frame = 24, \
+	.cf_current_frame = NONE, \
+	.fr_code = 32, \
+	.fr_previous = 24, \
+	.fr_is_entry = NONE, \
+	.fr_owner = NONE, \
+	.owner_generator = NONE, \
+	.owner_frame_object = NONE, \
+	.owner_cstack = NONE, \
+	.ob_type = 8, \
+	.ob_size = 16, \
+	.co_firstlineno = 40, \
+	.co_filename = 104, \
+	.co_name = 112, \
+	.co_qualname = NONE, \
+	.co_linetable = 120, \
+	.co_firsttraceable = NONE, \
+	.co_code = NONE, \
+	.co_code_obj = 48, \
+	.codeunit_size = 2, \
+	.str_length = 16, \
+	.str_state = 32, \
+	.str_kind = 0x1c, \
+	.str_compact = 0x20, \
+	.str_ascii = 0x40, \
+	.str_ready = 0x80, \
+	.str_ascii_size = 48, \
+	.str_compact_size = 72, \
+	.bytes_data = 32
+
 static const struct layout layouts[] = {
+	{
+		/* CPython 3.9 on x86-64 (3.9.18). */
+		FRAME_OBJECTS_X86_64,
+		.minor = 9,
+		.lasti_bytes = true,
+		.lines = PY_LINES_LNOTAB,
+		.runtime_size = 656,
+		.fr_instr = 104,
+	},
+	{
+		/* CPython 3.10 on x86-64 (3.10.13). */
+		FRAME_OBJECTS_X86_64,
+		.minor = 10,
+		.lines = PY_LINES_PAIRS,
+		.runtime_size = 672,
+		.fr_instr = 96,
+	},
 	{
 		/* CPython 3.11 on x86-64 (3.11.2 and 3.11.7 alike). */
 		.minor = 11,
 		.machine = EM_X86_64,
+		.lines = PY_LINES_LOCATIONS,
 		.runtime_size = 166688,
 		.rt_interp_head = 40,
+		.rt_main_thread = NONE,
 		.is_next = 0,
 		.is_threads_head = 16,
 		.ts_next = 8,
 		.ts_interp = 16,
 		.ts_native_tid = 160,
+		.ts_thread_id = NONE,
 		.ts_frame = 56,
 		.cf_current_frame = 8,
 		.fr_code = 32,
@@ -46,6 +112,7 @@ static const struct layout layouts[] = {
 		.co_linetable = 136,
 		.co_firsttraceable = 168,
 		.co_code = 184,
+		.co_code_obj = NONE,
 		.codeunit_size = 2,
 		.str_length = 16,
 		.str_state = 32,
@@ -61,13 +128,16 @@ static const struct layout layouts[] = {
 		/* CPython 3.12 on x86-64 (3.12.1). */
 		.minor = 12,
 		.machine = EM_X86_64,
+		.lines = PY_LINES_LOCATIONS,
 		.runtime_size = 459944,
 		.rt_interp_head = 40,
+		.rt_main_thread = NONE,
 		.is_next = 0,
 		.is_threads_head = 72,
 		.ts_next = 8,
 		.ts_interp = 16,
 		.ts_native_tid = 144,
+		.ts_thread_id = NONE,
 		.ts_frame = 56,
 		.cf_current_frame = 0,
 		.fr_code = 0,
@@ -87,6 +157,7 @@ static const struct layout layouts[] = {
 		.co_linetable = 136,
 		.co_firsttraceable = 176,
 		.co_code = 192,
+		.co_code_obj = NONE,
 		.codeunit_size = 2,
 		.str_length = 16,
 		.str_state = 32,
@@ -104,13 +175,16 @@ static const struct layout layouts[] = {
 		.minor = 13,
 		.machine = EM_X86_64,
 		.debug_offsets = true,
+		.lines = PY_LINES_LOCATIONS,
 		.runtime_size = 283320,
 		.rt_interp_head = 632,
+		.rt_main_thread = NONE,
 		.is_next = 7264,
 		.is_threads_head = 7344,
 		.ts_next = 8,
 		.ts_interp = 16,
 		.ts_native_tid = 160,
+		.ts_thread_id = NONE,
 		.ts_frame = 72,
 		.cf_current_frame = NONE,
 		.fr_code = 0,
@@ -130,6 +204,7 @@ static const struct layout layouts[] = {
 		.co_linetable = 136,
 		.co_firsttraceable = 184,
 		.co_code = 200,
+		.co_code_obj = NONE,
 		.codeunit_size = 2,
 		.str_length = 16,
 		.str_state = 32,
@@ -154,17 +229,24 @@ static const struct {
 } layout_names[] = {
 	LN(runtime_size, "sizeof(_PyRuntimeState)", ALL),
 	LN(rt_interp_head, "_PyRuntimeState.interpreters.head", ALL),
+	LN(rt_main_thread, "_PyRuntimeState.main_thread", 9, 10),
 	LN(is_next, "PyInterpreterState.next", ALL),
-	LN(is_threads_head, "PyInterpreterState.threads.head", ALL),
+	LN(is_threads_head, "PyInterpreterState.tstate_head", 9, 10),
+	LN(is_threads_head, "PyInterpreterState.threads.head", 11, 99),
 	LN(ts_next, "PyThreadState.next", ALL),
 	LN(ts_interp, "PyThreadState.interp", ALL),
-	LN(ts_native_tid, "PyThreadState.native_thread_id", ALL),
+	LN(ts_thread_id, "PyThreadState.thread_id", 9, 10),
+	LN(ts_native_tid, "PyThreadState.native_thread_id", 11, 99),
+	LN(ts_frame, "PyThreadState.frame", 9, 10),
 	LN(ts_frame, "PyThreadState.cframe", 11, 12),
 	LN(ts_frame, "PyThreadState.current_frame", 13, 99),
 	LN(cf_current_frame, "_PyCFrame.current_frame", 11, 12),
+	LN(fr_code, "PyFrameObject.f_code", 9, 10),
 	LN(fr_code, "_PyInterpreterFrame.f_code", 11, 12),
 	LN(fr_code, "_PyInterpreterFrame.f_executable", 13, 99),
+	LN(fr_previous, "PyFrameObject.f_back", 9, 10),
 	LN(fr_previous, "_PyInterpreterFrame.previous", 11, 99),
+	LN(fr_instr, "PyFrameObject.f_lasti", 9, 10),
 	LN(fr_instr, "_PyInterpreterFrame.prev_instr", 11, 12),
 	LN(fr_instr, "_PyInterpreterFrame.instr_ptr", 13, 99),
 	LN(fr_is_entry, "_PyInterpreterFrame.is_entry", 11, 11),
@@ -178,10 +260,12 @@ static const struct {
 	LN(co_filename, "PyCodeObject.co_filename", ALL),
 	LN(co_name, "PyCodeObject.co_name", ALL),
 	LN(co_qualname, "PyCodeObject.co_qualname", 11, 99),
-	LN(co_linetable, "PyCodeObject.co_linetable", 11, 99),
+	LN(co_linetable, "PyCodeObject.co_lnotab", 9, 9),
+	LN(co_linetable, "PyCodeObject.co_linetable", 10, 99),
 	LN(co_firsttraceable, "PyCodeObject._co_firsttraceable", 11, 99),
+	LN(co_code_obj, "PyCodeObject.co_code", 9, 10),
 	LN(co_code, "PyCodeObject.co_code_adaptive", 11, 99),
-	LN(codeunit_size, "sizeof(_Py_CODEUNIT)", 11, 99),
+	LN(codeunit_size, "sizeof(_Py_CODEUNIT)", ALL),
 	LN(str_length, "PyASCIIObject.length", ALL),
 	LN(str_state, "PyASCIIObject.state", ALL),
 	LN(str_kind, "PyASCIIObject.state.kind", ALL),
@@ -330,16 +414,20 @@ static uint32_t end_of(uint32_t off, uint32_t n)
 int py_set_extents(struct py_proc *p, const struct layout *l)
 {
 	const uint32_t ts[] = { l->ts_next + 8, l->ts_interp + 8,
-				l->ts_frame + 8, l->ts_native_tid + 8 };
-	const uint32_t fr[] = { l->fr_code + 8, l->fr_previous + 8,
-				l->fr_instr + 8, end_of(l->fr_is_entry, 1),
-				l->fr_owner + 1 };
+				l->ts_frame + 8, end_of(l->ts_native_tid, 8),
+				end_of(l->ts_thread_id, 8) };
+	const uint32_t fr[] = { l->ob_type + 8, l->fr_code + 8,
+				l->fr_previous + 8,
+				l->fr_instr + (l->frame_objects ? 4 : 8),
+				end_of(l->fr_is_entry, 1),
+				end_of(l->fr_owner, 1) };
 	const uint32_t co[] = { l->ob_type + 8, l->ob_size + 8,
-				l->co_firsttraceable + 4 };
+				end_of(l->co_firsttraceable, 4) };
 	const uint32_t ci[] = { l->ob_type + 8, l->ob_size + 8,
 				l->co_firstlineno + 4, l->co_filename + 8,
-				l->co_name + 8, l->co_qualname + 8,
-				l->co_linetable + 8 };
+				l->co_name + 8, end_of(l->co_qualname, 8),
+				l->co_linetable + 8,
+				end_of(l->co_code_obj, 8) };
 	const uint32_t str[] = { l->ob_type + 8, l->str_length + 8,
 				 l->str_state + 4 };
 	const uint32_t by[] = { l->ob_type + 8, l->ob_size + 8 };

@@ -145,6 +145,19 @@ void py_samples_forget(struct py_samples *ps, uint32_t pid)
 	ps->last = SIZE_MAX;
 }
 
+/* pp cannot be read after all (err): it is a process whose py_open()
+ * failed with err. */
+static void drop_proc(struct py_samples *ps, struct pyproc *pp, int err)
+{
+	snprintf(pp->why, sizeof(pp->why), "%s", prof_error(err));
+	pp->open_err = err;
+	pp->version = 0;
+	pp->image[0] = '\0';
+	py_close(pp->p);
+	pp->p = NULL;
+	ps->nactive--;
+}
+
 /* The collector's frame of Python frame f, or NO_PY_FRAME. */
 static struct collect_pyframe frame_of(struct py_proc *p, struct collector *c,
 				       const struct py_frame *f)
@@ -197,6 +210,13 @@ void py_samples_add(struct py_samples *ps, struct collector *c,
 	pp->samples++;
 	err = py_sample_stack(pp->p, (pid_t)cs->tid, stack_copy(cs, &copy),
 			      ps->frames, PY_SAMPLE_FRAMES, &n);
+	if (err == -PROF_EUNAVAIL) {
+		/* Found at the first walk, not at py_open(): unreadable
+		 * (3.9, 3.10: where its thread ids are), said as an open
+		 * failure would be. */
+		drop_proc(ps, pp, err);
+		return;
+	}
 	if (err && err != -PROF_EFORMAT)
 		return;		/* no Python in this thread, or gone */
 	for (i = 0; i < n; i++) {

@@ -32,6 +32,7 @@
 #include "common/engine/perf.h"
 #include "common/engine/privilege.h"
 #include "common/engine/proc.h"
+#include "common/engine/pyframes.h"
 #include "common/engine/sim.h"
 #include "common/profile/profile.h"
 #include "common/stats/stats.h"
@@ -545,12 +546,13 @@ static void say_python(const struct run *r)
 	size_t i;
 
 	for (i = 0; !py_samples_info(ps, i, &pp); i++) {
+		char v[32];
+
+		py_version_text(pp.version, v, sizeof(v));
 		if (pp.version)
-			run_notice(r->cfg, "python: CPython %u.%u.%u (%s): "
+			run_notice(r->cfg, "python: CPython %s (%s): "
 				   "%" PRIu64 " of %" PRIu64 " samples with "
-				   "Python frames", pp.version >> 24 & 0xff,
-				   pp.version >> 16 & 0xff,
-				   pp.version >> 8 & 0xff, pp.image,
+				   "Python frames", v, pp.image,
 				   pp.with_python, pp.samples);
 		else if (pp.why)
 			run_notice(r->cfg, "python: no Python frames: %s",

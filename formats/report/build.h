@@ -7,6 +7,8 @@
  *   arena.c, select.c, notes.c, figures.c   (services, report_int.h)
  *   sites.c                                  (a site, its row's key)
  *   resolve.c                                (naming sites and frames)
+ *   blockview.c                              (the blocks view's sites,
+ *                                             a procedure at a time)
  *   code.c                                   (procedures decoded)
  *   rows.c, asm.c                            (the rows; one procedure of
  *                                             the asm view)
@@ -34,6 +36,11 @@ struct sym_object;
 struct site {
 	uint32_t obj;
 	uint32_t insn;			/* index into code->insns */
+	uint32_t block;			/* and what the rows need of that
+					 * instruction, kept here: the blocks
+					 * view lets each procedure's go
+					 * (blockview.c) */
+	uint32_t len;
 	uint64_t offset;
 	uint64_t vaddr;
 	uint64_t start;			/* its out-of-line procedure's entry
@@ -46,6 +53,8 @@ struct site {
 	uint64_t exact;			/* exact executions (sim, -pixie) */
 	unsigned line;
 	unsigned char sampled;		/* some count here has samples */
+	unsigned char block_start;	/* the first instruction of its
+					 * block */
 	unsigned char anon;		/* anonymous code nothing names */
 };
 
@@ -70,15 +79,19 @@ struct build {
 	size_t nrows_all;
 	/*
 	 * The blocks view without freq shows only blocks with counts: the
-	 * instructions of the others are no sites (code.c:
-	 * wanted_blocks()), but are resolved all the same, for what
-	 * name_sites() (model.c) notes on objects.  Per decoded procedure:
-	 * its object, and which of its blocks have sites.
+	 * instructions of the others are no sites (blockview.c, or
+	 * code.c's wanted_blocks() with -only/-exclude), but are resolved
+	 * all the same, for what name_sites() (model.c) notes on objects.
+	 * Per decoded procedure kept: its object, and which of its blocks
+	 * have sites.
 	 */
 	const struct sym_code **left_codes;
 	uint32_t *left_obj;
 	unsigned char **left_marks;
 	size_t nleft;
+	uint8_t *state_early;		/* per object: what resolving the
+					 * others told as they were decoded
+					 * (blockview.c), or NULL */
 	/*
 	 * The asm view (listing.c): the sites are the sampled ones; the
 	 * procedures decoded for it are codes[] (of objects code_obj[]),
@@ -120,6 +133,10 @@ int report_sites_sort_unique(struct site *sites, size_t *n);
 /* The index of the instruction of c that starts at offset, or SIZE_MAX
  * (an offset inside an instruction, or in bytes that did not decode). */
 size_t report_insn_at(const struct sym_code *c, uint64_t offset);
+/* Site s is instruction insn of code: its code, insn, block, len and
+ * block_start set. */
+void report_site_attach(struct site *s, const struct sym_code *code,
+			size_t insn);
 /* The symbolizer's description of object obj of p. */
 struct sym_object report_sym_obj(const struct profile *p, uint32_t obj);
 /* The code of site i's procedure: its predecessor's when it is in the
@@ -153,6 +170,34 @@ int report_note_object(struct report *r, struct symbolizer *sym,
 /* Note the -only and -exclude patterns that match no procedure of the
  * profile. */
 int report_note_unmatched(struct report *r, struct symbolizer *sym);
+
+/* ---- blockview.c: the blocks view without freq, a procedure at a
+ * time ---- */
+
+struct blockview;
+
+/* Whether instruction x of code is made a site, its block marked in mark
+ * (NULL: every block is wanted). */
+int report_block_wanted(const struct sym_code *code, const unsigned char *mark,
+			size_t x);
+/* *out: which blocks of code have a site (a count) of object obj at one
+ * of their instructions, per block. */
+int report_block_marks(const struct build *b, const struct sym_code *c,
+		       uint32_t obj, unsigned char **out);
+/* Whether object obj is a file without DWARF: resolving its addresses
+ * cannot find an error that resolving others did not. */
+int report_obj_without_dwarf(const struct build *b, uint32_t obj);
+/* Start the view's sites (*out, even on failure: finish it). */
+int report_blockview_start(struct build *b, struct blockview **out);
+/* Procedure code, decoded, for object obj, the sites b->sites[first ..
+ * end) in it: its sites given their instructions, its blocks with counts
+ * made sites, the rest resolved or kept (b->left_*), its instructions
+ * let go where nothing needs them again. */
+int report_blockview_code(struct blockview *v, const struct sym_code *code,
+			  uint32_t obj, size_t first, size_t end);
+/* The sites made added to b->sites (unless err), v freed; err or how the
+ * adding went. */
+int report_blockview_finish(struct blockview *v, int err);
 
 /* ---- code.c ---- */
 

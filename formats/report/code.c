@@ -21,13 +21,14 @@
  */
 static int find_codes(const struct profile *p, struct symbolizer *sym,
 		      struct site *sites, size_t n, int extent_only,
-		      const struct sym_code ***pcodes, uint32_t **code_obj,
-		      size_t *pncodes, size_t *undecoded,
+		      struct blockview *v, const struct sym_code ***pcodes,
+		      uint32_t **code_obj, size_t *pncodes, size_t *undecoded,
 		      size_t *undecoded_kernel)
 {
 	const struct sym_code **codes = NULL;
-	size_t ncodes = 0, alloc_codes = 0, i, k;
+	size_t ncodes = 0, alloc_codes = 0, i, k, first = 0;
 	uint64_t last_obj = UINT64_MAX, last_sym = 0;
+	int err = 0;
 
 	for (i = 0; i < n; i++) {
 		const struct sym_code *code = report_site_code(p, sym, sites, i,
@@ -54,11 +55,26 @@ static int find_codes(const struct profile *p, struct symbolizer *sym,
 		}
 		if (ncodes && codes[ncodes - 1] == code)
 			continue;
-		if (ALLOC_GROW(codes, ncodes + 1, alloc_codes)) {
+		/* The one before is complete: the blocks view is done with
+		 * it. */
+		if (v && ncodes)
+			err = report_blockview_code(v, codes[ncodes - 1],
+						    sites[first].obj, first, i);
+		if (err || ALLOC_GROW(codes, ncodes + 1, alloc_codes)) {
 			free(codes);
-			return -PROF_ENOMEM;
+			return err ? err : -PROF_ENOMEM;
 		}
+		first = i;
 		codes[ncodes++] = code;
+	}
+	if (v && ncodes)
+		err = report_blockview_code(v, codes[ncodes - 1],
+					    sites[first].obj, first, n);
+	if (err || v) {
+		/* The blocks view has what it needs (its sites' codes are
+		 * theirs only where they start an instruction). */
+		free(codes);
+		return err;
 	}
 	/* Sites are sorted by (obj, offset), so a procedure's sites are
 	 * adjacent, but two objects may share a cached code (same file
@@ -94,10 +110,8 @@ static void attach_code(const struct profile *p, struct symbolizer *sym,
 		/* An address inside an instruction (or in bytes that did not
 		 * decode) stays without code. */
 		k = report_insn_at(code, sites[i].offset);
-		if (k != SIZE_MAX) {
-			sites[i].code = code;
-			sites[i].insn = (uint32_t)k;
-		}
+		if (k != SIZE_MAX)
+			report_site_attach(&sites[i], code, k);
 	}
 }
 
@@ -417,13 +431,6 @@ static int codes_in_order(const struct sym_code **codes,
 	return 1;
 }
 
-/* Whether instruction x of code is made a site (see wanted_blocks). */
-static int wanted(const struct sym_code *code, const unsigned char *mark,
-		  size_t x)
-{
-	return !mark || mark[code->insns[x].block];
-}
-
 /* From instruction x of codes[k] on, the first wanted one (k == ncodes:
  * none is left). */
 static void next_wanted(const struct sym_code **codes,
@@ -431,8 +438,10 @@ static void next_wanted(const struct sym_code **codes,
 			size_t *x)
 {
 	while (*k < ncodes) {
+		const unsigned char *mark = marks ? marks[*k] : NULL;
+
 		if (*x < codes[*k]->ninsns) {
-			if (wanted(codes[*k], marks ? marks[*k] : NULL, *x))
+			if (report_block_wanted(codes[*k], mark, *x))
 				return;
 			(*x)++;
 		} else {
@@ -496,7 +505,7 @@ static int wanted_blocks(struct build *b, const struct sym_code **codes,
 			 unsigned char ***pmarks)
 {
 	unsigned char **marks;
-	size_t k, i;
+	size_t k;
 
 	*pmarks = NULL;
 	if (b->r->opt.view != REPORT_BLOCKS ||
@@ -506,32 +515,9 @@ static int wanted_blocks(struct build *b, const struct sym_code **codes,
 	if (!marks)
 		return -PROF_ENOMEM;
 	*pmarks = marks;
-	for (k = 0; k < ncodes; k++) {
-		const struct sym_code *c = codes[k];
-		size_t lo = 0, hi = b->nsites;
-
-		marks[k] = calloc(c->nblocks ? c->nblocks : 1, 1);
-		if (!marks[k])
+	for (k = 0; k < ncodes; k++)
+		if (report_block_marks(b, codes[k], code_obj[k], &marks[k]))
 			return -PROF_ENOMEM;
-		/* The first site at or after the procedure's start. */
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-			const struct site *s = &b->sites[mid];
-
-			if (s->obj < code_obj[k] ||
-			    (s->obj == code_obj[k] && s->offset < c->start))
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		for (i = lo; i < b->nsites && b->sites[i].obj == code_obj[k] &&
-			     b->sites[i].offset < c->end; i++) {
-			size_t a = report_insn_at(c, b->sites[i].offset);
-
-			if (a != SIZE_MAX)
-				marks[k][c->insns[a].block] = 1;
-		}
-	}
 	return 0;
 }
 
@@ -544,6 +530,15 @@ void report_code_free_marks(unsigned char **marks, size_t n)
 	for (k = 0; k < n; k++)
 		free(marks[k]);
 	free(marks);
+}
+
+/* Whether the blocks view makes its sites a procedure at a time
+ * (blockview.c): without freq, whose blocks all have rows, nor -only or
+ * -exclude, which choose procedures before any is decoded. */
+static int streams(const struct build *b)
+{
+	return b->r->opt.view == REPORT_BLOCKS && !b->select &&
+	       report_find_retired(b->r->prof, 0) < 0;
 }
 
 /*
@@ -563,10 +558,21 @@ static int expand_code(struct build *b)
 	size_t n = b->nsites, ncodes, nadd = 0, i, k;
 	int extent_only = b->select && opt->view == REPORT_ASM;
 	unsigned char *keep = NULL, **marks = NULL;
-	int err = find_codes(p, sym, b->sites, n, extent_only, &codes,
-			     &code_obj, &ncodes, &b->r->undecoded,
-			     &b->r->undecoded_kernel);
+	int err;
 
+	if (streams(b)) {
+		struct blockview *v;
+
+		err = report_blockview_start(b, &v);
+		if (!err)
+			err = find_codes(p, sym, b->sites, n, 0, v, &codes,
+					 &code_obj, &ncodes, &b->r->undecoded,
+					 &b->r->undecoded_kernel);
+		return report_blockview_finish(v, err);
+	}
+	err = find_codes(p, sym, b->sites, n, extent_only, NULL, &codes,
+			 &code_obj, &ncodes, &b->r->undecoded,
+			 &b->r->undecoded_kernel);
 	if (err)
 		return err;
 	if (b->select) {
@@ -617,7 +623,8 @@ static int expand_code(struct build *b)
 		goto out;
 	for (k = 0; k < ncodes; k++)
 		for (i = 0; i < codes[k]->ninsns; i++)
-			nadd += wanted(codes[k], marks ? marks[k] : NULL, i);
+			nadd += report_block_wanted(codes[k],
+						    marks ? marks[k] : NULL, i);
 	if (codes_in_order(codes, code_obj, ncodes)) {
 		err = merge_code_sites(b, codes, code_obj, marks, ncodes, nadd);
 		if (!err)
@@ -629,10 +636,12 @@ static int expand_code(struct build *b)
 		goto out;
 	}
 	for (k = 0; k < ncodes; k++) {
+		const unsigned char *mark = marks ? marks[k] : NULL;
+
 		for (i = 0; i < codes[k]->ninsns; i++) {
 			struct site *s;
 
-			if (!wanted(codes[k], marks ? marks[k] : NULL, i))
+			if (!report_block_wanted(codes[k], mark, i))
 				continue;
 			s = &b->sites[n++];
 
@@ -662,19 +671,36 @@ out:
 	return err;
 }
 
+/*
+ * Whether resolving more addresses of object obj can change its note
+ * (report_note_object()), state being what resolving told so far: not
+ * once it is unreadable, nor once a file without DWARF has code nothing
+ * names (the rest can only be named, and no error is left to find).
+ */
+static int note_settled(struct build *b, const uint8_t *state, uint32_t obj)
+{
+	if (state[obj] & OBJ_UNREADABLE)
+		return 1;
+	return (state[obj] & OBJ_ANONYMOUS) && report_obj_without_dwarf(b, obj);
+}
+
 /* The instructions that are no sites (wanted_blocks()) resolved for
  * obj_state() alone: the notes stay those of every instruction. */
 void report_code_resolve_left(struct build *b, uint8_t *bad)
 {
 	size_t k, i;
 
+	for (i = 0; b->state_early && i < b->r->prof->nobjects; i++)
+		bad[i] |= b->state_early[i];
 	for (k = 0; k < b->nleft; k++) {
 		const struct sym_code *c = b->left_codes[k];
 
+		if (note_settled(b, bad, b->left_obj[k]))
+			continue;
 		for (i = 0; i < c->ninsns; i++) {
 			struct sym_result res;
 
-			if (wanted(c, b->left_marks[k], i))
+			if (report_block_wanted(c, b->left_marks[k], i))
 				continue;
 			report_resolve(b->r->prof, b->sym, b->left_obj[k],
 				       c->insns[i].offset, &res, bad);

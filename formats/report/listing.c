@@ -121,8 +121,7 @@ static int proc_sites(const struct report_listing *l, const struct lproc *lp,
 			memset(s, 0, sizeof(*s));
 			s->obj = l->code_obj[lp->first_code + k];
 			s->offset = c->insns[i].offset;
-			s->code = c;
-			s->insn = (uint32_t)i;
+			report_site_attach(s, c, i);
 		}
 	}
 	for (i = 0; i < lp->nsites; i++, s++) {
@@ -131,6 +130,9 @@ static int proc_sites(const struct report_listing *l, const struct lproc *lp,
 		s->offset = lp->sites[i].offset;
 		s->code = lp->sites[i].code;
 		s->insn = lp->sites[i].insn;
+		s->block = lp->sites[i].block;
+		s->len = lp->sites[i].len;
+		s->block_start = lp->sites[i].block_start;
 	}
 	for (i = 1; i < n && sorted; i++)
 		sorted = report_site_cmp(&sb->sites[i - 1], &sb->sites[i]) < 0;

@@ -334,6 +334,7 @@ int report_build(const struct profile *p, struct symbolizer *sym,
 	free(b.left_codes);
 	free(b.left_obj);
 	report_code_free_marks(b.left_marks, b.nleft);
+	free(b.state_early);
 	free(b.codes);
 	free(b.code_obj);
 	free(b.state);

@@ -91,11 +91,11 @@ static void estimate_execs(struct site *sites, size_t n,
 		       sites[i].obj)
 			j++;
 		for (size_t a = i; a < j;) {
-			uint32_t blk = code->insns[sites[a].insn].block;
+			uint32_t blk = sites[a].block;
 			size_t b = a;
 			double sum = 0;
 
-			while (b < j && code->insns[sites[b].insn].block == blk)
+			while (b < j && sites[b].block == blk)
 				sum += (double)site_retired[b++];
 			/* Every instruction of the block is a site, so
 			 * b - a is the block's instruction count. */
@@ -200,7 +200,7 @@ static void init_row(const struct report *r, struct symbolizer *sym,
 		row->procedure = report_site_outer(s);
 		row->file = s->file;
 		row->line = s->line;
-		row->block = s->code ? s->code->insns[s->insn].block : 0;
+		row->block = s->code ? s->block : 0;
 		break;
 	case REPORT_ASM:
 	case REPORT_BUCKETS:
@@ -211,16 +211,13 @@ static void init_row(const struct report *r, struct symbolizer *sym,
 		row->file = s->file;
 		row->line = s->line;
 		if (s->code) {
-			const struct sym_insn *in = &s->code->insns[s->insn];
-
 			/* An instruction's text comes with the listing's
 			 * rows, named; a bucket shows its first plain. */
 			if (row->kind == ROW_BUCKET)
 				row->text = sym_insn_plain_text(sym, s->code,
 								s->insn);
-			row->block = in->block;
-			row->block_start = s->insn == 0 ||
-				s->code->insns[s->insn - 1].block != in->block;
+			row->block = s->block;
+			row->block_start = s->block_start;
 		}
 		break;
 	}
@@ -232,7 +229,7 @@ static void extend_row(struct report_row *row, const struct site *s)
 	uint64_t end = s->vaddr;
 
 	if (s->code)
-		end += s->code->insns[s->insn].len;
+		end += s->len;
 	if (s->vaddr < row->address) {
 		row->address = s->vaddr;
 		row->file = s->file;
@@ -334,7 +331,7 @@ static void rows_from_code(struct build *b)
 		} else if (row->kind == ROW_INSN && s->code) {
 			/* The text is the listing's (listing.c), made only
 			 * for the rows a writer shows. */
-			row->end = s->vaddr + s->code->insns[s->insn].len;
+			row->end = s->vaddr + s->len;
 		}
 		if (r->freq_stat >= 0) {
 			double e = r->exact_execs ? (double)s->exact

@@ -103,6 +103,18 @@ int report_sites_sort_unique(struct site *sites, size_t *n)
 	return 0;
 }
 
+void report_site_attach(struct site *s, const struct sym_code *code,
+			size_t insn)
+{
+	const struct sym_insn *in = &code->insns[insn];
+
+	s->code = code;
+	s->insn = (uint32_t)insn;
+	s->block = in->block;
+	s->len = in->len;
+	s->block_start = !insn || code->insns[insn - 1].block != in->block;
+}
+
 /* The code of site i's procedure: its predecessor's when it is in the
  * same one (sites are sorted), else from the symbolizer. */
 const struct sym_code *report_site_code(const struct profile *p,
@@ -161,7 +173,7 @@ void report_site_key(const struct report *r, const struct site *s,
 	case REPORT_BLOCKS:
 		if (s->code) {
 			k->a = s->code->start;
-			k->b = s->code->insns[s->insn].block;
+			k->b = s->block;
 		} else {
 			k->a = s->offset;
 			k->b = UINT64_MAX;

@@ -478,12 +478,13 @@ static void check_proc(struct object *o, const struct sym_code *code,
 
 	for (b = 0; b < code->nblocks; b++) {
 		const struct sym_block *bl = &code->blocks[b];
+		const struct sym_insn *in = &code->insns[bl->first];
 		uint64_t first = 0, w = 0;
 		bool ok = true, any = false;
 
 		for (i = 0; i < bl->ninsns; i++) {
 			uint64_t c = counts_get(&o->cnt,
-						code->insns[bl->first + i].vaddr);
+						sym_insn_vaddr(code, &in[i]));
 
 			if (i == 0)
 				first = c;
@@ -509,10 +510,10 @@ static void check_proc(struct object *o, const struct sym_code *code,
 			s[0] = '\0';
 			for (i = 0; i < bl->ninsns; i++) {
 				char num[32];
+				uint64_t va = sym_insn_vaddr(code, &in[i]);
 				int n = snprintf(num, sizeof(num), "%s%" PRIu64,
 						 i ? " " : "",
-						 counts_get(&o->cnt,
-							    code->insns[bl->first + i].vaddr));
+						 counts_get(&o->cnt, va));
 
 				if (len + (size_t)n + 1 > cap) {
 					cap = (len + (size_t)n + 1) * 2;
@@ -525,7 +526,7 @@ static void check_proc(struct object *o, const struct sym_code *code,
 			fails[nfails++] = (struct fail){
 				.obj = base(o->path), .proc = code->procedure,
 				.start = bl->start, .end = bl->end,
-				.vaddr = code->insns[bl->first].vaddr,
+				.vaddr = sym_insn_vaddr(code, in),
 				.weight = w, .counts = s,
 			};
 		}
@@ -645,7 +646,8 @@ static int dump(const char *path, const char *vaddr_s)
 		for (i = bl->first; i < bl->first + bl->ninsns; i++) {
 			const struct sym_insn *in = &code->insns[i];
 
-			printf("  0x%" PRIx64 " %s %s", in->vaddr,
+			printf("  0x%" PRIx64 " %s %s",
+			       sym_insn_vaddr(code, in),
 			       insn_flag_letters(in->flags, fl),
 			       sym_insn_plain_text(s, code, i));
 			if (in->target)

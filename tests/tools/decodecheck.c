@@ -154,18 +154,19 @@ static uint64_t walk(struct symbolizer *s, const struct sym_object *so,
 				w->nallocs += oom_decode(so, va, off, &w->lost);
 			for (i = 0; i < code->ninsns; i++) {
 				const struct sym_insn *in = &code->insns[i];
+				uint64_t iva = sym_insn_vaddr(code, in);
 
-				if (in->vaddr < va || in->vaddr >= hi)
+				if (iva < va || iva >= hi)
 					continue;
 				if (!w->oom)
 					printf("%" PRIx64 " %u %s %s\n",
-					       in->vaddr, in->len,
+					       iva, in->len,
 					       insn_flag_letters(in->flags,
 								 fl),
 					       sym_insn_plain_text(s, code,
 								   i));
-				if (in->vaddr + in->len > end)
-					end = in->vaddr + in->len;
+				if (iva + in->len > end)
+					end = iva + in->len;
 			}
 		} else {
 			skipped++;

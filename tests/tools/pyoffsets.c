@@ -67,7 +67,13 @@ int main(void)
 #endif
 	OFF(PyThreadState, next);
 	OFF(PyThreadState, interp);
+#if PY_VERSION_HEX >= 0x030b0000
 	OFF(PyThreadState, native_thread_id);
+#else
+	/* No native thread id: the pthread_t, and the main thread's. */
+	OFF(PyThreadState, thread_id);
+	OFF(_PyRuntimeState, main_thread);
+#endif
 #if PY_VERSION_HEX >= 0x030d0000
 	OFF(PyThreadState, current_frame);
 #elif PY_VERSION_HEX >= 0x030b0000
@@ -116,6 +122,7 @@ int main(void)
 	OFF(PyCodeObject, co_lnotab);
 #endif
 	OFF(PyCodeObject, co_code);
+	SIZE(_Py_CODEUNIT);
 #endif
 	OFF(PyASCIIObject, length);
 	OFF(PyASCIIObject, state);

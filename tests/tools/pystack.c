@@ -35,10 +35,11 @@
  *                              tests/tools/pyoffsets.c prints CPython's)
  *   pystack --layout-of PID    the layout it reads PID by: the table, with
  *                              what the process publishes in place (3.13)
- *   pystack --lines            location tables on standard input, one per
- *                              line "FIRSTLINENO NUNITS HEX": prints the
- *                              line of each code unit, space-separated
- *                              (-1: none)
+ *   pystack --lines [3.MINOR]  line tables of CPython 3.MINOR (3.11 when
+ *                              not said: location tables) on standard
+ *                              input, one per line "FIRSTLINENO NUNITS
+ *                              HEX": prints the line of each code unit,
+ *                              space-separated (-1: none)
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -58,7 +59,7 @@ static int usage(void)
 	fprintf(stderr, "usage: pystack [-e] [-t TID] [--wait [--copy]] PID\n"
 		"       pystack --layout 3.MINOR\n"
 		"       pystack --layout-of PID\n"
-		"       pystack --lines\n");
+		"       pystack --lines [3.MINOR]\n");
 	return 2;
 }
 
@@ -189,6 +190,7 @@ static int stacks(pid_t pid, pid_t only, bool entries, bool wait,
 	pid_t *tids = NULL;
 	size_t ntids = 0, i;
 	int rc, status = 0;
+	char v[32];
 
 	if (!fr)
 		return fail(-PROF_ENOMEM);
@@ -198,9 +200,8 @@ static int stacks(pid_t pid, pid_t only, bool entries, bool wait,
 		return fail(rc);
 	}
 	info = py_info(p);
-	printf("# CPython %u.%u.%u %s\n", info->version >> 24,
-	       (info->version >> 16) & 0xff, (info->version >> 8) & 0xff,
-	       info->image);
+	py_version_text(info->version, v, sizeof(v));
+	printf("# CPython %s %s\n", v, info->image);
 	if (copy_it) {
 		rc = copy_stack(pid, only, copied, &copy);
 		if (rc) {
@@ -297,8 +298,9 @@ static int hexval(int c)
 	return -1;
 }
 
-/* One "FIRSTLINENO NUNITS HEX" line: the line of each code unit. */
-static int one_table(char *line)
+/* One "FIRSTLINENO NUNITS HEX" line: the line of each code unit in a
+ * line table of CPython 3.minor. */
+static int one_table(unsigned minor, char *line)
 {
 	char *first = strtok(line, " \n"), *units = strtok(NULL, " \n");
 	char *hex = strtok(NULL, " \n");
@@ -327,23 +329,33 @@ static int one_table(char *line)
 	}
 	for (u = 0; u < nunits; u++)
 		printf("%s%d", u ? " " : "",
-		       py_linetable_line(t, len, (int)firstlineno,
-					 (int32_t)u));
+		       py_table_line(minor, t, len, (int)firstlineno,
+				     (int32_t)u));
 	printf("\n");
 	free(t);
 	return 0;
 }
 
-static int lines(void)
+static int lines(const char *version)
 {
 	size_t size = 1 << 20;
-	char *line = malloc(size);
+	char *line;
+	long minor;
 	int rc = 0;
 
+	if (strncmp(version, "3.", 2) ||
+	    parse_int(version + 2, 0, 1000, &minor))
+		return usage();
+	if (!py_layout_values((unsigned)minor, NULL, 0)) {
+		fprintf(stderr, "pystack: no layout for CPython %s\n",
+			version);
+		return 1;
+	}
+	line = malloc(size);
 	if (!line)
 		return fail(-PROF_ENOMEM);
 	while (!rc && fgets(line, (int)size, stdin))
-		if (one_table(line)) {
+		if (one_table((unsigned)minor, line)) {
 			fprintf(stderr, "pystack: bad line table input\n");
 			rc = 1;
 		}
@@ -362,7 +374,9 @@ int main(int argc, char **argv)
 	if (argc == 3 && !strcmp(argv[1], "--layout-of"))
 		return layout_of(argv[2]);
 	if (argc == 2 && !strcmp(argv[1], "--lines"))
-		return lines();
+		return lines("3.11");
+	if (argc == 3 && !strcmp(argv[1], "--lines"))
+		return lines(argv[2]);
 	for (i = 1; i < argc - 1; i++) {
 		if (!strcmp(argv[i], "-e"))
 			entries = true;
