@@ -487,7 +487,8 @@ teardown() {
 }
 
 @test "--dry-run: the switch event of -g -e offcpu and of -e wall" {
-	golden uprofile-offcpu-g "$UPROFILE" --dry-run -g -e offcpu true
+	# -one: the rings' size depends on how many CPUs they are on
+	golden uprofile-offcpu-g "$UPROFILE" --dry-run -one -g -e offcpu true
 	golden uprofile-wall "$UPROFILE" --dry-run -e wall true
 	# what the goldens must say, whatever else changes: one event has
 	# context_switch, samples the kernel with the user registers
@@ -567,6 +568,31 @@ copy_truncated() {
 	# 24 descend, then wait_here: 58)
 	run -0 --separate-stderr "$UPROFILE" -i d24.out -tree
 	assert_line --regexp "^ +[0-9.]+ +[0-9.]+ +[0-9]+ {58}wait_here$"
+}
+
+@test "rings of 16 MiB per CPU for a stack copy at every switch, 128 MiB in all at most, never below 4 MiB" {
+	# in pages, as the profiler counts them: halved while the rings of
+	# all online CPUs are over 128 MiB, never below 1024 pages; a
+	# quarter of a ring wakes the collector
+	local n pg pages want
+	n=$(getconf _NPROCESSORS_ONLN) pg=$(getconf PAGESIZE)
+	pages=$(((16 << 20) / pg))
+	while ((pages > 1024 && pages * pg * n > 128 << 20)); do
+		pages=$((pages / 2))
+	done
+	((pages >= 1024)) || pages=1024
+	want=$((pages / 4 * pg))
+	run -0 "$UPROFILE" --dry-run -g -e offcpu -e cpu-clock true
+	assert_equal "$(grep -c 'wakeup_watermark' <<<"$output")" 3
+	assert_equal "$(grep -c "wakeup_watermark $want\$" <<<"$output")" 3
+	# one CPU: 16 MiB (or 1024 pages)
+	pages=$(((16 << 20) / pg))
+	((pages >= 1024)) || pages=1024
+	run -0 "$UPROFILE" --dry-run -one -g -e offcpu true
+	assert_equal "$(grep -c "wakeup_watermark $((pages / 4 * pg))\$" <<<"$output")" 2
+	# without a copy at the switches, the 4 MiB of any off-CPU run
+	run -0 "$UPROFILE" --dry-run -one -e offcpu true
+	assert_equal "$(grep -c "wakeup_watermark $((1024 / 4 * pg))\$" <<<"$output")" 2
 }
 
 @test "--time windows clip the intervals: a 1 s sleep cut by a 0.5 s window counts 0.5 s" {
