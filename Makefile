@@ -79,7 +79,7 @@ TPROG_CFLAGS := -O1 -g -fno-omit-frame-pointer
 TPROGS := spin2 inline shlib forkexec threads kernelloop exitwith demo \
 	phases tripcount branchy evencost callstack diffwork forknamed jitspin jitasm \
 	ifunc execchain exports phases2 timephases offcpu timeslice \
-	fsyncer phasemarks pingpong workers
+	fsyncer phasemarks pingpong workers deepwait
 # Call-stack programs: each built with frame pointers (NAME) and without
 # (NAME-nofp), both -O2; the -nofp builds of spin2, threads and forkexec
 # are their twins for call stacks.

@@ -148,7 +148,7 @@ for ((i = 1; i <= runs; i++)); do
 		-v pr="$p_rec" -v pl="$p_lost" -v pb="$p_bytes" 'BEGIN {
 		uus = ur > 0 ? 1e6 * uc / ur : 0
 		pus = pr > 0 ? 1e6 * pc / pr : 0
-		fmt = "%-5s %-8s %7.3f %6.2f %7.2f %9d %9d %8.2f %11d\n"
+		fmt = "%-5s %-8s %7.3f %6.2f %7.2f %9d %9d %8.2f %11.0f\n"
 		printf fmt, i, "uprofile", uw, uw / a, uc, ur, ul, uus, ub
 		printf fmt, i, "perf", pw, pw / a, pc, pr, pl, pus, pb
 		printf "%-5s %-8s %7s %6.2f %7s %9s %9s %8.3f %11.6f\n", i,
@@ -177,10 +177,10 @@ END {
 	print ""
 	printf "medians of %d rounds:\n", n
 	printf "  alone     wl %.3f s\n", median(2)
-	printf "  uprofile  wl %.3f s (x%.2f), cpu %.2f s, %d intervals, %d lost, %.2f us/interval, %d bytes\n",
+	printf "  uprofile  wl %.3f s (x%.2f), cpu %.2f s, %d intervals, %d lost, %.2f us/interval, %.0f bytes\n",
 		median(3), median(4), median(5), median(6), median(7),
 		median(8), median(9)
-	printf "  perf      wl %.3f s (x%.2f), cpu %.2f s, %d samples, %d lost, %.2f us/sample, %d bytes\n",
+	printf "  perf      wl %.3f s (x%.2f), cpu %.2f s, %d samples, %d lost, %.2f us/sample, %.0f bytes\n",
 		median(10), median(11), median(12), median(13), median(14),
 		median(15), median(16)
 	printf "  uprofile/perf: us per record %.3f (target <= 0.5), bytes %.6f = 1/%.0f (target <= 1/50), slowdown %.3f (target <= 1)\n",

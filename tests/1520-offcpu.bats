@@ -487,25 +487,112 @@ teardown() {
 }
 
 @test "--dry-run: the switch event of -g -e offcpu and of -e wall" {
-	golden uprofile-offcpu-g "$UPROFILE" --dry-run -g -e offcpu true
+	# -one: the rings' size depends on how many CPUs they are on
+	golden uprofile-offcpu-g "$UPROFILE" --dry-run -one -g -e offcpu true
 	golden uprofile-wall "$UPROFILE" --dry-run -e wall true
 	# what the goldens must say, whatever else changes: one event has
-	# context_switch, samples the kernel with the user registers and
-	# the kernel chain (sample_type bits CALLCHAIN 0x20, REGS_USER
-	# 0x1000); with -g also a stack copy (STACK_USER 0x2000)
+	# context_switch, samples the kernel with the user registers
+	# (sample_type bit REGS_USER 0x1000); with -g also a stack copy
+	# (STACK_USER 0x2000); the kernel's chain (CALLCHAIN 0x20), whose
+	# walk costs the workload most, only for rows in the kernel (:k)
+	# and, without its kernel part, for fp's user frames
 	run -0 "$UPROFILE" --dry-run -g -e offcpu true
 	assert_equal "$(grep -c '^  context_switch 1$' <<<"$output")" 1
 	local ev t
 	ev=$(sed -n '/(switches: off-CPU statistics)/,/^event/p' <<<"$output")
 	t=$(awk '$1 == "sample_type" { print $2 }' <<<"$ev")
+	(((t & 0x3020) == 0x3000)) || fail "sample_type $t: $ev"
+	[[ $ev == *"exclude_kernel 0"* && $ev == *"sample_stack_user 16384"* ]] || fail "$ev"
+	run -0 "$UPROFILE" --dry-run -g -e offcpu:k true
+	ev=$(sed -n '/(switches: off-CPU statistics)/,/^event/p' <<<"$output")
+	t=$(awk '$1 == "sample_type" { print $2 }' <<<"$ev")
 	(((t & 0x3020) == 0x3020)) || fail "sample_type $t: $ev"
-	[[ $ev == *"exclude_kernel 0"* && $ev == *"sample_stack_user 65528"* ]] || fail "$ev"
+	[[ $ev == *"exclude_callchain_user 1"* && $ev != *exclude_callchain_kernel* ]] || fail "$ev"
+	# kprofile's kernel threads are charged at their kernel wait in
+	# every mode: the chain stays for its user rows too
+	run -0 "$KPROFILE" --dry-run -e offcpu:u true
+	ev=$(sed -n '/(switches: off-CPU statistics)/,/^event/p' <<<"$output")
+	t=$(awk '$1 == "sample_type" { print $2 }' <<<"$ev")
+	(((t & 0x20) == 0x20)) || fail "sample_type $t: $ev"
+	run -0 "$UPROFILE" --dry-run --call-graph=fp -e offcpu true
+	ev=$(sed -n '/(switches: off-CPU statistics)/,/^event/p' <<<"$output")
+	t=$(awk '$1 == "sample_type" { print $2 }' <<<"$ev")
+	(((t & 0x3020) == 0x1020)) || fail "sample_type $t: $ev"
+	[[ $ev == *"exclude_callchain_user 0"* && $ev == *"exclude_callchain_kernel 1"* ]] || fail "$ev"
 	# wall: a cpu-clock timer in both modes with the user registers
 	run -0 "$UPROFILE" --dry-run -e wall true
 	ev=$(sed -n '/^event 1$/,/^event 2/p' <<<"$output")
 	[[ $ev == *"config 0"$'\n'* && $ev == *"exclude_kernel 0"* ]] || fail "$ev"
 	t=$(awk '$1 == "sample_type" { print $2 }' <<<"$ev")
 	(((t & 0x1000) == 0x1000)) || fail "sample_type $t: $ev"
+}
+
+# copy_truncated JSON: the samples of the first statistic's stacks cut
+# at the end of their stack copy.
+copy_truncated() {
+	jq -e '[.call_stacks.truncated[]? |
+		select(.reason == "stack copy too small") | .samples] | add // 0' <<<"$1"
+}
+
+@test "switch samples copy 16 KiB of user stack unless SIZE says: a wait 12 KiB deep is whole, 24 KiB deep needs dwarf,32768" {
+	# what is opened: the switch event's copy and the CPU samples'
+	run -0 "$UPROFILE" --dry-run -g -e offcpu -e cpu-clock true
+	local ev json
+	ev=$(sed -n '/(switches: off-CPU statistics)/,/^event/p' <<<"$output")
+	[[ $ev == *"sample_stack_user 16384"* ]] || fail "$ev"
+	assert_equal "$(grep -c 'sample_stack_user 65528$' <<<"$output")" 1
+	run -0 "$UPROFILE" --dry-run --call-graph=dwarf,8192 -e offcpu -e cpu-clock true
+	assert_equal "$(grep -c 'sample_stack_user 8192$' <<<"$output")" 2
+
+	skip_unless_kernel_samples
+	# deepwait KIB sleeps under KIB frames of 1 KiB each
+	run -0 "$UPROFILE" -quiet -e offcpu -g -o d12.out "$TPROG/deepwait" 12 100
+	run -0 --separate-stderr "$UPROFILE" -i d12.out --format json
+	json=$output
+	assert_equal "$(copy_truncated "$json")" 0
+	(($(jq '.call_stacks.complete_samples' <<<"$json") > 0)) ||
+		fail "no complete stack: $(jq -c '.call_stacks' <<<"$json")"
+	run -0 "$UPROFILE" -quiet -e offcpu -g -o d24.out "$TPROG/deepwait" 24 100
+	run -0 --separate-stderr "$UPROFILE" -i d24.out --format json
+	(($(copy_truncated "$output") > 0)) ||
+		fail "24 KiB deep, not cut: $(jq -c '.call_stacks' <<<"$output")"
+	run -0 "$UPROFILE" -quiet -e offcpu --call-graph=dwarf,32768 -o d24.out \
+		"$TPROG/deepwait" 24 100
+	run -0 --separate-stderr "$UPROFILE" -i d24.out --format json
+	json=$output
+	assert_equal "$(copy_truncated "$json")" 0
+	(($(jq '.call_stacks.complete_samples' <<<"$json") > 0)) ||
+		fail "no complete stack: $(jq -c '.call_stacks' <<<"$json")"
+	# and they are the waits, under all 24 levels: the tree indents
+	# _start by 2, each level by 2 more (_start, two of libc's, main,
+	# 24 descend, then wait_here: 58)
+	run -0 --separate-stderr "$UPROFILE" -i d24.out -tree
+	assert_line --regexp "^ +[0-9.]+ +[0-9.]+ +[0-9]+ {58}wait_here$"
+}
+
+@test "rings of 16 MiB per CPU for a stack copy at every switch, 128 MiB in all at most, never below 4 MiB" {
+	# in pages, as the profiler counts them: halved while the rings of
+	# all online CPUs are over 128 MiB, never below 1024 pages; a
+	# quarter of a ring wakes the collector
+	local n pg pages want
+	n=$(getconf _NPROCESSORS_ONLN) pg=$(getconf PAGESIZE)
+	pages=$(((16 << 20) / pg))
+	while ((pages > 1024 && pages * pg * n > 128 << 20)); do
+		pages=$((pages / 2))
+	done
+	((pages >= 1024)) || pages=1024
+	want=$((pages / 4 * pg))
+	run -0 "$UPROFILE" --dry-run -g -e offcpu -e cpu-clock true
+	assert_equal "$(grep -c 'wakeup_watermark' <<<"$output")" 3
+	assert_equal "$(grep -c "wakeup_watermark $want\$" <<<"$output")" 3
+	# one CPU: 16 MiB (or 1024 pages)
+	pages=$(((16 << 20) / pg))
+	((pages >= 1024)) || pages=1024
+	run -0 "$UPROFILE" --dry-run -one -g -e offcpu true
+	assert_equal "$(grep -c "wakeup_watermark $((pages / 4 * pg))\$" <<<"$output")" 2
+	# without a copy at the switches, the 4 MiB of any off-CPU run
+	run -0 "$UPROFILE" --dry-run -one -e offcpu true
+	assert_equal "$(grep -c "wakeup_watermark $((1024 / 4 * pg))\$" <<<"$output")" 2
 }
 
 @test "--time windows clip the intervals: a 1 s sleep cut by a 0.5 s window counts 0.5 s" {

@@ -105,7 +105,8 @@ const struct argp_option fe_stat_options[] = {
 	{ "call-graph", OPT_CALL_GRAPH, "MODE", 0,
 	  "record call stacks: fp (frame pointers, walked by the kernel), "
 	  "dwarf[,SIZE] (copy SIZE bytes of user stack per sample, default "
-	  "65528, and unwind them with each object's CFI while collecting) "
+	  "65528, 16384 at an off-CPU statistic's switches, and unwind them "
+	  "with each object's CFI while collecting) "
 	  "or auto (CFI where an object has it, else frame pointers)",
 	  FE_GROUP_STATS },
 	{ "python", OPT_PYTHON, "on|off", 0,

@@ -445,13 +445,19 @@ static void build_switch_attr(const struct perf_event_spec *sp,
 	a->sample_regs_user = unw_perf_regs_mask();
 	if (sw->tp_id)
 		a->sample_type |= PERF_SAMPLE_RAW;
-	/* The kernel's chain names the wait (do_nanosleep, pipe_read);
-	 * -g may add the user frames. */
-	a->sample_type |= PERF_SAMPLE_CALLCHAIN;
-	a->exclude_callchain_user = sp->callchain != PERF_CHAIN_ALL;
+	/* The kernel's chain names the wait (do_nanosleep, pipe_read),
+	 * which only kernel rows show; its walk costs the workload more
+	 * than the rest of the sample (bench/README.md, "Off-CPU time").
+	 * fp's user frames come from the chain too. */
+	if (sw->kernel_chain || sp->callchain == PERF_CHAIN_ALL) {
+		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
+		a->exclude_callchain_kernel = !sw->kernel_chain;
+		a->exclude_callchain_user = sp->callchain != PERF_CHAIN_ALL;
+	}
 	if (sp->stack_user) {
 		a->sample_type |= PERF_SAMPLE_STACK_USER;
-		a->sample_stack_user = sp->stack_user;
+		a->sample_stack_user = sw->stack_user ? sw->stack_user :
+				       sp->stack_user;
 	}
 }
 
@@ -610,6 +616,8 @@ static void describe_attr(FILE *f, const struct perf_event_attr *a)
 		a->watermark, a->wakeup_watermark);
 	if (a->sample_type && !a->watermark && a->wakeup_events)
 		fprintf(f, "  wakeup_events %u\n", a->wakeup_events);
+	if (a->exclude_callchain_kernel)
+		fprintf(f, "  exclude_callchain_kernel 1\n");
 	if (a->context_switch)
 		fprintf(f, "  context_switch 1\n");
 	if (a->use_clockid)

@@ -86,6 +86,11 @@ enum perf_offcpu {
  */
 struct perf_switch {
 	int stacks;		/* sample switch outs: needs kernel sampling */
+	int kernel_chain;	/* with the kernel's call chain: a
+				 * statistic's rows are the kernel's wait */
+	uint32_t stack_user;	/* bytes of user stack per switch sample
+				 * when the statistic copies any; 0: the
+				 * statistic's */
 	uint64_t tp_id;		/* sched:sched_switch, 0: context-switches */
 	uint32_t state_off, state_size;	/* prev_state in its raw data */
 	uint64_t s_bits, d_bits;	/* prev_state bits of S and D */

@@ -43,6 +43,24 @@ static int offcpu_stats(const struct run *r)
 	return n;
 }
 
+/* An off-CPU statistic whose rows are the kernel's wait (the
+ * collector's user_row() false), or kernel threads, which have no user
+ * registers and are charged at their wait whatever the mode (kprofile's
+ * target): the switch samples need the kernel's call chain. */
+static int kernel_rows(const struct run *r)
+{
+	size_t i;
+
+	if (r->cfg->tool->scope == RUN_SCOPE_SYSTEM)
+		return 1;
+	for (i = 0; i < r->nstats; i++)
+		if (r->specs[i].offcpu != PERF_OFFCPU_NONE &&
+		    (r->choice[i].modes & STAT_MODE_KERNEL ||
+		     !(r->choice[i].modes & STAT_MODE_USER)))
+			return 1;
+	return 0;
+}
+
 /* A wall statistic whose rows are user code only: its timer must sample
  * the kernel too, or the time threads run there is missing. */
 static int wall_user_only(const struct run *r)
@@ -53,6 +71,38 @@ static int wall_user_only(const struct run *r)
 		if (r->specs[i].offcpu == PERF_OFFCPU_WALL &&
 		    !(r->specs[i].modes & STAT_MODE_KERNEL))
 			return 1;
+	return 0;
+}
+
+/*
+ * Rings for a stack copy at every switch: 4 MiB hold 255 switches of 16
+ * KiB, a millisecond of a program switching 200 000 times a second on
+ * one CPU, less than a collector waiting for a CPU on a busy machine
+ * gets; 16 MiB lost a fiftieth as many records there (bench/README.md,
+ * "Off-CPU time").  The kernel pins the rings of every CPU opened:
+ * halved while their total is over 128 MiB, never below any run's.
+ */
+#define SWITCH_RING_BYTES ((size_t)16 << 20)
+#define SWITCH_RINGS_MAX_BYTES ((size_t)128 << 20)
+
+static int size_rings(struct run *r)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), n = 1, pages;
+	int *cpus = NULL;
+	int err;
+
+	if (r->cfg->cpus != RUN_CPUS_ONE) {
+		err = perf_online_cpus(&cpus, &n);
+		free(cpus);
+		if (err)
+			return err;
+	}
+	pages = SWITCH_RING_BYTES / page;
+	while (pages > r->target.ring_pages &&
+	       pages * page * n > SWITCH_RINGS_MAX_BYTES)
+		pages /= 2;
+	if (pages > r->target.ring_pages)
+		r->target.ring_pages = pages;
 	return 0;
 }
 
@@ -115,6 +165,14 @@ int run_setup_offcpu(struct run *r)
 			   "wall misses the time threads run in the kernel" :
 			   "", paranoid);
 		return 0;
+	}
+	sw->kernel_chain = kernel_rows(r);
+	if (r->stack_dump && !c->stack_dump)
+		sw->stack_user = RUN_SWITCH_STACK_DUMP;
+	if (r->stack_dump) {
+		err = size_rings(r);
+		if (err)
+			return err;
 	}
 	/* wall's timer samples the kernel too: a thread's time there is
 	 * charged to the user code that entered it (its registers). */

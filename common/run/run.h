@@ -84,6 +84,14 @@ int run_format_is_export(int format);
  * shallow stack costs no more. */
 #define RUN_STACK_DUMP_MAX 65528
 #define RUN_STACK_DUMP RUN_STACK_DUMP_MAX
+/* The same for the sample at each switch out (off-CPU statistics), when
+ * SIZE is not given: a thread switches out in a system call or at an
+ * interrupt, most often far from its deepest calls (the deepest stacks
+ * of bench/README.md's programs at their switches: 9 KiB for sort, 6
+ * for gcc and tar, 2 for gzip).  The kernel reserves the whole size in
+ * the ring at every switch, copied or not: a quarter of the CPU
+ * samples' lets the ring hold four times the switches. */
+#define RUN_SWITCH_STACK_DUMP 16384
 
 /* What a run needs to know of the tool it runs for. */
 struct run_tool {
