@@ -230,14 +230,17 @@ jsonschema.validate(json.load(open(sys.argv[2])), json.load(open(sys.argv[1])))
 	assert_equal "$(jq -r '.order | join(" ")' <<<"$main")" "phase_a"
 	# the window starts at 0.1 s: so does main's first sample, within a period
 	(($(jq .start <<<"$main") >= 99000000)) || fail "starts at $(jq .start <<<"$main")"
-	# Two ranges, in phase_a and in phase_c (after the worker's end, as
-	# the whole export places it): the time between them is cut, not a
-	# gap, so main spans 0.2 s at most (and a period before the first).
+	# Two ranges, in phase_a and in phase_c (main's last 0.1 s but its
+	# exit, as the whole export places it: phase_c is its last phase and
+	# lasts 0.3 s of CPU, while its start after the worker's end may
+	# wait for a CPU on a busy machine): the time between them is cut,
+	# not a gap, so main spans 0.2 s at most (and a period before the
+	# first).
 	export_ss two.out all.json
-	local we range
-	we=$(summary all.json | jq '.profiles[] | select(.name |
-		startswith("worker ")) | .end')
-	range="0.1-0.2,$((we + 60000000))ns-$((we + 160000000))ns"
+	local me range
+	me=$(summary all.json | jq '.profiles[] | select(.name |
+		startswith("phases2 ")) | .end')
+	range="0.1-0.2,$((me - 110000000))ns-$((me - 10000000))ns"
 	export_ss two.out cut.json --time "$range"
 	sum=$(summary cut.json)
 	assert_thread_totals "$sum" "$(by_tid two.out --time "$range")"
