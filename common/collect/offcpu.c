@@ -212,8 +212,7 @@ static enum prof_state state_of(const struct othread *t)
  * (else the kernel's wait: asked with :k, kprofile's default). */
 static int user_row(const struct collector *c, uint32_t s)
 {
-	return (c->row_modes[s] & STAT_MODE_USER) &&
-	       !(c->row_modes[s] & STAT_MODE_KERNEL);
+	return stat_user_rows(c->row_modes[s]);
 }
 
 /* Charge t's interval [from, to) to every off-CPU statistic. */

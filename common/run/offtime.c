@@ -43,10 +43,10 @@ static int offcpu_stats(const struct run *r)
 	return n;
 }
 
-/* An off-CPU statistic whose rows are the kernel's wait (the
- * collector's user_row() false), or kernel threads, which have no user
- * registers and are charged at their wait whatever the mode (kprofile's
- * target): the switch samples need the kernel's call chain. */
+/* An off-CPU statistic whose rows are the kernel's wait (not
+ * stat_user_rows()), or kernel threads, which have no user registers
+ * and are charged at their wait whatever the mode (kprofile's target):
+ * the switch samples need the kernel's call chain. */
 static int kernel_rows(const struct run *r)
 {
 	size_t i;
@@ -55,8 +55,7 @@ static int kernel_rows(const struct run *r)
 		return 1;
 	for (i = 0; i < r->nstats; i++)
 		if (r->specs[i].offcpu != PERF_OFFCPU_NONE &&
-		    (r->choice[i].modes & STAT_MODE_KERNEL ||
-		     !(r->choice[i].modes & STAT_MODE_USER)))
+		    !stat_user_rows(r->choice[i].modes))
 			return 1;
 	return 0;
 }

@@ -175,6 +175,14 @@ const struct stat_own_model *stat_own_model_here(void);
 #define STAT_MODE_KERNEL	0x2
 #define STAT_MODE_HV		0x4
 
+/* Whether a statistic counting in modes has rows of user code only: an
+ * off-CPU statistic's are then where the program waited in user mode,
+ * else the kernel's wait (its call chain at the switch). */
+static inline int stat_user_rows(unsigned modes)
+{
+	return (modes & STAT_MODE_USER) && !(modes & STAT_MODE_KERNEL);
+}
+
 /* A resolved statistic. */
 struct stat_choice {
 	const struct stat_def *def;	/* what is measured; for STAT_NATIVE
