@@ -25,24 +25,19 @@ void py_codes_clear(struct py_proc *p)
 
 /*
  * Whether the header hb of the object at code is a live code object's:
- * its type, and a reference count (PyObject.ob_refcnt, at 0) no live
- * object has is refused: 0, or above 32 bits, where pymalloc's free list
- * puts its pointer when the object is freed (a frame read after it
- * returned may still point to its code).  3.12's immortal count is
- * 2^32 - 1.
+ * its type, and a reference count a live object has (py_refs_live(): a
+ * frame read after it returned may still point to its freed code).
  */
 int py_code_type_ok(const struct py_proc *p, uint64_t code,
 			const uint8_t *hb)
 {
-	uint64_t refs = py_word(hb, p->code_hdr_len, 0, 8);
-
 	if (py_word(hb, p->code_hdr_len, p->l->ob_type, 8) != p->code_type)
 		return prof_fail(PROF_EFORMAT, "%#" PRIx64 " is not a code "
 				 "object", code);
-	if (!refs || refs >> 32)
+	if (!py_refs_live(hb, p->code_hdr_len))
 		return prof_fail(PROF_EFORMAT, "code object at %#" PRIx64
 				 " is freed (reference count %#" PRIx64 ")",
-				 code, refs);
+				 code, py_word(hb, p->code_hdr_len, 0, 8));
 	return 0;
 }
 
@@ -244,8 +239,10 @@ static int code_units(struct py_proc *p, struct code_entry *e)
 	}
 	rc = bytes_size(p, e->key[4], "co_code",
 			(int64_t)MAX_CODE_UNITS * p->l->codeunit_size, &size);
+	if (rc)
+		return rc;
 	e->nunits = size / p->l->codeunit_size;
-	return rc;
+	return 0;
 }
 
 static int code_eq(const void *ctx, size_t entry)

@@ -402,6 +402,11 @@ static int read_frame(struct py_proc *p, uint64_t addr, struct py_frame *f,
 		if (py_word(fb, flen, l->ob_type, 8) != p->frame_type)
 			return prof_fail(PROF_EFORMAT, "frame at %#" PRIx64
 					 " is not a frame object", addr);
+		/* A freed frame keeps its type (a code object's zombie
+		 * frame, the free list, whose f_back links free frames). */
+		if (!py_refs_live(fb, flen))
+			return prof_fail(PROF_EFORMAT, "frame at %#" PRIx64
+					 " is freed", addr);
 	} else {
 		f->is_entry = l->fr_is_entry != NONE &&
 			      py_word(fb, flen, l->fr_is_entry, 1) != 0;

@@ -244,6 +244,11 @@ int py_mem_read(struct py_proc *p, uint64_t addr, void *buf, size_t len,
 		const char *what);
 uint64_t py_word(const uint8_t *buf, size_t len, uint32_t off, unsigned n);
 bool py_ptr_ok(uint64_t addr);
+/* Whether the reference count at the start of an object's header hb
+ * (PyObject.ob_refcnt) is one a live object has: not 0, not above 32
+ * bits, where pymalloc's free list and CPython's own free lists leave a
+ * freed object (3.12's immortal count is 2^32 - 1). */
+bool py_refs_live(const uint8_t *hb, size_t len);
 
 /* pytid.c: the native thread id of a thread state, 3.9 and 3.10 */
 /* Find p->tid_off, if not yet: 0; -PROF_ENOENT when CPython has not

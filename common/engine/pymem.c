@@ -94,3 +94,10 @@ bool py_ptr_ok(uint64_t addr)
 {
 	return addr && !(addr & 7) && addr < (1ULL << 56);
 }
+
+bool py_refs_live(const uint8_t *hb, size_t len)
+{
+	uint64_t refs = py_word(hb, len, 0, 8);
+
+	return refs && !(refs >> 32);
+}
