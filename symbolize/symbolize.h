@@ -417,7 +417,9 @@ static inline uint64_t sym_insn_vaddr(const struct sym_code *code,
 /*
  * The procedure covering offset in obj, decoded and split into basic
  * blocks.  *out and everything it points to is owned by the symbolizer and
- * stays valid until symbolizer_free(); the result is cached per (object,
+ * stays valid until symbolizer_free() (its instructions and blocks only
+ * until sym_code_release() of it: every holder of the cached code then
+ * sees ninsns and nblocks 0); the result is cached per (object,
  * procedure), so a second call for any offset in it is a lookup.
  *
  * Extent of the procedure: a PLT stub (its section's entry size), or in

@@ -218,9 +218,9 @@ static int merge(struct blockview *v)
 		k += c >= 0;
 	}
 	free(b->sites);
+	b->alloc_sites = b->nsites + v->nadd + 1;	/* m's room */
 	b->sites = m;
 	b->nsites = n;
-	b->alloc_sites = b->nsites + v->nadd + 1;
 	return 0;
 }
 
