@@ -94,16 +94,17 @@ int py_linetable_line(const uint8_t *table, size_t len, int firstlineno,
 static int pairs_line(const uint8_t *table, size_t len, int firstlineno,
 		      int32_t instr, bool ranges)
 {
+	struct bytes b = bytes_of(table, len);
 	int64_t line = firstlineno, at = 0;
 	int64_t addr = (int64_t)instr * 2;
-	size_t i;
 
 	if (instr < 0)
 		return firstlineno;
-	for (i = 0; i + 1 < len; i += 2) {
-		int move = (int8_t)table[i + 1];
+	while (bytes_left(&b) >= 2) {
+		int64_t delta = (int64_t)bytes_u(&b, 1);
+		int move = (int8_t)bytes_u(&b, 1);
 
-		at += table[i];
+		at += delta;
 		if (!ranges && at > addr)
 			break;
 		if (!ranges || move != -128)
