@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Per-thread off-CPU time from perf's sched:sched_switch, against a report.
 
-Usage: offcpu-perf.py PERF_SCRIPT REPORT_JSON PID [PERCENT SLACK_MS]
+Usage: offcpu-perf.py PERF_SCRIPT REPORT_JSON PID [PERCENT SLACK_MS [TID...]]
 
 PERF_SCRIPT is the output of
     perf script --ns -F trace:tid,cpu,time,event,trace
@@ -21,6 +21,11 @@ For every thread of PID in the report's .threads, the report's off-CPU
 time (blocked + blocked-io + preempted) must be within PERCENT (default
 2) of perf's plus SLACK_MS (default 5) milliseconds.  Prints one line per
 thread; exits 1 (naming the threads) if any is outside, 2 on bad input.
+
+Each TID given is a thread of PID that may have no row in the report: an
+offcpu profile has none for a thread that was never off CPU (a spinner
+on a machine with CPUs to spare).  Without a row its off-CPU time is 0,
+checked against perf's like the others'.
 """
 import json
 import re
@@ -39,12 +44,13 @@ def ns(sec, frac):
 
 
 def main(argv):
-    if len(argv) not in (4, 6):
+    if len(argv) < 4 or len(argv) == 5:
         print(__doc__, file=sys.stderr)
         return 2
     script, report, pid = argv[1], argv[2], int(argv[3])
-    pct = float(argv[4]) if len(argv) == 6 else 2.0
-    slack = float(argv[5]) * 1e6 if len(argv) == 6 else 5e6
+    pct = float(argv[4]) if len(argv) >= 6 else 2.0
+    slack = float(argv[5]) * 1e6 if len(argv) >= 6 else 5e6
+    expected = [int(a) for a in argv[6:]]
 
     with open(report) as f:
         doc = json.load(f)
@@ -83,16 +89,21 @@ def main(argv):
         if nxt in out_at:
             off[nxt] = off.get(nxt, 0) + t - out_at.pop(nxt)
     bad = []
-    for tid in sorted(ours):
-        s = ours[tid]['seconds']
-        mine = round(1e9 * (s['blocked'] + s['blocked-io'] + s['preempted']))
+    for tid in sorted(set(ours) | set(expected)):
+        if tid in ours:
+            s = ours[tid]['seconds']
+            mine = round(1e9 * (s['blocked'] + s['blocked-io'] +
+                                s['preempted']))
+        else:
+            mine = 0
         theirs = off.get(tid, 0)
         tol = pct / 100 * theirs + slack
         ok = abs(mine - theirs) <= tol
         print(f'tid {tid}: uprofile {mine / 1e6:.3f} ms, perf '
               f'{theirs / 1e6:.3f} ms, difference '
               f'{(mine - theirs) / 1e6:+.3f} ms (tolerance '
-              f'{tol / 1e6:.3f} ms){"" if ok else "  <-- outside"}')
+              f'{tol / 1e6:.3f} ms){"" if tid in ours else ", no row"}'
+              f'{"" if ok else "  <-- outside"}')
         if not ok:
             bad.append(tid)
     if bad:
