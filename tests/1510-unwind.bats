@@ -72,6 +72,45 @@ frames() {
 	assert_line "= truncated: stack copy"
 }
 
+@test "unwind: a sampled frame whose return address is in a register, with no frame of its own (vfork's shape)" {
+	command -v as >/dev/null && command -v ld >/dev/null ||
+		skip "as or ld (binutils) is missing"
+	# glibc's __vfork pops its return address into rdi before the
+	# system call (the child shares the stack), and its CFI says so:
+	# the CFA is the stack pointer itself there
+	cat >vf.s <<'ASM'
+	.text
+	.globl _start
+_start:	.cfi_startproc
+	popq %rdi
+	.cfi_adjust_cfa_offset -8
+	.cfi_register %rip, %rdi
+in_call:
+	syscall
+	pushq %rdi
+	.cfi_adjust_cfa_offset 8
+back:	ret
+	.cfi_endproc
+ASM
+	run -0 as vf.s -o vf.o
+	run -0 ld --eh-frame-hdr -o vf vf.o
+	local f out=""
+	for f in _start in_call back; do
+		run -0 "$ROOT/$BUILD/tests/unwstep" -di 5555 vf \
+			"$(nm vf | awk -v f="$f" '$3 == f { print $1 }')"
+		out+="$f ${output#* }"$'\n'
+	done
+	# In a caller's frame a return address in a register and no frame
+	# is no step: the walk would not move up the stack.
+	run -0 "$ROOT/$BUILD/tests/unwstep" -r -di 5555 vf \
+		"$(nm vf | awk '$3 == "back" { print $1 }')"
+	out+="back, a caller ${output#* }"
+	assert_equal "$out" "_start stepped 0x1111 sp+8
+in_call stepped 0x5555 sp+0
+back stepped 0x5555 sp+8
+back, a caller truncated: bad step"
+}
+
 @test "unwind: a PLT stub without CFI is stepped by its shape (PLT0, lazy, IBT, .plt.sec, .plt.got)" {
 	command -v as >/dev/null && command -v ld >/dev/null ||
 		skip "as or ld (binutils) is missing"

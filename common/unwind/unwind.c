@@ -1031,8 +1031,14 @@ static enum unw_result step(struct unw_state *st, struct unw_object *o,
 		return UNW_TRUNC_BAD;
 	/* The stack grows down: a caller's frame lies above.  A signal
 	 * frame's registers come from the interrupted context, which may
-	 * lie anywhere. */
-	if (cfa <= st->r[UNW_REG_SP] && !row->signal)
+	 * lie anywhere.  Only the sampled frame may have none of its own,
+	 * its return address in a register (vfork pops it off the stack
+	 * the child shares): that step moves the PC, the next ones the
+	 * stack. */
+	if (!row->signal &&
+	    (cfa < st->r[UNW_REG_SP] ||
+	     (cfa == st->r[UNW_REG_SP] &&
+	      (!st->first || row->reg[UNW_REG_IP].kind != R_REG))))
 		return UNW_TRUNC_BAD;
 	if (!nr[UNW_REG_IP])
 		return UNW_END;

@@ -5,7 +5,7 @@
  * says where the return address is, and for the Go runtime's stack
  * switches, known by their names and shapes.
  *
- *   unwstep [-r] [-0 WORD] [-12 OFF] FILE VADDR...
+ *   unwstep [-r] [-0 WORD] [-12 OFF] [-di WORD] FILE VADDR...
  *
  * For each VADDR (hexadecimal, FILE's link-time address): the frame's
  * PC is VADDR, its stack pointer points at the words 0x1111, 0x2222,
@@ -14,7 +14,8 @@
  * is sp + 0x100 (past the copy) and rip 0x7777; no frame pointer is
  * valid.  Options (hexadecimal values): -r: VADDR is a return address
  * (a caller's frame, looked up at VADDR - 1), not the sampled PC; -0: the
- * word at sp is WORD; -12: r12 is sp + OFF.  One step without the
+ * word at sp is WORD; -12: r12 is sp + OFF; -di: rdi is WORD (0 without
+ * it).  One step without the
  * frame-pointer fallback prints
  *
  *   VADDR stepped 0xRA sp+N [exact]  (the caller's PC and stack pointer;
@@ -40,7 +41,8 @@ int main(int argc, char **argv)
 		[UNW_TRUNC_SWITCH] = "truncated: stack switch",
 		[UNW_TRUNC_COMPAT] = "truncated: 32-bit task",
 	};
-	uint64_t words[32] = { 0x1111, 0x2222, 0x3333, 0x4444 }, r12 = 0;
+	uint64_t words[32] = { 0x1111, 0x2222, 0x3333, 0x4444 }, r12 = 0,
+		 rdi = 0;
 	struct unw_object *o;
 	int i, ret_addr = 0, have_r12 = 0;
 
@@ -53,6 +55,8 @@ int main(int argc, char **argv)
 			ret_addr = 1;
 		} else if (!strcmp(argv[i], "-0")) {
 			words[0] = strtoull(argv[++i], NULL, 16);
+		} else if (!strcmp(argv[i], "-di")) {
+			rdi = strtoull(argv[++i], NULL, 16);
 		} else if (!strcmp(argv[i], "-12")) {
 			r12 = SP + strtoull(argv[++i], NULL, 16);
 			have_r12 = 1;
@@ -62,7 +66,7 @@ int main(int argc, char **argv)
 	}
 	if (argc - i < 2) {
 		fprintf(stderr, "usage: unwstep [-r] [-0 WORD] [-12 OFF] "
-			"FILE VADDR...\n");
+			"[-di WORD] FILE VADDR...\n");
 		return 2;
 	}
 	o = unw_object_open(argv[i], -1);
@@ -76,6 +80,7 @@ int main(int argc, char **argv)
 		struct unw_state st;
 		enum unw_result r;
 
+		regs[5] = rdi;
 		regs[7] = SP;
 		regs[8] = vaddr;
 		regs[9 + 4] = r12;
