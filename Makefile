@@ -79,7 +79,7 @@ TPROG_CFLAGS := -O1 -g -fno-omit-frame-pointer
 TPROGS := spin2 inline shlib forkexec threads kernelloop exitwith demo \
 	phases tripcount branchy evencost callstack diffwork forknamed jitspin jitasm \
 	ifunc execchain exports phases2 timephases offcpu timeslice \
-	fsyncer phasemarks pingpong workers deepwait
+	fsyncer phasemarks pingpong workers deepwait nostack
 # Call-stack programs: each built with frame pointers (NAME) and without
 # (NAME-nofp), both -O2; the -nofp builds of spin2, threads and forkexec
 # are their twins for call stacks.
@@ -148,7 +148,8 @@ $(BUILD)/tests/threads: $(TPROG_DIR)/threads.c
 	$(call quiet,CC,$@)$(CC) $(TPROG_CFLAGS) -pthread -o $@ $<
 $(BUILD)/tests/phases2 $(BUILD)/tests/timeswap $(BUILD)/tests/offcpu \
 		$(BUILD)/tests/timeslice $(BUILD)/tests/pingpong \
-		$(BUILD)/tests/workers: $(BUILD)/tests/%: $(TPROG_DIR)/%.c
+		$(BUILD)/tests/workers $(BUILD)/tests/nostack: \
+		$(BUILD)/tests/%: $(TPROG_DIR)/%.c
 	@mkdir -p $(dir $@)
 	$(call quiet,CC,$@)$(CC) $(TPROG_CFLAGS) -pthread -o $@ $<
 $(BUILD)/tests/inline: $(TPROG_DIR)/inline.c

@@ -633,7 +633,7 @@ $STACKS_PRINTED"
 		craft stack-nframes s.out d.out "$n"
 		rejects d.out 'stacks section is malformed'
 	done
-	for n in 10 0xffffffff; do
+	for n in 11 0xffffffff; do
 		craft stack-end s.out d.out "$n"
 		rejects d.out 'stacks section is malformed'
 	done
@@ -646,6 +646,9 @@ $STACKS_PRINTED"
 	craft stack-end s.out d.out 9
 	run -0 "$MKSTACKS" print d.out
 	assert_line 'stack 0: 0 1 3 (truncated: 32-bit task)'
+	craft stack-end s.out d.out 10
+	run -0 "$MKSTACKS" print d.out
+	assert_line 'stack 0: 0 1 3 (truncated: no stack copied)'
 	for n in stack-count-stack stack-count-stat stack-count-swap \
 		stack-count-dup; do
 		craft "$n" s.out d.out

@@ -258,6 +258,33 @@ callers32() {
 	assert_output --partial 'truncated: 100.00% (32-bit task in callers32'
 }
 
+@test "a sample without its stack copied (the stack pointer in no mapping): truncated as no stack copied, not as a copy too small" {
+	# nostack's second thread spins with rsp at 0x1000: the kernel
+	# copies nothing, and a larger copy would not help
+	run -0 --separate-stderr "$UPROFILE" -v -e cpu-clock -F "$FREQ" \
+		--call-graph=dwarf -o umon.out "$TPROG/nostack" 300
+	grep -q '^uprofile: call stacks: [0-9]* ([0-9.]*%) truncated: no stack copied$' \
+		<<<"$stderr" || fail "no summary line: $stderr"
+	[[ $stderr != *"stack copy too small"* ]] || fail "$stderr"
+	local n all
+	run -0 --separate-stderr "$UPROFILE" -i umon.out --format json
+	n=$(jq '[.call_stacks.truncated[] | select(.reason == "no stack copied"
+		and .object == "nostack") | .samples] | add // 0' <<<"$output")
+	all=$(jq '[.rows[] | select(.procedure == "off_stack") |
+		.samples["cpu-clock"]] | add // 0' <<<"$output")
+	((n > 0 && n == all)) || fail "no stack copied: $n samples, off_stack $all"
+	run -0 --separate-stderr "$UPROFILE" -i umon.out --format folded
+	assert_line --regexp "^\[truncated: no stack copied in nostack\];off_stack [0-9]+$"
+	# perf record's copy of the same: read the same way
+	skip_unless_perf_works
+	perf record -q -e cpu-clock:u -F "$FREQ" --call-graph dwarf \
+		-o perf.data -- "$TPROG/nostack" 300 2>perf.err ||
+		skip "perf record --call-graph dwarf fails here: $(cat perf.err)"
+	run -0 --separate-stderr "$UPROFILE" -i perf.data --format folded
+	assert_line --regexp "^\[truncated: no stack copied in nostack\];off_stack [0-9]+$"
+	refute_output --partial "stack copy too small"
+}
+
 @test "--call-graph=auto: frame pointers where the program has them, DWARF through libc; complete everywhere" {
 	profile --call-graph=auto "$TPROG/callers" "$MS"
 	check_callers leaf_work caller_a=12.5 caller_b=25 caller_c=62.5

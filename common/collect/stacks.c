@@ -408,6 +408,7 @@ static enum prof_stack_end walk_user(struct collector *c,
 {
 	struct collect_stacks *st = c->stacks;
 	struct unw_state us;
+	enum unw_result r;
 	int bad = s->compat ?
 		  unw_init_compat(&us, s->uregs, s->uregs_mask, s->ustack,
 				  (size_t)s->ustack_len) :
@@ -421,7 +422,6 @@ static enum prof_stack_end walk_user(struct collector *c,
 		struct unw_object *uo = NULL;
 		struct objunw *ou;
 		uint32_t obj, id;
-		enum unw_result r;
 
 		look = us.exact ? pc : pc - 1;
 		if (user_frame(c, s, look, &obj, &off))
@@ -446,8 +446,14 @@ static enum prof_stack_end walk_user(struct collector *c,
 		if (ou)
 			ou->steps++;
 		if (r != UNW_STEPPED)
-			return s->compat ? end_of_compat(r) : end_of(r);
+			break;
 	}
+	if (s->compat)
+		return end_of_compat(r);
+	/* Nothing copied (a sample with its registers but no readable
+	 * stack) is no copy too small: a larger one would not help. */
+	return r == UNW_TRUNC_DUMP && !s->ustack_len ?
+	       PROF_STACK_TRUNC_NO_COPY : end_of(r);
 }
 
 /* Frames of the kernel's call chain: kernel ones, then (fp) user ones. */

@@ -355,6 +355,7 @@ const char *profile_stack_end_name(enum prof_stack_end end)
 		[PROF_STACK_KERNEL] = "kernel frames only",
 		[PROF_STACK_TRUNC_SWITCH] = "truncated: stack switch",
 		[PROF_STACK_TRUNC_COMPAT] = "truncated: 32-bit task",
+		[PROF_STACK_TRUNC_NO_COPY] = "truncated: no stack copied",
 	};
 
 	return (unsigned)end < PROF_STACK_NEND ? names[end] : "unknown";
