@@ -818,7 +818,8 @@ PY
 	# churn.py, a file of the standard library or a frozen module of it
 	# ("<frozen importlib._bootstrap>"), and its name one of that file's
 	# functions (the qualified names of the code objects compiled from
-	# it).
+	# it); code compiled from a string ("<string>": namedtuple's, for
+	# one) has only a name of the right shape.
 	cat >names.py <<'PY'
 import json
 import os
@@ -852,6 +853,10 @@ roots = [stdlib] + [os.path.realpath(p) for p in sys.path
 
 
 def source(file):
+    # code compiled from a string: the standard library's eval and exec
+    # (namedtuple's __new__, dataclasses' methods) run a "<module>" there
+    if file == "<string>":
+        return "frozen"
     if file.startswith("<frozen ") and file.endswith(">"):
         mod = file[8:-1].replace(".", "/")
         for p in (mod + ".py", mod + "/__init__.py"):
