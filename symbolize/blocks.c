@@ -140,6 +140,56 @@ static bool read_vaddr(const struct code_cache *c, const struct symobj *o,
 	return true;
 }
 
+/* Bytes of the PT_LOAD segment read_vaddr() takes va in for a read of
+ * at least min bytes, from va on; 0 if none. */
+static uint64_t vaddr_room(const struct symobj *o, uint64_t va, uint64_t min)
+{
+	size_t i;
+
+	for (i = 0; i < o->nloads; i++) {
+		const struct loadseg *l = &o->loads[i];
+
+		if (va >= l->vaddr && va - l->vaddr < l->filesz &&
+		    min <= l->filesz - (va - l->vaddr))
+			return l->filesz - (va - l->vaddr);
+	}
+	return 0;
+}
+
+/*
+ * A jump table's entries, read a window at a time: a read per entry was
+ * a twentieth of the blocks view.  An entry reads where read_vaddr()
+ * would read it alone (a window that runs past the end of the file
+ * falls back to the entry).
+ */
+struct table_window {
+	unsigned char buf[512];
+	uint64_t va;		/* of buf[0] */
+	size_t n;		/* bytes read */
+};
+
+static bool read_entry(const struct code_cache *c, const struct symobj *o,
+		       struct table_window *w, uint64_t va, void *e,
+		       size_t size)
+{
+	uint64_t room;
+
+	if (va < w->va || va - w->va > w->n || w->n - (va - w->va) < size) {
+		room = vaddr_room(o, va, size);
+		w->va = va;
+		w->n = room < sizeof(w->buf) ? (size_t)room : sizeof(w->buf);
+		if (!w->n || !read_vaddr(c, o, va, w->buf, w->n)) {
+			w->n = size;
+			if (!read_vaddr(c, o, va, w->buf, size)) {
+				w->n = 0;
+				return false;
+			}
+		}
+	}
+	memcpy(e, w->buf + (va - w->va), size);
+	return true;
+}
+
 /* The object's facts, decoder and bytes, once. */
 static int code_cache_load(struct symbolizer *s, struct symobj *o,
 			   struct code_cache *c)
@@ -333,6 +383,7 @@ static uint64_t table_bound(struct decoder *d, size_t from)
 static int jump_table_x86(struct decoder *d)
 {
 	const struct dec_insn *jmp = ring_at(d, 0), *in;
+	struct table_window w;
 	uint64_t table = 0, bound, i, limit;
 	unsigned r, base = 0;
 	bool rel = false;
@@ -399,6 +450,7 @@ static int jump_table_x86(struct decoder *d)
 	} else {
 		return SYM_OK;
 	}
+	w.va = w.n = 0;
 	bound = table_bound(d, after - 1);
 	limit = bound ? bound : 1024;
 	if (limit > MAX_TABLE)
@@ -407,7 +459,7 @@ static int jump_table_x86(struct decoder *d)
 		unsigned char e[8];
 		uint64_t t;
 
-		if (!read_vaddr(d->c, d->o, table + i * (rel ? 4 : 8), e,
+		if (!read_entry(d->c, d->o, &w, table + i * (rel ? 4 : 8), e,
 				rel ? 4 : 8))
 			break;
 		if (rel) {
