@@ -261,20 +261,29 @@ struct decoder {
 	struct dec_insn in;	/* the one being decoded */
 };
 
-static const char *const noreturn_names[] = {
-	"exit", "_exit", "_Exit", "quick_exit", "abort",
-	"__stack_chk_fail", "__stack_chk_fail_local", "__fortify_fail",
-	"__chk_fail", "__assert_fail", "__assert_perror_fail", "__assert",
-	"__libc_fatal", "__malloc_assert", "err", "errx", "verr", "verrx",
-	"longjmp", "_longjmp", "siglongjmp", "__longjmp_chk",
-	"__libc_longjmp", "__libc_siglongjmp", "pthread_exit",
-	"__pthread_unwind", "__pthread_unwind_next", "__libc_start_main",
-	"__libc_start_call_main", "_dl_signal_error", "_dl_signal_exception",
-	"_dl_fatal_printf", "__cxa_throw", "__cxa_rethrow", "__cxa_bad_cast",
-	"__cxa_bad_typeid", "__cxa_pure_virtual", "__cxa_call_unexpected",
-	"__cxa_throw_bad_array_new_length", "_Unwind_Resume",
-	"_ZSt9terminatev",
+/* Each name with its length: the length tells most apart without a
+ * comparison (the test runs at every call of a sweep). */
+#define NR(name) { name, sizeof(name) - 1 }
+static const struct {
+	const char *name;
+	size_t len;
+} noreturn_names[] = {
+	NR("exit"), NR("_exit"), NR("_Exit"), NR("quick_exit"), NR("abort"),
+	NR("__stack_chk_fail"), NR("__stack_chk_fail_local"),
+	NR("__fortify_fail"), NR("__chk_fail"), NR("__assert_fail"),
+	NR("__assert_perror_fail"), NR("__assert"), NR("__libc_fatal"),
+	NR("__malloc_assert"), NR("err"), NR("errx"), NR("verr"), NR("verrx"),
+	NR("longjmp"), NR("_longjmp"), NR("siglongjmp"), NR("__longjmp_chk"),
+	NR("__libc_longjmp"), NR("__libc_siglongjmp"), NR("pthread_exit"),
+	NR("__pthread_unwind"), NR("__pthread_unwind_next"),
+	NR("__libc_start_main"), NR("__libc_start_call_main"),
+	NR("_dl_signal_error"), NR("_dl_signal_exception"),
+	NR("_dl_fatal_printf"), NR("__cxa_throw"), NR("__cxa_rethrow"),
+	NR("__cxa_bad_cast"), NR("__cxa_bad_typeid"), NR("__cxa_pure_virtual"),
+	NR("__cxa_call_unexpected"), NR("__cxa_throw_bad_array_new_length"),
+	NR("_Unwind_Resume"), NR("_ZSt9terminatev"),
 };
+#undef NR
 
 static bool is_noreturn(const char *name)
 {
@@ -292,8 +301,8 @@ static bool is_noreturn(const char *name)
 	at = strchr(name, '@');
 	len = at ? (size_t)(at - name) : strlen(name);
 	for (i = 0; i < sizeof(noreturn_names) / sizeof(*noreturn_names); i++)
-		if (strlen(noreturn_names[i]) == len &&
-		    !strncmp(noreturn_names[i], name, len))
+		if (noreturn_names[i].len == len &&
+		    !memcmp(noreturn_names[i].name, name, len))
 			return true;
 	return false;
 }
