@@ -28,6 +28,8 @@
  * (dwarf_int.h).
  */
 #include <fcntl.h>
+#include <gelf.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -441,6 +443,25 @@ static int index_ready(struct dwinfo *c)
 	return ret;
 }
 
+/*
+ * Every libdwarf object this file gets is given back explicitly, so
+ * libdwarf need not track them all for dwarf_finish() (a search tree that
+ * costs a sixth of the time of reading a whole object).  libelf's version
+ * is dwcheck_fd()'s.
+ */
+static void init_once(void)
+{
+	dwarf_set_de_alloc_flag(0);
+	elf_version(EV_CURRENT);
+}
+
+void dwinfo_init(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+	pthread_once(&once, init_once);
+}
+
 int dwinfo_open(struct dwinfo **out, struct strpool *sp, const char *path)
 {
 	struct dwinfo *c;
@@ -454,12 +475,7 @@ int dwinfo_open(struct dwinfo **out, struct strpool *sp, const char *path)
 	if (!c)
 		return SYM_ENOMEM;
 	c->sp = sp;
-	/*
-	 * Every libdwarf object this file gets is given back explicitly, so
-	 * libdwarf need not track them all for dwarf_finish() (a search tree
-	 * that costs a sixth of the time of reading a whole object).
-	 */
-	dwarf_set_de_alloc_flag(0);
+	dwinfo_init();
 	/* Our descriptor, not libdwarf's: it must not leak into children,
 	 * and a FIFO put in place of the file must not block us. */
 	c->fd = regfile_open(path, NULL);

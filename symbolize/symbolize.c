@@ -60,6 +60,7 @@ struct symbolizer {
 	struct demangled *dm;		/* DEMANGLED slots, or NULL */
 	bool names_only;		/* sym_set_names_only() */
 	struct jittabs jit;		/* sym_set_jit_symbols() */
+	struct dwahead *ahead;		/* sym_read_dwarf_ahead() */
 };
 
 static char *dup_or_null(const char *s, bool *oom)
@@ -146,6 +147,7 @@ void symbolizer_free(struct symbolizer *s)
 
 	if (!s)
 		return;
+	dwinfo_ahead_free(s->ahead);
 	for (i = 0; i < s->ntab; i++) {
 		struct symobj *o = s->tab[i];
 
@@ -840,9 +842,29 @@ static void symobj_dwarf(struct symbolizer *s, struct symobj *o)
 	o->dw_done = true;
 	if (!o->dwpath)
 		return;
-	ret = dwinfo_open(&o->dw, &s->pool, o->dwpath);
+	if (o->dw_job)
+		ret = dwinfo_ahead_take(s->ahead, o->dw_job, &o->dw);
+	else
+		ret = dwinfo_open(&o->dw, &s->pool, o->dwpath);
+	o->dw_job = NULL;
 	if (ret && !o->err)
 		o->err = ret;
+}
+
+bool sym_read_dwarf_ahead(struct symbolizer *s, const struct sym_object *obj)
+{
+	struct symobj *o;
+	int ret = SYM_OK;
+
+	if (obj->kind != SYM_OBJ_FILE)
+		return false;
+	o = symobj_get(s, obj, &ret);
+	if (!o || o->dw_done || !o->dwpath)
+		return false;
+	/* Out of memory: it is read when needed, as without this. */
+	if (!o->dw_job)
+		dwinfo_ahead_add(&s->ahead, &s->pool, o->dwpath, &o->dw_job);
+	return o->dw_job != NULL;
 }
 
 void sym_set_names_only(struct symbolizer *s, bool on)
