@@ -13,12 +13,12 @@
  * dwinfo_ahead_take() gives it to its caller, who alone uses it from then
  * on.  libdwarf keeps its state per handle, and so do zlib and libelf
  * (dwcheck_fd()); their globals, libdwarf's allocation switch
- * (dwarf_set_de_alloc_flag()) and libelf's version, are set once by
- * dwinfo_init() before the thread starts (libelf's elf_version(), which
- * other files call, stores the value it holds already).  dwinfo_open()
- * does not touch the string pool it is given: only reading a CU interns
- * names, which the taker does.  A job the thread has not started when it
- * is wanted is opened by its taker there and then.
+ * (dwarf_set_de_alloc_flag()) and libelf's version (elf_version(), which
+ * the library calls only through buildid_elf_version(), once), are set
+ * by dwinfo_init() before the thread starts.  dwinfo_open() does not
+ * touch the string pool it is given: only reading a CU interns names,
+ * which the taker does.  A job the thread has not started when it is
+ * wanted is opened by its taker there and then.
  */
 #include <pthread.h>
 #include <stdlib.h>

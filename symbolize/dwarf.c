@@ -28,12 +28,12 @@
  * (dwarf_int.h).
  */
 #include <fcntl.h>
-#include <gelf.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "common/util/buildid.h"
 #include "common/util/regfile.h"
 #include "dwarf_int.h"
 
@@ -452,7 +452,7 @@ static int index_ready(struct dwinfo *c)
 static void init_once(void)
 {
 	dwarf_set_de_alloc_flag(0);
-	elf_version(EV_CURRENT);
+	buildid_elf_version();
 }
 
 void dwinfo_init(void)

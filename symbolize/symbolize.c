@@ -17,6 +17,7 @@
 #include <sys/auxv.h>
 #include <unistd.h>
 
+#include "common/util/buildid.h"
 #include "common/util/hash.h"
 #include "common/util/path.h"
 #include "decode.h"
@@ -82,7 +83,7 @@ struct symbolizer *symbolizer_new(const struct sym_config *cfg)
 
 	if (!s)
 		return NULL;
-	elf_version(EV_CURRENT);
+	buildid_elf_version();
 	strpool_init(&s->pool);
 	inputs_init(&s->inputs, &s->pool);
 	if (cfg) {
