@@ -464,6 +464,11 @@ size_t dec_x86_branch_reach(const uint8_t *buf, size_t size, uint64_t va,
 			    const struct dec_targets *to)
 {
 	size_t i = size;
+	/* Between 64 KiB and 4 GiB, a rel8 target is its own 32-bit and
+	 * 16-bit cuts (lands()), or below lo: one at va + i lands only
+	 * within [va + i - 126, va + i + 129], near the targets. */
+	bool plain = to->lo >= 0x10000 && va >= 0x10000 + 128 &&
+		     va + size < 0xffffffffu - 256 && to->hi < 0xffffffffu;
 
 	while (i-- > 0) {
 		uint8_t b = buf[i], b1;
@@ -472,6 +477,9 @@ size_t dec_x86_branch_reach(const uint8_t *buf, size_t size, uint64_t va,
 		case OP_NONE:
 			continue;
 		case OP_REL8:
+			if (plain && (va + i + 129 <= to->lo ||
+				      va + i >= to->hi + 126))
+				continue;
 			if (rel_into(buf, size, va, i, 1, 1, to))
 				return i + 1;
 			continue;
