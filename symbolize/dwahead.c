@@ -5,7 +5,8 @@
  * takes a sixth of the blocks view to open: libdwarf inflates the whole
  * of its .debug_info), then decodes the other objects' code while the
  * thread opens it.  The thread runs dwinfo_open() on each file in the
- * order asked, and nothing else.
+ * order asked, then dwinfo_lookup() on the addresses the job names, so
+ * that the CUs they fall in are read there too, and nothing else.
  *
  * What makes it safe: a job's dwinfo (its libdwarf handle, its file
  * descriptor, what libdwarf allocated) is touched by one thread at a
@@ -15,10 +16,11 @@
  * (dwcheck_fd()); their globals, libdwarf's allocation switch
  * (dwarf_set_de_alloc_flag()) and libelf's version (elf_version(), which
  * the library calls only through buildid_elf_version(), once), are set
- * by dwinfo_init() before the thread starts.  dwinfo_open() does not
- * touch the string pool it is given: only reading a CU interns names,
- * which the taker does.  A job the thread has not started when it is
- * wanted is opened by its taker there and then.
+ * by dwinfo_init() before the thread starts.  The thread interns the
+ * names of the CUs it reads into a pool of the job's own; the taker
+ * moves them into its pool (dwinfo_adopt()) before it uses the dwinfo,
+ * and releases the job's.  A job the thread has not started when it is
+ * wanted is opened by its taker there and then, into its pool.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -30,7 +32,10 @@ enum { JOB_QUEUED, JOB_RUNNING, JOB_DONE, JOB_TAKEN };
 
 struct dwjob {
 	char *path;
-	struct strpool *sp;
+	uint64_t *addrs;	/* whose CUs the thread reads too */
+	size_t naddrs;
+	struct strpool own;	/* the thread's strings, until taken */
+	struct strpool *sp;	/* the taker's */
 	struct dwinfo *dw;
 	int ret;
 	int state;
@@ -74,7 +79,14 @@ static void *run(void *arg)
 
 	while ((j = next_job(a)) != NULL) {
 		struct dwinfo *dw;
-		int ret = dwinfo_open(&dw, j->sp, j->path);
+		struct dwhit hit;
+		int ret = dwinfo_open(&dw, &j->own, j->path);
+		size_t i;
+
+		/* A CU is read once, whoever asks first: here, its
+		 * strings into the job's own pool. */
+		for (i = 0; dw && i < j->naddrs; i++)
+			dwinfo_lookup(dw, j->addrs[i], &hit);
 
 		pthread_mutex_lock(&a->lock);
 		j->dw = dw;
@@ -86,8 +98,17 @@ static void *run(void *arg)
 	return NULL;
 }
 
+static void job_free(struct dwjob *j)
+{
+	dwinfo_free(j->dw);	/* opened, never taken */
+	strpool_release(&j->own);
+	free(j->addrs);
+	free(j->path);
+	free(j);
+}
+
 int dwinfo_ahead_add(struct dwahead **pa, struct strpool *sp, const char *path,
-		struct dwjob **out)
+		     const uint64_t *addrs, size_t naddrs, struct dwjob **out)
 {
 	struct dwahead *a = *pa;
 	struct dwjob *j;
@@ -102,16 +123,22 @@ int dwinfo_ahead_add(struct dwahead **pa, struct strpool *sp, const char *path,
 		*pa = a;
 	}
 	j = calloc(1, sizeof(*j));
-	if (!j || !(j->path = strdup(path))) {
-		free(j);
+	if (!j)
+		return SYM_ENOMEM;
+	strpool_init(&j->own);
+	j->sp = sp;
+	j->path = strdup(path);
+	j->addrs = malloc((naddrs ? naddrs : 1) * sizeof(*addrs));
+	if (!j->path || !j->addrs) {
+		job_free(j);
 		return SYM_ENOMEM;
 	}
-	j->sp = sp;
+	memcpy(j->addrs, addrs, naddrs * sizeof(*addrs));
+	j->naddrs = naddrs;
 	pthread_mutex_lock(&a->lock);
 	if (ALLOC_GROW(a->jobs, a->njobs + 1, a->ajobs)) {
 		pthread_mutex_unlock(&a->lock);
-		free(j->path);
-		free(j);
+		job_free(j);
 		return SYM_ENOMEM;
 	}
 	a->jobs[a->njobs++] = j;
@@ -144,6 +171,14 @@ int dwinfo_ahead_take(struct dwahead *a, struct dwjob *j, struct dwinfo **dw)
 		ret = j->ret;
 	}
 	pthread_mutex_unlock(&a->lock);
+	/* Its strings into the taker's pool (out of memory: opened again,
+	 * into the taker's pool). */
+	if (!mine && *dw && dwinfo_adopt(*dw, j->sp)) {
+		dwinfo_free(*dw);
+		mine = true;
+	}
+	strpool_release(&j->own);
+	strpool_init(&j->own);
 	if (mine)
 		ret = dwinfo_open(dw, j->sp, j->path);
 	return ret;
@@ -161,11 +196,8 @@ void dwinfo_ahead_free(struct dwahead *a)
 	pthread_mutex_unlock(&a->lock);
 	if (a->running)
 		pthread_join(a->thread, NULL);
-	for (i = 0; i < a->njobs; i++) {
-		dwinfo_free(a->jobs[i]->dw);	/* opened, never taken */
-		free(a->jobs[i]->path);
-		free(a->jobs[i]);
-	}
+	for (i = 0; i < a->njobs; i++)
+		job_free(a->jobs[i]);
 	free(a->jobs);
 	pthread_cond_destroy(&a->cond);
 	pthread_mutex_destroy(&a->lock);

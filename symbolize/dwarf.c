@@ -675,6 +675,41 @@ fail:
 	return ret;
 }
 
+/* *s (NULL stays NULL) as interned in sp; false: out of memory. */
+static bool adopt(struct strpool *sp, const char **s)
+{
+	if (*s)
+		*s = strpool_add(sp, *s);
+	return *s != NULL;
+}
+
+int dwinfo_adopt(struct dwinfo *c, struct strpool *sp)
+{
+	bool ok = true;
+	size_t i, k;
+
+	if (!c)
+		return SYM_OK;
+	for (i = 0; i < c->ncus; i++) {
+		struct dwcu *cu = &c->cus[i];
+
+		for (k = 0; k < cu->nfiles; k++)
+			ok &= !cu->files[k] || adopt(sp, &cu->files[k]);
+		for (k = 0; k < cu->nfuncs; k++)
+			ok &= (!cu->funcs[k].name ||
+			       adopt(sp, &cu->funcs[k].name)) &&
+			      (!cu->funcs[k].call_file ||
+			       adopt(sp, &cu->funcs[k].call_file));
+	}
+	for (k = 0; k < c->nc.nslots; k++)
+		ok &= !c->nc.keys[k] || !c->nc.vals[k] ||
+		      adopt(sp, &c->nc.vals[k]);
+	/* The tables of the CU read last were copied to it. */
+	c->nfiles = c->nfuncs = 0;
+	c->sp = sp;
+	return ok ? SYM_OK : SYM_ENOMEM;
+}
+
 void dwinfo_free(struct dwinfo *c)
 {
 	Dwarf_Error err = NULL;

@@ -852,19 +852,27 @@ static void symobj_dwarf(struct symbolizer *s, struct symobj *o)
 		o->err = ret;
 }
 
-bool sym_read_dwarf_ahead(struct symbolizer *s, const struct sym_object *obj)
+bool sym_read_dwarf_ahead(struct symbolizer *s, const struct sym_object *obj,
+			  const uint64_t *offs, size_t n)
 {
 	struct symobj *o;
+	uint64_t *va;
+	size_t i, k = 0;
 	int ret = SYM_OK;
 
 	if (obj->kind != SYM_OBJ_FILE)
 		return false;
 	o = symobj_get(s, obj, &ret);
-	if (!o || o->dw_done || !o->dwpath)
-		return false;
+	if (!o || o->dw_done || !o->dwpath || o->dw_job)
+		return o && o->dw_job;
+	va = malloc((n ? n : 1) * sizeof(*va));
+	for (i = 0; va && i < n; i++)
+		k += symobj_off_to_vaddr(o, offs[i], &va[k]);
 	/* Out of memory: it is read when needed, as without this. */
-	if (!o->dw_job)
-		dwinfo_ahead_add(&s->ahead, &s->pool, o->dwpath, &o->dw_job);
+	if (va)
+		dwinfo_ahead_add(&s->ahead, &s->pool, o->dwpath, va, k,
+				 &o->dw_job);
+	free(va);
 	return o->dw_job != NULL;
 }
 

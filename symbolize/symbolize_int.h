@@ -216,6 +216,14 @@ int dwinfo_open(struct dwinfo **dw, struct strpool *sp, const char *path);
 int dwinfo_lookup(struct dwinfo *dw, uint64_t addr, struct dwhit *hit);
 void dwinfo_free(struct dwinfo *dw);	/* NULL is a no-op */
 
+/*
+ * Move the strings of what dw has read (its CUs' files and functions)
+ * into sp, which it interns into from then on: dw was opened with a
+ * pool of its own, which can then be released.  SYM_OK, or SYM_ENOMEM
+ * (then dw still points into its old pool: free it).
+ */
+int dwinfo_adopt(struct dwinfo *dw, struct strpool *sp);
+
 /* The globals libdwarf and libelf keep, set once (dwinfo_open() calls it;
  * a thread that opens DWARF is started after it). */
 void dwinfo_init(void);
@@ -225,17 +233,18 @@ void dwinfo_init(void);
 /*
  * DWARF files opened ahead, in the order added, on one thread started by
  * the first dwinfo_ahead_add() (none if it cannot be: then each job is
- * opened when taken).  *ahead is made on first use.  SYM_OK or
- * SYM_ENOMEM (*job NULL).
+ * opened when taken), and the CUs of addrs[0 .. naddrs) (vaddrs) read.
+ * *ahead is made on first use.  SYM_OK or SYM_ENOMEM (*job NULL).
  */
 struct dwahead;
 struct dwjob;
 int dwinfo_ahead_add(struct dwahead **ahead, struct strpool *sp,
-		     const char *path, struct dwjob **job);
+		     const char *path, const uint64_t *addrs, size_t naddrs,
+		     struct dwjob **job);
 
 /* What dwinfo_open() gave for job, waited for, or opened here if the
- * thread has not started it; the dwinfo is the caller's from then on.
- * Once per job. */
+ * thread has not started it; the dwinfo is the caller's from then on,
+ * its strings in sp (dwinfo_ahead_add()'s).  Once per job. */
 int dwinfo_ahead_take(struct dwahead *ahead, struct dwjob *job,
 		      struct dwinfo **dw);
 

@@ -568,10 +568,22 @@ static int stream_codes(struct build *b, struct blockview *v)
 
 	if (!ahead)
 		return -PROF_ENOMEM;
-	for (lo = 0; lo < n; lo = object_end(b->sites, n, lo)) {
+	for (lo = 0; lo < n && !err; lo = hi) {
 		struct sym_object so = report_sym_obj(p, b->sites[lo].obj);
+		uint64_t *offs;
+		size_t i;
 
-		ahead[b->sites[lo].obj] = sym_read_dwarf_ahead(b->sym, &so);
+		hi = object_end(b->sites, n, lo);
+		offs = malloc((hi - lo) * sizeof(*offs));
+		if (!offs) {
+			err = -PROF_ENOMEM;
+			break;
+		}
+		for (i = lo; i < hi; i++)
+			offs[i - lo] = b->sites[i].offset;
+		ahead[b->sites[lo].obj] = sym_read_dwarf_ahead(b->sym, &so,
+							       offs, hi - lo);
+		free(offs);
 	}
 	for (pass = 0; pass < 2 && !err; pass++) {
 		for (lo = 0; lo < n && !err; lo = hi) {
