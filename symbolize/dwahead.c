@@ -114,6 +114,8 @@ int dwinfo_ahead_add(struct dwahead **pa, struct strpool *sp, const char *path,
 	struct dwjob *j;
 
 	*out = NULL;
+	/* Before any thread: the globals libdwarf and libelf keep. */
+	dwinfo_init();
 	if (!a) {
 		a = calloc(1, sizeof(*a));
 		if (!a)
@@ -144,8 +146,6 @@ int dwinfo_ahead_add(struct dwahead **pa, struct strpool *sp, const char *path,
 	a->jobs[a->njobs++] = j;
 	pthread_cond_broadcast(&a->cond);
 	pthread_mutex_unlock(&a->lock);
-	/* Before the first thread: libdwarf's one global, set once. */
-	dwinfo_init();
 	/* No thread: each job is opened when it is taken. */
 	if (!a->running)
 		a->running = !pthread_create(&a->thread, NULL, run, a);
