@@ -41,7 +41,7 @@ WARN := -Wall -Wextra -Wformat=2 -Wshadow -Wstrict-prototypes \
 	-Wmissing-prototypes -Wno-unused-parameter -Wvla
 CPPFLAGS_ALL := -I. -D_GNU_SOURCE \
 	-DPROF_VERSION='"$(VERSION)"' $(CPPFLAGS)
-LIBS := -lelf -ldebuginfod -ldwarf -lZydis -lcapstone -lpfm -liberty -lz -lzstd -lm
+LIBS := -pthread -lelf -ldebuginfod -ldwarf -lZydis -lcapstone -lpfm -liberty -lz -lzstd -lm
 
 ifeq ($(SANITIZE),1)
 BUILD ?= build-san

@@ -140,6 +140,56 @@ static bool read_vaddr(const struct code_cache *c, const struct symobj *o,
 	return true;
 }
 
+/* Bytes of the PT_LOAD segment read_vaddr() takes va in for a read of
+ * at least min bytes, from va on; 0 if none. */
+static uint64_t vaddr_room(const struct symobj *o, uint64_t va, uint64_t min)
+{
+	size_t i;
+
+	for (i = 0; i < o->nloads; i++) {
+		const struct loadseg *l = &o->loads[i];
+
+		if (va >= l->vaddr && va - l->vaddr < l->filesz &&
+		    min <= l->filesz - (va - l->vaddr))
+			return l->filesz - (va - l->vaddr);
+	}
+	return 0;
+}
+
+/*
+ * A jump table's entries, read a window at a time: a read per entry was
+ * a twentieth of the blocks view.  An entry reads where read_vaddr()
+ * would read it alone (a window that runs past the end of the file
+ * falls back to the entry).
+ */
+struct table_window {
+	unsigned char buf[512];
+	uint64_t va;		/* of buf[0] */
+	size_t n;		/* bytes read */
+};
+
+static bool read_entry(const struct code_cache *c, const struct symobj *o,
+		       struct table_window *w, uint64_t va, void *e,
+		       size_t size)
+{
+	uint64_t room;
+
+	if (va < w->va || va - w->va > w->n || w->n - (va - w->va) < size) {
+		room = vaddr_room(o, va, size);
+		w->va = va;
+		w->n = room < sizeof(w->buf) ? (size_t)room : sizeof(w->buf);
+		if (!w->n || !read_vaddr(c, o, va, w->buf, w->n)) {
+			w->n = size;
+			if (!read_vaddr(c, o, va, w->buf, size)) {
+				w->n = 0;
+				return false;
+			}
+		}
+	}
+	memcpy(e, w->buf + (va - w->va), size);
+	return true;
+}
+
 /* The object's facts, decoder and bytes, once. */
 static int code_cache_load(struct symbolizer *s, struct symobj *o,
 			   struct code_cache *c)
@@ -211,20 +261,29 @@ struct decoder {
 	struct dec_insn in;	/* the one being decoded */
 };
 
-static const char *const noreturn_names[] = {
-	"exit", "_exit", "_Exit", "quick_exit", "abort",
-	"__stack_chk_fail", "__stack_chk_fail_local", "__fortify_fail",
-	"__chk_fail", "__assert_fail", "__assert_perror_fail", "__assert",
-	"__libc_fatal", "__malloc_assert", "err", "errx", "verr", "verrx",
-	"longjmp", "_longjmp", "siglongjmp", "__longjmp_chk",
-	"__libc_longjmp", "__libc_siglongjmp", "pthread_exit",
-	"__pthread_unwind", "__pthread_unwind_next", "__libc_start_main",
-	"__libc_start_call_main", "_dl_signal_error", "_dl_signal_exception",
-	"_dl_fatal_printf", "__cxa_throw", "__cxa_rethrow", "__cxa_bad_cast",
-	"__cxa_bad_typeid", "__cxa_pure_virtual", "__cxa_call_unexpected",
-	"__cxa_throw_bad_array_new_length", "_Unwind_Resume",
-	"_ZSt9terminatev",
+/* Each name with its length: the length tells most apart without a
+ * comparison (the test runs at every call of a sweep). */
+#define NR(name) { name, sizeof(name) - 1 }
+static const struct {
+	const char *name;
+	size_t len;
+} noreturn_names[] = {
+	NR("exit"), NR("_exit"), NR("_Exit"), NR("quick_exit"), NR("abort"),
+	NR("__stack_chk_fail"), NR("__stack_chk_fail_local"),
+	NR("__fortify_fail"), NR("__chk_fail"), NR("__assert_fail"),
+	NR("__assert_perror_fail"), NR("__assert"), NR("__libc_fatal"),
+	NR("__malloc_assert"), NR("err"), NR("errx"), NR("verr"), NR("verrx"),
+	NR("longjmp"), NR("_longjmp"), NR("siglongjmp"), NR("__longjmp_chk"),
+	NR("__libc_longjmp"), NR("__libc_siglongjmp"), NR("pthread_exit"),
+	NR("__pthread_unwind"), NR("__pthread_unwind_next"),
+	NR("__libc_start_main"), NR("__libc_start_call_main"),
+	NR("_dl_signal_error"), NR("_dl_signal_exception"),
+	NR("_dl_fatal_printf"), NR("__cxa_throw"), NR("__cxa_rethrow"),
+	NR("__cxa_bad_cast"), NR("__cxa_bad_typeid"), NR("__cxa_pure_virtual"),
+	NR("__cxa_call_unexpected"), NR("__cxa_throw_bad_array_new_length"),
+	NR("_Unwind_Resume"), NR("_ZSt9terminatev"),
 };
+#undef NR
 
 static bool is_noreturn(const char *name)
 {
@@ -242,8 +301,8 @@ static bool is_noreturn(const char *name)
 	at = strchr(name, '@');
 	len = at ? (size_t)(at - name) : strlen(name);
 	for (i = 0; i < sizeof(noreturn_names) / sizeof(*noreturn_names); i++)
-		if (strlen(noreturn_names[i]) == len &&
-		    !strncmp(noreturn_names[i], name, len))
+		if (noreturn_names[i].len == len &&
+		    !memcmp(noreturn_names[i].name, name, len))
 			return true;
 	return false;
 }
@@ -333,6 +392,7 @@ static uint64_t table_bound(struct decoder *d, size_t from)
 static int jump_table_x86(struct decoder *d)
 {
 	const struct dec_insn *jmp = ring_at(d, 0), *in;
+	struct table_window w;
 	uint64_t table = 0, bound, i, limit;
 	unsigned r, base = 0;
 	bool rel = false;
@@ -399,6 +459,7 @@ static int jump_table_x86(struct decoder *d)
 	} else {
 		return SYM_OK;
 	}
+	w.va = w.n = 0;
 	bound = table_bound(d, after - 1);
 	limit = bound ? bound : 1024;
 	if (limit > MAX_TABLE)
@@ -407,7 +468,7 @@ static int jump_table_x86(struct decoder *d)
 		unsigned char e[8];
 		uint64_t t;
 
-		if (!read_vaddr(d->c, d->o, table + i * (rel ? 4 : 8), e,
+		if (!read_entry(d->c, d->o, &w, table + i * (rel ? 4 : 8), e,
 				rel ? 4 : 8))
 			break;
 		if (rel) {

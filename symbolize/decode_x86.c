@@ -425,6 +425,35 @@ static const uint8_t opcode_kind[256] = {
 	[0x0f] = OP_TWO, [0xc7] = OP_TWO,
 };
 
+/* A prefix byte: legacy (segments, 66, 67, lock, rep) or REX. */
+static bool is_prefix(uint8_t b)
+{
+	switch (b) {
+	case 0x26: case 0x2e: case 0x36: case 0x3e: case 0x64: case 0x65:
+	case 0x66: case 0x67: case 0xf0: case 0xf2: case 0xf3:
+		return true;
+	default:
+		return (b & 0xf0) == 0x40;
+	}
+}
+
+/*
+ * Whether an opcode at buf[i] may take a 16-bit displacement: only with
+ * an operand size prefix, among the prefixes that run up to it (an
+ * instruction's prefixes are in the bytes decoded from buf's start).
+ * Taking the first two bytes of every rel32 for a rel16 too made more
+ * than half of what the blocks view decoded of neighbours, for nothing.
+ */
+static bool may_rel16(const uint8_t *buf, size_t i)
+{
+	size_t k;
+
+	for (k = 1; k <= i && k < 15 && is_prefix(buf[i - k]); k++)
+		if (buf[i - k] == 0x66)
+			return true;
+	return false;
+}
+
 /*
  * Every byte is taken for an opcode, so whatever instruction boundaries a
  * sweep finds, each direct branch or call it can decode has its opcode at
@@ -435,6 +464,11 @@ size_t dec_x86_branch_reach(const uint8_t *buf, size_t size, uint64_t va,
 			    const struct dec_targets *to)
 {
 	size_t i = size;
+	/* Between 64 KiB and 4 GiB, a rel8 target is its own 32-bit and
+	 * 16-bit cuts (lands()), or below lo: one at va + i lands only
+	 * within [va + i - 126, va + i + 129], near the targets. */
+	bool plain = to->lo >= 0x10000 && va >= 0x10000 + 128 &&
+		     va + size < 0xffffffffu - 256 && to->hi < 0xffffffffu;
 
 	while (i-- > 0) {
 		uint8_t b = buf[i], b1;
@@ -443,12 +477,16 @@ size_t dec_x86_branch_reach(const uint8_t *buf, size_t size, uint64_t va,
 		case OP_NONE:
 			continue;
 		case OP_REL8:
+			if (plain && (va + i + 129 <= to->lo ||
+				      va + i >= to->hi + 126))
+				continue;
 			if (rel_into(buf, size, va, i, 1, 1, to))
 				return i + 1;
 			continue;
 		case OP_REL32:
 			if (rel_into(buf, size, va, i, 1, 4, to) ||
-			    rel_into(buf, size, va, i, 1, 2, to))
+			    (may_rel16(buf, i) &&
+			     rel_into(buf, size, va, i, 1, 2, to)))
 				return i + 1;
 			continue;
 		default:
@@ -456,7 +494,8 @@ size_t dec_x86_branch_reach(const uint8_t *buf, size_t size, uint64_t va,
 			if (((b == 0x0f && (b1 & 0xf0) == 0x80) ||
 			     (b == 0xc7 && b1 == 0xf8)) &&
 			    (rel_into(buf, size, va, i, 2, 4, to) ||
-			     rel_into(buf, size, va, i, 2, 2, to)))
+			     (may_rel16(buf, i) &&
+			      rel_into(buf, size, va, i, 2, 2, to))))
 				return i + 1;
 		}
 	}

@@ -28,10 +28,12 @@
  * (dwarf_int.h).
  */
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "common/util/buildid.h"
 #include "common/util/regfile.h"
 #include "dwarf_int.h"
 
@@ -441,6 +443,25 @@ static int index_ready(struct dwinfo *c)
 	return ret;
 }
 
+/*
+ * Every libdwarf object this file gets is given back explicitly, so
+ * libdwarf need not track them all for dwarf_finish() (a search tree that
+ * costs a sixth of the time of reading a whole object).  libelf's version
+ * is dwcheck_fd()'s.
+ */
+static void init_once(void)
+{
+	dwarf_set_de_alloc_flag(0);
+	buildid_elf_version();
+}
+
+void dwinfo_init(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+	pthread_once(&once, init_once);
+}
+
 int dwinfo_open(struct dwinfo **out, struct strpool *sp, const char *path)
 {
 	struct dwinfo *c;
@@ -454,12 +475,7 @@ int dwinfo_open(struct dwinfo **out, struct strpool *sp, const char *path)
 	if (!c)
 		return SYM_ENOMEM;
 	c->sp = sp;
-	/*
-	 * Every libdwarf object this file gets is given back explicitly, so
-	 * libdwarf need not track them all for dwarf_finish() (a search tree
-	 * that costs a sixth of the time of reading a whole object).
-	 */
-	dwarf_set_de_alloc_flag(0);
+	dwinfo_init();
 	/* Our descriptor, not libdwarf's: it must not leak into children,
 	 * and a FIFO put in place of the file must not block us. */
 	c->fd = regfile_open(path, NULL);
@@ -657,6 +673,41 @@ fail:
 	c->err = ret;
 	memset(hit, 0, sizeof(*hit));
 	return ret;
+}
+
+/* *s (NULL stays NULL) as interned in sp; false: out of memory. */
+static bool adopt(struct strpool *sp, const char **s)
+{
+	if (*s)
+		*s = strpool_add(sp, *s);
+	return *s != NULL;
+}
+
+int dwinfo_adopt(struct dwinfo *c, struct strpool *sp)
+{
+	bool ok = true;
+	size_t i, k;
+
+	if (!c)
+		return SYM_OK;
+	for (i = 0; i < c->ncus; i++) {
+		struct dwcu *cu = &c->cus[i];
+
+		for (k = 0; k < cu->nfiles; k++)
+			ok &= !cu->files[k] || adopt(sp, &cu->files[k]);
+		for (k = 0; k < cu->nfuncs; k++)
+			ok &= (!cu->funcs[k].name ||
+			       adopt(sp, &cu->funcs[k].name)) &&
+			      (!cu->funcs[k].call_file ||
+			       adopt(sp, &cu->funcs[k].call_file));
+	}
+	for (k = 0; k < c->nc.nslots; k++)
+		ok &= !c->nc.keys[k] || !c->nc.vals[k] ||
+		      adopt(sp, &c->nc.vals[k]);
+	/* The tables of the CU read last were copied to it. */
+	c->nfiles = c->nfuncs = 0;
+	c->sp = sp;
+	return ok ? SYM_OK : SYM_ENOMEM;
 }
 
 void dwinfo_free(struct dwinfo *c)

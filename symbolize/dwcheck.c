@@ -206,7 +206,6 @@ int dwcheck_fd(int fd)
 	bool big;
 	int ret = SYM_OK;
 
-	elf_version(EV_CURRENT);
 	elf = elf_begin(fd, ELF_C_READ, NULL);
 	if (!elf)
 		return SYM_EELF;

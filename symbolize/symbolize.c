@@ -17,6 +17,7 @@
 #include <sys/auxv.h>
 #include <unistd.h>
 
+#include "common/util/buildid.h"
 #include "common/util/hash.h"
 #include "common/util/path.h"
 #include "decode.h"
@@ -60,6 +61,7 @@ struct symbolizer {
 	struct demangled *dm;		/* DEMANGLED slots, or NULL */
 	bool names_only;		/* sym_set_names_only() */
 	struct jittabs jit;		/* sym_set_jit_symbols() */
+	struct dwahead *ahead;		/* sym_read_dwarf_ahead() */
 };
 
 static char *dup_or_null(const char *s, bool *oom)
@@ -81,7 +83,7 @@ struct symbolizer *symbolizer_new(const struct sym_config *cfg)
 
 	if (!s)
 		return NULL;
-	elf_version(EV_CURRENT);
+	buildid_elf_version();
 	strpool_init(&s->pool);
 	inputs_init(&s->inputs, &s->pool);
 	if (cfg) {
@@ -146,6 +148,7 @@ void symbolizer_free(struct symbolizer *s)
 
 	if (!s)
 		return;
+	dwinfo_ahead_free(s->ahead);
 	for (i = 0; i < s->ntab; i++) {
 		struct symobj *o = s->tab[i];
 
@@ -840,9 +843,37 @@ static void symobj_dwarf(struct symbolizer *s, struct symobj *o)
 	o->dw_done = true;
 	if (!o->dwpath)
 		return;
-	ret = dwinfo_open(&o->dw, &s->pool, o->dwpath);
+	if (o->dw_job)
+		ret = dwinfo_ahead_take(s->ahead, o->dw_job, &o->dw);
+	else
+		ret = dwinfo_open(&o->dw, &s->pool, o->dwpath);
+	o->dw_job = NULL;
 	if (ret && !o->err)
 		o->err = ret;
+}
+
+bool sym_read_dwarf_ahead(struct symbolizer *s, const struct sym_object *obj,
+			  const uint64_t *offs, size_t n)
+{
+	struct symobj *o;
+	uint64_t *va;
+	size_t i, k = 0;
+	int ret = SYM_OK;
+
+	if (obj->kind != SYM_OBJ_FILE)
+		return false;
+	o = symobj_get(s, obj, &ret);
+	if (!o || o->dw_done || !o->dwpath || o->dw_job)
+		return o && o->dw_job;
+	va = malloc((n ? n : 1) * sizeof(*va));
+	for (i = 0; va && i < n; i++)
+		k += symobj_off_to_vaddr(o, offs[i], &va[k]);
+	/* Out of memory: it is read when needed, as without this. */
+	if (va)
+		dwinfo_ahead_add(&s->ahead, &s->pool, o->dwpath, va, k,
+				 &o->dw_job);
+	free(va);
+	return o->dw_job != NULL;
 }
 
 void sym_set_names_only(struct symbolizer *s, bool on)

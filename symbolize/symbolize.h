@@ -308,6 +308,18 @@ const struct sym_skipped *sym_skipped_files(const struct symbolizer *s,
 int sym_object_error(struct symbolizer *s, const struct sym_object *obj,
 		     char *why, size_t len);
 
+/*
+ * Start opening obj's DWARF on a thread of the symbolizer's, when it has
+ * DWARF not read yet, and reading the parts that name offs[0 .. n) (the
+ * compilation units they fall in): the first answer that needs it waits
+ * for it (or opens it itself if the thread has not started on it), and
+ * is the same as it would be without this.  A caller about to name code
+ * in several objects asks for those it will come to last, and decodes
+ * the others' code meanwhile.  True if obj's DWARF is being read ahead.
+ */
+bool sym_read_dwarf_ahead(struct symbolizer *s, const struct sym_object *obj,
+			  const uint64_t *offs, size_t n);
+
 /* What names the code of an object has (sym_object_info()). */
 enum sym_symbols {
 	SYM_SYMS_FULL = 0,	/* .symtab or DWARF, its own or its debug

@@ -12,6 +12,7 @@
  *   elfsym.c, dwarf.c, debuginfo.c, debuginfod.c, kallsyms.c, procs.c
  *     (dwarf.c over dwlines.c and dwfuncs.c, whose insides, libdwarf's
  *     types among them, are in dwarf_int.h, theirs alone)
+ *   dwahead.c                                     (dwarf.c on a thread)
  *   symbolize.c                                   (the object cache)
  *   blocks.c                                      (decoding; calls sym_resolve)
  *
@@ -78,7 +79,7 @@ int inputs_open(struct inputs *in, const char *path);
  * ones (libdwarf 20210528)?  Returns SYM_OK (also when there are no such
  * sections), SYM_EDWARF (a unit is inconsistent, or a section cannot be
  * read or decompressed), or SYM_EELF.  Reads with pread(): fd's offset
- * is kept.
+ * is kept.  libelf's version is set (dwinfo_init()).
  */
 int dwcheck_fd(int fd);
 /*
@@ -214,6 +215,42 @@ int dwinfo_open(struct dwinfo **dw, struct strpool *sp, const char *path);
  */
 int dwinfo_lookup(struct dwinfo *dw, uint64_t addr, struct dwhit *hit);
 void dwinfo_free(struct dwinfo *dw);	/* NULL is a no-op */
+
+/*
+ * Move the strings of what dw has read (its CUs' files and functions)
+ * into sp, which it interns into from then on: dw was opened with a
+ * pool of its own, which can then be released.  SYM_OK, or SYM_ENOMEM
+ * (then dw still points into its old pool: free it).
+ */
+int dwinfo_adopt(struct dwinfo *dw, struct strpool *sp);
+
+/* The globals libdwarf and libelf keep, set once (dwinfo_open() calls it;
+ * a thread that opens DWARF is started after it). */
+void dwinfo_init(void);
+
+/* ---- dwahead.c ---- */
+
+/*
+ * DWARF files opened ahead, in the order added, on one thread started by
+ * the first dwinfo_ahead_add() (none if it cannot be: then each job is
+ * opened when taken), and the CUs of addrs[0 .. naddrs) (vaddrs) read.
+ * *ahead is made on first use.  SYM_OK or SYM_ENOMEM (*job NULL).
+ */
+struct dwahead;
+struct dwjob;
+int dwinfo_ahead_add(struct dwahead **ahead, struct strpool *sp,
+		     const char *path, const uint64_t *addrs, size_t naddrs,
+		     struct dwjob **job);
+
+/* What dwinfo_open() gave for job, waited for, or opened here if the
+ * thread has not started it; the dwinfo is the caller's from then on,
+ * its strings in sp (dwinfo_ahead_add()'s).  Once per job. */
+int dwinfo_ahead_take(struct dwahead *ahead, struct dwjob *job,
+		      struct dwinfo **dw);
+
+/* Stop the thread (after the file it is opening) and free what was not
+ * taken.  NULL is a no-op. */
+void dwinfo_ahead_free(struct dwahead *ahead);
 
 /* ---- debuginfo.c ---- */
 
@@ -439,6 +476,7 @@ struct symobj {
 	char *debug_file;		/* its separate debug file, or NULL */
 	enum sym_symbols symbols;	/* what names its code (load_elf()) */
 	bool dw_done;			/* dwpath has been read */
+	struct dwjob *dw_job;		/* dwpath being read ahead */
 	struct procs procs;		/* read on first use, symobj_procs() */
 	int procs_err;
 	bool procs_done;

@@ -18,6 +18,7 @@
 #include "proc.h"
 #include "common/collect/collect.h"
 #include "common/util/array.h"
+#include "common/util/buildid.h"
 #include "common/util/error.h"
 
 struct mapping {
@@ -178,7 +179,7 @@ static int read_image(int fd, struct image *im)
 	int pass;
 
 	memset(im, 0, sizeof(*im));
-	elf_version(EV_CURRENT);
+	buildid_elf_version();
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh) ||
 	    eh.e_ident[EI_CLASS] != ELFCLASS64 ||

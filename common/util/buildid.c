@@ -2,6 +2,7 @@
 /* Reading the GNU build-id note of an ELF object (contract in buildid.h). */
 #include <gelf.h>
 #include <libelf.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,9 +103,21 @@ int buildid_read(const char *path, uint8_t *buf, size_t len)
 	return ret;
 }
 
-int buildid_read_fd(int fd, uint8_t *buf, size_t len)
+static void elf_version_once(void)
 {
 	elf_version(EV_CURRENT);
+}
+
+void buildid_elf_version(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+	pthread_once(&once, elf_version_once);
+}
+
+int buildid_read_fd(int fd, uint8_t *buf, size_t len)
+{
+	buildid_elf_version();
 	return read_and_end(elf_begin(fd, ELF_C_READ_MMAP, NULL), buf, len);
 }
 

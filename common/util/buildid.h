@@ -35,6 +35,14 @@ int buildid_read(const char *path, uint8_t *buf, size_t len);
 int buildid_read_fd(int fd, uint8_t *buf, size_t len);
 
 /*
+ * libelf's elf_version(EV_CURRENT), made once whatever the thread: the
+ * library's one way to call it (elf_version() stores to a global that
+ * elf_begin() reads, so a second call would race with a thread reading
+ * ELF, symbolize/dwahead.c's).
+ */
+void buildid_elf_version(void);
+
+/*
  * An ELF object the caller has open with libelf: elf is an Elf *, passed
  * as void * to keep libelf out of this header.  Returns the length or 0
  * (never an error: what cannot be read has no build-id).

@@ -14,23 +14,24 @@
 #include "symbolize/symbolize.h"
 
 /*
- * The codes of the procedures the sites fall in, each once, with the
- * object of a site in it (*code_obj); counts in *undecoded the
+ * The codes of the procedures sites[lo .. n) fall in, each once, with
+ * the object of a site in it (*code_obj); counts in *undecoded the
  * procedures whose code could not be read, in *undecoded_kernel those of
- * them in the kernel.
+ * them in the kernel.  With v (the blocks view), each is handed to v as
+ * it is complete, and nothing is returned.
  */
 static int find_codes(const struct profile *p, struct symbolizer *sym,
-		      struct site *sites, size_t n, int extent_only,
+		      struct site *sites, size_t lo, size_t n, int extent_only,
 		      struct blockview *v, const struct sym_code ***pcodes,
 		      uint32_t **code_obj, size_t *pncodes, size_t *undecoded,
 		      size_t *undecoded_kernel)
 {
 	const struct sym_code **codes = NULL;
-	size_t ncodes = 0, alloc_codes = 0, i, k, first = 0;
+	size_t ncodes = 0, alloc_codes = 0, i, k, first = lo;
 	uint64_t last_obj = UINT64_MAX, last_sym = 0;
 	int err = 0;
 
-	for (i = 0; i < n; i++) {
+	for (i = lo; i < n; i++) {
 		const struct sym_code *code = report_site_code(p, sym, sites, i,
 							extent_only);
 
@@ -541,6 +542,63 @@ static int streams(const struct build *b)
 	       report_find_retired(b->r->prof, 0) < 0;
 }
 
+/* The end of the run of sites of sites[lo]'s object. */
+static size_t object_end(const struct site *sites, size_t n, size_t lo)
+{
+	size_t hi = lo + 1;
+
+	while (hi < n && sites[hi].obj == sites[lo].obj)
+		hi++;
+	return hi;
+}
+
+/*
+ * The blocks view's procedures, an object at a time: first those of the
+ * objects without DWARF to read, then the others, whose DWARF a thread
+ * opens meanwhile (sym_read_dwarf_ahead(): loading libc's debug file
+ * was a sixth of the view).  An object's sites stay in their order, and
+ * so do the objects of each pass.
+ */
+static int stream_codes(struct build *b, struct blockview *v)
+{
+	const struct profile *p = b->r->prof;
+	size_t lo, hi, n = b->nsites;
+	unsigned char *ahead = calloc(p->nobjects ? p->nobjects : 1, 1);
+	int err = 0, pass;
+
+	if (!ahead)
+		return -PROF_ENOMEM;
+	for (lo = 0; lo < n && !err; lo = hi) {
+		struct sym_object so = report_sym_obj(p, b->sites[lo].obj);
+		uint64_t *offs;
+		size_t i;
+
+		hi = object_end(b->sites, n, lo);
+		offs = malloc((hi - lo) * sizeof(*offs));
+		if (!offs) {
+			err = -PROF_ENOMEM;
+			break;
+		}
+		for (i = lo; i < hi; i++)
+			offs[i - lo] = b->sites[i].offset;
+		ahead[b->sites[lo].obj] = sym_read_dwarf_ahead(b->sym, &so,
+							       offs, hi - lo);
+		free(offs);
+	}
+	for (pass = 0; pass < 2 && !err; pass++) {
+		for (lo = 0; lo < n && !err; lo = hi) {
+			hi = object_end(b->sites, n, lo);
+			if (ahead[b->sites[lo].obj] != pass)
+				continue;
+			err = find_codes(p, b->sym, b->sites, lo, hi, 0, v,
+					 NULL, NULL, NULL, &b->r->undecoded,
+					 &b->r->undecoded_kernel);
+		}
+	}
+	free(ahead);
+	return err;
+}
+
 /*
  * Decode the procedures the sites fall in and add every instruction of
  * them as a site (with no counts), so that freq, blocks and the asm view
@@ -565,12 +623,10 @@ static int expand_code(struct build *b)
 
 		err = report_blockview_start(b, &v);
 		if (!err)
-			err = find_codes(p, sym, b->sites, n, 0, v, &codes,
-					 &code_obj, &ncodes, &b->r->undecoded,
-					 &b->r->undecoded_kernel);
+			err = stream_codes(b, v);
 		return report_blockview_finish(v, err);
 	}
-	err = find_codes(p, sym, b->sites, n, extent_only, NULL, &codes,
+	err = find_codes(p, sym, b->sites, 0, n, extent_only, NULL, &codes,
 			 &code_obj, &ncodes, &b->r->undecoded,
 			 &b->r->undecoded_kernel);
 	if (err)
