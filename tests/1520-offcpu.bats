@@ -102,10 +102,15 @@ skip_unless_kernel_samples() {
 		skip "sampling the kernel needs root or perf_event_paranoid <= 1"
 }
 
-# in_tracefs_ns COMMAND [ARG...]: COMMAND in a mount namespace of its
-# own where tracefs is mounted at /sys/kernel/tracing (so root can read
-# sched:sched_switch); nothing changes outside.  Skips when it cannot.
+# in_tracefs_ns COMMAND [ARG...]: COMMAND where tracefs is mounted at
+# /sys/kernel/tracing (so root can read sched:sched_switch): there if
+# the machine has it mounted, else in a mount namespace of its own where
+# it is mounted; nothing changes outside.  Skips when it cannot.
 in_tracefs_ns() {
+	if [[ $(stat -f -c %T /sys/kernel/tracing 2>/dev/null) == tracefs ]]; then
+		"$@"
+		return
+	fi
 	unshare -m true 2>/dev/null || skip "unshare -m fails here (no mount namespaces)"
 	unshare -m sh -c 'mount -t tracefs nodev /sys/kernel/tracing' 2>/dev/null ||
 		skip "tracefs cannot be mounted at /sys/kernel/tracing"
