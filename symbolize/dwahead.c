@@ -20,9 +20,12 @@
  * names of the CUs it reads into a pool of the job's own; the taker
  * moves them into its pool (dwinfo_adopt()) before it uses the dwinfo,
  * and releases the job's.  A job the thread has not started when it is
- * wanted is opened by its taker there and then, into its pool.
+ * wanted is opened by its taker there and then, into its pool.  The
+ * thread blocks every signal, so a handler or a blocked section of the
+ * main thread's works as in a program of one thread.
  */
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -146,9 +149,16 @@ int dwinfo_ahead_add(struct dwahead **pa, struct strpool *sp, const char *path,
 	a->jobs[a->njobs++] = j;
 	pthread_cond_broadcast(&a->cond);
 	pthread_mutex_unlock(&a->lock);
-	/* No thread: each job is opened when it is taken. */
-	if (!a->running)
+	/* No thread: each job is opened when it is taken.  The thread
+	 * takes no signal: they stay the main thread's, as without it. */
+	if (!a->running) {
+		sigset_t all, old;
+
+		sigfillset(&all);
+		pthread_sigmask(SIG_SETMASK, &all, &old);
 		a->running = !pthread_create(&a->thread, NULL, run, a);
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+	}
 	*out = j;
 	return SYM_OK;
 }

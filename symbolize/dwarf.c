@@ -446,8 +446,8 @@ static int index_ready(struct dwinfo *c)
 /*
  * Every libdwarf object this file gets is given back explicitly, so
  * libdwarf need not track them all for dwarf_finish() (a search tree that
- * costs a sixth of the time of reading a whole object).  libelf's version
- * is dwcheck_fd()'s.
+ * costs a sixth of the time of reading a whole object); and libelf's
+ * version, which dwcheck_fd() needs set.
  */
 static void init_once(void)
 {
