@@ -635,7 +635,7 @@ uint32_t collect_stacks_walk(struct collector *c,
 			end = walk_user(c, s, st->buf, &n,
 					MAX_KERNEL_FRAMES + UNW_MAX_FRAMES);
 		else if (end == PROF_STACK_FP)
-			end = n ? PROF_STACK_KERNEL : PROF_STACK_TRUNC_DUMP;
+			end = n ? PROF_STACK_KERNEL : PROF_STACK_TRUNC_NO_COPY;
 	} else if (!user_part && end == PROF_STACK_FP && n) {
 		end = s->cpumode == PERF_RECORD_MISC_KERNEL ?
 		      PROF_STACK_KERNEL : PROF_STACK_FP;

@@ -269,10 +269,10 @@ enum prof_stack_end {
 	 * the unwinder walks by frame pointers only: not at all in the
 	 * CFI-only mode, the sampled PC alone. */
 	PROF_STACK_TRUNC_COMPAT = 9,
-	/* Truncated: the kernel copied none of the user stack (the stack
-	 * pointer in no readable memory: an exec that had replaced the
-	 * address space, a thread that moved it away), the sampled PC
-	 * alone. */
+	/* Truncated: the sample holds none of the user stack (no copy, or
+	 * the kernel copied nothing: the stack pointer in no readable
+	 * memory, as in an exec that had replaced the address space), the
+	 * sampled PC alone. */
 	PROF_STACK_TRUNC_NO_COPY = 10,
 	PROF_STACK_NEND
 };
