@@ -17,7 +17,9 @@
 #    every name is a function of the program or of the standard library;
 #  - --python=off, a program that is not Python, a CPython of a version
 #    not known (-v says why, native frames stay), a bad --python;
-#  - the folded and pprof exports.
+#  - the folded and pprof exports;
+#  - off-CPU time (-e offcpu): where a Python program waits, and a
+#    Python thread preempted in the interpreter.
 #
 # Frames are read when the sample is drained, a millisecond or so after
 # it was taken: each workload spends several milliseconds in a function
@@ -971,6 +973,91 @@ check_reads() {
 
 @test "python 3.10: Python frames cost about one process_vm_readv a sample, not one per frame" {
 	check_reads 10
+}
+
+# ---- off-CPU time of Python programs ---------------------------------
+
+@test "python: -e offcpu -g: a Python program's waits under the functions that wait, each thread's its own; the exports agree" {
+	need_py311
+	cat >waits.py <<'PY'
+import threading
+import time
+
+
+def sleeper():
+    for _ in range(100):
+        time.sleep(0.004)
+
+
+def waiter(ev):
+    ev.wait(0.6)
+
+
+ev = threading.Event()
+t = threading.Thread(target=waiter, args=(ev,))
+t.start()
+sleeper()
+t.join()
+PY
+	run -0 --separate-stderr "$UPROFILE" -v -e offcpu -g -o w.out "$PY" waits.py
+	vout=$stderr
+	folded_of w.out
+	# Off-CPU weights are nanoseconds: sleeper's 100 sleeps of 4 ms
+	# (0.4 s and more) end in the C library's sleep under sleeper; the
+	# thread's 0.6 s wait under waiter (Event.wait, Condition.wait).
+	local slept waited
+	slept=$(awk '$1 ~ /;sleeper;/ && $1 ~ /nanosleep/ { n += $NF } END { print n + 0 }' <<<"$stacks")
+	waited=$(awk '$1 ~ /;waiter;Event\.wait;Condition\.wait;/ { n += $NF } END { print n + 0 }' <<<"$stacks")
+	((slept >= 380000000)) || fail "sleeper's sleeps: $slept ns: $stacks"
+	((waited >= 550000000)) || fail "waiter's wait: $waited ns: $stacks"
+	grep -Eq ';waiter;.*sleeper|;sleeper;.*waiter' <<<"$stacks" &&
+		fail "one thread's function under the other's"
+	# pprof's reading of the same profile.
+	command -v go >/dev/null || return 0
+	export HOME=$BATS_TEST_TMPDIR/home GOCACHE=$BATS_TEST_TMPDIR/gocache
+	export GOPATH=$BATS_TEST_TMPDIR/gopath GOPROXY=off GOFLAGS=
+	mkdir -p "$HOME"
+	"$UPROFILE" -i w.out --format pprof >w.pb.gz || fail "--format pprof failed"
+	run -0 --separate-stderr go tool pprof -top -cum -nodefraction=0 \
+		-nodecount=100000 w.pb.gz
+	[[ $output == *" waiter"* && $output == *" sleeper"* ]] ||
+		fail "pprof: $output"
+}
+
+@test "python: -e offcpu -g: a Python thread preempted in the interpreter is charged to its Python function; the exports accept the profile" {
+	need_py311
+	command -v taskset >/dev/null || skip "no taskset"
+	cat >spin.py <<'PY'
+import sys
+import time
+
+
+def work(seconds):
+    end = time.time() + seconds
+    n = 0
+    while time.time() < end:
+        n += 1
+    return n
+
+
+work(float(sys.argv[1]))
+PY
+	# Another spinner on the same CPU: the profiled one is preempted,
+	# most often in the eval loop (its native leaf there, its Python
+	# leaf work).
+	bg taskset -c 0 "$PY" spin.py 3
+	run -0 --separate-stderr taskset -c 0 "$UPROFILE" -e offcpu -g \
+		-o s.out "$PY" spin.py 1.5
+	# Before the fix the count of such an interval was at the
+	# interpreter's code while its stack's leaf was work: every export
+	# refused the profile.
+	run -0 --separate-stderr "$UPROFILE" -i s.out --format folded
+	stacks=$output
+	local pre
+	pre=$(awk '$1 ~ /;<module>;work( |$)/ { n += $NF } END { print n + 0 }' <<<"$stacks")
+	((pre >= 100000000)) || fail "only $pre ns preempted with work as the leaf: $stacks"
+	run -0 --separate-stderr "$UPROFILE" -i s.out
+	assert_line --regexp '^ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ work +spin\.py$'
 }
 
 # ---- --python=off, other programs, other versions --------------------

@@ -340,6 +340,12 @@ void collector_switch_sample(struct collector *c,
 
 		collect_user_part(&us2, user_ip);
 		w->user_stack = collect_stacks_walk(c, &us2);
+		/* Python: the row is the innermost function (the stack's
+		 * leaf, as collector_sample() charges it), not the
+		 * interpreter's code the PC was in. */
+		if (s->npy && w->user_stack)
+			collect_stacks_leaf(c, w->user_stack - 1, &w->user_obj,
+					    &w->user_off);
 	}
 	if (want_kernel) {
 		struct collect_sample ks = *s;
