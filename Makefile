@@ -41,7 +41,7 @@ WARN := -Wall -Wextra -Wformat=2 -Wshadow -Wstrict-prototypes \
 	-Wmissing-prototypes -Wno-unused-parameter -Wvla
 CPPFLAGS_ALL := -I. -D_GNU_SOURCE \
 	-DPROF_VERSION='"$(VERSION)"' $(CPPFLAGS)
-LIBS := -pthread -lelf -ldebuginfod -ldwarf -lZydis -lcapstone -lpfm -liberty -lz -lzstd -lm
+LIBS := -pthread -lelf -ldebuginfod -ldwarf -lZydis -lcapstone -lpfm -liberty -lbpf -lz -lzstd -lm
 
 ifeq ($(SANITIZE),1)
 BUILD ?= build-san
@@ -65,7 +65,13 @@ LIB_DIRS := common/util common/stats common/profile symbolize common/unwind \
 	common/collect common/engine formats/report formats common/run \
 	common/cli
 LIB_SRC := $(wildcard $(LIB_DIRS:%=%/*.c))
-LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
+# The BPF program that copies Python frames at the sample (pybpf.h),
+# built by clang for the BPF target; its object goes into the library
+# as data (pyframes_obj.S includes it).
+PYBPF_OBJ := bpf/pyframes_obj.o
+BPF_CC ?= clang
+BPF_CFLAGS := -O2 -g -target bpf -I/usr/include/$(shell $(CC) -dumpmachine)
+LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/$(PYBPF_OBJ)
 LIB := $(BUILD)/libprof.a
 
 TOOLS := uprofile kprofile
@@ -109,6 +115,15 @@ $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(call quiet,CC,$@)$(CC) $(CPPFLAGS_ALL) $(WARN) $(CFLAGS) $(SANFLAGS) \
 		-MMD -MP -c -o $@ $<
+
+# (Under BUILD/bpf/, not BUILD/obj/: neither is a C object of the
+# library's layers.)
+%/bpf/pyframes.bpf.o: common/engine/bpf/pyframes.bpf.c \
+		common/engine/bpf/pyframes_bpf.h
+	@mkdir -p $(dir $@)
+	$(call quiet,BPF,$@)$(BPF_CC) $(BPF_CFLAGS) -c -o $@ $<
+%/$(PYBPF_OBJ): common/engine/bpf/pyframes_obj.S %/bpf/pyframes.bpf.o
+	$(call quiet,AS,$@)$(CC) -DPYBPF_OBJ='"$(word 2,$^)"' -c -o $@ $<
 
 $(LIB): $(LIB_OBJ)
 	$(call quiet,AR,$@)rm -f $@ && $(AR) rcs $@ $^
@@ -221,7 +236,7 @@ $(FUZZ_BUILD)/obj/%.o: %.c
 	$(call quiet,CC,$@)$(FUZZ_CC) $(CPPFLAGS_ALL) $(WARN) $(FUZZ_CFLAGS) \
 		$(FUZZ_SAN) -fsanitize=fuzzer-no-link -MMD -MP -c -o $@ $<
 
-$(FUZZ_LIB): $(LIB_SRC:%.c=$(FUZZ_BUILD)/obj/%.o)
+$(FUZZ_LIB): $(LIB_SRC:%.c=$(FUZZ_BUILD)/obj/%.o) $(FUZZ_BUILD)/$(PYBPF_OBJ)
 	$(call quiet,AR,$@)rm -f $@ && $(AR) rcs $@ $^
 
 $(FUZZ_BIN): $(FUZZ_BUILD)/%: $(FUZZ_BUILD)/obj/fuzz/%.o \

@@ -30,6 +30,8 @@ BUILD_PACKAGES=(
 	libpfm4-dev     # native event names (INST_RETIRED:ANY_P) per CPU model
 	libiberty-dev   # C++ names demangled as perf shows them (no parameters)
 	libdebuginfod-dev # debug info fetched by build-id (symbolize/debuginfod.c)
+	libbpf-dev      # Python frames copied at the sample (common/engine/pybpf.c)
+	clang           # builds that BPF program (common/engine/bpf/)
 )
 TEST_PACKAGES=(
 	binutils        # objdump, strip, readelf for tests
@@ -46,7 +48,6 @@ TEST_PACKAGES=(
 	mandoc          # tests: mandoc -Tlint checks the man pages
 	man-db          # tests: man -l renders them (with groff)
 	python3         # tests: crafting damaged profiles, signal set-up
-	clang           # tests: DWARF from a second compiler
 	gcc-multilib    # tests: a 32-bit program's call stacks (gcc -m32)
 	libclang-rt-dev # make fuzz: clang's libFuzzer and sanitizer runtimes
 	linux-perf      # reference profiler for tests and bench

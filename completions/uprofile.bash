@@ -93,7 +93,7 @@ _profile_tool_complete()
 		return
 		;;
 	-python | python)
-		COMPREPLY=($(compgen -W "on off" -- "$cur"))
+		COMPREPLY=($(compgen -W "on read off" -- "$cur"))
 		return
 		;;
 	-pmu | pmu)

@@ -88,7 +88,7 @@ function __profile_tool_candidates
         case engine
             set values perf sim
         case python
-            set values on off
+            set values on read off
         case pmu
             set values amd-ibs intel-pebs arm-spe auto
         case pid p

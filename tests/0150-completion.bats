@@ -64,7 +64,7 @@ complete() {
 	run -0 complete "$UPROFILE" -engine ""
 	assert_output $'perf\nsim'
 	run -0 complete "$UPROFILE" --python=
-	assert_output $'off\non'
+	assert_output $'off\non\nread'
 	run -0 complete "$UPROFILE" -python o
 	assert_output $'off\non'
 	run -0 complete "$UPROFILE" --python=of

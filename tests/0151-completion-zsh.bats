@@ -79,7 +79,7 @@ complete() {
 	run -0 complete "uprofile --engine="
 	assert_output $'perf\nsim'
 	run -0 complete "uprofile --python="
-	assert_output $'off\non'
+	assert_output $'off\non\nread'
 	run -0 complete "uprofile -python of"
 	assert_output off
 	run -0 complete "uprofile -format c"

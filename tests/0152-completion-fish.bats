@@ -68,7 +68,7 @@ complete() {
 	run -0 complete "uprofile --engine="
 	assert_output $'--engine=perf\n--engine=sim'
 	run -0 complete "uprofile --python="
-	assert_output $'--python=off\n--python=on'
+	assert_output $'--python=off\n--python=on\n--python=read'
 	run -0 complete "uprofile -python of"
 	assert_output off
 	run -0 complete "uprofile -format c"

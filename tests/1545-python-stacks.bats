@@ -18,11 +18,15 @@
 #  - --python=off, a program that is not Python, a CPython of a version
 #    not known (-v says why, native frames stay), a bad --python;
 #  - the folded and pprof exports;
+#  - the frames copied at each sample by the BPF program (root), and
+#    read from the process (--python=read, and where BPF is refused);
 #  - off-CPU time (-e offcpu): where a Python program waits, and a
 #    Python thread preempted in the interpreter.
 #
-# Frames are read when the sample is drained, a millisecond or so after
-# it was taken: each workload spends several milliseconds in a function
+# Frames are copied at the sample by a BPF program where the kernel lets
+# uprofile (root), else read when the sample is drained, a millisecond
+# or so after it was taken (PYMODE=read runs the shares' checks so): each
+# workload spends several milliseconds in a function
 # at a time, and its functions follow each other in a cycle, so that what
 # one function loses to the next at its end it gains from the previous at
 # its start.  The workloads run for a given CPU time
@@ -116,13 +120,18 @@ pyprof() {
 	local out=$1
 	shift
 	run -0 --separate-stderr "$UPROFILE" -v -g -e cpu-clock -F "$FREQ" \
-		-o "$out" "$@"
+		${PYMODE:+--python=$PYMODE} -o "$out" "$@"
 	vout=$stderr
 }
 
-# pylines: the "python:" lines of -v in $vout.
+# pylines: the "python:" lines of -v in $vout, one per process; pyhow:
+# the one that says how frames were taken.
 pylines() {
-	grep '^uprofile: python: ' <<<"$vout" || :
+	grep '^uprofile: python: ' <<<"$vout" |
+		grep -v '^uprofile: python: frames ' || :
+}
+pyhow() {
+	grep '^uprofile: python: frames ' <<<"$vout" || :
 }
 
 # check_pyline MIN_PERCENT NPROCS: -v says, for each of NPROCS
@@ -135,7 +144,7 @@ check_pyline() {
 	image=$(readlink -f "$PY")
 	while IFS= read -r line; do
 		[[ -n $line ]] || continue
-		[[ $line =~ ^uprofile:\ python:\ CPython\ $v\ \((.*)\):\ ([0-9]+)\ of\ ([0-9]+)\ samples\ with\ Python\ frames$ ]] ||
+		[[ $line =~ ^uprofile:\ python:\ CPython\ $v\ \((.*)\):\ ([0-9]+)\ of\ ([0-9]+)\ samples\ with\ Python\ frames,\ ([0-9]+)\ of\ them\ copied\ at\ the\ sample$ ]] ||
 			fail "not a line of a CPython 3.${PYV:-11} read: $line" || return
 		# The executable, or the libpython it is linked with.
 		[[ ${BASH_REMATCH[1]} == "$image" ||
@@ -249,12 +258,13 @@ PY
 # -v messages in shares.v here.
 shares_profile() {
 	use_py "${1:-11}"
-	local d=$BATS_FILE_TMPDIR/shares$PYV
+	local d=$BATS_FILE_TMPDIR/shares$PYV$PYMODE
 	if [[ ! -s $d/shares.out ]]; then
 		mkdir -p "$d"
 		(
 			cd "$d" && write_shares &&
 				"$UPROFILE" -v -g -e cpu-clock -F "$FREQ" \
+					${PYMODE:+--python=$PYMODE} \
 					-o shares.out.new "$PY" shares.py 2.4 \
 					2>shares.v >/dev/null &&
 				mv shares.out.new shares.out
@@ -265,17 +275,24 @@ shares_profile() {
 	vout=$(cat shares.v)
 }
 
-check_shares() {
-	shares_profile "$1"
-	json_of shares.out
+# assert_abc FILE: $json's a, b and c of shares.py FILE hold 50/30/20 of
+# their samples (more than MIN, 900 by default).
+assert_abc() {
 	local ka kb kc n
-	ka=$(rows_samples a "$SHARES_PY")
-	kb=$(rows_samples b "$SHARES_PY")
-	kc=$(rows_samples c "$SHARES_PY")
+	ka=$(rows_samples a "$1")
+	kb=$(rows_samples b "$1")
+	kc=$(rows_samples c "$1")
 	n=$((ka + kb + kc))
+	((n > ${2:-900})) || fail "only $n samples in a, b and c"
 	assert_binomial "a" "$ka" "$n" 50 4
 	assert_binomial "b" "$kb" "$n" 30 4
 	assert_binomial "c" "$kc" "$n" 20 4
+}
+
+check_shares() {
+	shares_profile "$1"
+	json_of shares.out
+	assert_abc "$SHARES_PY" 0
 	# Their callers, from -callers: p1 has 70% of each (and of the
 	# three together), nothing else calls them.
 	json_of shares.out -callers '[abc]'
@@ -307,6 +324,14 @@ check_shares() {
 
 @test "python: a/b/c 50/30/20 and their callers p1/p2 70/30, within a binomial bound" {
 	check_shares 11
+}
+
+@test "python --python=read (frames read from the process): a/b/c 50/30/20 and their callers p1/p2 70/30" {
+	PYMODE=read check_shares 11
+}
+
+@test "python --python=read: the hot lines are the loops' lines" {
+	PYMODE=read check_hot_lines 11
 }
 
 @test "python 3.9: a/b/c 50/30/20 and their callers p1/p2 70/30, within a binomial bound" {
@@ -946,11 +971,14 @@ check_reads() {
 	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
 		run -0 --separate-stderr strace -qq -c -o st \
 		-e trace=process_vm_readv \
-		"$UPROFILE" -v -g -e cpu-clock -F "$FREQ" -o p.umon "$PY" deep.py
+		"$UPROFILE" -v -g -e cpu-clock -F "$FREQ" --python=read \
+		-o p.umon "$PY" deep.py
 	vout=$stderr
 	local line m calls
 	line=$(pylines)
-	[[ $line =~ :\ ([0-9]+)\ of\ ([0-9]+)\ samples\ with\ Python\ frames$ ]] ||
+	[[ $(pyhow) == "uprofile: python: frames read from the process as samples are drained (not copied at the sample: --python=read)" ]] ||
+		fail "not said: frames read from the process: $(pyhow)"
+	[[ $line =~ :\ ([0-9]+)\ of\ ([0-9]+)\ samples\ with\ Python\ frames,\ 0\ of ]] ||
 		fail "no python line: $vout"
 	m=${BASH_REMATCH[2]}
 	((m >= 100)) || fail "only $m samples"
@@ -973,6 +1001,51 @@ check_reads() {
 
 @test "python 3.10: Python frames cost about one process_vm_readv a sample, not one per frame" {
 	check_reads 10
+}
+
+# Frames copied at each sample by the BPF program (common/engine/
+# pybpf.c): root only, and a kernel that lets it load; -v says which.
+need_bpf() {
+	[[ $(id -u) -eq 0 ]] || skip "the BPF program needs root"
+	[[ $(pyhow) == "uprofile: python: frames copied at each sample by a BPF program" ]] ||
+		skip "BPF refused here: $(pyhow)"
+}
+
+@test "python: frames copied at the sample by a BPF program (root): -v says so, no read of the process a sample, right" {
+	need_py311
+	command -v strace >/dev/null || skip "no strace"
+	write_shares
+	# LeakSanitizer (a sanitized build's) cannot run under ptrace.
+	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
+		run -0 --separate-stderr strace -f -qq -c -o st \
+		-e trace=process_vm_readv,poll \
+		"$UPROFILE" -v -g -e cpu-clock -F "$FREQ" -o b.out \
+		"$PY" shares.py 1.5
+	vout=$stderr
+	need_bpf
+	local line k m c calls polls
+	line=$(pylines)
+	[[ $line =~ :\ ([0-9]+)\ of\ ([0-9]+)\ samples\ with\ Python\ frames,\ ([0-9]+)\ of\ them\ copied ]] ||
+		fail "no python line: $vout"
+	k=${BASH_REMATCH[1]} m=${BASH_REMATCH[2]} c=${BASH_REMATCH[3]}
+	((m >= 1000)) || fail "only $m samples"
+	# A thread's samples before its state is found are read from the
+	# process (its first, and the interpreter's start-up).
+	((c * 100 >= k * 95)) || fail "$c of $k samples' frames copied"
+	((k * 100 >= m * 95)) || fail "$k of $m samples with Python frames"
+	# The process is read once at start and for each thread's first
+	# samples, not at each sample; the drainer is not woken at each.
+	calls=$(awk '$NF == "process_vm_readv" { print $4 }' st)
+	polls=$(awk '$NF == "poll" { print $4 }' st)
+	((${calls:-0} <= m / 20 + 100)) ||
+		fail "${calls:-0} process_vm_readv calls for $m samples"
+	((${polls:-0} <= m / 10 + 100)) ||
+		fail "${polls:-0} polls for $m samples"
+	# And right: the shares of the construction.
+	json_of b.out
+	assert_abc "$(pwd -P)/shares.py"
+	folded_of b.out
+	grep -Eq ';main;p1;a [0-9]+$' <<<"$stacks" || fail "no main;p1;a"
 }
 
 # ---- off-CPU time of Python programs ---------------------------------
@@ -1098,12 +1171,12 @@ PY
 	diff <(echo "$on") <(echo "$off") || fail "spin2's stacks differ with --python=off"
 }
 
-@test "python: --python takes on or off: anything else is a usage error (125), nothing runs" {
+@test "python: --python takes on, read or off: anything else is a usage error (125), nothing runs" {
 	local v
-	for v in maybe '' ON 1; do
+	for v in maybe '' ON 1 bpf; do
 		run -125 --separate-stderr "$UPROFILE" -g "--python=$v" -o x.out "$TPROG/exitwith" 0
 		assert_output ""
-		[[ ${stderr_lines[0]} == "uprofile: --python takes on or off, not '$v'" ]] ||
+		[[ ${stderr_lines[0]} == "uprofile: --python takes on, read or off, not '$v'" ]] ||
 			fail "--python=$v: $stderr"
 		((${#stderr_lines[@]} <= 2)) || fail "--python=$v: $stderr"
 		[[ ! -e x.out ]]

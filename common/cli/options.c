@@ -109,10 +109,12 @@ const struct argp_option fe_stat_options[] = {
 	  "with each object's CFI while collecting) "
 	  "or auto (CFI where an object has it, else frame pointers)",
 	  FE_GROUP_STATS },
-	{ "python", OPT_PYTHON, "on|off", 0,
+	{ "python", OPT_PYTHON, "on|read|off", 0,
 	  "with call stacks, a CPython program's stacks in Python's words: "
 	  "its functions, files and lines in place of the interpreter's "
-	  "frames (default on)", FE_GROUP_STATS },
+	  "frames (default on: copied at each sample by a BPF program where "
+	  "allowed, else read from the process; read: always from the "
+	  "process)", FE_GROUP_STATS },
 	{ 0 }
 };
 
@@ -448,10 +450,12 @@ static error_t parse_stat_opt(int key, char *arg, struct argp_state *state)
 	case 'g': c->call_graph_g = 1; break;
 	case OPT_CALL_GRAPH: parse_call_graph(c, arg, state); break;
 	case OPT_PYTHON:
-		if (strcmp(arg, "on") && strcmp(arg, "off"))
-			argp_error(state, "--python takes on or off, not '%s'",
-				   arg);
+		if (strcmp(arg, "on") && strcmp(arg, "off") &&
+		    strcmp(arg, "read"))
+			argp_error(state, "--python takes on, read or off, not "
+				   "'%s'", arg);
 		c->python_off = !strcmp(arg, "off");
+		c->python_read = !strcmp(arg, "read");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;

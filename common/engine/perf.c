@@ -18,7 +18,9 @@
 #include "common/util/error.h"
 #include "perf.h"
 #include "proc.h"
+#include "pybpf.h"
 #include "pysample.h"
+#include "bpf/pyframes_bpf.h"
 #include "common/stats/stats.h"
 
 /* What every sample carries, in the kernel's order. */
@@ -36,6 +38,8 @@ struct ring {
 					 * is only drained on the timeout */
 	uint64_t read_to;		/* records up to here are listed in
 					 * this round: freed after delivery */
+	uint64_t pyout_id;		/* its CPU's Python frames' output
+					 * event (pybpf.h), or 0 */
 };
 
 struct event_fd {
@@ -54,6 +58,9 @@ struct event_fd {
 	unsigned raw:1;		/* PERF_SAMPLE_RAW */
 	unsigned regs:1;	/* PERF_SAMPLE_REGS_USER */
 	unsigned ustack:1;	/* PERF_SAMPLE_STACK_USER */
+	unsigned pyout:1;	/* Python frames copied at the sample
+				 * (pybpf.h): its CPU's BPF output */
+	unsigned pywake:1;	/* its output that wakes the drainer */
 };
 
 #define NO_STAT UINT32_MAX
@@ -124,6 +131,9 @@ struct perf_session {
 	uint64_t pm_dropped;
 	struct py_samples *py;		/* target.python's, or NULL */
 	int py_eager;			/* drain every ms from the start */
+	struct pybpf *pybpf;		/* Python frames copied at the
+					 * sample, or NULL: */
+	char pybpf_why[160];		/* why not */
 };
 
 static long sys_perf_event_open(struct perf_event_attr *attr, pid_t pid,
@@ -139,7 +149,8 @@ static void set_modes(struct perf_event_attr *a, unsigned modes)
 	a->exclude_hv = !(modes & STAT_MODE_HV);
 }
 
-int perf_probe(uint32_t type, uint64_t config, unsigned modes, void *unused)
+/* A disabled sampling event of this process: its fd, or -errno. */
+static int probe_fd(uint32_t type, uint64_t config, unsigned modes)
 {
 	struct perf_event_attr a;
 	long fd;
@@ -152,9 +163,16 @@ int perf_probe(uint32_t type, uint64_t config, unsigned modes, void *unused)
 	a.sample_period = 100000;
 	set_modes(&a, modes);
 	fd = sys_perf_event_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	return fd < 0 ? -errno : (int)fd;
+}
+
+int perf_probe(uint32_t type, uint64_t config, unsigned modes, void *unused)
+{
+	int fd = probe_fd(type, config, modes);
+
 	if (fd < 0)
-		return -errno;
-	close((int)fd);
+		return fd;
+	close(fd);
 	return 0;
 }
 
@@ -289,6 +307,25 @@ static void build_switch_attr(const struct perf_event_spec *sp,
 #define PY_WAKE_PERIOD 2
 #define PY_WAKE_MS 2
 
+/*
+ * Wake the drainer when a quarter of the ring is full, whichever event
+ * owns it (the tracking event does, the others write into its ring):
+ * bursts never fill it, and without stacks a wake-up (a poll and two
+ * switches) comes once per thousand samples (at an eighth, the
+ * collector took 10% more CPU at 10 kHz); a ring of stack copies (tens
+ * of KiB a sample) holds a few tens of them at a quarter, where a fixed
+ * size would wake at each.
+ */
+static void wake_at_watermark(const struct perf_target *t,
+			      struct perf_event_attr *a)
+{
+	a->watermark = 1;
+	a->wakeup_events = 0;
+	a->wakeup_watermark = (uint32_t)((t->ring_pages ? t->ring_pages :
+					  RING_PAGES) / 4 *
+					 (size_t)sysconf(_SC_PAGESIZE));
+}
+
 static void wake_for_python(const struct perf_event_spec *sp,
 			    struct perf_event_attr *a)
 {
@@ -315,17 +352,7 @@ static void build_attr(const struct perf_event_spec *sp,
 	 * stream's base), the same on every CPU. */
 	a->use_clockid = 1;
 	a->clockid = CLOCK_MONOTONIC;
-	a->watermark = 1;
-	/* Wake the drainer when a quarter of the ring is full, whichever
-	 * event owns it (the tracking event does, the others write into
-	 * its ring): bursts never fill it, and without stacks a wake-up
-	 * (a poll and two switches) comes once per thousand samples (at
-	 * an eighth, the collector took 10% more CPU at 10 kHz); a ring
-	 * of stack copies (tens of KiB a sample) holds a few tens of them
-	 * at a quarter, where a fixed size would wake at each. */
-	a->wakeup_watermark = (uint32_t)((t->ring_pages ? t->ring_pages :
-					  RING_PAGES) / 4 *
-					 (size_t)sysconf(_SC_PAGESIZE));
+	wake_at_watermark(t, a);
 	if (!sp) {
 		a->type = PERF_TYPE_SOFTWARE;
 		a->config = PERF_COUNT_SW_DUMMY;
@@ -714,6 +741,7 @@ static int open_one(struct perf_session *s, const struct opener *op,
 	const struct pm_open *pm = op->pm >= 0 ? &s->pm[op->pm] : NULL;
 	struct perf_event_attr a;
 	long fd;
+	int bpf;
 
 	if (pm && pm->ev.aux)
 		return prof_fail(PROF_EUNAVAIL, "%s: collecting from the AUX "
@@ -724,6 +752,11 @@ static int open_one(struct perf_session *s, const struct opener *op,
 		build_trigger_attr(t->trigger, t, &a);
 	else
 		build_attr(sp, pm, op->role, op->sw, t, &a);
+	/* Python frames copied at the sample need no early drain. */
+	if (s->pybpf && sp && !pm && !op->sw && !sp->counting)
+		wake_at_watermark(t, &a);
+	bpf = s->pybpf && sp && !pm && !sp->counting &&
+	      (!op->sw || (a.sample_type & PERF_SAMPLE_REGS_USER));
 	fd = sys_perf_event_open(&a, pid, cpu, group_fd,
 				 PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0) {
@@ -749,12 +782,19 @@ static int open_one(struct perf_session *s, const struct opener *op,
 	s->fds[s->nfds].raw = !!(a.sample_type & PERF_SAMPLE_RAW);
 	s->fds[s->nfds].regs = !!(a.sample_type & PERF_SAMPLE_REGS_USER);
 	s->fds[s->nfds].ustack = !!(a.sample_type & PERF_SAMPLE_STACK_USER);
+	s->fds[s->nfds].pyout = 0;
+	s->fds[s->nfds].pywake = 0;
 	if (ioctl((int)fd, PERF_EVENT_IOC_ID, &s->fds[s->nfds].id)) {
 		close((int)fd);
 		return prof_fail(PROF_EPERF, "cannot identify event: %s",
 				 strerror(errno));
 	}
 	s->nfds++;
+	/* The program rides on the events whose samples have user stacks
+	 * (pybpf_try() found that it can). */
+	if (bpf)
+		py_bpf_attach(s->pybpf, (int)fd,
+			     a.type == PERF_TYPE_TRACEPOINT);
 	if (op->stat == TRIGGER_STAT &&
 	    (fcntl((int)fd, F_SETOWN, getpid()) ||
 	     fcntl((int)fd, F_SETSIG, t->trigger->signo) ||
@@ -852,6 +892,73 @@ static int open_task_events(struct perf_session *s, const struct opener *op,
 	return 0;
 }
 
+/*
+ * Python frames copied at the sample (pybpf.h), where the kernel lets
+ * us.  A failure leaves s->pybpf NULL, its reason for -v: frames are
+ * then read from the process as samples are drained.
+ */
+static void pybpf_try(struct perf_session *s)
+{
+	int err = py_bpf_open(&s->pybpf), fd = -1;
+
+	/* Attached to an event of our own, to see that it can be. */
+	if (!err) {
+		fd = probe_fd(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK,
+			      STAT_MODE_USER);
+		err = fd < 0 ? prof_fail(PROF_EUNAVAIL, "cannot open an "
+					 "event to attach the Python frames' "
+					 "BPF program to: %s", strerror(-fd)) :
+			       py_bpf_attach(s->pybpf, fd, 0);
+	}
+	if (fd >= 0)
+		close(fd);
+	if (err) {
+		snprintf(s->pybpf_why, sizeof(s->pybpf_why), "%s",
+			 prof_error(err));
+		py_bpf_close(s->pybpf);
+		s->pybpf = NULL;
+	}
+}
+
+/* List BPF output event fd (its CPU's Python frames, or its wake-ups)
+ * with the session's events (closed with them): its id, or 0. */
+static uint64_t add_pybpf_fd(struct perf_session *s, int fd, int wake)
+{
+	struct event_fd *e;
+
+	if (ALLOC_GROW(s->fds, s->nfds + 1, s->alloc_fds)) {
+		close(fd);
+		return 0;
+	}
+	e = &s->fds[s->nfds];
+	memset(e, 0, sizeof(*e));
+	e->fd = fd;
+	e->stat = NO_STAT;
+	e->pm = -1;
+	e->raw = 1;
+	e->pyout = !wake;
+	e->pywake = !!wake;
+	if (ioctl(fd, PERF_EVENT_IOC_ID, &e->id)) {
+		close(fd);
+		return 0;
+	}
+	s->nfds++;
+	return e->id;
+}
+
+/* cpu's outputs of Python frames, into ring r (ring_fd's). */
+static void pybpf_ring(struct perf_session *s, struct ring *r, int cpu,
+		       int ring_fd)
+{
+	int fd, wake_fd;
+
+	if (py_bpf_output(s->pybpf, cpu, ring_fd, SAMPLE_TYPE,
+			 CLOCK_MONOTONIC, &fd, &wake_fd))
+		return;
+	r->pyout_id = add_pybpf_fd(s, fd, 0);
+	add_pybpf_fd(s, wake_fd, 1);
+}
+
 int perf_session_open(struct perf_session **out,
 		      const struct perf_event_spec *specs, size_t nspecs,
 		      const struct perf_target *t, struct collector *col)
@@ -875,6 +982,13 @@ int perf_session_open(struct perf_session **out,
 	if (t->python && !(s->py = py_samples_new())) {
 		free(s);
 		return prof_fail(PROF_ENOMEM, "out of memory");
+	}
+	if (s->py && t->python_read)
+		snprintf(s->pybpf_why, sizeof(s->pybpf_why), "--python=read");
+	if (s->py && t->kind == PERF_TARGET_TASKS && !t->python_read) {
+		pybpf_try(s);
+		if (s->pybpf)
+			py_samples_use_bpf(s->py, s->pybpf);
 	}
 	s->nspecs = nspecs;
 	op = calloc(MAX_OPENERS(nspecs), sizeof(*op));
@@ -925,6 +1039,9 @@ int perf_session_open(struct perf_session **out,
 				goto fail;
 			gone += (size_t)err;
 		}
+		if (s->pybpf && ring_fd >= 0)
+			pybpf_ring(s, &s->rings[s->nrings - 1], cpu_list[ci],
+				   ring_fd);
 	}
 	/*
 	 * Counting events and the trigger need no buffer: on tasks they
@@ -1105,6 +1222,8 @@ static void read_ring(struct perf_session *s, struct ring *r)
 	uint64_t head = __atomic_load_n(&r->meta->data_head, __ATOMIC_ACQUIRE);
 	uint64_t tail = r->meta->data_tail;
 	size_t mask = r->size - 1;
+	size_t frames = SIZE_MAX;	/* a copy of Python frames, listed
+					 * just before */
 
 	while (tail < head) {
 		struct perf_event_header h;
@@ -1147,6 +1266,16 @@ static void read_ring(struct perf_session *s, struct ring *r)
 		rc->seq = s->seq++;
 		rc->time = rec_time(&h, rec);
 		tail += h.size;
+		/* The program copies a sample's Python frames after the
+		 * sample's time is read, and writes them before it: they are
+		 * listed at its time, just before it. */
+		if (frames != SIZE_MAX && s->recs[frames].time > rc->time)
+			s->recs[frames].time = rc->time;
+		frames = SIZE_MAX;
+		if (r->pyout_id && h.type == PERF_RECORD_SAMPLE &&
+		    h.size >= sizeof(h) + 8 &&
+		    !memcmp(rec + sizeof(h), &r->pyout_id, 8))
+			frames = s->nrecs - 1;
 	}
 	r->read_to = tail;
 }
@@ -1456,6 +1585,47 @@ static void deliver_switch(struct perf_session *s,
 			 !!(h->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT));
 }
 
+/* A copy of Python frames (pybpf.h), r after its identifier: for the
+ * next sample of its CPU. */
+static void deliver_pyframes(struct perf_session *s, const struct event_fd *e,
+			     struct bytes *r)
+{
+	struct collect_sample cs;
+	const uint8_t *raw = NULL;
+	uint32_t raw_len = 0;
+
+	memset(&cs, 0, sizeof(cs));
+	bytes_skip(r, 8);	/* ip */
+	cs.pid = rec_u32(r);
+	cs.tid = rec_u32(r);
+	cs.time = rec_u64(r);
+	cs.cpu = rec_u32(r);
+	bytes_skip(r, 12);	/* reserved, period */
+	if (parse_tail(s, e, r, &cs, &raw, &raw_len) || !raw || !s->py)
+		return;
+	py_samples_frames(s->py, cs.cpu, cs.tid, cs.time, raw, raw_len);
+}
+
+/* A wake-up of the drainer for a thread not told of (pybpf.h), r after
+ * its identifier. */
+static void deliver_pywake(struct perf_session *s, const struct event_fd *e,
+			   struct bytes *r)
+{
+	struct collect_sample cs;
+	const uint8_t *raw = NULL;
+	uint32_t raw_len = 0;
+	struct pybpf_wake wk;
+
+	memset(&cs, 0, sizeof(cs));
+	bytes_skip(r, 32);	/* ip, pid, tid, time, cpu, reserved */
+	bytes_skip(r, 8);	/* period */
+	if (parse_tail(s, e, r, &cs, &raw, &raw_len) || !raw ||
+	    raw_len < sizeof(wk) || !s->py)
+		return;
+	memcpy(&wk, raw, sizeof(wk));
+	py_samples_woken(s->py, wk.tgid, wk.tid);
+}
+
 /* An ordinary sample (not profile-me): [b, end) after its header. */
 static void deliver_sample(struct perf_session *s,
 			   const struct perf_event_header *h,
@@ -1474,6 +1644,14 @@ static void deliver_sample(struct perf_session *s,
 	}
 	if (e && e->sw) {
 		deliver_switch_sample(s, e, h, &r);
+		return;
+	}
+	if (e && e->pyout) {
+		deliver_pyframes(s, e, &r);
+		return;
+	}
+	if (e && e->pywake) {
+		deliver_pywake(s, e, &r);
 		return;
 	}
 	cs.stat = e ? e->stat : UINT32_MAX;
@@ -1663,10 +1841,18 @@ int perf_session_poll(struct perf_session *s, int timeout_ms,
 	 * for nothing while it waits or waits for a CPU.  A CPython found
 	 * in another program's process is drained every millisecond. */
 	py_ms = s->py_eager ? PY_WAKE_MS : 1;
-	if (s->py && (s->py_eager ? s->nrecs > 0 :
-		      py_samples_active(s->py)) &&
+	if (s->py && !s->pybpf && (s->py_eager ? s->nrecs > 0 :
+				   py_samples_active(s->py)) &&
 	    (timeout_ms < 0 || timeout_ms > py_ms))
 		timeout_ms = py_ms;
+	/* With the BPF program, only until a python's CPython is found
+	 * (the program knows no process before) and while the last drain
+	 * read frames from the process (threads it was not told of yet:
+	 * its wake-up records wake the drainer for their first samples). */
+	if (s->pybpf && ((s->py_eager && !py_samples_active(s->py)) ||
+			 py_samples_read_since(s->py)) &&
+	    (timeout_ms < 0 || timeout_ms > PY_WAKE_MS))
+		timeout_ms = PY_WAKE_MS;
 	r = poll(s->pfds, n, timeout_ms);
 	if (r < 0 && errno != EINTR)
 		return prof_fail(PROF_EIO, "poll failed: %s", strerror(errno));
@@ -1744,6 +1930,7 @@ void perf_session_free(struct perf_session *s)
 	for (i = 0; i < s->nfds; i++)
 		close(s->fds[i].fd);
 	py_samples_free(s->py);
+	py_bpf_close(s->pybpf);
 	free(s->rings);
 	free(s->fds);
 	free(s->arena);
@@ -1752,6 +1939,11 @@ void perf_session_free(struct perf_session *s)
 	free(s->runs);
 	free(s->pfds);
 	free(s);
+}
+
+const char *perf_session_pybpf(const struct perf_session *s)
+{
+	return !s || !s->py || s->pybpf ? NULL : s->pybpf_why;
 }
 
 const struct py_samples *perf_session_python(const struct perf_session *s)

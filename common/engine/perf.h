@@ -153,6 +153,9 @@ struct perf_target {
 				 * PERF_PYTHON_EAGER: the program is a
 				 * python, drained every ms from its start
 				 * (else from the first CPython found) */
+	int python_read;	/* read Python frames from the process only:
+				 * no BPF program copies them at the
+				 * sample (pybpf.h) */
 };
 #define PERF_PYTHON_EAGER 2
 
@@ -220,5 +223,9 @@ void perf_session_free(struct perf_session *s);
 /* The Python frames' bookkeeping (-v), NULL without them. */
 struct py_samples;
 const struct py_samples *perf_session_python(const struct perf_session *s);
+/* Why Python frames are not copied at the sample by a BPF program
+ * (pybpf.h), one line; NULL when they are, or when no Python frames are
+ * read. */
+const char *perf_session_pybpf(const struct perf_session *s);
 
 #endif

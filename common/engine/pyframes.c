@@ -13,6 +13,7 @@
 
 #include "pyframes_int.h"
 #include "common/util/error.h"
+#include "bpf/pyframes_bpf.h"
 
 /* ------------------------------------------------------------------ */
 /* Reads in one call, and the window of memory around frames */
@@ -35,18 +36,28 @@ static size_t batch_add(struct batch *b, void *buf, uint64_t addr,
 static size_t batch_read(struct py_proc *p, const struct batch *b)
 {
 	ssize_t got;
-	size_t i;
+	size_t i, k;
 
-	if (p->exited || !b->n)
-		return 0;
-	got = process_vm_readv(p->info.pid, b->local, b->n, b->remote, b->n,
-			       0);
-	for (i = 0; got > 0 && i < b->n; i++) {
+	/* First those the sample's copy of its frames holds. */
+	for (k = 0; k < b->n; k++) {
+		const uint8_t *snap = py_snap_find(p, (uintptr_t)
+						   b->remote[k].iov_base,
+						   b->remote[k].iov_len);
+
+		if (!snap)
+			break;
+		memcpy(b->local[k].iov_base, snap, b->local[k].iov_len);
+	}
+	if (p->exited || k == b->n)
+		return k;
+	got = process_vm_readv(p->info.pid, b->local + k, b->n - k,
+			       b->remote + k, b->n - k, 0);
+	for (i = k; got > 0 && i < b->n; i++) {
 		if ((size_t)got < b->local[i].iov_len)
 			break;
 		got -= (ssize_t)b->local[i].iov_len;
 	}
-	return got < 0 ? 0 : i;
+	return got < 0 ? k : i;
 }
 
 /*
@@ -285,13 +296,15 @@ static int cached_tstate(struct py_proc *p, pid_t tid, struct ts_slot *s,
 		copied = copy_word(p, s->cframe + l->cf_current_frame, cf);
 	if (l->cf_current_frame != NONE && s->cframe && !copied)
 		c = batch_add(&b, cf, s->cframe + l->cf_current_frame, 8);
+	/* What the last walk found, read on speculation: not with the
+	 * sample's copy of its frames, which holds this walk's. */
 	codes = b.n;
-	for (i = 0; i < s->ncodes; i++)
+	for (i = 0; i < s->ncodes && !p->nsnap; i++)
 		batch_add(&b, p->spec[i], s->codes[i], p->code_hdr_len);
 	frames = b.n;
-	for (i = 0; i < s->nframes; i++)
+	for (i = 0; i < s->nframes && !p->nsnap; i++)
 		batch_add(&b, p->spec_frame[i], s->frames[i], p->frame_len);
-	if (s->frame && !l->frame_objects)
+	if (s->frame && !l->frame_objects && !p->nsnap)
 		w = win_add(p, &b, (s->low < s->frame ? s->low : s->frame) -
 			    WIN_SLACK, s->frame + WIN_ABOVE, s->frame);
 	whole = batch_read(p, &b);
@@ -343,6 +356,9 @@ static int frame_bytes(struct py_proc *p, uint64_t addr, const uint8_t **fb)
 {
 	size_t flen = p->frame_len, i;
 
+	*fb = py_snap_find(p, addr, flen);
+	if (*fb)
+		return 0;
 	for (i = 0; i < p->nspec_frames; i++)
 		if (p->spec_frame_at[i] == addr) {
 			*fb = p->spec_frame[i];
@@ -697,6 +713,7 @@ int py_sample_stack(struct py_proc *p, pid_t tid,
 	int rc, tries = 0;
 
 	p->copy = copy;
+	py_snap_set(p);
 	do {
 		*n = 0;
 		kp = (struct keeper){ .out = out, .max = max, .n = n,
@@ -704,6 +721,7 @@ int py_sample_stack(struct py_proc *p, pid_t tid,
 		rc = walk_thread(p, tid, &kp);
 		/* Again from now: the copy's frame may have been popped. */
 		p->copy = NULL;
+		py_snap_clear(p);
 	} while (rc == -PROF_EFORMAT && !*n && tries++ < WALK_RETRIES &&
 		 !p->exited);
 	return rc;
@@ -715,3 +733,37 @@ int py_thread_stack(struct py_proc *p, pid_t tid, struct py_frame *out,
 	return py_sample_stack(p, tid, NULL, out, max, n);
 }
 
+
+/* ------------------------------------------------------------------ */
+/* What a BPF program copies at each sample (pybpf.h) */
+
+void py_bpf_proc_of(const struct py_proc *p, struct pybpf_proc *out)
+{
+	const struct layout *l = p->l;
+
+	memset(out, 0, sizeof(*out));
+	out->ts_len = (uint32_t)p->ts_len;
+	out->ts_frame = l->ts_frame;
+	out->cf_frame = l->cf_current_frame == NONE ? PYBPF_NONE :
+			l->cf_current_frame;
+	out->frame_len = (uint32_t)p->frame_len;
+	out->fr_code = l->fr_code;
+	out->fr_previous = l->fr_previous;
+	out->code_len = (uint32_t)p->code_hdr_len;
+}
+
+int py_bpf_thread_of(const struct py_proc *p, pid_t tid,
+		  struct pybpf_thread *out)
+{
+	const struct ts_slot *s = &p->threads[(unsigned)tid % TS_CACHE];
+
+	memset(out, 0, sizeof(*out));
+	if (s->tid != tid || !s->ts)
+		return 0;
+	out->ts = s->ts;
+	if (p->l->ts_native_tid == NONE && p->tid_off != NONE && s->pthread) {
+		out->extra = s->pthread + p->tid_off;
+		out->extra_len = 4;
+	}
+	return 1;
+}

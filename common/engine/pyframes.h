@@ -163,11 +163,15 @@ struct py_frame {
 int py_thread_stack(struct py_proc *p, pid_t tid, struct py_frame *out,
 		    size_t max, size_t *n);
 
-/* A thread's user stack as a sample copied it: len bytes from sp. */
+/* A thread's user stack as a sample copied it: len bytes from sp; and
+ * its Python frames where the kernel copied them at the sample
+ * (pybpf.h): frames_len bytes at frames, or NULL. */
 struct py_stack_copy {
 	uint64_t sp;
 	const uint8_t *data;
 	size_t len;
+	const uint8_t *frames;
+	size_t frames_len;
 };
 
 /*
@@ -176,12 +180,26 @@ struct py_stack_copy {
  * loop's C frame, on the C stack: where the copy holds it, the walk
  * starts from the frame the thread was in when the sample was taken,
  * not from the one it is in now (a thread that has called deeper since
- * is read as it was), and that read is saved.  A walk that fails at
- * that frame is done again from the thread's frame of now.
+ * is read as it was), and that read is saved.  Where the copy holds
+ * the frames themselves (copy->frames), what they hold is read from
+ * there, the rest from the process.  A walk that fails at its first
+ * frame is done again from the thread's frames of now.
  */
 int py_sample_stack(struct py_proc *p, pid_t tid,
 		    const struct py_stack_copy *copy, struct py_frame *out,
 		    size_t max, size_t *n);
+
+/*
+ * What a BPF program on the sampling events copies of pid's threads at
+ * each sample (pybpf.h): the layout's offsets, into *out; and where
+ * thread tid's state was last found, into *out (0: tid's is not
+ * known; the thread's walk finds it).  Types: pyframes_bpf.h's.
+ */
+struct pybpf_proc;
+struct pybpf_thread;
+void py_bpf_proc_of(const struct py_proc *p, struct pybpf_proc *out);
+int py_bpf_thread_of(const struct py_proc *p, pid_t tid,
+		  struct pybpf_thread *out);
 
 /* What py_code_info() gives of a code object and one instruction. */
 struct py_code {

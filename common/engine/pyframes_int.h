@@ -175,6 +175,11 @@ struct ts_slot {
 	size_t nframes;
 };
 
+/* Regions of a sample's copy of its frames used, at most: the thread
+ * state, another word of it, the C frame's word, a frame and its code
+ * object's header for each of PYBPF_FRAMES frames. */
+#define PY_SNAP_REGIONS (3 + 2 * 64)
+
 /* Reads done in one process_vm_readv: the kernel reads them in order
  * and stops at the first it cannot read whole. */
 #define BATCH_MAX (WALK_CHUNK + 8)
@@ -207,6 +212,15 @@ struct py_proc {
 	struct hashmap index;	/* code address -> codes[] */
 	uint64_t walks;		/* py_thread_stack() calls */
 	const struct py_stack_copy *copy;	/* the walk's sample's */
+	/* The sample's copy of its frames (copy->frames: pyframes_bpf.h's
+	 * regions), as py_snap_set() found them: reads inside one are
+	 * served from it.  None between walks. */
+	struct py_snap_region {
+		uint64_t addr;
+		size_t len;
+		const uint8_t *data;
+	} snap[PY_SNAP_REGIONS];
+	size_t nsnap;
 	struct ts_slot threads[TS_CACHE];	/* by tid % TS_CACHE */
 	/* Memory read around a frame: win[i] is the process's byte at
 	 * win_base + i, for those in [win_lo, win_hi); none between
@@ -240,6 +254,13 @@ int py_read_debug_offsets(struct py_proc *p, uint64_t runtime, uint32_t hex,
 
 /* pymem.c */
 bool py_process_gone(pid_t pid);
+/* Take the regions of the sample's copy of its frames (p->copy's), if
+ * any, as p->snap; py_snap_clear() drops them. */
+void py_snap_set(struct py_proc *p);
+void py_snap_clear(struct py_proc *p);
+/* The len bytes at addr in the sample's copy of its frames, or NULL. */
+const uint8_t *py_snap_find(const struct py_proc *p, uint64_t addr,
+			    size_t len);
 int py_mem_read(struct py_proc *p, uint64_t addr, void *buf, size_t len,
 		const char *what);
 uint64_t py_word(const uint8_t *buf, size_t len, uint32_t off, unsigned n);

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "pyframes_int.h"
+#include "bpf/pyframes_bpf.h"
 #include "common/util/bytes.h"
 #include "common/util/error.h"
 
@@ -37,6 +38,52 @@ bool py_process_gone(pid_t pid)
 	return !rp || rp[1] != ' ' || rp[2] == 'Z' || rp[2] == 'X';
 }
 
+void py_snap_set(struct py_proc *p)
+{
+	const struct py_stack_copy *c = p->copy;
+	struct pybpf_head h;
+	struct pybpf_region r;
+	size_t at;
+
+	p->nsnap = 0;
+	if (!c || !c->frames || c->frames_len < sizeof(h))
+		return;
+	memcpy(&h, c->frames, sizeof(h));
+	if (h.magic != PYBPF_MAGIC || h.len > c->frames_len)
+		return;
+	/* Regions one after the other, each checked to lie in the record. */
+	for (at = sizeof(h); at + sizeof(r) <= h.len &&
+	     p->nsnap < PY_SNAP_REGIONS; ) {
+		memcpy(&r, c->frames + at, sizeof(r));
+		at += sizeof(r);
+		if (r.len > h.len - at || !r.addr || r.addr + r.len < r.addr)
+			break;
+		p->snap[p->nsnap++] = (struct py_snap_region){
+			r.addr, r.len, c->frames + at };
+		at += (r.len + 7) & ~(size_t)7;
+	}
+}
+
+void py_snap_clear(struct py_proc *p)
+{
+	p->nsnap = 0;
+}
+
+const uint8_t *py_snap_find(const struct py_proc *p, uint64_t addr,
+			    size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < p->nsnap; i++) {
+		const struct py_snap_region *r = &p->snap[i];
+
+		if (addr >= r->addr && addr - r->addr <= r->len &&
+		    len <= r->len - (addr - r->addr))
+			return r->data + (addr - r->addr);
+	}
+	return NULL;
+}
+
 /*
  * len bytes of the process at addr into buf: 0, or -PROF_EFORMAT
  * ("cannot read WHAT at ADDR"; a NULL, an address no mapping holds, a
@@ -48,9 +95,14 @@ int py_mem_read(struct py_proc *p, uint64_t addr, void *buf, size_t len,
 {
 	struct iovec local = { buf, len };
 	struct iovec remote = { (void *)(uintptr_t)addr, len };
+	const uint8_t *snap = py_snap_find(p, addr, len);
 	ssize_t got;
 	int err;
 
+	if (snap) {
+		memcpy(buf, snap, len);
+		return 0;
+	}
 	if (p->exited)
 		return prof_fail(PROF_ENOENT, "process %d has exited",
 				 (int)p->info.pid);

@@ -5,8 +5,10 @@
  * each sample of a Python process gets its thread's Python frames, read
  * as the sample is drained (pyframes.c, pycode.c), as the collector's frames.
  */
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "common/collect/collect.h"
 #include "common/profile/profile.h"
@@ -14,8 +16,10 @@
 #include "common/util/error.h"
 #include "common/util/hash.h"
 #include "common/unwind/unwind.h"
+#include "pybpf.h"
 #include "pyframes.h"
 #include "pysample.h"
+#include "bpf/pyframes_bpf.h"
 
 /* Frames of one sample read at most (a deeper stack keeps its inner
  * ones: the walk stops there with a reason). */
@@ -29,7 +33,28 @@ struct pyproc {
 	char image[256];
 	char why[160];		/* its detail */
 	uint64_t samples, with_python;
+	uint64_t at_sample;	/* of with_python: frames copied at the
+				 * sample (pybpf.h) */
 };
+
+/* A CPU's copy of Python frames, waiting for its sample (the next of
+ * that CPU's thread: the program writes it just before). */
+struct pending {
+	uint32_t tid;		/* 0: none */
+	uint64_t time;
+	uint8_t *buf;
+	size_t len, alloc;
+};
+
+/* Where the BPF program was told a thread's state is (a cache keyed by
+ * tid: a thread not found or moved is told again). */
+#define TOLD_SLOTS 1024
+struct told {
+	uint32_t tid;
+	struct pybpf_thread th;	/* th.ts 0: runs no Python (was told so) */
+};
+/* How long a thread that ran no Python is not looked at again. */
+#define RETRY_NS 10000000ULL
 
 struct py_samples {
 	struct pyproc *procs;
@@ -39,6 +64,11 @@ struct py_samples {
 	size_t last;		/* the process of the last sample */
 	struct py_frame frames[PY_SAMPLE_FRAMES];
 	struct collect_pyframe out[PY_SAMPLE_FRAMES];
+	struct pybpf *bpf;	/* frames copied at the sample, or NULL */
+	struct pending *pend;	/* by CPU */
+	size_t npend;
+	struct told told[TOLD_SLOTS];
+	uint64_t read_since;	/* py_samples_read_since()'s */
 };
 
 struct py_samples *py_samples_new(void)
@@ -54,6 +84,9 @@ void py_samples_free(struct py_samples *ps)
 		return;
 	for (i = 0; i < ps->nprocs; i++)
 		py_close(ps->procs[i].p);
+	for (i = 0; i < ps->npend; i++)
+		free(ps->pend[i].buf);
+	free(ps->pend);
 	free(ps->procs);
 	hashmap_release(&ps->index);
 	free(ps);
@@ -69,6 +102,20 @@ static int pid_eq(const void *ctx, size_t entry)
 	const struct pid_key *k = ctx;
 
 	return k->ps->procs[entry].pid == k->pid;
+}
+
+/* Tell the program what process pp is: a CPython's layout, or none to
+ * read (its samples then need no wake-up). */
+static void tell_proc(struct py_samples *ps, const struct pyproc *pp)
+{
+	struct pybpf_proc cfg;
+
+	if (!ps->bpf)
+		return;
+	memset(&cfg, 0, sizeof(cfg));
+	if (pp->p)
+		py_bpf_proc_of(pp->p, &cfg);
+	py_bpf_set_proc(ps->bpf, pp->pid, &cfg);
 }
 
 /* pid's entry, looked at when first met; NULL when out of memory. */
@@ -95,6 +142,7 @@ static struct pyproc *proc_of(struct py_samples *ps, uint32_t pid)
 	if (pp->open_err)
 		snprintf(pp->why, sizeof(pp->why), "%s",
 			 prof_error(pp->open_err));
+	tell_proc(ps, pp);
 	if (pp->p) {
 		ps->nactive++;
 		pp->version = py_info(pp->p)->version;
@@ -139,6 +187,9 @@ void py_samples_forget(struct py_samples *ps, uint32_t pid)
 	 * of pid after an exec looks at it anew). */
 	if (ps->procs[i].p)
 		ps->nactive--;
+	/* Looked at anew at its next sample, which wakes us. */
+	if (ps->bpf)
+		py_bpf_set_proc(ps->bpf, pid, NULL);
 	py_close(ps->procs[i].p);
 	ps->procs[i].p = NULL;
 	ps->procs[i].pid = UINT32_MAX;
@@ -155,6 +206,7 @@ static void drop_proc(struct py_samples *ps, struct pyproc *pp, int err)
 	pp->image[0] = '\0';
 	py_close(pp->p);
 	pp->p = NULL;
+	tell_proc(ps, pp);
 	ps->nactive--;
 }
 
@@ -180,19 +232,159 @@ static struct collect_pyframe frame_of(struct py_proc *p, struct collector *c,
 	return out;
 }
 
-/* cs's copy of its thread's user stack, or NULL. */
-static const struct py_stack_copy *stack_copy(const struct collect_sample *cs,
+void py_samples_use_bpf(struct py_samples *ps, struct pybpf *b)
+{
+	ps->bpf = b;
+}
+
+void py_samples_frames(struct py_samples *ps, uint32_t cpu, uint32_t tid,
+		       uint64_t time, const uint8_t *raw, size_t len)
+{
+	struct pending *pd;
+
+	if (cpu >= 4096 || !tid)
+		return;
+	if (cpu >= ps->npend) {
+		struct pending *n = realloc(ps->pend, (cpu + 1) * sizeof(*n));
+
+		if (!n)
+			return;
+		memset(n + ps->npend, 0, (cpu + 1 - ps->npend) * sizeof(*n));
+		ps->pend = n;
+		ps->npend = cpu + 1;
+	}
+	pd = &ps->pend[cpu];
+	pd->tid = 0;
+	if (ALLOC_GROW(pd->buf, len, pd->alloc))
+		return;
+	memcpy(pd->buf, raw, len);
+	pd->len = len;
+	pd->time = time;
+	pd->tid = tid;
+}
+
+/* The copy of cs's Python frames that came just before it, or NULL: one
+ * of its CPU and thread, of about its time (the program runs once a
+ * sampling event's sample time is read, before a tracepoint's). */
+#define COPY_SKEW_NS 1000000ULL
+static const uint8_t *sample_frames(struct py_samples *ps,
+				    const struct collect_sample *cs,
+				    size_t *len)
+{
+	struct pending *pd;
+
+	if (cs->cpu >= ps->npend)
+		return NULL;
+	pd = &ps->pend[cs->cpu];
+	if (pd->tid != cs->tid ||
+	    (pd->time > cs->time ? pd->time - cs->time :
+	     cs->time - pd->time) > COPY_SKEW_NS) {
+		pd->tid = 0;
+		return NULL;
+	}
+	pd->tid = 0;
+	*len = pd->len;
+	return pd->buf;
+}
+
+/* cs's copy of its thread's user stack and Python frames, or NULL. */
+static const struct py_stack_copy *stack_copy(struct py_samples *ps,
+					      const struct collect_sample *cs,
 					      struct py_stack_copy *copy)
 {
 	struct unw_state st;
 
-	if (!cs->ustack || !cs->uregs ||
-	    unw_init(&st, cs->uregs, cs->uregs_mask, cs->ustack,
-		     (size_t)cs->ustack_len))
-		return NULL;
-	*copy = (struct py_stack_copy){ st.sp0, cs->ustack,
-					(size_t)cs->ustack_len };
-	return copy;
+	memset(copy, 0, sizeof(*copy));
+	if (ps->bpf)
+		copy->frames = sample_frames(ps, cs, &copy->frames_len);
+	if (cs->ustack && cs->uregs &&
+	    !unw_init(&st, cs->uregs, cs->uregs_mask, cs->ustack,
+		      (size_t)cs->ustack_len)) {
+		copy->sp = st.sp0;
+		copy->data = cs->ustack;
+		copy->len = (size_t)cs->ustack_len;
+	}
+	return copy->data || copy->frames ? copy : NULL;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_MONOTONIC, &ts))
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* Whether frames read from the process now would be too late for sample
+ * cs: with the BPF program, drains come at the ring's watermark (tens of
+ * ms), and the thread has moved on. */
+#define PY_STALE_NS 5000000ULL
+static bool stale(const struct collect_sample *cs)
+{
+	uint64_t now = now_ns();
+
+	return now > cs->time && now - cs->time > PY_STALE_NS;
+}
+
+/* A thread the program was told runs no Python, looked at less than
+ * RETRY_NS ago: not walked again yet. */
+static bool no_python(struct py_samples *ps, uint32_t tid)
+{
+	const struct told *t = &ps->told[tid % TOLD_SLOTS];
+
+	return t->tid == tid && !t->th.ts && now_ns() < t->th.retry_ns;
+}
+
+/* Tell the program where thread tid's state is, when the walk found it
+ * elsewhere than it was told (or it was never told). */
+static void tell_thread(struct py_samples *ps, struct pyproc *pp,
+			uint32_t tid, int err)
+{
+	struct told *t = &ps->told[tid % TOLD_SLOTS];
+	struct pybpf_thread th;
+
+	/* Its walk found no thread state (err): it runs no Python, so
+	 * far; the program need not wake us for its samples.  One that
+	 * ran Python keeps what it was told (a moment without its state,
+	 * as at a fork, is not the end of it; a state that moved is found
+	 * again by the walk of a copy that is not the thread's). */
+	if (err == -PROF_ENOENT && !py_exited(pp->p)) {
+		if (t->tid == tid && t->th.ts)
+			return;
+		memset(&th, 0, sizeof(th));
+		th.retry_ns = now_ns() + RETRY_NS;
+	} else if (!py_bpf_thread_of(pp->p, (pid_t)tid, &th)) {
+		return;
+	}
+	if (t->tid == tid && !memcmp(&t->th, &th, sizeof(th)))
+		return;
+	if (py_bpf_set_thread(ps->bpf, tid, &th))
+		return;
+	t->tid = tid;
+	t->th = th;
+}
+
+void py_samples_woken(struct py_samples *ps, uint32_t pid, uint32_t tid)
+{
+	struct pid_key k = { ps, pid };
+	size_t i;
+
+	/* A process told of and dropped from the program's table since
+	 * (the table keeps the last ones used): told again.  Not known
+	 * yet: its sample, next, looks at it. */
+	if (ps->bpf &&
+	    (i = hashmap_find(&ps->index, pid, pid_eq, &k)) != SIZE_MAX)
+		tell_proc(ps, &ps->procs[i]);
+	(void)tid;
+}
+
+uint64_t py_samples_read_since(struct py_samples *ps)
+{
+	uint64_t n = ps->read_since;
+
+	ps->read_since = 0;
+	return n;
 }
 
 void py_samples_add(struct py_samples *ps, struct collector *c,
@@ -208,8 +400,22 @@ void py_samples_add(struct py_samples *ps, struct collector *c,
 	if (!pp || !pp->p || !cs->tid)
 		return;
 	pp->samples++;
-	err = py_sample_stack(pp->p, (pid_t)cs->tid, stack_copy(cs, &copy),
+	stack_copy(ps, cs, &copy);
+	if (ps->bpf && !copy.frames && no_python(ps, cs->tid))
+		return;
+	err = py_sample_stack(pp->p, (pid_t)cs->tid,
+			      copy.data || copy.frames ? &copy : NULL,
 			      ps->frames, PY_SAMPLE_FRAMES, &n);
+	if (ps->bpf) {
+		tell_thread(ps, pp, cs->tid, err);
+		/* Read from the process: its state was not told yet (the
+		 * walk found it, for the next samples). */
+		if (!copy.frames) {
+			ps->read_since++;
+			if (stale(cs))
+				return;
+		}
+	}
 	if (err == -PROF_EUNAVAIL) {
 		/* Found at the first walk, not at py_open(): unreadable
 		 * (3.9, 3.10: where its thread ids are), said as an open
@@ -228,6 +434,7 @@ void py_samples_add(struct py_samples *ps, struct collector *c,
 		return;
 	info = py_info(pp->p);
 	pp->with_python++;
+	pp->at_sample += copy.frames != NULL;
 	cs->py = ps->out;
 	cs->npy = (uint32_t)k;
 	cs->py_eval_lo = info->eval_start;
@@ -246,6 +453,7 @@ int py_samples_info(const struct py_samples *ps, size_t i,
 	out->pid = pp->pid;
 	out->samples = pp->samples;
 	out->with_python = pp->with_python;
+	out->at_sample = pp->at_sample;
 	/* A process that is no CPython at all needs no word. */
 	out->why = pp->version || !pp->open_err ||
 		   pp->open_err == -PROF_ENOENT ? NULL : pp->why;

@@ -19,6 +19,7 @@
 struct collector;
 struct collect_sample;
 struct py_samples;
+struct pybpf;
 
 struct py_samples *py_samples_new(void);
 void py_samples_free(struct py_samples *ps);
@@ -27,6 +28,20 @@ void py_samples_free(struct py_samples *ps);
  * none), their functions named in c. */
 void py_samples_add(struct py_samples *ps, struct collector *c,
 		    struct collect_sample *cs);
+/* Python frames are copied at the sample by b's program (pybpf.h): the
+ * processes found get told to it. */
+void py_samples_use_bpf(struct py_samples *ps, struct pybpf *b);
+/* A copy of thread tid's Python frames (pyframes_bpf.h's record, raw's
+ * len bytes) made on cpu at time: for that CPU's next sample. */
+void py_samples_frames(struct py_samples *ps, uint32_t cpu, uint32_t tid,
+		       uint64_t time, const uint8_t *raw, size_t len);
+/* The program woke us for a sample of process pid's thread tid it was
+ * not told of (pyframes_bpf.h's wake-up record). */
+void py_samples_woken(struct py_samples *ps, uint32_t pid, uint32_t tid);
+/* How many samples got frames read from the process, not copied at the
+ * sample, since the last call (with the BPF program: threads it was
+ * not told of yet; they want draining soon). */
+uint64_t py_samples_read_since(struct py_samples *ps);
 /* Whether a CPython is being read (its samples want draining at once). */
 int py_samples_active(const struct py_samples *ps);
 /* Process pid mapped the file at path: if it is a libpython and pid was
@@ -42,6 +57,8 @@ struct py_samples_proc {
 	const char *image;	/* the interpreter's file, or NULL */
 	const char *why;	/* why not, or NULL (not Python at all) */
 	uint64_t samples, with_python;
+	uint64_t at_sample;	/* of with_python: frames copied at the
+				 * sample (pybpf.h) */
 };
 int py_samples_info(const struct py_samples *ps, size_t i,
 		    struct py_samples_proc *out);

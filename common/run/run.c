@@ -422,6 +422,7 @@ static int start(struct run *r)
 	if (c->verbose)
 		say_plan(r);
 	t->python = python_mode(r);
+	t->python_read = c->python_read;
 	err = perf_session_open(&r->sess, r->specs, r->nstats, t, r->col);
 	if (err)
 		return err;
@@ -542,18 +543,27 @@ static int add_statistics(struct run *r, struct profile *tpl)
 static void say_python(const struct run *r)
 {
 	const struct py_samples *ps = perf_session_python(r->sess);
+	const char *why = perf_session_pybpf(r->sess);
 	struct py_samples_proc pp;
 	size_t i;
+	int said = 0;
 
 	for (i = 0; !py_samples_info(ps, i, &pp); i++) {
 		char v[32];
 
+		if (pp.version && !said++)
+			run_notice(r->cfg, "python: frames %s%s%s",
+				   why ? "read from the process as samples "
+				   "are drained (not copied at the sample: " :
+				   "copied at each sample by a BPF program",
+				   why ? why : "", why ? ")" : "");
 		py_version_text(pp.version, v, sizeof(v));
 		if (pp.version)
 			run_notice(r->cfg, "python: CPython %s (%s): "
 				   "%" PRIu64 " of %" PRIu64 " samples with "
-				   "Python frames", v, pp.image,
-				   pp.with_python, pp.samples);
+				   "Python frames, %" PRIu64 " of them copied "
+				   "at the sample", v, pp.image,
+				   pp.with_python, pp.samples, pp.at_sample);
 		else if (pp.why)
 			run_notice(r->cfg, "python: no Python frames: %s",
 				   pp.why);

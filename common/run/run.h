@@ -138,6 +138,9 @@ struct run_config {
 	int no_debuginfod;		/* --no-debuginfod */
 	int python_off;			/* --python=off: the interpreter's
 					 * frames, not Python's */
+	int python_read;		/* --python=read: frames read from
+					 * the process only, never copied at
+					 * the sample (pybpf.h) */
 	/* -g / --call-graph: call stacks.  -g alone (call_graph_g) is
 	 * auto for uprofile and kernel stacks only for kprofile. */
 	enum prof_call_graph call_graph;

@@ -175,7 +175,8 @@ static int copy_stack(pid_t pid, pid_t tid, uint8_t *buf,
 	if (got <= 0)
 		return prof_fail(PROF_EIO, "cannot read the stack of thread "
 				 "%d at %#llx", (int)tid, sp);
-	*copy = (struct py_stack_copy){ sp, buf, (size_t)got };
+	*copy = (struct py_stack_copy){ .sp = sp, .data = buf,
+					.len = (size_t)got };
 	return 0;
 }
 

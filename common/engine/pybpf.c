@@ -1,0 +1,222 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Loading and feeding the BPF program that copies Python frames at the
+ * sample (pybpf.h).  The program's object is built from
+ * bpf/pyframes.bpf.c by clang and linked into the tools
+ * (py_bpf_obj_start..py_bpf_obj_end, bpf/pyframes_obj.S).
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <linux/perf_event.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "pybpf.h"
+#include "bpf/pyframes_bpf.h"
+#include "common/util/error.h"
+
+extern const unsigned char py_bpf_obj_start[], py_bpf_obj_end[];
+
+struct pybpf {
+	struct bpf_object *obj;
+	int prog_fd, tp_fd, procs_fd, threads_fd, out_fd, wake_fd;
+	int ncpus;
+};
+
+/* libbpf's messages are its own reasons; ours is the one line. */
+static int quiet(enum libbpf_print_level level, const char *fmt,
+		 va_list ap)
+{
+	return 0;
+}
+
+static int map_fd(struct bpf_object *obj, const char *name)
+{
+	struct bpf_map *m = bpf_object__find_map_by_name(obj, name);
+
+	return m ? bpf_map__fd(m) : -1;
+}
+
+/* The initial PID namespace's inode number (PROC_PID_INIT_INO). */
+#define INIT_PID_NS_INO 0xeffffffcULL
+
+int py_bpf_open(struct pybpf **out)
+{
+	int ncpus = libbpf_num_possible_cpus();
+	struct stat st;
+	LIBBPF_OPTS(bpf_object_open_opts, opts, .object_name = "pyframes");
+	struct bpf_program *prog;
+	struct bpf_map *m;
+	struct pybpf *b;
+	int err;
+
+	*out = NULL;
+	/* The program knows threads by the initial namespace's ids (the
+	 * kernel's); ours would be others in another namespace, and it
+	 * could copy the memory of a process that is not the one meant. */
+	if (stat("/proc/self/ns/pid", &st) || st.st_ino != INIT_PID_NS_INO)
+		return prof_fail(PROF_EUNAVAIL, "uprofile runs in a PID "
+				 "namespace of its own");
+	libbpf_set_print(quiet);
+	if (ncpus <= 0)
+		return prof_fail(PROF_EUNAVAIL, "Python frames' BPF program: "
+				 "cannot count the CPUs");
+	b = calloc(1, sizeof(*b));
+	if (!b)
+		return prof_fail(PROF_ENOMEM, "out of memory");
+	b->ncpus = ncpus;
+	b->obj = bpf_object__open_mem(py_bpf_obj_start,
+				      (size_t)(py_bpf_obj_end -
+					       py_bpf_obj_start), &opts);
+	if (!b->obj) {
+		err = errno;
+		free(b);
+		return prof_fail(PROF_EUNAVAIL, "Python frames' BPF program: "
+				 "cannot open: %s", strerror(err));
+	}
+	m = bpf_object__find_map_by_name(b->obj, "out");
+	if (m && bpf_map__set_max_entries(m, (uint32_t)ncpus))
+		m = NULL;
+	if (m)
+		m = bpf_object__find_map_by_name(b->obj, "wake");
+	if (!m || bpf_map__set_max_entries(m, (uint32_t)ncpus)) {
+		py_bpf_close(b);
+		return prof_fail(PROF_EUNAVAIL, "Python frames' BPF program: "
+				 "no output map");
+	}
+	err = bpf_object__load(b->obj);
+	if (err) {
+		py_bpf_close(b);
+		return prof_fail(PROF_EUNAVAIL, "Python frames' BPF program: "
+				 "cannot load: %s", strerror(-err));
+	}
+	prog = bpf_object__find_program_by_name(b->obj, "pyframes");
+	b->prog_fd = prog ? bpf_program__fd(prog) : -1;
+	prog = bpf_object__find_program_by_name(b->obj, "pyframes_switch");
+	b->tp_fd = prog ? bpf_program__fd(prog) : -1;
+	b->procs_fd = map_fd(b->obj, "procs");
+	b->threads_fd = map_fd(b->obj, "threads");
+	b->out_fd = map_fd(b->obj, "out");
+	b->wake_fd = map_fd(b->obj, "wake");
+	if (b->prog_fd < 0 || b->tp_fd < 0 || b->procs_fd < 0 ||
+	    b->threads_fd < 0 || b->out_fd < 0 || b->wake_fd < 0) {
+		py_bpf_close(b);
+		return prof_fail(PROF_EUNAVAIL, "Python frames' BPF program: "
+				 "incomplete object");
+	}
+	*out = b;
+	return 0;
+}
+
+void py_bpf_close(struct pybpf *b)
+{
+	if (!b)
+		return;
+	bpf_object__close(b->obj);
+	free(b);
+}
+
+int py_bpf_attach(struct pybpf *b, int fd, int tracepoint)
+{
+	if (ioctl(fd, PERF_EVENT_IOC_SET_BPF, tracepoint ? b->tp_fd :
+		  b->prog_fd))
+		return prof_fail(PROF_EUNAVAIL, "cannot attach the Python "
+				 "frames' BPF program: %s", strerror(errno));
+	return 0;
+}
+
+/* One BPF output event of cpu into the ring of ring_fd, listed in map
+ * map_fd; woken: the drainer wakes at each of its records. */
+static int output_event(int map_fd, int cpu, int ring_fd,
+			uint64_t sample_type, int clockid, int woken, int *fd)
+{
+	struct perf_event_attr a;
+	uint32_t key = (uint32_t)cpu, val;
+	long f;
+
+	*fd = -1;
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_BPF_OUTPUT;
+	a.sample_period = 1;
+	a.sample_type = sample_type | PERF_SAMPLE_RAW;
+	a.sample_id_all = 1;
+	a.use_clockid = 1;
+	a.clockid = clockid;
+	if (woken) {
+		a.wakeup_events = 1;
+	} else {
+		/* The ring's owner wakes the drainer. */
+		a.watermark = 1;
+		a.wakeup_watermark = 1u << 30;
+	}
+	f = syscall(SYS_perf_event_open, &a, -1, cpu, -1,
+		    PERF_FLAG_FD_CLOEXEC);
+	if (f < 0)
+		return prof_fail(PROF_EUNAVAIL, "cannot open the Python "
+				 "frames' output on CPU %d: %s", cpu,
+				 strerror(errno));
+	val = (uint32_t)f;
+	if (ioctl((int)f, PERF_EVENT_IOC_SET_OUTPUT, ring_fd) ||
+	    bpf_map_update_elem(map_fd, &key, &val, BPF_ANY)) {
+		int err = errno;
+
+		close((int)f);
+		return prof_fail(PROF_EUNAVAIL, "cannot direct the Python "
+				 "frames' output on CPU %d: %s", cpu,
+				 strerror(err));
+	}
+	*fd = (int)f;
+	return 0;
+}
+
+int py_bpf_output(struct pybpf *b, int cpu, int ring_fd,
+		  uint64_t sample_type, int clockid, int *fd, int *wake_fd)
+{
+	int err;
+
+	*fd = *wake_fd = -1;
+	if (cpu < 0 || cpu >= b->ncpus)
+		return prof_fail(PROF_EUNAVAIL, "CPU %d: no Python frames' "
+				 "output", cpu);
+	err = output_event(b->out_fd, cpu, ring_fd, sample_type, clockid, 0,
+			   fd);
+	if (!err)
+		err = output_event(b->wake_fd, cpu, ring_fd, sample_type,
+				   clockid, 1, wake_fd);
+	if (err && *fd >= 0) {
+		close(*fd);
+		*fd = -1;
+	}
+	return err;
+}
+
+int py_bpf_set_proc(struct pybpf *b, uint32_t pid,
+		    const struct pybpf_proc *p)
+{
+	if (!p) {
+		bpf_map_delete_elem(b->procs_fd, &pid);
+		return 0;
+	}
+	if (bpf_map_update_elem(b->procs_fd, &pid, p, BPF_ANY))
+		return prof_fail(PROF_EUNAVAIL, "Python frames' BPF map: %s",
+				 strerror(errno));
+	return 0;
+}
+
+int py_bpf_set_thread(struct pybpf *b, uint32_t tid,
+		      const struct pybpf_thread *th)
+{
+	if (bpf_map_update_elem(b->threads_fd, &tid, th, BPF_ANY))
+		return prof_fail(PROF_EUNAVAIL, "Python frames' BPF map: %s",
+				 strerror(errno));
+	return 0;
+}
