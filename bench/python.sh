@@ -63,6 +63,10 @@
 #           SHORT run).  Needs --kernel (root, or perf_event_paranoid
 #           <= 1).
 #
+# PYMODE=read runs every uprofile with Python frames as --python=read
+# (frames read from the process, not copied at the sample by the BPF
+# program: the way without root).
+#
 # Environment: PYTHON (/usr/bin/python3.11), FREQ (1000), RUNS (3 for
 # collect, 5 for slowdown: RUNS sets both), SHORT (2), LONG (8), WORK
 # (9000), AMBIG_MS (2), PYSPY, BUILD (build).  -k DIR keeps the profiles
@@ -87,6 +91,8 @@ parts=("$@")
 [[ -x $python ]] || { echo "no $python (PYTHON names another)" >&2; exit 1; }
 [[ -x $uprofile ]] || { echo "no $uprofile: run make" >&2; exit 1; }
 pyspy=${PYSPY:-$(command -v py-spy || true)}
+pymode=()
+[[ -z ${PYMODE-} ]] || pymode=("--python=$PYMODE")
 
 if [[ -n $keep ]]; then
 	mkdir -p "$keep"
@@ -356,7 +362,7 @@ collect_part() {
 			for mode in py off; do
 				d=$work/c$i-$len-$mode
 				mkdir -p "$d"
-				opt=()
+				opt=("${pymode[@]}")
 				[[ $mode == py ]] || opt=(--python=off)
 				selfcpu "$d/cpu" "$uprofile" -v -g -e cpu-clock \
 					-F "$freq" "${opt[@]}" -o "$d/umon.out" \
@@ -452,7 +458,7 @@ slowdown_part() {
 			case $t in
 			alone) ;;
 			uprofile) cmd=("$uprofile" -quiet -g -e cpu-clock -F "$freq"
-				-o "$d/u.umon" "${cmd[@]}") ;;
+				"${pymode[@]}" -o "$d/u.umon" "${cmd[@]}") ;;
 			python-off) cmd=("$uprofile" -quiet -g -e cpu-clock -F "$freq"
 				--python=off -o "$d/off.umon" "${cmd[@]}") ;;
 			perf) cmd=(perf record -q -e cpu-clock:u -F "$freq"
@@ -506,7 +512,8 @@ self_part() {
 	echo "== self: where uprofile -g's CPU goes on app.py phases $long (uprofile -g --kernel --user -F 4000 --pids on it)"
 	if ! "$uprofile" -quiet -g --kernel --user -e cpu-clock -F 4000 --pids \
 		--dirname "$d" -o self.umon -- "$uprofile" -quiet -g -e cpu-clock \
-		-F "$freq" -o "$d/inner.umon" "$python" "$work/app.py" phases \
+		-F "$freq" "${pymode[@]}" -o "$d/inner.umon" "$python" \
+		"$work/app.py" phases \
 		"$long" "$d/log" >/dev/null 2>"$d/err"; then
 		echo "  not available ($(head -n 1 "$d/err"))"
 		return
@@ -548,7 +555,8 @@ self_part() {
 	if command -v strace >/dev/null; then
 		strace -c -o "$d/strace" -e trace=process_vm_readv,poll \
 			"$uprofile" -quiet -g -e cpu-clock -F "$freq" \
-			-o "$d/strace.umon" "$python" "$work/app.py" phases "$short" \
+			"${pymode[@]}" -o "$d/strace.umon" "$python" \
+			"$work/app.py" phases "$short" \
 			"$d/log2" >/dev/null 2>&1
 		n=$("$uprofile" -i "$d/strace.umon" --format json 2>/dev/null |
 			jq '[.statistics[].samples] | add')
