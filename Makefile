@@ -70,7 +70,8 @@ LIB_SRC := $(wildcard $(LIB_DIRS:%=%/*.c))
 # as data (pyframes_obj.S includes it).
 PYBPF_OBJ := bpf/pyframes_obj.o
 BPF_CC ?= clang
-BPF_CFLAGS := -O2 -g -target bpf -I/usr/include/$(shell $(CC) -dumpmachine)
+BPF_CFLAGS := -O2 -g -target bpf \
+	-I/usr/include/$(shell $(CC) -print-multiarch)
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/$(PYBPF_OBJ)
 LIB := $(BUILD)/libprof.a
 

@@ -109,7 +109,7 @@ check_rows() {
 		awk -v d="${BIN##*/}" '$2 == d && $3 == "[.]" {
 			n = $1; $1 = ""; $2 = ""; $3 = ""; sub(/^ +/, "")
 			print n, $0 }' | sort >perf.rows
-	run -0 "$UPROFILE" -i "$DATA" --format json
+	run -0 --separate-stderr "$UPROFILE" -i "$DATA" --format json
 	json_check <<<"$output"
 	jq -r --arg o "/${BIN##*/}" '.rows[] | select(.object | endswith($o)) |
 		"\(.samples["cpu-clock"]) \(.procedure)"' <<<"$output" |
@@ -123,7 +123,7 @@ check_rows() {
 	run -0 grep -c ' hot::numbers::accumulate$' ours.rows
 	assert_output 2
 	# -numbers tells them apart
-	run -0 "$UPROFILE" -i "$DATA" -numbers -only 'hot::numbers::accumulate'
+	run -0 --separate-stderr "$UPROFILE" -i "$DATA" -numbers -only 'hot::numbers::accumulate'
 	run -0 grep -cE '^ +[0-9.]+ +[0-9]+ +[0-9.]+ +[0-9.]+ 0x[0-9a-f]+ +hot::numbers::accumulate ' <<<"$output"
 	assert_output 2
 }
@@ -183,7 +183,7 @@ check_rows() {
 				print (n ? inner " [inlined into " outer "]" : outer)
 			}' | sort | uniq -c | awk '{ n = $1; $1 = ""; print n $0 }' |
 			sort >perf.rows
-		run -0 "$UPROFILE" -i "$DATA" -inline --format json
+		run -0 --separate-stderr "$UPROFILE" -i "$DATA" -inline --format json
 		jq -r --arg o "/${BIN##*/}" '.rows[] | select(.object | endswith($o)) |
 			"\(.samples["cpu-clock"]) \(.procedure)\(if .inlined_into then " [inlined into \(.inlined_into)]" else "" end)"' \
 			<<<"$output" | sort >ours.rows
@@ -204,18 +204,18 @@ check_rows() {
 	local m
 	for m in legacy v0; do
 		setup_rust $m
-		run -0 "$UPROFILE" -i "$DATA" -inline \
+		run -0 --separate-stderr "$UPROFILE" -i "$DATA" -inline \
 			-callers '<hot::numbers::Xor as hot::numbers::Acc>::add'
 		assert_output --regexp "callers, by cpu-clock:"
 		assert_line --regexp "^<hot::numbers::Xor as hot::numbers::Acc>::add: total [0-9.]+% "
 		assert_line --regexp " hot::numbers::accumulate(::<hot::numbers::Xor>)?$"
-		run -0 "$UPROFILE" -i "$DATA" --format folded
+		run -0 --separate-stderr "$UPROFILE" -i "$DATA" --format folded
 		assert_output --regexp ';hot::main;hot::numbers::accumulate[^;]*;<hot::numbers::Sum as hot::numbers::Acc>::add_\[i\]'
 		refute_output --regexp '_ZN|_R[A-Z]|17h[0-9a-f]{16}E|::h[0-9a-f]{16}|\.llvm\.'
 	done
 	command -v go >/dev/null ||
 		skip "go is not installed (golang-go): go tool pprof reads the export"
-	run -0 "$UPROFILE" -i "$DATA" --format pprof -report-file p.pb.gz
+	run -0 --separate-stderr "$UPROFILE" -i "$DATA" --format pprof -report-file p.pb.gz
 	run -0 --separate-stderr go tool pprof -traces p.pb.gz
 	assert_output --partial '<hot::numbers::Xor as hot::numbers::Acc>::add'
 	assert_output --partial 'hot::numbers::accumulate::<hot::numbers::Xor>'

@@ -1058,8 +1058,8 @@ import time
 
 
 def sleeper():
-    for _ in range(100):
-        time.sleep(0.004)
+    for _ in range(20):
+        time.sleep(0.02)
 
 
 def waiter(ev):
@@ -1075,9 +1075,12 @@ PY
 	run -0 --separate-stderr "$UPROFILE" -v -e offcpu -g -o w.out "$PY" waits.py
 	vout=$stderr
 	folded_of w.out
-	# Off-CPU weights are nanoseconds: sleeper's 100 sleeps of 4 ms
+	# Off-CPU weights are nanoseconds: sleeper's 20 sleeps of 20 ms
 	# (0.4 s and more) end in the C library's sleep under sleeper; the
 	# thread's 0.6 s wait under waiter (Event.wait, Condition.wait).
+	# (A switch's frames are read from the process soon after it, while
+	# the thread still waits: a wait shorter than the drain's delay,
+	# under load, could be read after it.)
 	local slept waited
 	slept=$(awk '$1 ~ /;sleeper;/ && $1 ~ /nanosleep/ { n += $NF } END { print n + 0 }' <<<"$stacks")
 	waited=$(awk '$1 ~ /;waiter;Event\.wait;Condition\.wait;/ { n += $NF } END { print n + 0 }' <<<"$stacks")

@@ -134,6 +134,8 @@ struct perf_session {
 	struct pybpf *pybpf;		/* Python frames copied at the
 					 * sample, or NULL: */
 	char pybpf_why[160];		/* why not */
+	char pybpf_partial[160];	/* why not on some event or CPU */
+	size_t pybpf_events;		/* sampling events it rides on */
 };
 
 static long sys_perf_event_open(struct perf_event_attr *attr, pid_t pid,
@@ -287,14 +289,17 @@ static enum ev_role role_of(const struct perf_event_spec *specs, size_t n,
  * The attributes of one event.  sp NULL describes the tracking dummy: no
  * samples, only the side-band records, enabled from the start (or at
  * exec).  perf_describe() prints exactly these, so golden tests check what
- * would be opened on hardware this machine lacks.
+ * would be opened on hardware this machine lacks (but for what the Python
+ * frames' BPF program changes where it can be loaded: the sampling
+ * events' wake-ups at the watermark, its output events: pybpf.h).
  */
 static void build_switch_attr(const struct perf_event_spec *sp,
 			      const struct perf_target *t,
 			      struct perf_event_attr *a);
 
 /*
- * A python's samples get their Python frames as they are drained, read
+ * Without the BPF program that copies them at the sample (pybpf.h), a
+ * python's samples get their Python frames as they are drained, read
  * from the process then: the sooner the likelier they are the sample's.
  * Rather than at the buffer's watermark, the drainer wakes once a
  * buffer holds the samples of PY_WAKE_NS (the first of them is read that
@@ -741,7 +746,7 @@ static int open_one(struct perf_session *s, const struct opener *op,
 	const struct pm_open *pm = op->pm >= 0 ? &s->pm[op->pm] : NULL;
 	struct perf_event_attr a;
 	long fd;
-	int bpf;
+	int bpf, err;
 
 	if (pm && pm->ev.aux)
 		return prof_fail(PROF_EUNAVAIL, "%s: collecting from the AUX "
@@ -755,8 +760,7 @@ static int open_one(struct perf_session *s, const struct opener *op,
 	/* Python frames copied at the sample need no early drain. */
 	if (s->pybpf && sp && !pm && !op->sw && !sp->counting)
 		wake_at_watermark(t, &a);
-	bpf = s->pybpf && sp && !pm && !sp->counting &&
-	      (!op->sw || (a.sample_type & PERF_SAMPLE_REGS_USER));
+	bpf = s->pybpf && sp && !pm && !sp->counting && !op->sw;
 	fd = sys_perf_event_open(&a, pid, cpu, group_fd,
 				 PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0) {
@@ -790,11 +794,13 @@ static int open_one(struct perf_session *s, const struct opener *op,
 				 strerror(errno));
 	}
 	s->nfds++;
-	/* The program rides on the events whose samples have user stacks
-	 * (pybpf_try() found that it can). */
-	if (bpf)
-		py_bpf_attach(s->pybpf, (int)fd,
-			     a.type == PERF_TYPE_TRACEPOINT);
+	/* The program rides on the sampling events (pybpf_try() found
+	 * that it can). */
+	if (bpf && (err = py_bpf_attach(s->pybpf, (int)fd)))
+		snprintf(s->pybpf_partial, sizeof(s->pybpf_partial), "%s",
+			 prof_error(err));
+	else if (bpf)
+		s->pybpf_events++;
 	if (op->stat == TRIGGER_STAT &&
 	    (fcntl((int)fd, F_SETOWN, getpid()) ||
 	     fcntl((int)fd, F_SETSIG, t->trigger->signo) ||
@@ -908,7 +914,7 @@ static void pybpf_try(struct perf_session *s)
 		err = fd < 0 ? prof_fail(PROF_EUNAVAIL, "cannot open an "
 					 "event to attach the Python frames' "
 					 "BPF program to: %s", strerror(-fd)) :
-			       py_bpf_attach(s->pybpf, fd, 0);
+			       py_bpf_attach(s->pybpf, fd);
 	}
 	if (fd >= 0)
 		close(fd);
@@ -950,11 +956,15 @@ static uint64_t add_pybpf_fd(struct perf_session *s, int fd, int wake)
 static void pybpf_ring(struct perf_session *s, struct ring *r, int cpu,
 		       int ring_fd)
 {
-	int fd, wake_fd;
+	int fd, wake_fd, err;
 
-	if (py_bpf_output(s->pybpf, cpu, ring_fd, SAMPLE_TYPE,
-			 CLOCK_MONOTONIC, &fd, &wake_fd))
+	err = py_bpf_output(s->pybpf, cpu, ring_fd, SAMPLE_TYPE,
+			    CLOCK_MONOTONIC, &fd, &wake_fd);
+	if (err) {
+		snprintf(s->pybpf_partial, sizeof(s->pybpf_partial), "%s",
+			 prof_error(err));
 		return;
+	}
 	r->pyout_id = add_pybpf_fd(s, fd, 0);
 	add_pybpf_fd(s, wake_fd, 1);
 }
@@ -982,13 +992,6 @@ int perf_session_open(struct perf_session **out,
 	if (t->python && !(s->py = py_samples_new())) {
 		free(s);
 		return prof_fail(PROF_ENOMEM, "out of memory");
-	}
-	if (s->py && t->python_read)
-		snprintf(s->pybpf_why, sizeof(s->pybpf_why), "--python=read");
-	if (s->py && t->kind == PERF_TARGET_TASKS && !t->python_read) {
-		pybpf_try(s);
-		if (s->pybpf)
-			py_samples_use_bpf(s->py, s->pybpf);
 	}
 	s->nspecs = nspecs;
 	op = calloc(MAX_OPENERS(nspecs), sizeof(*op));
@@ -1022,6 +1025,13 @@ int perf_session_open(struct perf_session **out,
 		err = prof_fail(PROF_ENOMEM, "out of memory");
 		goto fail;
 	}
+	if (s->py && t->python_read)
+		snprintf(s->pybpf_why, sizeof(s->pybpf_why), "--python=read");
+	if (s->py && t->kind == PERF_TARGET_TASKS && !t->python_read) {
+		pybpf_try(s);
+		if (s->pybpf)
+			py_samples_use_bpf(s->py, s->pybpf);
+	}
 	/*
 	 * Inherited events cannot have per-task buffers, so every sampling
 	 * event is opened per CPU, and the events of one CPU share its ring
@@ -1042,6 +1052,15 @@ int perf_session_open(struct perf_session **out,
 		if (s->pybpf && ring_fd >= 0)
 			pybpf_ring(s, &s->rings[s->nrings - 1], cpu_list[ci],
 				   ring_fd);
+	}
+	/* Only off-CPU statistics: no sampling event to ride on. */
+	if (s->pybpf && !s->pybpf_events) {
+		snprintf(s->pybpf_why, sizeof(s->pybpf_why), "no sampling "
+			 "event to run on (off-CPU samples are read from the "
+			 "process)");
+		py_samples_use_bpf(s->py, NULL);
+		py_bpf_close(s->pybpf);
+		s->pybpf = NULL;
 	}
 	/*
 	 * Counting events and the trigger need no buffer: on tasks they
@@ -1555,7 +1574,7 @@ static void deliver_switch_sample(struct perf_session *s,
 	if (parse_tail(s, e, r, &cs, &raw, &raw_len))
 		return;
 	if (s->py)
-		py_samples_add(s->py, s->col, &cs);
+		py_samples_add(s->py, s->col, &cs, 1);
 	collector_switch_sample(s->col, &cs,
 				switch_letter(&s->sw, raw, raw_len));
 }
@@ -1603,7 +1622,8 @@ static void deliver_pyframes(struct perf_session *s, const struct event_fd *e,
 	bytes_skip(r, 12);	/* reserved, period */
 	if (parse_tail(s, e, r, &cs, &raw, &raw_len) || !raw || !s->py)
 		return;
-	py_samples_frames(s->py, cs.cpu, cs.tid, cs.time, raw, raw_len);
+	py_samples_frames(s->py, cs.cpu, cs.pid, cs.tid, cs.time, raw,
+			  raw_len);
 }
 
 /* A wake-up of the drainer for a thread not told of (pybpf.h), r after
@@ -1666,7 +1686,7 @@ static void deliver_sample(struct perf_session *s,
 	if (!e || parse_tail(s, e, &r, &cs, NULL, NULL))
 		return;
 	if (s->py)
-		py_samples_add(s->py, s->col, &cs);
+		py_samples_add(s->py, s->col, &cs, 0);
 	collector_sample(s->col, &cs);
 }
 
@@ -1846,11 +1866,14 @@ int perf_session_poll(struct perf_session *s, int timeout_ms,
 	    (timeout_ms < 0 || timeout_ms > py_ms))
 		timeout_ms = py_ms;
 	/* With the BPF program, only until a python's CPython is found
-	 * (the program knows no process before) and while the last drain
+	 * (the program knows no process before), while the last drain
 	 * read frames from the process (threads it was not told of yet:
-	 * its wake-up records wake the drainer for their first samples). */
+	 * its wake-up records wake the drainer for their first samples),
+	 * and with an off-CPU statistic, whose samples at the switches
+	 * (no program there) are read from the process, while it runs. */
 	if (s->pybpf && ((s->py_eager && !py_samples_active(s->py)) ||
-			 py_samples_read_since(s->py)) &&
+			 py_samples_read_since(s->py) ||
+			 (s->sw.stacks && s->nrecs > 0)) &&
 	    (timeout_ms < 0 || timeout_ms > PY_WAKE_MS))
 		timeout_ms = PY_WAKE_MS;
 	r = poll(s->pfds, n, timeout_ms);
@@ -1941,8 +1964,11 @@ void perf_session_free(struct perf_session *s)
 	free(s);
 }
 
-const char *perf_session_pybpf(const struct perf_session *s)
+const char *perf_session_pybpf(const struct perf_session *s,
+			       const char **partial)
 {
+	*partial = s && s->pybpf && s->pybpf_partial[0] ? s->pybpf_partial :
+		   NULL;
 	return !s || !s->py || s->pybpf ? NULL : s->pybpf_why;
 }
 

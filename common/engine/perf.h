@@ -152,7 +152,9 @@ struct perf_target {
 				 * (pysample.h): with call stacks;
 				 * PERF_PYTHON_EAGER: the program is a
 				 * python, drained every ms from its start
-				 * (else from the first CPython found) */
+				 * (else from the first CPython found;
+				 * with the BPF program, pybpf.h, until
+				 * its CPython is found) */
 	int python_read;	/* read Python frames from the process only:
 				 * no BPF program copies them at the
 				 * sample (pybpf.h) */
@@ -225,7 +227,8 @@ struct py_samples;
 const struct py_samples *perf_session_python(const struct perf_session *s);
 /* Why Python frames are not copied at the sample by a BPF program
  * (pybpf.h), one line; NULL when they are, or when no Python frames are
- * read. */
-const char *perf_session_pybpf(const struct perf_session *s);
+ * read.  *partial: why not on some event or CPU when they are, or NULL. */
+const char *perf_session_pybpf(const struct perf_session *s,
+			       const char **partial);
 
 #endif

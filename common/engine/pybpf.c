@@ -26,7 +26,7 @@ extern const unsigned char py_bpf_obj_start[], py_bpf_obj_end[];
 
 struct pybpf {
 	struct bpf_object *obj;
-	int prog_fd, tp_fd, procs_fd, threads_fd, out_fd, wake_fd;
+	int prog_fd, procs_fd, threads_fd, out_fd, wake_fd;
 	int ncpus;
 };
 
@@ -99,13 +99,11 @@ int py_bpf_open(struct pybpf **out)
 	}
 	prog = bpf_object__find_program_by_name(b->obj, "pyframes");
 	b->prog_fd = prog ? bpf_program__fd(prog) : -1;
-	prog = bpf_object__find_program_by_name(b->obj, "pyframes_switch");
-	b->tp_fd = prog ? bpf_program__fd(prog) : -1;
 	b->procs_fd = map_fd(b->obj, "procs");
 	b->threads_fd = map_fd(b->obj, "threads");
 	b->out_fd = map_fd(b->obj, "out");
 	b->wake_fd = map_fd(b->obj, "wake");
-	if (b->prog_fd < 0 || b->tp_fd < 0 || b->procs_fd < 0 ||
+	if (b->prog_fd < 0 || b->procs_fd < 0 ||
 	    b->threads_fd < 0 || b->out_fd < 0 || b->wake_fd < 0) {
 		py_bpf_close(b);
 		return prof_fail(PROF_EUNAVAIL, "Python frames' BPF program: "
@@ -123,10 +121,9 @@ void py_bpf_close(struct pybpf *b)
 	free(b);
 }
 
-int py_bpf_attach(struct pybpf *b, int fd, int tracepoint)
+int py_bpf_attach(struct pybpf *b, int fd)
 {
-	if (ioctl(fd, PERF_EVENT_IOC_SET_BPF, tracepoint ? b->tp_fd :
-		  b->prog_fd))
+	if (ioctl(fd, PERF_EVENT_IOC_SET_BPF, b->prog_fd))
 		return prof_fail(PROF_EUNAVAIL, "cannot attach the Python "
 				 "frames' BPF program: %s", strerror(errno));
 	return 0;
@@ -193,6 +190,9 @@ int py_bpf_output(struct pybpf *b, int cpu, int ring_fd,
 		err = output_event(b->wake_fd, cpu, ring_fd, sample_type,
 				   clockid, 1, wake_fd);
 	if (err && *fd >= 0) {
+		uint32_t key = (uint32_t)cpu;
+
+		bpf_map_delete_elem(b->out_fd, &key);
 		close(*fd);
 		*fd = -1;
 	}

@@ -4,7 +4,8 @@
  * built into the tools): loaded for a run with call stacks where the
  * kernel and our privileges allow it (CAP_BPF and CAP_PERFMON, or root;
  * uprofile in the initial PID namespace), attached to each sampling
- * event and to the switch event of off-CPU statistics, it writes the
+ * event (not the switch event of off-CPU statistics, a tracepoint's, on
+ * which it would run for every task of the machine), it writes the
  * frames' bytes into the sample ring just before each sample of a
  * thread whose Python thread state it was told of (py_bpf_set_thread()),
  * in a process it was told is a CPython (py_bpf_set_proc()); pysample.c
@@ -12,8 +13,9 @@
  * thread it was not told of writes a wake-up record instead, which wakes
  * the drainer at once to read that thread's frames itself and tell it.
  * Without the program (not allowed, an older kernel, --python=read),
- * frames are read from the process as samples are drained, which needs
- * the drainer woken at every other sample (perf.c).
+ * and for off-CPU samples, frames are read from the process as samples
+ * are drained, which needs the drainer woken soon after each sample
+ * (perf.c).
  *
  * The maps hold at most 4096 processes and 8192 threads (the least
  * recently used go, and a wake-up tells them again).
@@ -34,9 +36,9 @@ struct pybpf_thread;
  * line. */
 int py_bpf_open(struct pybpf **out);
 void py_bpf_close(struct pybpf *b);
-/* Attach the program to sampling event fd (a tracepoint's: the
- * tracepoint's program). */
-int py_bpf_attach(struct pybpf *b, int fd, int tracepoint);
+/* Attach the program to sampling event fd (not a tracepoint's: a
+ * tracepoint's programs run for every task on the machine). */
+int py_bpf_attach(struct pybpf *b, int fd);
 /* Open the output events of cpu, writing into the ring of ring_fd: the
  * frames' in *fd, and in *wake_fd the one whose records (a sample of a
  * thread not told of yet) wake the drainer; the caller closes them. */

@@ -48,7 +48,7 @@ static size_t batch_read(struct py_proc *p, const struct batch *b)
 			break;
 		memcpy(b->local[k].iov_base, snap, b->local[k].iov_len);
 	}
-	if (p->exited || k == b->n)
+	if (p->exited || p->copy_only || k == b->n)
 		return k;
 	got = process_vm_readv(p->info.pid, b->local + k, b->n - k,
 			       b->remote + k, b->n - k, 0);
@@ -736,6 +736,11 @@ int py_thread_stack(struct py_proc *p, pid_t tid, struct py_frame *out,
 
 /* ------------------------------------------------------------------ */
 /* What a BPF program copies at each sample (pybpf.h) */
+
+void py_copy_only(struct py_proc *p, bool on)
+{
+	p->copy_only = on;
+}
 
 void py_bpf_proc_of(const struct py_proc *p, struct pybpf_proc *out)
 {

@@ -201,6 +201,11 @@ void py_bpf_proc_of(const struct py_proc *p, struct pybpf_proc *out);
 int py_bpf_thread_of(const struct py_proc *p, pid_t tid,
 		  struct pybpf_thread *out);
 
+/* Whether walks read only the sample's copy of its frames (the process
+ * being too far past the sample): a read it does not hold fails, and
+ * the walk stops there with that reason. */
+void py_copy_only(struct py_proc *p, bool on);
+
 /* What py_code_info() gives of a code object and one instruction. */
 struct py_code {
 	/* UTF-8, NUL-terminated, valid until py_close(); a string longer

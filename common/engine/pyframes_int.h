@@ -13,6 +13,7 @@
 #include <sys/types.h>
 
 #include "pyframes.h"
+#include "bpf/pyframes_bpf.h"
 #include "common/util/hash.h"
 #include "common/util/strpool.h"
 
@@ -178,7 +179,9 @@ struct ts_slot {
 /* Regions of a sample's copy of its frames used, at most: the thread
  * state, another word of it, the C frame's word, a frame and its code
  * object's header for each of PYBPF_FRAMES frames. */
-#define PY_SNAP_REGIONS (3 + 2 * 64)
+#define PY_SNAP_REGIONS (3 + 2 * PYBPF_FRAMES)
+_Static_assert(HEADER_MAX < PYBPF_REGION_MAX,
+	       "a region the program copies holds every header read");
 
 /* Reads done in one process_vm_readv: the kernel reads them in order
  * and stops at the first it cannot read whole. */
@@ -215,6 +218,7 @@ struct py_proc {
 	/* The sample's copy of its frames (copy->frames: pyframes_bpf.h's
 	 * regions), as py_snap_set() found them: reads inside one are
 	 * served from it.  None between walks. */
+	bool copy_only;		/* py_copy_only() */
 	struct py_snap_region {
 		uint64_t addr;
 		size_t len;

@@ -103,6 +103,10 @@ int py_mem_read(struct py_proc *p, uint64_t addr, void *buf, size_t len,
 		memcpy(buf, snap, len);
 		return 0;
 	}
+	if (p->copy_only)
+		return prof_fail(PROF_EFORMAT, "%s at %#" PRIx64 ": not in "
+				 "the sample's copy, and the sample is too old "
+				 "to read it from the process", what, addr);
 	if (p->exited)
 		return prof_fail(PROF_ENOENT, "process %d has exited",
 				 (int)p->info.pid);

@@ -40,7 +40,7 @@ struct pyproc {
 /* A CPU's copy of Python frames, waiting for its sample (the next of
  * that CPU's thread: the program writes it just before). */
 struct pending {
-	uint32_t tid;		/* 0: none */
+	uint32_t pid, tid;	/* tid 0: none */
 	uint64_t time;
 	uint8_t *buf;
 	size_t len, alloc;
@@ -237,8 +237,9 @@ void py_samples_use_bpf(struct py_samples *ps, struct pybpf *b)
 	ps->bpf = b;
 }
 
-void py_samples_frames(struct py_samples *ps, uint32_t cpu, uint32_t tid,
-		       uint64_t time, const uint8_t *raw, size_t len)
+void py_samples_frames(struct py_samples *ps, uint32_t cpu, uint32_t pid,
+		       uint32_t tid, uint64_t time, const uint8_t *raw,
+		       size_t len)
 {
 	struct pending *pd;
 
@@ -260,6 +261,7 @@ void py_samples_frames(struct py_samples *ps, uint32_t cpu, uint32_t tid,
 	memcpy(pd->buf, raw, len);
 	pd->len = len;
 	pd->time = time;
+	pd->pid = pid;
 	pd->tid = tid;
 }
 
@@ -276,7 +278,7 @@ static const uint8_t *sample_frames(struct py_samples *ps,
 	if (cs->cpu >= ps->npend)
 		return NULL;
 	pd = &ps->pend[cs->cpu];
-	if (pd->tid != cs->tid ||
+	if (pd->tid != cs->tid || pd->pid != cs->pid ||
 	    (pd->time > cs->time ? pd->time - cs->time :
 	     cs->time - pd->time) > COPY_SKEW_NS) {
 		pd->tid = 0;
@@ -339,23 +341,24 @@ static bool no_python(struct py_samples *ps, uint32_t tid)
 /* Tell the program where thread tid's state is, when the walk found it
  * elsewhere than it was told (or it was never told). */
 static void tell_thread(struct py_samples *ps, struct pyproc *pp,
-			uint32_t tid, int err)
+			uint32_t tid)
 {
 	struct told *t = &ps->told[tid % TOLD_SLOTS];
 	struct pybpf_thread th;
 
-	/* Its walk found no thread state (err): it runs no Python, so
-	 * far; the program need not wake us for its samples.  One that
-	 * ran Python keeps what it was told (a moment without its state,
-	 * as at a fork, is not the end of it; a state that moved is found
-	 * again by the walk of a copy that is not the thread's). */
-	if (err == -PROF_ENOENT && !py_exited(pp->p)) {
+	if (py_exited(pp->p))
+		return;
+	/* Its walk found no thread state (err), or one with no frame to
+	 * keep: it runs no Python, so far; the program need not wake us
+	 * for its samples for a while.  One that ran Python keeps what it
+	 * was told (a moment without its state, as at a fork, is not the
+	 * end of it; a state that moved is found again by the walk of a
+	 * copy that is not the thread's). */
+	if (!py_bpf_thread_of(pp->p, (pid_t)tid, &th)) {
 		if (t->tid == tid && t->th.ts)
 			return;
 		memset(&th, 0, sizeof(th));
 		th.retry_ns = now_ns() + RETRY_NS;
-	} else if (!py_bpf_thread_of(pp->p, (pid_t)tid, &th)) {
-		return;
 	}
 	if (t->tid == tid && !memcmp(&t->th, &th, sizeof(th)))
 		return;
@@ -373,10 +376,14 @@ void py_samples_woken(struct py_samples *ps, uint32_t pid, uint32_t tid)
 	/* A process told of and dropped from the program's table since
 	 * (the table keeps the last ones used): told again.  Not known
 	 * yet: its sample, next, looks at it. */
+	struct told *t = &ps->told[tid % TOLD_SLOTS];
+
 	if (ps->bpf &&
 	    (i = hashmap_find(&ps->index, pid, pid_eq, &k)) != SIZE_MAX)
 		tell_proc(ps, &ps->procs[i]);
-	(void)tid;
+	/* Likewise a thread: told again after its sample's walk. */
+	if (t->tid == tid)
+		t->tid = 0;
 }
 
 uint64_t py_samples_read_since(struct py_samples *ps)
@@ -388,12 +395,13 @@ uint64_t py_samples_read_since(struct py_samples *ps)
 }
 
 void py_samples_add(struct py_samples *ps, struct collector *c,
-		    struct collect_sample *cs)
+		    struct collect_sample *cs, int at_switch)
 {
 	struct py_stack_copy copy;
 	struct pyproc *pp = proc_of(ps, cs->pid);
 	const struct py_info *info;
 	size_t n = 0, i, k = 0;
+	bool late;
 	int err;
 
 	cs->npy = 0;
@@ -403,18 +411,22 @@ void py_samples_add(struct py_samples *ps, struct collector *c,
 	stack_copy(ps, cs, &copy);
 	if (ps->bpf && !copy.frames && no_python(ps, cs->tid))
 		return;
+	/* With the program, drains come at the ring's watermark: a sample
+	 * drained late is read from its copy alone (what is not in it,
+	 * the process holds no more), or keeps its native frames.  Not a
+	 * switch's: its thread's frames stay as long as it waits. */
+	late = ps->bpf && !at_switch && stale(cs);
+	py_copy_only(pp->p, late);
 	err = py_sample_stack(pp->p, (pid_t)cs->tid,
 			      copy.data || copy.frames ? &copy : NULL,
 			      ps->frames, PY_SAMPLE_FRAMES, &n);
+	py_copy_only(pp->p, false);
 	if (ps->bpf) {
-		tell_thread(ps, pp, cs->tid, err);
+		tell_thread(ps, pp, cs->tid);
 		/* Read from the process: its state was not told yet (the
 		 * walk found it, for the next samples). */
-		if (!copy.frames) {
+		if (!copy.frames && !at_switch)
 			ps->read_since++;
-			if (stale(cs))
-				return;
-		}
 	}
 	if (err == -PROF_EUNAVAIL) {
 		/* Found at the first walk, not at py_open(): unreadable

@@ -3,9 +3,12 @@
  * Python frames for the samples of a run (-g on a Python program, unless
  * --python=off): the engine calls py_samples_add() on each sample it
  * drains; a sample of a thread running CPython gets its Python frames
- * (pyframes.h, read then: the thread has moved on a little since the
- * sample was taken) as the collector's (collect_pyframe), which replace
- * the interpreter's frames in its stack.
+ * (pyframes.h: from the copy the BPF program made at the sample,
+ * pybpf.h, where it runs; else read then, the thread having moved on a
+ * little since the sample was taken) as the collector's
+ * (collect_pyframe), which replace the interpreter's frames in its stack.
+ * With the program, py_samples_add() tells it the processes and thread
+ * states it finds.
  *
  * Each process is looked at once, when its first sample comes (and again
  * after an exec: py_samples_forget()); one that is not a CPython whose
@@ -25,16 +28,19 @@ struct py_samples *py_samples_new(void);
 void py_samples_free(struct py_samples *ps);
 
 /* cs's Python frames (cs->py, valid until the next call; cs->npy 0:
- * none), their functions named in c. */
+ * none), their functions named in c; at_switch: a sample taken as its
+ * thread switched out (off-CPU), whose frames stay while it waits. */
 void py_samples_add(struct py_samples *ps, struct collector *c,
-		    struct collect_sample *cs);
+		    struct collect_sample *cs, int at_switch);
 /* Python frames are copied at the sample by b's program (pybpf.h): the
  * processes found get told to it. */
 void py_samples_use_bpf(struct py_samples *ps, struct pybpf *b);
-/* A copy of thread tid's Python frames (pyframes_bpf.h's record, raw's
- * len bytes) made on cpu at time: for that CPU's next sample. */
-void py_samples_frames(struct py_samples *ps, uint32_t cpu, uint32_t tid,
-		       uint64_t time, const uint8_t *raw, size_t len);
+/* A copy of the Python frames of process pid's thread tid
+ * (pyframes_bpf.h's record, raw's len bytes) made on cpu at time: for
+ * that CPU's next sample. */
+void py_samples_frames(struct py_samples *ps, uint32_t cpu, uint32_t pid,
+		       uint32_t tid, uint64_t time, const uint8_t *raw,
+		       size_t len);
 /* The program woke us for a sample of process pid's thread tid it was
  * not told of (pyframes_bpf.h's wake-up record). */
 void py_samples_woken(struct py_samples *ps, uint32_t pid, uint32_t tid);

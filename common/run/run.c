@@ -543,7 +543,8 @@ static int add_statistics(struct run *r, struct profile *tpl)
 static void say_python(const struct run *r)
 {
 	const struct py_samples *ps = perf_session_python(r->sess);
-	const char *why = perf_session_pybpf(r->sess);
+	const char *partial;
+	const char *why = perf_session_pybpf(r->sess, &partial);
 	struct py_samples_proc pp;
 	size_t i;
 	int said = 0;
@@ -551,12 +552,20 @@ static void say_python(const struct run *r)
 	for (i = 0; !py_samples_info(ps, i, &pp); i++) {
 		char v[32];
 
-		if (pp.version && !said++)
-			run_notice(r->cfg, "python: frames %s%s%s",
-				   why ? "read from the process as samples "
-				   "are drained (not copied at the sample: " :
-				   "copied at each sample by a BPF program",
-				   why ? why : "", why ? ")" : "");
+		if (pp.version && !said++) {
+			if (why)
+				run_notice(r->cfg, "python: frames read from "
+					   "the process as samples are drained "
+					   "(not copied at the sample: %s)",
+					   why);
+			else
+				run_notice(r->cfg, "python: frames copied at "
+					   "each sample by a BPF program%s%s%s",
+					   partial ? " (not on every CPU or "
+					   "event: " : "",
+					   partial ? partial : "",
+					   partial ? ")" : "");
+		}
 		py_version_text(pp.version, v, sizeof(v));
 		if (pp.version)
 			run_notice(r->cfg, "python: CPython %s (%s): "

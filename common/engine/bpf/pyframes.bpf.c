@@ -4,9 +4,8 @@
  * the sampling events of a Python run (pybpf.c loads and attaches it;
  * pyframes_bpf.h says what it writes).  It runs in the sampled thread's
  * context, before its sample is written, and reads only that thread's
- * own memory (bpf_probe_read_user()), never another process's (the
- * switch event's program runs in the thread switching out, whose
- * sample it is).  A read
+ * own memory (bpf_probe_read_user()), never another process's: it runs
+ * on the sampling events, whose tasks are the profile's.  A read
  * that fails (a page not in memory) leaves its region out: the walk
  * reads it from the process then.  It always lets the sample through.
  */
@@ -111,9 +110,8 @@ static long step(__u32 i, void *ctx)
 }
 
 /* Copy the current thread's frames, if it is one uprofile was told of,
- * into its CPU's output; else, for a sample of ours (unknown: the
- * sampling events', whose tasks are all the profile's), wake uprofile. */
-static __always_inline void copy_frames(void *ctx, int unknown)
+ * into its CPU's output; else wake uprofile. */
+static __always_inline void copy_frames(void *ctx)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 tgid = id >> 32, tid = (__u32)id, zero = 0, pos;
@@ -127,9 +125,8 @@ static __always_inline void copy_frames(void *ctx, int unknown)
 
 	pp = bpf_map_lookup_elem(&procs, &tgid);
 	if (!pp) {
-		if (unknown)
-			bpf_perf_event_output(ctx, &wake, BPF_F_CURRENT_CPU,
-					      &wk, sizeof(wk));
+		bpf_perf_event_output(ctx, &wake, BPF_F_CURRENT_CPU, &wk,
+				      sizeof(wk));
 		return;
 	}
 	if (!pp->ts_len)
@@ -179,24 +176,14 @@ static __always_inline void copy_frames(void *ctx, int unknown)
 			      pos & (PYBPF_BUF - 1));
 }
 
-/* On a sampling event (and the software switch event): it runs after
- * the sample's time is read, before the sample is written. */
+/* On a sampling event: it runs in the sampled thread, after the
+ * sample's time is read, before the sample is written.  The program of a
+ * sampling event runs for that event's tasks only: those of the
+ * profile. */
 SEC("perf_event")
 int pyframes(struct bpf_perf_event_data *ctx)
 {
-	copy_frames(ctx, 1);
-	return 1;
-}
-
-/* On the sched_switch tracepoint event (off-CPU statistics), in the
- * thread switching out: before the sample's time is read.  It runs at
- * every switch on the machine (a tracepoint's programs are the
- * tracepoint's, not its events'): a process uprofile was not told of is
- * none of its business. */
-SEC("tracepoint")
-int pyframes_switch(void *ctx)
-{
-	copy_frames(ctx, 0);
+	copy_frames(ctx);
 	return 1;
 }
 
