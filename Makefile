@@ -65,14 +65,15 @@ LIB_DIRS := common/util common/stats common/profile symbolize common/unwind \
 	common/collect common/engine formats/report formats common/run \
 	common/cli
 LIB_SRC := $(wildcard $(LIB_DIRS:%=%/*.c))
-# The BPF program that copies Python frames at the sample (pybpf.h),
+# The BPF program that copies Python frames at the sample (perfbpf.h),
 # built by clang for the BPF target; its object goes into the library
-# as data (pyframes_obj.S includes it).
-PYBPF_OBJ := bpf/pyframes_obj.o
+# as data (sample_obj.S includes it).
+SBPF_OBJ := bpf/sample_obj.o
 BPF_CC ?= clang
-BPF_CFLAGS := -O2 -g -target bpf \
+BPF_ARCH := $(shell uname -m | sed 's/x86_64/x86/; s/aarch64/arm64/')
+BPF_CFLAGS := -O2 -g -target bpf -D__TARGET_ARCH_$(BPF_ARCH) \
 	-I/usr/include/$(shell $(CC) -print-multiarch)
-LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/$(PYBPF_OBJ)
+LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/$(SBPF_OBJ)
 LIB := $(BUILD)/libprof.a
 
 TOOLS := uprofile kprofile
@@ -86,7 +87,7 @@ TPROG_CFLAGS := -O1 -g -fno-omit-frame-pointer
 TPROGS := spin2 inline shlib forkexec threads kernelloop exitwith demo \
 	phases tripcount branchy evencost callstack diffwork forknamed jitspin jitasm \
 	ifunc execchain exports phases2 timephases offcpu timeslice \
-	fsyncer phasemarks pingpong workers deepwait nostack
+	fsyncer phasemarks pingpong workers deepwait nostack deeprec
 # Call-stack programs: each built with frame pointers (NAME) and without
 # (NAME-nofp), both -O2; the -nofp builds of spin2, threads and forkexec
 # are their twins for call stacks.
@@ -119,12 +120,12 @@ $(BUILD)/obj/%.o: %.c
 
 # (Under BUILD/bpf/, not BUILD/obj/: neither is a C object of the
 # library's layers.)
-%/bpf/pyframes.bpf.o: common/engine/bpf/pyframes.bpf.c \
-		common/engine/bpf/pyframes_bpf.h
+%/bpf/sample.bpf.o: common/engine/bpf/sample.bpf.c \
+		common/engine/bpf/sample_bpf.h
 	@mkdir -p $(dir $@)
 	$(call quiet,BPF,$@)$(BPF_CC) $(BPF_CFLAGS) -c -o $@ $<
-%/$(PYBPF_OBJ): common/engine/bpf/pyframes_obj.S %/bpf/pyframes.bpf.o
-	$(call quiet,AS,$@)$(CC) -DPYBPF_OBJ='"$(word 2,$^)"' -c -o $@ $<
+%/$(SBPF_OBJ): common/engine/bpf/sample_obj.S %/bpf/sample.bpf.o
+	$(call quiet,AS,$@)$(CC) -DSBPF_OBJ='"$(word 2,$^)"' -c -o $@ $<
 
 $(LIB): $(LIB_OBJ)
 	$(call quiet,AR,$@)rm -f $@ && $(AR) rcs $@ $^
@@ -237,7 +238,7 @@ $(FUZZ_BUILD)/obj/%.o: %.c
 	$(call quiet,CC,$@)$(FUZZ_CC) $(CPPFLAGS_ALL) $(WARN) $(FUZZ_CFLAGS) \
 		$(FUZZ_SAN) -fsanitize=fuzzer-no-link -MMD -MP -c -o $@ $<
 
-$(FUZZ_LIB): $(LIB_SRC:%.c=$(FUZZ_BUILD)/obj/%.o) $(FUZZ_BUILD)/$(PYBPF_OBJ)
+$(FUZZ_LIB): $(LIB_SRC:%.c=$(FUZZ_BUILD)/obj/%.o) $(FUZZ_BUILD)/$(SBPF_OBJ)
 	$(call quiet,AR,$@)rm -f $@ && $(AR) rcs $@ $^
 
 $(FUZZ_BIN): $(FUZZ_BUILD)/%: $(FUZZ_BUILD)/obj/fuzz/%.o \

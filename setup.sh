@@ -30,7 +30,7 @@ BUILD_PACKAGES=(
 	libpfm4-dev     # native event names (INST_RETIRED:ANY_P) per CPU model
 	libiberty-dev   # C++ names demangled as perf shows them (no parameters)
 	libdebuginfod-dev # debug info fetched by build-id (symbolize/debuginfod.c)
-	libbpf-dev      # Python frames copied at the sample (common/engine/pybpf.c)
+	libbpf-dev      # Python frames copied at the sample (common/engine/perfbpf.c)
 	clang           # builds that BPF program (common/engine/bpf/)
 )
 TEST_PACKAGES=(

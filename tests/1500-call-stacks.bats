@@ -285,6 +285,35 @@ callers32() {
 	refute_output --partial "stack copy too small"
 }
 
+@test "a stack deeper than the kernel's copy (120 KiB): the BPF program copies the rest, the stacks reach main (root)" {
+	[[ $(id -u) -eq 0 ]] || skip "the BPF program needs root"
+	run -0 --separate-stderr "$UPROFILE" -v -e cpu-clock -F "$FREQ" \
+		--call-graph=dwarf -o umon.out "$TPROG/deeprec" 60 600
+	local no
+	no=$(grep "^uprofile: call stacks: stacks deeper than the kernel's copy stay truncated (no BPF program" <<<"$stderr") &&
+		skip "${no#uprofile: call stacks: }"
+	grep -q "^uprofile: call stacks: 1 process' stacks outgrew the kernel's copy: [0-9]* samples' copies extended by the BPF program$" \
+		<<<"$stderr" || fail "-v says nothing of the deep stacks: $stderr"
+	# Each sample's stack in main: spin (or what it calls) under 61 rec
+	# frames, main and _start; those before the program was told of the
+	# process (the first drain's) truncated by the copy.  (The dynamic
+	# loader's, at the start, have no main.)
+	run -0 --separate-stderr "$UPROFILE" -i umon.out --format folded
+	local counts
+	counts=$(awk '{ n = split($1, f, ";"); c = 0
+		for (i = 1; i <= n; i++) c += f[i] == "rec"
+		if ($1 ~ /^\[truncated: stack copy too small/) { tr += $NF; t += $NF }
+		else if ($1 !~ /;main;/) next
+		else if (c == 61 && f[1] == "_start" && $1 ~ /;main;rec;/) { ok += $NF; t += $NF }
+		else { bad += $NF; t += $NF; line = $0 } }
+		END { printf "%d %d %d %d %s\n", t, ok, tr, bad, line }' <<<"$output")
+	local t ok tr bad line
+	read -r t ok tr bad line <<<"$counts"
+	((t > 300)) || fail "only $t samples"
+	((bad == 0)) || fail "$bad samples' stacks in main are neither complete nor truncated by the copy: $line"
+	((ok * 100 >= t * 90)) || fail "$ok of $t stacks complete"
+}
+
 @test "--call-graph=auto: frame pointers where the program has them, DWARF through libc; complete everywhere" {
 	profile --call-graph=auto "$TPROG/callers" "$MS"
 	check_callers leaf_work caller_a=12.5 caller_b=25 caller_c=62.5

@@ -1004,7 +1004,7 @@ check_reads() {
 }
 
 # Frames copied at each sample by the BPF program (common/engine/
-# pybpf.c): root only, and a kernel that lets it load; -v says which.
+# perfbpf.c): root only, and a kernel that lets it load; -v says which.
 need_bpf() {
 	[[ $(id -u) -eq 0 ]] || skip "the BPF program needs root"
 	[[ $(pyhow) == "uprofile: python: frames copied at each sample by a BPF program" ]] ||

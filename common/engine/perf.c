@@ -18,9 +18,9 @@
 #include "common/util/error.h"
 #include "perf.h"
 #include "proc.h"
-#include "pybpf.h"
+#include "perfbpf.h"
 #include "pysample.h"
-#include "bpf/pyframes_bpf.h"
+#include "bpf/sample_bpf.h"
 #include "common/stats/stats.h"
 
 /* What every sample carries, in the kernel's order. */
@@ -39,7 +39,7 @@ struct ring {
 	uint64_t read_to;		/* records up to here are listed in
 					 * this round: freed after delivery */
 	uint64_t pyout_id;		/* its CPU's Python frames' output
-					 * event (pybpf.h), or 0 */
+					 * event (perfbpf.h), or 0 */
 };
 
 struct event_fd {
@@ -59,7 +59,7 @@ struct event_fd {
 	unsigned regs:1;	/* PERF_SAMPLE_REGS_USER */
 	unsigned ustack:1;	/* PERF_SAMPLE_STACK_USER */
 	unsigned pyout:1;	/* Python frames copied at the sample
-				 * (pybpf.h): its CPU's BPF output */
+				 * (perfbpf.h): its CPU's BPF output */
 	unsigned pywake:1;	/* its output that wakes the drainer */
 };
 
@@ -131,12 +131,39 @@ struct perf_session {
 	uint64_t pm_dropped;
 	struct py_samples *py;		/* target.python's, or NULL */
 	int py_eager;			/* drain every ms from the start */
-	struct pybpf *pybpf;		/* Python frames copied at the
+	struct perf_bpf *bpf;		/* Python frames copied at the
 					 * sample, or NULL: */
-	char pybpf_why[160];		/* why not */
-	char pybpf_partial[160];	/* why not on some event or CPU */
-	size_t pybpf_events;		/* sampling events it rides on */
+	char bpf_why[160];		/* why not */
+	char bpf_partial[160];	/* why not on some event or CPU */
+	size_t bpf_events;		/* sampling events it rides on */
+	int bpf_py;			/* it copies Python frames */
+	/* Deep stacks: the processes the program copies more of (pids,
+	 * deep_pids of them), each CPU's copy waiting for its sample, the
+	 * samples completed so. */
+	uint32_t *deep_pids;
+	size_t ndeep, alloc_deep;
+	struct stack_more *more;
+	size_t nmore;
+	uint8_t *deep_buf;
+	size_t alloc_deep_buf;
+	uint64_t deep_samples;
+	uint64_t copy_full;		/* parse_tail(): the last sample's copy
+					 * was full, of this size (else 0) */
 };
+
+/* The part of a thread's stack past its sample's copy, as the program
+ * copied it (sample_bpf.h's STACK records): [start, end) in buf. */
+struct stack_more {
+	uint32_t pid, tid;	/* tid 0: none */
+	uint64_t time;
+	uint64_t start, end;
+	uint8_t *buf;
+	size_t alloc;
+};
+
+/* How much more of a deep stack the program copies: three times the
+ * kernel's largest copy. */
+#define DEEP_MORE (3 * 65536u)
 
 static long sys_perf_event_open(struct perf_event_attr *attr, pid_t pid,
 				int cpu, int group_fd, unsigned long flags)
@@ -291,14 +318,14 @@ static enum ev_role role_of(const struct perf_event_spec *specs, size_t n,
  * exec).  perf_describe() prints exactly these, so golden tests check what
  * would be opened on hardware this machine lacks (but for what the Python
  * frames' BPF program changes where it can be loaded: the sampling
- * events' wake-ups at the watermark, its output events: pybpf.h).
+ * events' wake-ups at the watermark, its output events: perfbpf.h).
  */
 static void build_switch_attr(const struct perf_event_spec *sp,
 			      const struct perf_target *t,
 			      struct perf_event_attr *a);
 
 /*
- * Without the BPF program that copies them at the sample (pybpf.h), a
+ * Without the BPF program that copies them at the sample (perfbpf.h), a
  * python's samples get their Python frames as they are drained, read
  * from the process then: the sooner the likelier they are the sample's.
  * Rather than at the buffer's watermark, the drainer wakes once a
@@ -758,9 +785,9 @@ static int open_one(struct perf_session *s, const struct opener *op,
 	else
 		build_attr(sp, pm, op->role, op->sw, t, &a);
 	/* Python frames copied at the sample need no early drain. */
-	if (s->pybpf && sp && !pm && !op->sw && !sp->counting)
+	if (s->bpf_py && sp && !pm && !op->sw && !sp->counting)
 		wake_at_watermark(t, &a);
-	bpf = s->pybpf && sp && !pm && !sp->counting && !op->sw;
+	bpf = s->bpf && sp && !pm && !sp->counting && !op->sw;
 	fd = sys_perf_event_open(&a, pid, cpu, group_fd,
 				 PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0) {
@@ -794,13 +821,13 @@ static int open_one(struct perf_session *s, const struct opener *op,
 				 strerror(errno));
 	}
 	s->nfds++;
-	/* The program rides on the sampling events (pybpf_try() found
+	/* The program rides on the sampling events (bpf_try() found
 	 * that it can). */
-	if (bpf && (err = py_bpf_attach(s->pybpf, (int)fd)))
-		snprintf(s->pybpf_partial, sizeof(s->pybpf_partial), "%s",
+	if (bpf && (err = perf_bpf_attach(s->bpf, (int)fd)))
+		snprintf(s->bpf_partial, sizeof(s->bpf_partial), "%s",
 			 prof_error(err));
 	else if (bpf)
-		s->pybpf_events++;
+		s->bpf_events++;
 	if (op->stat == TRIGGER_STAT &&
 	    (fcntl((int)fd, F_SETOWN, getpid()) ||
 	     fcntl((int)fd, F_SETSIG, t->trigger->signo) ||
@@ -899,13 +926,13 @@ static int open_task_events(struct perf_session *s, const struct opener *op,
 }
 
 /*
- * Python frames copied at the sample (pybpf.h), where the kernel lets
- * us.  A failure leaves s->pybpf NULL, its reason for -v: frames are
+ * Python frames copied at the sample (perfbpf.h), where the kernel lets
+ * us.  A failure leaves s->bpf NULL, its reason for -v: frames are
  * then read from the process as samples are drained.
  */
-static void pybpf_try(struct perf_session *s)
+static void bpf_try(struct perf_session *s)
 {
-	int err = py_bpf_open(&s->pybpf), fd = -1;
+	int err = perf_bpf_open(&s->bpf), fd = -1;
 
 	/* Attached to an event of our own, to see that it can be. */
 	if (!err) {
@@ -914,21 +941,32 @@ static void pybpf_try(struct perf_session *s)
 		err = fd < 0 ? prof_fail(PROF_EUNAVAIL, "cannot open an "
 					 "event to attach the Python frames' "
 					 "BPF program to: %s", strerror(-fd)) :
-			       py_bpf_attach(s->pybpf, fd);
+			       perf_bpf_attach(s->bpf, fd);
 	}
 	if (fd >= 0)
 		close(fd);
 	if (err) {
-		snprintf(s->pybpf_why, sizeof(s->pybpf_why), "%s",
+		snprintf(s->bpf_why, sizeof(s->bpf_why), "%s",
 			 prof_error(err));
-		py_bpf_close(s->pybpf);
-		s->pybpf = NULL;
+		perf_bpf_close(s->bpf);
+		s->bpf = NULL;
 	}
+}
+
+/* Whether a sampling event of specs copies user stacks. */
+static int stack_copies(const struct perf_event_spec *specs, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (specs[i].stack_user && !specs[i].counting)
+			return 1;
+	return 0;
 }
 
 /* List BPF output event fd (its CPU's Python frames, or its wake-ups)
  * with the session's events (closed with them): its id, or 0. */
-static uint64_t add_pybpf_fd(struct perf_session *s, int fd, int wake)
+static uint64_t add_bpf_fd(struct perf_session *s, int fd, int wake)
 {
 	struct event_fd *e;
 
@@ -953,20 +991,20 @@ static uint64_t add_pybpf_fd(struct perf_session *s, int fd, int wake)
 }
 
 /* cpu's outputs of Python frames, into ring r (ring_fd's). */
-static void pybpf_ring(struct perf_session *s, struct ring *r, int cpu,
+static void bpf_ring(struct perf_session *s, struct ring *r, int cpu,
 		       int ring_fd)
 {
 	int fd, wake_fd, err;
 
-	err = py_bpf_output(s->pybpf, cpu, ring_fd, SAMPLE_TYPE,
+	err = perf_bpf_output(s->bpf, cpu, ring_fd, SAMPLE_TYPE,
 			    CLOCK_MONOTONIC, &fd, &wake_fd);
 	if (err) {
-		snprintf(s->pybpf_partial, sizeof(s->pybpf_partial), "%s",
+		snprintf(s->bpf_partial, sizeof(s->bpf_partial), "%s",
 			 prof_error(err));
 		return;
 	}
-	r->pyout_id = add_pybpf_fd(s, fd, 0);
-	add_pybpf_fd(s, wake_fd, 1);
+	r->pyout_id = add_bpf_fd(s, fd, 0);
+	add_bpf_fd(s, wake_fd, 1);
 }
 
 int perf_session_open(struct perf_session **out,
@@ -1025,12 +1063,19 @@ int perf_session_open(struct perf_session **out,
 		err = prof_fail(PROF_ENOMEM, "out of memory");
 		goto fail;
 	}
+	/* The BPF program (perfbpf.h), for Python frames and deep stacks. */
 	if (s->py && t->python_read)
-		snprintf(s->pybpf_why, sizeof(s->pybpf_why), "--python=read");
-	if (s->py && t->kind == PERF_TARGET_TASKS && !t->python_read) {
-		pybpf_try(s);
-		if (s->pybpf)
-			py_samples_use_bpf(s->py, s->pybpf);
+		snprintf(s->bpf_why, sizeof(s->bpf_why), "--python=read");
+	if (t->kind == PERF_TARGET_TASKS &&
+	    ((s->py && !t->python_read) || stack_copies(specs, nspecs))) {
+		bpf_try(s);
+		s->bpf_py = s->bpf && s->py && !t->python_read &&
+			      !perf_bpf_python(s->bpf, 1);
+		if (s->bpf_py)
+			py_samples_use_bpf(s->py, s->bpf);
+		else if (s->bpf && s->py && !t->python_read)
+			snprintf(s->bpf_why, sizeof(s->bpf_why), "%s",
+				 prof_error(-PROF_EUNAVAIL));
 	}
 	/*
 	 * Inherited events cannot have per-task buffers, so every sampling
@@ -1049,18 +1094,20 @@ int perf_session_open(struct perf_session **out,
 				goto fail;
 			gone += (size_t)err;
 		}
-		if (s->pybpf && ring_fd >= 0)
-			pybpf_ring(s, &s->rings[s->nrings - 1], cpu_list[ci],
+		if (s->bpf && ring_fd >= 0)
+			bpf_ring(s, &s->rings[s->nrings - 1], cpu_list[ci],
 				   ring_fd);
 	}
 	/* Only off-CPU statistics: no sampling event to ride on. */
-	if (s->pybpf && !s->pybpf_events) {
-		snprintf(s->pybpf_why, sizeof(s->pybpf_why), "no sampling "
+	if (s->bpf && !s->bpf_events) {
+		snprintf(s->bpf_why, sizeof(s->bpf_why), "no sampling "
 			 "event to run on (off-CPU samples are read from the "
 			 "process)");
-		py_samples_use_bpf(s->py, NULL);
-		py_bpf_close(s->pybpf);
-		s->pybpf = NULL;
+		if (s->py)
+			py_samples_use_bpf(s->py, NULL);
+		perf_bpf_close(s->bpf);
+		s->bpf = NULL;
+		s->bpf_py = 0;
 	}
 	/*
 	 * Counting events and the trigger need no buffer: on tasks they
@@ -1241,8 +1288,8 @@ static void read_ring(struct perf_session *s, struct ring *r)
 	uint64_t head = __atomic_load_n(&r->meta->data_head, __ATOMIC_ACQUIRE);
 	uint64_t tail = r->meta->data_tail;
 	size_t mask = r->size - 1;
-	size_t frames = SIZE_MAX;	/* a copy of Python frames, listed
-					 * just before */
+	size_t frames = SIZE_MAX;	/* the first of the program's copies
+					 * listed just before */
 
 	while (tail < head) {
 		struct perf_event_header h;
@@ -1285,16 +1332,21 @@ static void read_ring(struct perf_session *s, struct ring *r)
 		rc->seq = s->seq++;
 		rc->time = rec_time(&h, rec);
 		tail += h.size;
-		/* The program copies a sample's Python frames after the
-		 * sample's time is read, and writes them before it: they are
-		 * listed at its time, just before it. */
-		if (frames != SIZE_MAX && s->recs[frames].time > rc->time)
-			s->recs[frames].time = rc->time;
-		frames = SIZE_MAX;
+		/* The program copies what a sample needs (Python frames,
+		 * more of its stack) after the sample's time is read, and
+		 * writes them before it: they are listed at its time, just
+		 * before it. */
 		if (r->pyout_id && h.type == PERF_RECORD_SAMPLE &&
 		    h.size >= sizeof(h) + 8 &&
-		    !memcmp(rec + sizeof(h), &r->pyout_id, 8))
-			frames = s->nrecs - 1;
+		    !memcmp(rec + sizeof(h), &r->pyout_id, 8)) {
+			if (frames == SIZE_MAX)
+				frames = s->nrecs - 1;
+		} else if (frames != SIZE_MAX) {
+			for (; frames < s->nrecs - 1; frames++)
+				if (s->recs[frames].time > rc->time)
+					s->recs[frames].time = rc->time;
+			frames = SIZE_MAX;
+		}
 	}
 	r->read_to = tail;
 }
@@ -1457,12 +1509,115 @@ bad:
 }
 
 /*
+ * Deep stacks: process pid's sample filled its stack copy of size
+ * bytes (the stack goes on past it): the program is told to copy more
+ * of its samples' stacks, once per process.
+ */
+static void deep_note(struct perf_session *s, uint32_t pid, uint32_t size)
+{
+	size_t i;
+
+	for (i = 0; i < s->ndeep; i++)
+		if (s->deep_pids[i] == pid)
+			return;
+	if (ALLOC_GROW(s->deep_pids, s->ndeep + 1, s->alloc_deep))
+		return;
+	if (!perf_bpf_set_deep(s->bpf, pid, size, DEEP_MORE))
+		s->deep_pids[s->ndeep++] = pid;
+}
+
+/* A record of the program's copy of a stack past a sample's copy (raw's
+ * len bytes: a head and one region), made on cpu at time: kept for that
+ * CPU's next sample, after those of the same sample before it. */
+static void stack_more_add(struct perf_session *s, uint32_t cpu,
+			   uint32_t pid, uint32_t tid, uint64_t time,
+			   const uint8_t *raw, size_t len)
+{
+	struct sbpf_head h;
+	struct sbpf_region r;
+	struct stack_more *m;
+
+	if (len < sizeof(h) + sizeof(r) || cpu >= 4096)
+		return;
+	memcpy(&h, raw, sizeof(h));
+	memcpy(&r, raw + sizeof(h), sizeof(r));
+	if (h.len > len || r.len > h.len - sizeof(h) - sizeof(r) || !r.len ||
+	    r.addr + r.len < r.addr)
+		return;
+	if (cpu >= s->nmore) {
+		struct stack_more *n = realloc(s->more, (cpu + 1) * sizeof(*n));
+
+		if (!n)
+			return;
+		memset(n + s->nmore, 0, (cpu + 1 - s->nmore) * sizeof(*n));
+		s->more = n;
+		s->nmore = cpu + 1;
+	}
+	m = &s->more[cpu];
+	/* The next record of the same copy goes on where the last ended. */
+	if (m->tid != tid || m->pid != pid || r.addr != m->end)
+		m->tid = 0;
+	if (!m->tid) {
+		m->start = m->end = r.addr;
+		m->pid = pid;
+		m->tid = tid;
+		m->time = time;
+	}
+	if (ALLOC_GROW(m->buf, (size_t)(m->end - m->start) + r.len,
+		       m->alloc)) {
+		m->tid = 0;
+		return;
+	}
+	memcpy(m->buf + (m->end - m->start), raw + sizeof(h) + sizeof(r),
+	       r.len);
+	m->end += r.len;
+}
+
+/*
+ * cs's stack copy, when it is full and the program copied more of the
+ * same thread's stack from where the copy ends (from the start of the
+ * page it ends in): the two as one, in s->deep_buf.
+ */
+static void stack_more_join(struct perf_session *s, struct collect_sample *cs)
+{
+	struct stack_more *m;
+	struct unw_state st;
+	uint64_t end;
+	size_t need;
+
+	if (!cs->ustack || !cs->uregs || cs->cpu >= s->nmore)
+		return;
+	m = &s->more[cs->cpu];
+	if (!m->tid)
+		return;
+	m->tid = 0;
+	if (m->pid != cs->pid ||
+	    (m->time > cs->time ? m->time - cs->time : cs->time - m->time) >
+	    1000000 ||
+	    unw_init(&st, cs->uregs, cs->uregs_mask, cs->ustack,
+		     (size_t)cs->ustack_len))
+		return;
+	end = st.sp0 + cs->ustack_len;
+	if (m->start > end || m->end <= end)
+		return;
+	need = (size_t)cs->ustack_len + (size_t)(m->end - end);
+	if (ALLOC_GROW(s->deep_buf, need, s->alloc_deep_buf))
+		return;
+	memcpy(s->deep_buf, cs->ustack, (size_t)cs->ustack_len);
+	memcpy(s->deep_buf + cs->ustack_len, m->buf + (end - m->start),
+	       (size_t)(m->end - end));
+	cs->ustack = s->deep_buf;
+	cs->ustack_len = need;
+	s->deep_samples++;
+}
+
+/*
  * The fields after PERIOD of a sample of event e, the rest of r: the call
  * chain, the raw data (*raw, *raw_len; may be NULL where e has none), the
  * user registers and the user stack copy, as e's sample_type has them.
  * -1 when they do not fit the record.
  */
-static int parse_tail(const struct perf_session *s, const struct event_fd *e,
+static int parse_tail(struct perf_session *s, const struct event_fd *e,
 		      struct bytes *r, struct collect_sample *cs,
 		      const uint8_t **raw, uint32_t *raw_len)
 {
@@ -1509,6 +1664,7 @@ static int parse_tail(const struct perf_session *s, const struct event_fd *e,
 			}
 		}
 	}
+	s->copy_full = 0;
 	if (e->ustack) {
 		uint64_t size = rec_u64(r), dyn;
 		const uint8_t *stack;
@@ -1524,6 +1680,9 @@ static int parse_tail(const struct perf_session *s, const struct event_fd *e,
 				cs->ustack = stack;
 				cs->ustack_len = dyn < size ? dyn : size;
 			}
+			/* A full copy (the kernel's, of the size that fits
+			 * the record): the stack may go on past it. */
+			s->copy_full = dyn >= size ? size : 0;
 		}
 	}
 	return r->bad ? -1 : 0;
@@ -1604,7 +1763,7 @@ static void deliver_switch(struct perf_session *s,
 			 !!(h->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT));
 }
 
-/* A copy of Python frames (pybpf.h), r after its identifier: for the
+/* A copy of Python frames (perfbpf.h), r after its identifier: for the
  * next sample of its CPU. */
 static void deliver_pyframes(struct perf_session *s, const struct event_fd *e,
 			     struct bytes *r)
@@ -1620,13 +1779,18 @@ static void deliver_pyframes(struct perf_session *s, const struct event_fd *e,
 	cs.time = rec_u64(r);
 	cs.cpu = rec_u32(r);
 	bytes_skip(r, 12);	/* reserved, period */
-	if (parse_tail(s, e, r, &cs, &raw, &raw_len) || !raw || !s->py)
+	if (parse_tail(s, e, r, &cs, &raw, &raw_len) || !raw ||
+	    raw_len < sizeof(uint32_t))
 		return;
-	py_samples_frames(s->py, cs.cpu, cs.pid, cs.tid, cs.time, raw,
-			  raw_len);
+	if (!memcmp(raw, &(uint32_t){ SBPF_STACK_MAGIC }, sizeof(uint32_t)))
+		stack_more_add(s, cs.cpu, cs.pid, cs.tid, cs.time, raw,
+			       raw_len);
+	else if (s->py)
+		py_samples_frames(s->py, cs.cpu, cs.pid, cs.tid, cs.time, raw,
+				  raw_len);
 }
 
-/* A wake-up of the drainer for a thread not told of (pybpf.h), r after
+/* A wake-up of the drainer for a thread not told of (perfbpf.h), r after
  * its identifier. */
 static void deliver_pywake(struct perf_session *s, const struct event_fd *e,
 			   struct bytes *r)
@@ -1634,7 +1798,7 @@ static void deliver_pywake(struct perf_session *s, const struct event_fd *e,
 	struct collect_sample cs;
 	const uint8_t *raw = NULL;
 	uint32_t raw_len = 0;
-	struct pybpf_wake wk;
+	struct sbpf_wake wk;
 
 	memset(&cs, 0, sizeof(cs));
 	bytes_skip(r, 32);	/* ip, pid, tid, time, cpu, reserved */
@@ -1685,6 +1849,11 @@ static void deliver_sample(struct perf_session *s,
 	cs.cpumode = h->misc & PERF_RECORD_MISC_CPUMODE_MASK;
 	if (!e || parse_tail(s, e, &r, &cs, NULL, NULL))
 		return;
+	if (s->bpf && cs.ustack && s->copy_full &&
+	    cs.ustack_len == s->copy_full) {
+		deep_note(s, cs.pid, (uint32_t)s->copy_full);
+		stack_more_join(s, &cs);
+	}
 	if (s->py)
 		py_samples_add(s->py, s->col, &cs, 0);
 	collector_sample(s->col, &cs);
@@ -1861,8 +2030,8 @@ int perf_session_poll(struct perf_session *s, int timeout_ms,
 	 * for nothing while it waits or waits for a CPU.  A CPython found
 	 * in another program's process is drained every millisecond. */
 	py_ms = s->py_eager ? PY_WAKE_MS : 1;
-	if (s->py && !s->pybpf && (s->py_eager ? s->nrecs > 0 :
-				   py_samples_active(s->py)) &&
+	if (s->py && !s->bpf_py && (s->py_eager ? s->nrecs > 0 :
+				      py_samples_active(s->py)) &&
 	    (timeout_ms < 0 || timeout_ms > py_ms))
 		timeout_ms = py_ms;
 	/* With the BPF program, only until a python's CPython is found
@@ -1871,9 +2040,9 @@ int perf_session_poll(struct perf_session *s, int timeout_ms,
 	 * its wake-up records wake the drainer for their first samples),
 	 * and with an off-CPU statistic, whose samples at the switches
 	 * (no program there) are read from the process, while it runs. */
-	if (s->pybpf && ((s->py_eager && !py_samples_active(s->py)) ||
-			 py_samples_read_since(s->py) ||
-			 (s->sw.stacks && s->nrecs > 0)) &&
+	if (s->bpf_py && ((s->py_eager && !py_samples_active(s->py)) ||
+			    py_samples_read_since(s->py) ||
+			    (s->sw.stacks && s->nrecs > 0)) &&
 	    (timeout_ms < 0 || timeout_ms > PY_WAKE_MS))
 		timeout_ms = PY_WAKE_MS;
 	r = poll(s->pfds, n, timeout_ms);
@@ -1953,7 +2122,12 @@ void perf_session_free(struct perf_session *s)
 	for (i = 0; i < s->nfds; i++)
 		close(s->fds[i].fd);
 	py_samples_free(s->py);
-	py_bpf_close(s->pybpf);
+	perf_bpf_close(s->bpf);
+	for (i = 0; i < s->nmore; i++)
+		free(s->more[i].buf);
+	free(s->more);
+	free(s->deep_pids);
+	free(s->deep_buf);
 	free(s->rings);
 	free(s->fds);
 	free(s->arena);
@@ -1967,9 +2141,18 @@ void perf_session_free(struct perf_session *s)
 const char *perf_session_pybpf(const struct perf_session *s,
 			       const char **partial)
 {
-	*partial = s && s->pybpf && s->pybpf_partial[0] ? s->pybpf_partial :
+	*partial = s && s->bpf && s->bpf_partial[0] ? s->bpf_partial :
 		   NULL;
-	return !s || !s->py || s->pybpf ? NULL : s->pybpf_why;
+	return !s || !s->py || s->bpf_py ? NULL : s->bpf_why;
+}
+
+uint64_t perf_session_deep(const struct perf_session *s, size_t *nprocs,
+			   const char **why)
+{
+	*nprocs = s ? s->ndeep : 0;
+	*why = !s || s->bpf ? NULL : s->bpf_why[0] ? s->bpf_why :
+	       "not loaded (no stack copies)";
+	return s ? s->deep_samples : 0;
 }
 
 const struct py_samples *perf_session_python(const struct perf_session *s)

@@ -153,11 +153,11 @@ struct perf_target {
 				 * PERF_PYTHON_EAGER: the program is a
 				 * python, drained every ms from its start
 				 * (else from the first CPython found;
-				 * with the BPF program, pybpf.h, until
+				 * with the BPF program, perfbpf.h, until
 				 * its CPython is found) */
 	int python_read;	/* read Python frames from the process only:
 				 * no BPF program copies them at the
-				 * sample (pybpf.h) */
+				 * sample (perfbpf.h) */
 };
 #define PERF_PYTHON_EAGER 2
 
@@ -226,9 +226,15 @@ void perf_session_free(struct perf_session *s);
 struct py_samples;
 const struct py_samples *perf_session_python(const struct perf_session *s);
 /* Why Python frames are not copied at the sample by a BPF program
- * (pybpf.h), one line; NULL when they are, or when no Python frames are
+ * (perfbpf.h), one line; NULL when they are, or when no Python frames are
  * read.  *partial: why not on some event or CPU when they are, or NULL. */
 const char *perf_session_pybpf(const struct perf_session *s,
 			       const char **partial);
+/* Deep stacks: how many samples' stack copies the BPF program extended
+ * (perfbpf.h), and of how many processes whose stacks outgrew the
+ * kernel's copy (*nprocs); *why: why the program is not there, or
+ * NULL. */
+uint64_t perf_session_deep(const struct perf_session *s, size_t *nprocs,
+			   const char **why);
 
 #endif

@@ -13,7 +13,7 @@
 
 #include "pyframes_int.h"
 #include "common/util/error.h"
-#include "bpf/pyframes_bpf.h"
+#include "bpf/sample_bpf.h"
 
 /* ------------------------------------------------------------------ */
 /* Reads in one call, and the window of memory around frames */
@@ -735,21 +735,21 @@ int py_thread_stack(struct py_proc *p, pid_t tid, struct py_frame *out,
 
 
 /* ------------------------------------------------------------------ */
-/* What a BPF program copies at each sample (pybpf.h) */
+/* What a BPF program copies at each sample (perfbpf.h) */
 
 void py_copy_only(struct py_proc *p, bool on)
 {
 	p->copy_only = on;
 }
 
-void py_bpf_proc_of(const struct py_proc *p, struct pybpf_proc *out)
+void py_bpf_proc_of(const struct py_proc *p, struct sbpf_proc *out)
 {
 	const struct layout *l = p->l;
 
 	memset(out, 0, sizeof(*out));
 	out->ts_len = (uint32_t)p->ts_len;
 	out->ts_frame = l->ts_frame;
-	out->cf_frame = l->cf_current_frame == NONE ? PYBPF_NONE :
+	out->cf_frame = l->cf_current_frame == NONE ? SBPF_NONE :
 			l->cf_current_frame;
 	out->frame_len = (uint32_t)p->frame_len;
 	out->fr_code = l->fr_code;
@@ -758,7 +758,7 @@ void py_bpf_proc_of(const struct py_proc *p, struct pybpf_proc *out)
 }
 
 int py_bpf_thread_of(const struct py_proc *p, pid_t tid,
-		  struct pybpf_thread *out)
+		  struct sbpf_thread *out)
 {
 	const struct ts_slot *s = &p->threads[(unsigned)tid % TS_CACHE];
 

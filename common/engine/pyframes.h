@@ -165,7 +165,7 @@ int py_thread_stack(struct py_proc *p, pid_t tid, struct py_frame *out,
 
 /* A thread's user stack as a sample copied it: len bytes from sp; and
  * its Python frames where the kernel copied them at the sample
- * (pybpf.h): frames_len bytes at frames, or NULL. */
+ * (perfbpf.h): frames_len bytes at frames, or NULL. */
 struct py_stack_copy {
 	uint64_t sp;
 	const uint8_t *data;
@@ -191,15 +191,15 @@ int py_sample_stack(struct py_proc *p, pid_t tid,
 
 /*
  * What a BPF program on the sampling events copies of pid's threads at
- * each sample (pybpf.h): the layout's offsets, into *out; and where
+ * each sample (perfbpf.h): the layout's offsets, into *out; and where
  * thread tid's state was last found, into *out (0: tid's is not
- * known; the thread's walk finds it).  Types: pyframes_bpf.h's.
+ * known; the thread's walk finds it).  Types: sample_bpf.h's.
  */
-struct pybpf_proc;
-struct pybpf_thread;
-void py_bpf_proc_of(const struct py_proc *p, struct pybpf_proc *out);
+struct sbpf_proc;
+struct sbpf_thread;
+void py_bpf_proc_of(const struct py_proc *p, struct sbpf_proc *out);
 int py_bpf_thread_of(const struct py_proc *p, pid_t tid,
-		  struct pybpf_thread *out);
+		  struct sbpf_thread *out);
 
 /* Whether walks read only the sample's copy of its frames (the process
  * being too far past the sample): a read it does not hold fails, and

@@ -13,7 +13,7 @@
 #include <sys/types.h>
 
 #include "pyframes.h"
-#include "bpf/pyframes_bpf.h"
+#include "bpf/sample_bpf.h"
 #include "common/util/hash.h"
 #include "common/util/strpool.h"
 
@@ -178,9 +178,9 @@ struct ts_slot {
 
 /* Regions of a sample's copy of its frames used, at most: the thread
  * state, another word of it, the C frame's word, a frame and its code
- * object's header for each of PYBPF_FRAMES frames. */
-#define PY_SNAP_REGIONS (3 + 2 * PYBPF_FRAMES)
-_Static_assert(HEADER_MAX < PYBPF_REGION_MAX,
+ * object's header for each of SBPF_FRAMES frames. */
+#define PY_SNAP_REGIONS (3 + 2 * SBPF_FRAMES)
+_Static_assert(HEADER_MAX < SBPF_REGION_MAX,
 	       "a region the program copies holds every header read");
 
 /* Reads done in one process_vm_readv: the kernel reads them in order
@@ -215,7 +215,7 @@ struct py_proc {
 	struct hashmap index;	/* code address -> codes[] */
 	uint64_t walks;		/* py_thread_stack() calls */
 	const struct py_stack_copy *copy;	/* the walk's sample's */
-	/* The sample's copy of its frames (copy->frames: pyframes_bpf.h's
+	/* The sample's copy of its frames (copy->frames: sample_bpf.h's
 	 * regions), as py_snap_set() found them: reads inside one are
 	 * served from it.  None between walks. */
 	bool copy_only;		/* py_copy_only() */

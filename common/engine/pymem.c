@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "pyframes_int.h"
-#include "bpf/pyframes_bpf.h"
+#include "bpf/sample_bpf.h"
 #include "common/util/bytes.h"
 #include "common/util/error.h"
 
@@ -41,15 +41,15 @@ bool py_process_gone(pid_t pid)
 void py_snap_set(struct py_proc *p)
 {
 	const struct py_stack_copy *c = p->copy;
-	struct pybpf_head h;
-	struct pybpf_region r;
+	struct sbpf_head h;
+	struct sbpf_region r;
 	size_t at;
 
 	p->nsnap = 0;
 	if (!c || !c->frames || c->frames_len < sizeof(h))
 		return;
 	memcpy(&h, c->frames, sizeof(h));
-	if (h.magic != PYBPF_MAGIC || h.len > c->frames_len)
+	if (h.magic != SBPF_MAGIC || h.len > c->frames_len)
 		return;
 	/* Regions one after the other, each checked to lie in the record. */
 	for (at = sizeof(h); at + sizeof(r) <= h.len &&

@@ -16,10 +16,10 @@
 #include "common/util/error.h"
 #include "common/util/hash.h"
 #include "common/unwind/unwind.h"
-#include "pybpf.h"
+#include "perfbpf.h"
 #include "pyframes.h"
 #include "pysample.h"
-#include "bpf/pyframes_bpf.h"
+#include "bpf/sample_bpf.h"
 
 /* Frames of one sample read at most (a deeper stack keeps its inner
  * ones: the walk stops there with a reason). */
@@ -34,7 +34,7 @@ struct pyproc {
 	char why[160];		/* its detail */
 	uint64_t samples, with_python;
 	uint64_t at_sample;	/* of with_python: frames copied at the
-				 * sample (pybpf.h) */
+				 * sample (perfbpf.h) */
 };
 
 /* A CPU's copy of Python frames, waiting for its sample (the next of
@@ -51,7 +51,7 @@ struct pending {
 #define TOLD_SLOTS 1024
 struct told {
 	uint32_t tid;
-	struct pybpf_thread th;	/* th.ts 0: runs no Python (was told so) */
+	struct sbpf_thread th;	/* th.ts 0: runs no Python (was told so) */
 };
 /* How long a thread that ran no Python is not looked at again. */
 #define RETRY_NS 10000000ULL
@@ -64,7 +64,7 @@ struct py_samples {
 	size_t last;		/* the process of the last sample */
 	struct py_frame frames[PY_SAMPLE_FRAMES];
 	struct collect_pyframe out[PY_SAMPLE_FRAMES];
-	struct pybpf *bpf;	/* frames copied at the sample, or NULL */
+	struct perf_bpf *bpf;	/* frames copied at the sample, or NULL */
 	struct pending *pend;	/* by CPU */
 	size_t npend;
 	struct told told[TOLD_SLOTS];
@@ -108,14 +108,14 @@ static int pid_eq(const void *ctx, size_t entry)
  * read (its samples then need no wake-up). */
 static void tell_proc(struct py_samples *ps, const struct pyproc *pp)
 {
-	struct pybpf_proc cfg;
+	struct sbpf_proc cfg;
 
 	if (!ps->bpf)
 		return;
 	memset(&cfg, 0, sizeof(cfg));
 	if (pp->p)
 		py_bpf_proc_of(pp->p, &cfg);
-	py_bpf_set_proc(ps->bpf, pp->pid, &cfg);
+	perf_bpf_set_proc(ps->bpf, pp->pid, &cfg);
 }
 
 /* pid's entry, looked at when first met; NULL when out of memory. */
@@ -189,7 +189,7 @@ void py_samples_forget(struct py_samples *ps, uint32_t pid)
 		ps->nactive--;
 	/* Looked at anew at its next sample, which wakes us. */
 	if (ps->bpf)
-		py_bpf_set_proc(ps->bpf, pid, NULL);
+		perf_bpf_set_proc(ps->bpf, pid, NULL);
 	py_close(ps->procs[i].p);
 	ps->procs[i].p = NULL;
 	ps->procs[i].pid = UINT32_MAX;
@@ -232,7 +232,7 @@ static struct collect_pyframe frame_of(struct py_proc *p, struct collector *c,
 	return out;
 }
 
-void py_samples_use_bpf(struct py_samples *ps, struct pybpf *b)
+void py_samples_use_bpf(struct py_samples *ps, struct perf_bpf *b)
 {
 	ps->bpf = b;
 }
@@ -344,7 +344,7 @@ static void tell_thread(struct py_samples *ps, struct pyproc *pp,
 			uint32_t tid)
 {
 	struct told *t = &ps->told[tid % TOLD_SLOTS];
-	struct pybpf_thread th;
+	struct sbpf_thread th;
 
 	if (py_exited(pp->p))
 		return;
@@ -362,7 +362,7 @@ static void tell_thread(struct py_samples *ps, struct pyproc *pp,
 	}
 	if (t->tid == tid && !memcmp(&t->th, &th, sizeof(th)))
 		return;
-	if (py_bpf_set_thread(ps->bpf, tid, &th))
+	if (perf_bpf_set_thread(ps->bpf, tid, &th))
 		return;
 	t->tid = tid;
 	t->th = th;

@@ -4,7 +4,7 @@
  * --python=off): the engine calls py_samples_add() on each sample it
  * drains; a sample of a thread running CPython gets its Python frames
  * (pyframes.h: from the copy the BPF program made at the sample,
- * pybpf.h, where it runs; else read then, the thread having moved on a
+ * perfbpf.h, where it runs; else read then, the thread having moved on a
  * little since the sample was taken) as the collector's
  * (collect_pyframe), which replace the interpreter's frames in its stack.
  * With the program, py_samples_add() tells it the processes and thread
@@ -22,7 +22,7 @@
 struct collector;
 struct collect_sample;
 struct py_samples;
-struct pybpf;
+struct perf_bpf;
 
 struct py_samples *py_samples_new(void);
 void py_samples_free(struct py_samples *ps);
@@ -32,17 +32,17 @@ void py_samples_free(struct py_samples *ps);
  * thread switched out (off-CPU), whose frames stay while it waits. */
 void py_samples_add(struct py_samples *ps, struct collector *c,
 		    struct collect_sample *cs, int at_switch);
-/* Python frames are copied at the sample by b's program (pybpf.h): the
+/* Python frames are copied at the sample by b's program (perfbpf.h): the
  * processes found get told to it. */
-void py_samples_use_bpf(struct py_samples *ps, struct pybpf *b);
+void py_samples_use_bpf(struct py_samples *ps, struct perf_bpf *b);
 /* A copy of the Python frames of process pid's thread tid
- * (pyframes_bpf.h's record, raw's len bytes) made on cpu at time: for
+ * (sample_bpf.h's record, raw's len bytes) made on cpu at time: for
  * that CPU's next sample. */
 void py_samples_frames(struct py_samples *ps, uint32_t cpu, uint32_t pid,
 		       uint32_t tid, uint64_t time, const uint8_t *raw,
 		       size_t len);
 /* The program woke us for a sample of process pid's thread tid it was
- * not told of (pyframes_bpf.h's wake-up record). */
+ * not told of (sample_bpf.h's wake-up record). */
 void py_samples_woken(struct py_samples *ps, uint32_t pid, uint32_t tid);
 /* How many samples got frames read from the process, not copied at the
  * sample, since the last call (with the BPF program: threads it was
@@ -64,7 +64,7 @@ struct py_samples_proc {
 	const char *why;	/* why not, or NULL (not Python at all) */
 	uint64_t samples, with_python;
 	uint64_t at_sample;	/* of with_python: frames copied at the
-				 * sample (pybpf.h) */
+				 * sample (perfbpf.h) */
 };
 int py_samples_info(const struct py_samples *ps, size_t i,
 		    struct py_samples_proc *out);

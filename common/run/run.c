@@ -584,11 +584,22 @@ static void say_stacks(const struct run *r)
 {
 	const struct run_config *c = r->cfg;
 	const char *path, *source;
-	uint64_t steps, rows, total = 0;
-	size_t i;
+	uint64_t steps, rows, total = 0, deep;
+	const char *why;
+	size_t i, ndeep;
 	int e;
 
 	say_python(r);
+	deep = perf_session_deep(r->sess, &ndeep, &why);
+	if (ndeep)
+		run_notice(c, "call stacks: %zu process%s' stacks outgrew the "
+			   "kernel's copy: %" PRIu64 " samples' copies extended "
+			   "by the BPF program", ndeep, ndeep == 1 ? "" : "es",
+			   deep);
+	else if (why && collector_stack_ends(r->col, PROF_STACK_TRUNC_DUMP))
+		run_notice(c, "call stacks: stacks deeper than the kernel's "
+			   "copy stay truncated (no BPF program to copy the "
+			   "rest: %s)", why);
 	for (i = 0; (e = collector_unwind_info(r->col, i, &path, &source,
 					       &steps, &rows)) != 1; i++)
 		if (e == 0)

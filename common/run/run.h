@@ -140,7 +140,7 @@ struct run_config {
 					 * frames, not Python's */
 	int python_read;		/* --python=read: frames read from
 					 * the process only, never copied at
-					 * the sample (pybpf.h) */
+					 * the sample (perfbpf.h) */
 	/* -g / --call-graph: call stacks.  -g alone (call_graph_g) is
 	 * auto for uprofile and kernel stacks only for kprofile. */
 	enum prof_call_graph call_graph;

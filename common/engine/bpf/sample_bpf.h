@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What the BPF program pyframes.bpf.c and its loader (pybpf.c) share:
- * the maps' values and the record the program writes at each sample.
+ * What the BPF program sample.bpf.c and its loader (perfbpf.c) share:
+ * the maps' values and the records the program writes at each sample.
  *
  * At a sample of a thread whose Python thread state uprofile has found
  * (the threads map) in a process whose layout it knows (procs), the
@@ -16,21 +16,22 @@
  * Every byte is untrusted (the process wrote them): the walk checks
  * them as it checks what it reads itself.
  */
-#ifndef COMMON_ENGINE_BPF_PYFRAMES_BPF_H
-#define COMMON_ENGINE_BPF_PYFRAMES_BPF_H
+#ifndef COMMON_ENGINE_BPF_SAMPLE_BPF_H
+#define COMMON_ENGINE_BPF_SAMPLE_BPF_H
 
 #include <linux/types.h>
 
-#define PYBPF_MAGIC 0x46425950u		/* "PYBF" */
-#define PYBPF_BUF 32768			/* a CPU's scratch record */
-#define PYBPF_ROOM 16384		/* regions start below this */
-#define PYBPF_REGION_MAX 512		/* bytes of a region, at most - 1 */
-#define PYBPF_FRAMES 64			/* frames copied, at most */
-#define PYBPF_NONE 0xffffffffu		/* an offset that is not there */
+#define SBPF_MAGIC 0x46425950u		/* "PYBF" */
+#define SBPF_BUF 32768			/* a CPU's scratch record */
+#define SBPF_ROOM 16384		/* regions start below this */
+#define SBPF_REGION_MAX 512		/* bytes of a region, at most - 1 */
+#define SBPF_FRAMES 64			/* frames copied, at most */
+#define SBPF_NONE 0xffffffffu		/* an offset that is not there */
+#define SBPF_PYTHON 1u			/* config: copy Python frames */
 
 /* Where the frames of a process's threads are (its layout's offsets);
  * ts_len 0: a process that is not a CPython read (nothing copied). */
-struct pybpf_proc {
+struct sbpf_proc {
 	__u32 ts_len;		/* bytes of the thread state copied */
 	__u32 ts_frame;		/* its frame (3.9, 3.10, 3.13) or C frame
 				 * (3.11, 3.12) pointer */
@@ -47,7 +48,7 @@ struct pybpf_proc {
  * ts 0: it had none (it runs no Python, or not yet): uprofile wants
  * waking for its samples from retry_ns on (CLOCK_MONOTONIC), to look
  * again. */
-struct pybpf_thread {
+struct sbpf_thread {
 	__u64 ts;
 	__u64 extra;
 	__u32 extra_len;
@@ -55,21 +56,35 @@ struct pybpf_thread {
 	__u64 retry_ns;
 };
 
+/* The processes whose stacks outgrew the kernel's copy (the deep map):
+ * the program copies up to len bytes more of the sampled thread's stack,
+ * from its stack pointer + from (the kernel's copy's size) on, a page at
+ * a time until one cannot be read (the stack's top), in records of
+ * SBPF_STACK_PAGES pages at most, each one region (magic STACK). */
+struct sbpf_deep {
+	__u32 from;
+	__u32 len;
+};
+#define SBPF_STACK_MAGIC 0x4b415453u	/* "STAK" */
+#define SBPF_PAGE 4096
+#define SBPF_STACK_PAGES 6		/* pages of a record, at most */
+#define SBPF_STACK_RECORDS 8		/* records of a sample, at most */
+
 /* A wake-up's record: the sampled thread's ids. */
-struct pybpf_wake {
+struct sbpf_wake {
 	__u32 tgid;
 	__u32 tid;
 };
 
 /* The record: a head, then regions, each its bytes padded to 8. */
-struct pybpf_head {
+struct sbpf_head {
 	__u32 magic;
 	__u32 tid;
 	__u32 len;		/* the record's, head included */
 	__u32 pad;
 };
 
-struct pybpf_region {
+struct sbpf_region {
 	__u64 addr;
 	__u32 len;
 	__u32 pad;

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Loading and feeding the BPF program that copies Python frames at the
- * sample (pybpf.h).  The program's object is built from
- * bpf/pyframes.bpf.c by clang and linked into the tools
- * (py_bpf_obj_start..py_bpf_obj_end, bpf/pyframes_obj.S).
+ * sample (perfbpf.h).  The program's object is built from
+ * bpf/sample.bpf.c by clang and linked into the tools
+ * (perf_bpf_obj_start..perf_bpf_obj_end, bpf/sample_obj.S).
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -18,15 +18,16 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "pybpf.h"
-#include "bpf/pyframes_bpf.h"
+#include "perfbpf.h"
+#include "bpf/sample_bpf.h"
 #include "common/util/error.h"
 
-extern const unsigned char py_bpf_obj_start[], py_bpf_obj_end[];
+extern const unsigned char perf_bpf_obj_start[], perf_bpf_obj_end[];
 
-struct pybpf {
+struct perf_bpf {
 	struct bpf_object *obj;
-	int prog_fd, procs_fd, threads_fd, out_fd, wake_fd;
+	int prog_fd, procs_fd, threads_fd, out_fd, wake_fd, deep_fd;
+	int config_fd;
 	int ncpus;
 };
 
@@ -47,14 +48,14 @@ static int map_fd(struct bpf_object *obj, const char *name)
 /* The initial PID namespace's inode number (PROC_PID_INIT_INO). */
 #define INIT_PID_NS_INO 0xeffffffcULL
 
-int py_bpf_open(struct pybpf **out)
+int perf_bpf_open(struct perf_bpf **out)
 {
 	int ncpus = libbpf_num_possible_cpus();
 	struct stat st;
 	LIBBPF_OPTS(bpf_object_open_opts, opts, .object_name = "pyframes");
 	struct bpf_program *prog;
 	struct bpf_map *m;
-	struct pybpf *b;
+	struct perf_bpf *b;
 	int err;
 
 	*out = NULL;
@@ -72,9 +73,9 @@ int py_bpf_open(struct pybpf **out)
 	if (!b)
 		return prof_fail(PROF_ENOMEM, "out of memory");
 	b->ncpus = ncpus;
-	b->obj = bpf_object__open_mem(py_bpf_obj_start,
-				      (size_t)(py_bpf_obj_end -
-					       py_bpf_obj_start), &opts);
+	b->obj = bpf_object__open_mem(perf_bpf_obj_start,
+				      (size_t)(perf_bpf_obj_end -
+					       perf_bpf_obj_start), &opts);
 	if (!b->obj) {
 		err = errno;
 		free(b);
@@ -87,13 +88,13 @@ int py_bpf_open(struct pybpf **out)
 	if (m)
 		m = bpf_object__find_map_by_name(b->obj, "wake");
 	if (!m || bpf_map__set_max_entries(m, (uint32_t)ncpus)) {
-		py_bpf_close(b);
+		perf_bpf_close(b);
 		return prof_fail(PROF_EUNAVAIL, "Python frames' BPF program: "
 				 "no output map");
 	}
 	err = bpf_object__load(b->obj);
 	if (err) {
-		py_bpf_close(b);
+		perf_bpf_close(b);
 		return prof_fail(PROF_EUNAVAIL, "Python frames' BPF program: "
 				 "cannot load: %s", strerror(-err));
 	}
@@ -103,9 +104,12 @@ int py_bpf_open(struct pybpf **out)
 	b->threads_fd = map_fd(b->obj, "threads");
 	b->out_fd = map_fd(b->obj, "out");
 	b->wake_fd = map_fd(b->obj, "wake");
+	b->deep_fd = map_fd(b->obj, "deep");
+	b->config_fd = map_fd(b->obj, "config");
 	if (b->prog_fd < 0 || b->procs_fd < 0 ||
-	    b->threads_fd < 0 || b->out_fd < 0 || b->wake_fd < 0) {
-		py_bpf_close(b);
+	    b->threads_fd < 0 || b->out_fd < 0 || b->wake_fd < 0 ||
+	    b->deep_fd < 0 || b->config_fd < 0) {
+		perf_bpf_close(b);
 		return prof_fail(PROF_EUNAVAIL, "Python frames' BPF program: "
 				 "incomplete object");
 	}
@@ -113,7 +117,7 @@ int py_bpf_open(struct pybpf **out)
 	return 0;
 }
 
-void py_bpf_close(struct pybpf *b)
+void perf_bpf_close(struct perf_bpf *b)
 {
 	if (!b)
 		return;
@@ -121,7 +125,7 @@ void py_bpf_close(struct pybpf *b)
 	free(b);
 }
 
-int py_bpf_attach(struct pybpf *b, int fd)
+int perf_bpf_attach(struct perf_bpf *b, int fd)
 {
 	if (ioctl(fd, PERF_EVENT_IOC_SET_BPF, b->prog_fd))
 		return prof_fail(PROF_EUNAVAIL, "cannot attach the Python "
@@ -175,7 +179,7 @@ static int output_event(int map_fd, int cpu, int ring_fd,
 	return 0;
 }
 
-int py_bpf_output(struct pybpf *b, int cpu, int ring_fd,
+int perf_bpf_output(struct perf_bpf *b, int cpu, int ring_fd,
 		  uint64_t sample_type, int clockid, int *fd, int *wake_fd)
 {
 	int err;
@@ -199,8 +203,8 @@ int py_bpf_output(struct pybpf *b, int cpu, int ring_fd,
 	return err;
 }
 
-int py_bpf_set_proc(struct pybpf *b, uint32_t pid,
-		    const struct pybpf_proc *p)
+int perf_bpf_set_proc(struct perf_bpf *b, uint32_t pid,
+		    const struct sbpf_proc *p)
 {
 	if (!p) {
 		bpf_map_delete_elem(b->procs_fd, &pid);
@@ -212,11 +216,32 @@ int py_bpf_set_proc(struct pybpf *b, uint32_t pid,
 	return 0;
 }
 
-int py_bpf_set_thread(struct pybpf *b, uint32_t tid,
-		      const struct pybpf_thread *th)
+int perf_bpf_set_thread(struct perf_bpf *b, uint32_t tid,
+		      const struct sbpf_thread *th)
 {
 	if (bpf_map_update_elem(b->threads_fd, &tid, th, BPF_ANY))
 		return prof_fail(PROF_EUNAVAIL, "Python frames' BPF map: %s",
 				 strerror(errno));
+	return 0;
+}
+
+int perf_bpf_python(struct perf_bpf *b, int on)
+{
+	uint32_t key = 0, flags = on ? SBPF_PYTHON : 0;
+
+	if (bpf_map_update_elem(b->config_fd, &key, &flags, BPF_ANY))
+		return prof_fail(PROF_EUNAVAIL, "BPF program's configuration: "
+				 "%s", strerror(errno));
+	return 0;
+}
+
+int perf_bpf_set_deep(struct perf_bpf *b, uint32_t pid, uint32_t from,
+		    uint32_t len)
+{
+	struct sbpf_deep d = { from, len };
+
+	if (bpf_map_update_elem(b->deep_fd, &pid, &d, BPF_ANY))
+		return prof_fail(PROF_EUNAVAIL, "BPF program's deep stacks: "
+				 "%s", strerror(errno));
 	return 0;
 }
