@@ -38,7 +38,7 @@ struct ring {
 					 * is only drained on the timeout */
 	uint64_t read_to;		/* records up to here are listed in
 					 * this round: freed after delivery */
-	uint64_t pyout_id;		/* its CPU's Python frames' output
+	uint64_t pyout_id;		/* its CPU's BPF program's output
 					 * event (perfbpf.h), or 0 */
 };
 
@@ -58,7 +58,7 @@ struct event_fd {
 	unsigned raw:1;		/* PERF_SAMPLE_RAW */
 	unsigned regs:1;	/* PERF_SAMPLE_REGS_USER */
 	unsigned ustack:1;	/* PERF_SAMPLE_STACK_USER */
-	unsigned pyout:1;	/* Python frames copied at the sample
+	unsigned pyout:1;	/* what the BPF program copies at the sample
 				 * (perfbpf.h): its CPU's BPF output */
 	unsigned pywake:1;	/* its output that wakes the drainer */
 };
@@ -939,8 +939,8 @@ static void bpf_try(struct perf_session *s)
 		fd = probe_fd(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK,
 			      STAT_MODE_USER);
 		err = fd < 0 ? prof_fail(PROF_EUNAVAIL, "cannot open an "
-					 "event to attach the Python frames' "
-					 "BPF program to: %s", strerror(-fd)) :
+					 "event to attach the BPF program to: "
+					 "%s", strerror(-fd)) :
 			       perf_bpf_attach(s->bpf, fd);
 	}
 	if (fd >= 0)
@@ -964,7 +964,7 @@ static int stack_copies(const struct perf_event_spec *specs, size_t n)
 	return 0;
 }
 
-/* List BPF output event fd (its CPU's Python frames, or its wake-ups)
+/* List BPF output event fd (its CPU's copies, or its wake-ups)
  * with the session's events (closed with them): its id, or 0. */
 static uint64_t add_bpf_fd(struct perf_session *s, int fd, int wake)
 {

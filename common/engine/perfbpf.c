@@ -67,7 +67,7 @@ int perf_bpf_open(struct perf_bpf **out)
 				 "namespace of its own");
 	libbpf_set_print(quiet);
 	if (ncpus <= 0)
-		return prof_fail(PROF_EUNAVAIL, "Python frames' BPF program: "
+		return prof_fail(PROF_EUNAVAIL, "BPF program: "
 				 "cannot count the CPUs");
 	b = calloc(1, sizeof(*b));
 	if (!b)
@@ -79,7 +79,7 @@ int perf_bpf_open(struct perf_bpf **out)
 	if (!b->obj) {
 		err = errno;
 		free(b);
-		return prof_fail(PROF_EUNAVAIL, "Python frames' BPF program: "
+		return prof_fail(PROF_EUNAVAIL, "BPF program: "
 				 "cannot open: %s", strerror(err));
 	}
 	m = bpf_object__find_map_by_name(b->obj, "out");
@@ -89,13 +89,13 @@ int perf_bpf_open(struct perf_bpf **out)
 		m = bpf_object__find_map_by_name(b->obj, "wake");
 	if (!m || bpf_map__set_max_entries(m, (uint32_t)ncpus)) {
 		perf_bpf_close(b);
-		return prof_fail(PROF_EUNAVAIL, "Python frames' BPF program: "
+		return prof_fail(PROF_EUNAVAIL, "BPF program: "
 				 "no output map");
 	}
 	err = bpf_object__load(b->obj);
 	if (err) {
 		perf_bpf_close(b);
-		return prof_fail(PROF_EUNAVAIL, "Python frames' BPF program: "
+		return prof_fail(PROF_EUNAVAIL, "BPF program: "
 				 "cannot load: %s", strerror(-err));
 	}
 	prog = bpf_object__find_program_by_name(b->obj, "pyframes");
@@ -110,7 +110,7 @@ int perf_bpf_open(struct perf_bpf **out)
 	    b->threads_fd < 0 || b->out_fd < 0 || b->wake_fd < 0 ||
 	    b->deep_fd < 0 || b->config_fd < 0) {
 		perf_bpf_close(b);
-		return prof_fail(PROF_EUNAVAIL, "Python frames' BPF program: "
+		return prof_fail(PROF_EUNAVAIL, "BPF program: "
 				 "incomplete object");
 	}
 	*out = b;
@@ -128,8 +128,8 @@ void perf_bpf_close(struct perf_bpf *b)
 int perf_bpf_attach(struct perf_bpf *b, int fd)
 {
 	if (ioctl(fd, PERF_EVENT_IOC_SET_BPF, b->prog_fd))
-		return prof_fail(PROF_EUNAVAIL, "cannot attach the Python "
-				 "frames' BPF program: %s", strerror(errno));
+		return prof_fail(PROF_EUNAVAIL, "cannot attach the BPF "
+				 "program: %s", strerror(errno));
 	return 0;
 }
 
@@ -162,8 +162,8 @@ static int output_event(int map_fd, int cpu, int ring_fd,
 	f = syscall(SYS_perf_event_open, &a, -1, cpu, -1,
 		    PERF_FLAG_FD_CLOEXEC);
 	if (f < 0)
-		return prof_fail(PROF_EUNAVAIL, "cannot open the Python "
-				 "frames' output on CPU %d: %s", cpu,
+		return prof_fail(PROF_EUNAVAIL, "cannot open the BPF "
+				 "program's output on CPU %d: %s", cpu,
 				 strerror(errno));
 	val = (uint32_t)f;
 	if (ioctl((int)f, PERF_EVENT_IOC_SET_OUTPUT, ring_fd) ||
@@ -171,8 +171,8 @@ static int output_event(int map_fd, int cpu, int ring_fd,
 		int err = errno;
 
 		close((int)f);
-		return prof_fail(PROF_EUNAVAIL, "cannot direct the Python "
-				 "frames' output on CPU %d: %s", cpu,
+		return prof_fail(PROF_EUNAVAIL, "cannot direct the BPF "
+				 "program's output on CPU %d: %s", cpu,
 				 strerror(err));
 	}
 	*fd = (int)f;
@@ -186,7 +186,7 @@ int perf_bpf_output(struct perf_bpf *b, int cpu, int ring_fd,
 
 	*fd = *wake_fd = -1;
 	if (cpu < 0 || cpu >= b->ncpus)
-		return prof_fail(PROF_EUNAVAIL, "CPU %d: no Python frames' "
+		return prof_fail(PROF_EUNAVAIL, "CPU %d: no BPF program's "
 				 "output", cpu);
 	err = output_event(b->out_fd, cpu, ring_fd, sample_type, clockid, 0,
 			   fd);
@@ -211,7 +211,7 @@ int perf_bpf_set_proc(struct perf_bpf *b, uint32_t pid,
 		return 0;
 	}
 	if (bpf_map_update_elem(b->procs_fd, &pid, p, BPF_ANY))
-		return prof_fail(PROF_EUNAVAIL, "Python frames' BPF map: %s",
+		return prof_fail(PROF_EUNAVAIL, "BPF program's map: %s",
 				 strerror(errno));
 	return 0;
 }
@@ -220,7 +220,7 @@ int perf_bpf_set_thread(struct perf_bpf *b, uint32_t tid,
 		      const struct sbpf_thread *th)
 {
 	if (bpf_map_update_elem(b->threads_fd, &tid, th, BPF_ANY))
-		return prof_fail(PROF_EUNAVAIL, "Python frames' BPF map: %s",
+		return prof_fail(PROF_EUNAVAIL, "BPF program's map: %s",
 				 strerror(errno));
 	return 0;
 }
