@@ -1544,15 +1544,8 @@ static void stack_more_add(struct perf_session *s, uint32_t cpu,
 	if (h.len > len || r.len > h.len - sizeof(h) - sizeof(r) || !r.len ||
 	    r.addr + r.len < r.addr)
 		return;
-	if (cpu >= s->nmore) {
-		struct stack_more *n = realloc(s->more, (cpu + 1) * sizeof(*n));
-
-		if (!n)
-			return;
-		memset(n + s->nmore, 0, (cpu + 1 - s->nmore) * sizeof(*n));
-		s->more = n;
-		s->nmore = cpu + 1;
-	}
+	if (ALLOC_GROW_ZERO(s->more, (size_t)cpu + 1, s->nmore))
+		return;
 	m = &s->more[cpu];
 	/* The next record of the same copy goes on where the last ended. */
 	if (m->tid != tid || m->pid != pid || r.addr != m->end)

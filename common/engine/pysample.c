@@ -243,17 +243,9 @@ void py_samples_frames(struct py_samples *ps, uint32_t cpu, uint32_t pid,
 {
 	struct pending *pd;
 
-	if (cpu >= 4096 || !tid)
+	if (cpu >= 4096 || !tid ||
+	    ALLOC_GROW_ZERO(ps->pend, (size_t)cpu + 1, ps->npend))
 		return;
-	if (cpu >= ps->npend) {
-		struct pending *n = realloc(ps->pend, (cpu + 1) * sizeof(*n));
-
-		if (!n)
-			return;
-		memset(n + ps->npend, 0, (cpu + 1 - ps->npend) * sizeof(*n));
-		ps->pend = n;
-		ps->npend = cpu + 1;
-	}
 	pd = &ps->pend[cpu];
 	pd->tid = 0;
 	if (ALLOC_GROW(pd->buf, len, pd->alloc))

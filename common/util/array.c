@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "array.h"
 
@@ -24,5 +25,17 @@ int array_grow(void **ptr, size_t elem_size, size_t nr, size_t *alloc)
 		return -1;
 	*ptr = p;
 	*alloc = n;
+	return 0;
+}
+
+int array_grow_zero(void **ptr, size_t elem_size, size_t nr, size_t *alloc)
+{
+	size_t old = *alloc;
+
+	if (array_grow(ptr, elem_size, nr, alloc))
+		return -1;
+	if (*alloc > old)
+		memset((char *)*ptr + old * elem_size, 0,
+		       (*alloc - old) * elem_size);
 	return 0;
 }
