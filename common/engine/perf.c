@@ -131,15 +131,16 @@ struct perf_session {
 	uint64_t pm_dropped;
 	struct py_samples *py;		/* target.python's, or NULL */
 	int py_eager;			/* drain every ms from the start */
-	struct perf_bpf *bpf;		/* Python frames copied at the
-					 * sample, or NULL: */
+	struct perf_bpf *bpf;		/* the BPF program (perfbpf.h):
+					 * Python frames and deep stacks
+					 * copied at the sample; or NULL: */
 	char bpf_why[160];		/* why not */
 	char bpf_partial[160];	/* why not on some event or CPU */
 	size_t bpf_events;		/* sampling events it rides on */
 	int bpf_py;			/* it copies Python frames */
-	/* Deep stacks: the processes the program copies more of (pids,
-	 * deep_pids of them), each CPU's copy waiting for its sample, the
-	 * samples completed so. */
+	/* Deep stacks: the processes the program copies more of
+	 * (deep_pids, ndeep of them), each CPU's copy waiting for its
+	 * sample, the samples whose copy was extended. */
 	uint32_t *deep_pids;
 	size_t ndeep, alloc_deep;
 	struct stack_more *more;
@@ -162,8 +163,12 @@ struct stack_more {
 };
 
 /* How much more of a deep stack the program copies: three times the
- * kernel's largest copy. */
+ * kernel's largest copy (SBPF_STACK_RECORDS records of
+ * SBPF_STACK_PAGES pages). */
 #define DEEP_MORE (3 * 65536u)
+_Static_assert(DEEP_MORE ==
+	       SBPF_STACK_RECORDS * SBPF_STACK_PAGES * SBPF_PAGE,
+	       "the program copies what it is asked to");
 
 static long sys_perf_event_open(struct perf_event_attr *attr, pid_t pid,
 				int cpu, int group_fd, unsigned long flags)
