@@ -345,7 +345,8 @@ check_shares() {
 check_hot_lines() {
 	shares_profile "$1"
 	json_of shares.out -lines
-	local f loop n k other
+	local f loop n k other per=100
+	[[ -z ${PYMODE-} ]] || per=50
 	for f in a b c; do
 		loop=$(grep -n "# @$f\$" shares.py | cut -d: -f1 | paste -sd, -)
 		[[ $loop == *,* ]] || fail "no loop lines of $f in shares.py"
@@ -358,7 +359,11 @@ check_hot_lines() {
 				and .file == $o and (.line as $x | $ls | index($x)))
 			| .samples["cpu-clock"]] | add // 0' <<<"$json")
 		other=$((n - k))
-		((other <= 1 + n / 100)) ||
+		# Frames read from the process (--python=read) are read a
+		# millisecond or so after the sample: one at the end of a
+		# call may find the function past its loop (22 of 2 005, 1.1%,
+		# seen in CI); copied at the sample, none can.
+		((other <= 1 + n / per)) ||
 			fail "$f: $other of $n samples outside its loop (lines $loop): $(jq -c --arg f "$f" '[.rows[] | select(.procedure == $f) | [.line, .samples["cpu-clock"]]]' <<<"$json")"
 		# Both lines of the loop have samples.
 		for k in ${loop//,/ }; do
