@@ -825,7 +825,15 @@ check_uprofile() {
 	for fn in '<module>' main a b c; do
 		assert_line --regexp "^ +[0-9.]+ +[0-9.]+ +[0-9]+ +$fn( +\\([0-9]+ more not shown\\))?\$"
 	done
-	refute_line --partial _PyEval_EvalFrameDefault
+	# The eval loop's frames, only where a sample kept its native
+	# frames (with the BPF program, one drained too late to read its
+	# frames from the process: the interpreter's start under load), at
+	# most 1% of the samples.
+	local n big
+	n=$(sed -n 's/^ *cpu-clock.*: \([0-9]*\) samples.*/\1/p' <<<"$output")
+	big=$(awk -v n="$n" '/_PyEval_EvalFrameDefault/ && $3 * 100 > n' <<<"$output")
+	[[ -n $n && -z $big ]] ||
+		fail "the eval loop's frames in more than 1% of $n samples: $big"
 }
 
 @test "pyframes 3.9: uprofile -g shows the Python functions, in their shares" {

@@ -50,11 +50,19 @@ struct pending {
  * tid: a thread not found or moved is told again). */
 #define TOLD_SLOTS 1024
 struct told {
-	uint32_t tid;
+	uint32_t tid;		/* 0: none */
+	bool told;		/* th is what the program was told */
 	struct sbpf_thread th;	/* th.ts 0: runs no Python (was told so) */
+	uint64_t missing;	/* since when its walks find no state */
 };
 /* How long a thread that ran no Python is not looked at again. */
 #define RETRY_NS 10000000ULL
+/* How long a thread whose walks find no state has its samples wake the
+ * drainer before the program is told it runs no Python: a thread's state
+ * comes a moment after the thread (the interpreter's start, a new thread
+ * binding the state its creator made), and its first Python samples
+ * would go without frames for RETRY_NS. */
+#define GRACE_NS 50000000ULL
 
 struct py_samples {
 	struct pyproc *procs;
@@ -327,7 +335,8 @@ static bool no_python(struct py_samples *ps, uint32_t tid)
 {
 	const struct told *t = &ps->told[tid % TOLD_SLOTS];
 
-	return t->tid == tid && !t->th.ts && now_ns() < t->th.retry_ns;
+	return t->tid == tid && t->told && !t->th.ts &&
+	       now_ns() < t->th.retry_ns;
 }
 
 /* Tell the program where thread tid's state is, when the walk found it
@@ -337,26 +346,38 @@ static void tell_thread(struct py_samples *ps, struct pyproc *pp,
 {
 	struct told *t = &ps->told[tid % TOLD_SLOTS];
 	struct sbpf_thread th;
+	uint64_t now;
 
 	if (py_exited(pp->p))
 		return;
-	/* Its walk found no thread state (err), or one with no frame to
-	 * keep: it runs no Python, so far; the program need not wake us
-	 * for its samples for a while.  One that ran Python keeps what it
-	 * was told (a moment without its state, as at a fork, is not the
-	 * end of it; a state that moved is found again by the walk of a
-	 * copy that is not the thread's). */
+	if (t->tid != tid) {
+		memset(t, 0, sizeof(*t));
+		t->tid = tid;
+	}
+	/* Its walk found no thread state, or one with no frame to keep:
+	 * it runs no Python, so far; after GRACE_NS of that, the program
+	 * need not wake us for its samples for a while.  One that ran
+	 * Python keeps what it was told (a moment without its state, as at
+	 * a fork, is not the end of it; a state that moved is found again
+	 * by the walk of a copy that is not the thread's). */
 	if (!py_bpf_thread_of(pp->p, (pid_t)tid, &th)) {
-		if (t->tid == tid && t->th.ts)
+		if (t->told && t->th.ts)
+			return;
+		now = now_ns();
+		if (!t->missing)
+			t->missing = now;
+		if (now - t->missing < GRACE_NS)
 			return;
 		memset(&th, 0, sizeof(th));
-		th.retry_ns = now_ns() + RETRY_NS;
+		th.retry_ns = now + RETRY_NS;
+	} else {
+		t->missing = 0;
 	}
-	if (t->tid == tid && !memcmp(&t->th, &th, sizeof(th)))
+	if (t->told && !memcmp(&t->th, &th, sizeof(th)))
 		return;
 	if (perf_bpf_set_thread(ps->bpf, tid, &th))
 		return;
-	t->tid = tid;
+	t->told = true;
 	t->th = th;
 }
 
@@ -375,7 +396,7 @@ void py_samples_woken(struct py_samples *ps, uint32_t pid, uint32_t tid)
 		tell_proc(ps, &ps->procs[i]);
 	/* Likewise a thread: told again after its sample's walk. */
 	if (t->tid == tid)
-		t->tid = 0;
+		t->told = false;
 }
 
 uint64_t py_samples_read_since(struct py_samples *ps)
