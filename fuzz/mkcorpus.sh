@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 
 c=fuzz/corpus
 rm -rf "$c"
-mkdir -p "$c"/{profile,elf,kallsyms,profileme,stats,jitmap,perfdata,pylines}
+mkdir -p "$c"/{profile,elf,kallsyms,profileme,stats,jitmap,perfdata,pylines,bpfrec}
 
 # hex -> bytes, for records written out field by field below.
 unhex() { python3 -c 'import sys; sys.stdout.buffer.write(bytes.fromhex(sys.argv[1]))' "$1"; }
@@ -191,6 +191,18 @@ unhex "88000000""0802040106010802040106011003080208010e0110010802080108010c01040
 unhex "45000000""000a0401060108020a0108010c0108010c020401080308010601080104020a010e020801020102010c010c01040104ff020102ff08030a0102010c010c010a0112010a020a01080132010e011c011801080108010a01" \
 	>"$c/pylines/lnotab-39"
 unhex "e8f8b2ff""ffffffffff009ff000010d39" >"$c/pylines/negative-first"
+
+# bpfrec: records of the BPF program (common/engine/bpf/sample_bpf.h,
+# little-endian): a Python frames record ("PYBF", tid, length) with a
+# thread state's 16 bytes and a frame's 12 (padded to 16), a deep
+# stack's record ("STAK") of one 8-byte region, and a frames record
+# whose region claims more than it holds.
+unhex "50594246""39300000""50000000""00000000""0010000000700000""10000000""00000000""00112233445566778899aabbccddeeff""2010000000700000""0c000000""00000000""0102030405060708090a0b0c00000000" \
+	>"$c/bpfrec/frames"
+unhex "5354414b""39300000""28000000""00000000""00f0ffffff7f0000""08000000""00000000""1122334455667788" \
+	>"$c/bpfrec/stack"
+unhex "50594246""39300000""30000000""00000000""0010000000700000""00010000""00000000""0011223344556677" \
+	>"$c/bpfrec/cut"
 
 # stats: values typed after -e, -F, -c, -d, -stride.
 printf '%s\n' cycles cycles:u retinst:uk cpu-clock:k pm_retire \

@@ -1538,18 +1538,12 @@ static void stack_more_add(struct perf_session *s, uint32_t cpu,
 			   uint32_t pid, uint32_t tid, uint64_t time,
 			   const uint8_t *raw, size_t len)
 {
-	struct sbpf_head h;
-	struct sbpf_region r;
+	struct perf_bpf_region r;
 	struct stack_more *m;
 
-	if (len < sizeof(h) + sizeof(r) || cpu >= 4096)
-		return;
-	memcpy(&h, raw, sizeof(h));
-	memcpy(&r, raw + sizeof(h), sizeof(r));
-	if (h.len > len || r.len > h.len - sizeof(h) - sizeof(r) || !r.len ||
-	    r.addr + r.len < r.addr)
-		return;
-	if (ALLOC_GROW_ZERO(s->more, (size_t)cpu + 1, s->nmore))
+	if (cpu >= 4096 ||
+	    !perf_bpf_regions(raw, len, SBPF_STACK_MAGIC, &r, 1) ||
+	    ALLOC_GROW_ZERO(s->more, (size_t)cpu + 1, s->nmore))
 		return;
 	m = &s->more[cpu];
 	/* The next record of the same copy goes on where the last ended. */
@@ -1566,8 +1560,7 @@ static void stack_more_add(struct perf_session *s, uint32_t cpu,
 		m->tid = 0;
 		return;
 	}
-	memcpy(m->buf + (m->end - m->start), raw + sizeof(h) + sizeof(r),
-	       r.len);
+	memcpy(m->buf + (m->end - m->start), r.data, r.len);
 	m->end += r.len;
 }
 

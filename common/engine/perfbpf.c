@@ -20,6 +20,7 @@
 
 #include "perfbpf.h"
 #include "bpf/sample_bpf.h"
+#include "common/util/bytes.h"
 #include "common/util/error.h"
 
 extern const unsigned char perf_bpf_obj_start[], perf_bpf_obj_end[];
@@ -244,4 +245,35 @@ int perf_bpf_set_deep(struct perf_bpf *b, uint32_t pid, uint32_t from,
 		return prof_fail(PROF_EUNAVAIL, "BPF program's deep stacks: "
 				 "%s", strerror(errno));
 	return 0;
+}
+
+size_t perf_bpf_regions(const uint8_t *rec, size_t len, uint32_t magic,
+			struct perf_bpf_region *out, size_t max)
+{
+	struct bytes b = bytes_of(rec, len);
+	uint64_t reclen, addr, n;
+	size_t k = 0;
+
+	if (bytes_host32(&b) != magic)
+		return 0;
+	bytes_skip(&b, 4);			/* tid */
+	reclen = bytes_host32(&b);
+	bytes_skip(&b, 4);			/* pad */
+	if (b.bad || reclen > len)
+		return 0;
+	b = bytes_of(rec, (size_t)reclen);
+	bytes_skip(&b, sizeof(struct sbpf_head));
+	while (k < max && bytes_left(&b) >= sizeof(struct sbpf_region)) {
+		const uint8_t *data;
+
+		addr = bytes_host64(&b);
+		n = bytes_host32(&b);
+		bytes_skip(&b, 4);		/* pad */
+		data = n <= bytes_left(&b) ? bytes_get(&b, (size_t)n) : NULL;
+		if (!data || !n || !addr || addr + n < addr)
+			break;
+		out[k++] = (struct perf_bpf_region){ addr, (size_t)n, data };
+		bytes_skip(&b, (size_t)(((n + 7) & ~(uint64_t)7) - n));
+	}
+	return k;
 }

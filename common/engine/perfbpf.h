@@ -34,6 +34,7 @@
 #ifndef COMMON_ENGINE_PERFBPF_H
 #define COMMON_ENGINE_PERFBPF_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 struct perf_bpf;
@@ -60,6 +61,22 @@ int perf_bpf_set_proc(struct perf_bpf *b, uint32_t pid,
  * for its samples from th->retry_ns on). */
 int perf_bpf_set_thread(struct perf_bpf *b, uint32_t tid,
 		      const struct sbpf_thread *th);
+
+/* One region of a record the program wrote: len bytes of the sampled
+ * thread's memory at addr, at data (in the record). */
+struct perf_bpf_region {
+	uint64_t addr;
+	size_t len;
+	const uint8_t *data;
+};
+/*
+ * The regions of the record rec of len bytes (sample_bpf.h's head, then
+ * regions, each padded to 8) whose head has magic, into out[] (max):
+ * how many, every one checked to lie in the record (0: not such a
+ * record).  The bytes are the process's: untrusted, as a read of it.
+ */
+size_t perf_bpf_regions(const uint8_t *rec, size_t len, uint32_t magic,
+			struct perf_bpf_region *out, size_t max);
 
 /* Whether the program copies Python frames (else it only completes deep
  * stacks). */

@@ -14,6 +14,7 @@
 
 #include "pyframes.h"
 #include "bpf/sample_bpf.h"
+#include "perfbpf.h"
 #include "common/util/hash.h"
 #include "common/util/strpool.h"
 
@@ -219,11 +220,7 @@ struct py_proc {
 	 * regions), as py_snap_set() found them: reads inside one are
 	 * served from it.  None between walks. */
 	bool copy_only;		/* py_copy_only() */
-	struct py_snap_region {
-		uint64_t addr;
-		size_t len;
-		const uint8_t *data;
-	} snap[PY_SNAP_REGIONS];
+	struct perf_bpf_region snap[PY_SNAP_REGIONS];
 	size_t nsnap;
 	struct ts_slot threads[TS_CACHE];	/* by tid % TS_CACHE */
 	/* Memory read around a frame: win[i] is the process's byte at

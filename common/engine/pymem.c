@@ -41,27 +41,10 @@ bool py_process_gone(pid_t pid)
 void py_snap_set(struct py_proc *p)
 {
 	const struct py_stack_copy *c = p->copy;
-	struct sbpf_head h;
-	struct sbpf_region r;
-	size_t at;
 
-	p->nsnap = 0;
-	if (!c || !c->frames || c->frames_len < sizeof(h))
-		return;
-	memcpy(&h, c->frames, sizeof(h));
-	if (h.magic != SBPF_MAGIC || h.len > c->frames_len)
-		return;
-	/* Regions one after the other, each checked to lie in the record. */
-	for (at = sizeof(h); at + sizeof(r) <= h.len &&
-	     p->nsnap < PY_SNAP_REGIONS; ) {
-		memcpy(&r, c->frames + at, sizeof(r));
-		at += sizeof(r);
-		if (r.len > h.len - at || !r.addr || r.addr + r.len < r.addr)
-			break;
-		p->snap[p->nsnap++] = (struct py_snap_region){
-			r.addr, r.len, c->frames + at };
-		at += (r.len + 7) & ~(size_t)7;
-	}
+	p->nsnap = c && c->frames ?
+		   perf_bpf_regions(c->frames, c->frames_len, SBPF_MAGIC,
+				    p->snap, PY_SNAP_REGIONS) : 0;
 }
 
 void py_snap_clear(struct py_proc *p)
@@ -75,7 +58,7 @@ const uint8_t *py_snap_find(const struct py_proc *p, uint64_t addr,
 	size_t i;
 
 	for (i = 0; i < p->nsnap; i++) {
-		const struct py_snap_region *r = &p->snap[i];
+		const struct perf_bpf_region *r = &p->snap[i];
 
 		if (addr >= r->addr && addr - r->addr <= r->len &&
 		    len <= r->len - (addr - r->addr))
