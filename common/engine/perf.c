@@ -2026,14 +2026,19 @@ int perf_session_poll(struct perf_session *s, int timeout_ms,
 	    (timeout_ms < 0 || timeout_ms > py_ms))
 		timeout_ms = py_ms;
 	/* With the BPF program, only until a python's CPython is found
-	 * (the program knows no process before), while the last drain
+	 * (the program knows no process before) and while the last drain
 	 * read frames from the process (threads it was not told of yet:
-	 * its wake-up records wake the drainer for their first samples),
-	 * and with an off-CPU statistic, whose samples at the switches
-	 * (no program there) are read from the process, while it runs. */
+	 * its wake-up records wake the drainer for their first samples). */
 	if (s->bpf_py && ((s->py_eager && !py_samples_active(s->py)) ||
-			    py_samples_read_since(s->py) ||
-			    (s->sw.stacks && s->nrecs > 0)) &&
+			    py_samples_read_since(s->py)) &&
+	    (timeout_ms < 0 || timeout_ms > PY_WAKE_MS))
+		timeout_ms = PY_WAKE_MS;
+	/* An off-CPU statistic's samples at the switches (no program
+	 * there) are read from the process: every PY_WAKE_MS while a
+	 * CPython is read, records or not, so that a thread that switched
+	 * out is read while it still waits (a drain with no records would
+	 * otherwise leave the next switch to the watermark). */
+	if (s->py && s->sw.stacks && py_samples_active(s->py) &&
 	    (timeout_ms < 0 || timeout_ms > PY_WAKE_MS))
 		timeout_ms = PY_WAKE_MS;
 	r = poll(s->pfds, n, timeout_ms);
