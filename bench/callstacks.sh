@@ -16,8 +16,7 @@
 #           KiB, stacks deeper than the copy
 #
 # Each workload runs under each profiler, user mode, cpu-clock at FREQ Hz
-# (default 4000, perf's default: CPU times are counted in ticks of 10 ms,
-# so the more samples the finer the figure per sample).  The profiler's
+# (default 4000, perf's default).  The profiler's
 # own CPU time is read from /proc/PID/stat when it has exited and is not
 # yet reaped (utime + stime, without its children's): no process stands
 # between the profiler and the workload (perf's DWARF stacks of a process
@@ -44,7 +43,10 @@
 # and `-callers HOTTEST` on uprofile's.  Without --call-graph in the
 # build, uprofile's rows say "uprofile: not available".
 #
-# uprofile runs once per stack copy size of SIZES ("32768 65528": the
+# uprofile runs once without call stacks (uprofile/none: the floor, what
+# a sample costs it before any stack is taken; its ratio to perf's says
+# how far under perf's any stack collection could go), then once per
+# stack copy size of SIZES ("32768 65528": the
 # copy of each sample, --call-graph=dwarf,SIZE), each with its row and
 # ratios, and a line with its ring's room (the ring's pages are run.c's,
 # whatever the size), the samples lost and those whose stack ran out of
@@ -80,18 +82,28 @@ command -v perf >/dev/null || { echo "perf is not installed" >&2; exit 1; }
 
 # selfcpu FILE COMMAND [ARG...]: run COMMAND; write to FILE its own CPU
 # seconds (user + system, all its threads) and its reaped children's,
-# read while it is a zombie (waitid WNOWAIT), then reap it.
+# read while it is a zombie (waitid WNOWAIT), then reap it.  Its main
+# thread's time is the scheduler's, to the nanosecond (schedstat); the
+# other threads' (perf's and uprofile's second threads: little) and the
+# children's are in clock ticks (10 ms), all /proc/PID/stat has.
 cat >"$work/selfcpu.py" <<'EOF'
 import os, subprocess, sys
 p = subprocess.Popen(sys.argv[2:])
 os.waitid(os.P_PID, p.pid, os.WEXITED | os.WNOWAIT)
-with open("/proc/%d/stat" % p.pid) as f:
-    fields = f.read().rsplit(")", 1)[1].split()
+def ticks(path):
+    with open(path) as f:
+        return f.read().rsplit(")", 1)[1].split()[11:15]
 tick = os.sysconf("SC_CLK_TCK")
-utime, stime, cutime, cstime = (int(x) / tick for x in fields[11:15])
+utime, stime, cutime, cstime = (int(x) / tick
+                                for x in ticks("/proc/%d/stat" % p.pid))
+mu, ms = (int(x) / tick for x in ticks("/proc/%d/task/%d/stat" %
+                                       (p.pid, p.pid))[:2])
+with open("/proc/%d/schedstat" % p.pid) as f:
+    main = int(f.read().split()[0]) / 1e9
 p.wait()
 with open(sys.argv[1], "w") as f:
-    f.write("%.2f %.2f\n" % (utime + stime, cutime + cstime))
+    f.write("%.6f %.2f\n" % (main + max(0, utime + stime - mu - ms),
+                             cutime + cstime))
 sys.exit(p.returncode)
 EOF
 selfcpu() {
@@ -159,7 +171,12 @@ row() {
 			printf " %9.1f", xs
 		else
 			printf " %9s", "-"
-		printf " %11d %9.0f %8.2f%% %8.2f\n", b, bs, cs, w
+		printf " %11d %9.0f", b, bs
+		if (n > 0)
+			printf " %8.2f%%", cs
+		else
+			printf " %9s", "-"
+		printf " %8.2f\n", w
 	}'
 }
 
@@ -173,6 +190,34 @@ if [[ -n $have_uprofile ]] && selfcpu "$work/uprofile.base" \
 	-o "$work/base.out" true >/dev/null 2>&1; then
 	u_base=$(cpu_of "$work/uprofile.base")
 fi
+un_base=0
+if selfcpu "$work/none.base" "$uprofile" -quiet -e cpu-clock -F "$freq" \
+	-o "$work/none-base.out" true >/dev/null 2>&1; then
+	un_base=$(cpu_of "$work/none.base")
+fi
+
+# run_floor DIR: the workload under uprofile without call stacks (its
+# row, uprofile/none, less uprofile without stacks on true): what a
+# sample costs uprofile before any stack, and its ratio to perf's.
+run_floor() {
+	local d=$1 n
+	if ! selfcpu "$d/none.time" "$uprofile" -quiet -e cpu-clock \
+		-F "$freq" -o "$d/none.out" "${cmd[@]}" >/dev/null \
+		2>"$d/none.err"; then
+		echo "  uprofile/none: failed ($(head -n 1 "$d/none.err"))"
+		return
+	fi
+	n=$("$uprofile" -i "$d/none.out" --format json |
+		jq '[.statistics[].samples] | add')
+	row uprofile/none "$n" "$(cpu_of "$d/none.time")" "$un_base" "" \
+		"$(stat -c %s "$d/none.out")" 0 0 "$(children_of "$d/none.time")"
+	awk -v ps="$p_samples" -v pc="$p_cpu" -v pz="$p_base" -v n="$n" \
+		-v c="$(cpu_of "$d/none.time")" -v z="$un_base" 'BEGIN {
+		if (ps == 0 || n == 0 || pc <= pz) exit
+		printf "  ratio uprofile/none/perf: us/sample %.3f (no stacks: the floor under any stack collection)\n",
+			((c - z) / n) / ((pc - pz) / ps)
+	}'
+}
 
 # run_uprofile DIR SIZE: the workload under uprofile --call-graph=dwarf
 # with SIZE bytes of stack copied per sample, its row, the ratios to
@@ -227,7 +272,8 @@ run_uprofile() {
 
 printf 'load average: %s; cpu-clock:u at %s Hz, DWARF stacks\n' \
 	"$(cut -d' ' -f1-3 /proc/loadavg)" "$freq"
-printf 'profilers on true: perf %s s, uprofile %s s of CPU\n' "$p_base" "$u_base"
+printf 'profilers on true: perf %s s, uprofile %s s (without stacks %s s) of CPU\n' \
+	"$p_base" "$u_base" "$un_base"
 for w in "${workloads[@]}"; do
 	setup_workload "$w"
 	d=$work/$w
@@ -256,6 +302,7 @@ for w in "${workloads[@]}"; do
 		echo "  uprofile: not available (no --call-graph in this build)"
 		continue
 	fi
+	run_floor "$d"
 	for size in $sizes; do
 		run_uprofile "$d" "$size" || continue 2
 	done
