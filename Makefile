@@ -109,7 +109,7 @@ TEST_TOOLS := $(BUILD)/tests/symtool $(BUILD)/tests/tablecheck \
 	$(BUILD)/tests/decodecheck $(BUILD)/tests/unwcheck $(BUILD)/tests/cficheck \
 	$(BUILD)/tests/unwstep $(BUILD)/tests/pystack \
 	$(BUILD)/tests/mkstacks $(BUILD)/tests/mkcallstacks $(BUILD)/tests/mkevents \
-	$(BUILD)/tests/mkswitches
+	$(BUILD)/tests/mkswitches $(BUILD)/tests/mkrename
 
 all: $(TOOL_BIN) $(TPROG_BIN) $(TEST_TOOLS)
 

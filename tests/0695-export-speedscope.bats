@@ -187,6 +187,18 @@ jsonschema.validate(json.load(open(sys.argv[2])), json.load(open(sys.argv[1])))
 	assert_near "$(jq '.profiles[0].weight / 1e9' <<<"$sum")" 0.8 0.2
 }
 
+# The worker of phases2 names itself first thing; its rename's record may
+# reach a drain after samples taken after it, from another CPU's ring
+# (a CI run named it "phases2, worker" in the test below).
+@test "a rename drained after samples taken after it: they take the new name (mkrename)" {
+	run -0 "$TPROG/mkrename" rn.out "$TPROG/demo"
+	run -0 "$UPROFILE" -i rn.out --by=tid,comm --format json
+	run -0 jq -c '[.rows[] | [.tid, .comm, .samples["cpu-clock"]]] | sort' <<<"$output"
+	# 101: all four samples after the rename; 102: one before it, so
+	# its 5 ms sample (counted before the record came) stays "prog"
+	assert_output '[[101,"worker",4],[102,"prog",2],[102,"worker",1]]'
+}
+
 @test "speedscope: two threads, each its own profile in time order; the sleeping one's sleep is a gap" {
 	prof two "$PHASES2" -t 300
 	export_ss two.out two.json

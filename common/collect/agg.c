@@ -101,9 +101,10 @@ void collect_thread_name(struct thread *t, const char *comm)
 	t->task = NO_TASK;
 }
 
-/* The task a sample of pid/tid is charged to: its thread under the
- * name it has now. */
-uint32_t collect_task_of(struct collector *c, uint32_t pid, uint32_t tid)
+/* The task a sample of pid/tid taken at time is charged to: its thread
+ * under the name it has now. */
+uint32_t collect_task_of(struct collector *c, uint32_t pid, uint32_t tid,
+			 uint64_t time)
 {
 	struct thread *t = collect_thread_get(c, pid, tid);
 	uint32_t *cached = t ? &t->task : &c->task_nobody;
@@ -111,8 +112,12 @@ uint32_t collect_task_of(struct collector *c, uint32_t pid, uint32_t tid)
 
 	if (!t && (tid != NO_PROC || c->oom))
 		return NO_TASK;
-	if (*cached != NO_TASK)
+	if (*cached != NO_TASK) {
+		k = &c->tasks[*cached];
+		if (time < k->first)
+			k->first = time;
 		return *cached;
+	}
 	if (ALLOC_GROW(c->tasks, c->ntasks + 1, c->alloc_tasks)) {
 		c->oom = 1;
 		return NO_TASK;
@@ -123,6 +128,7 @@ uint32_t collect_task_of(struct collector *c, uint32_t pid, uint32_t tid)
 	memset(k->comm, 0, sizeof(k->comm));
 	if (t)
 		memcpy(k->comm, t->comm, sizeof(k->comm));
+	k->first = time;
 	*cached = (uint32_t)c->ntasks++;
 	return *cached;
 }

@@ -313,6 +313,29 @@ static void expect_process(struct collector *c, uint32_t pid)
 		c->oom = 1;
 }
 
+/*
+ * Thread t took its new name (t->comm) at time, and task k, its old name,
+ * has only samples taken after that: they came in a drain before the
+ * rename's record (another CPU's ring, read before the record was
+ * written), and are the new name's.  Then k takes the name, and 1 is
+ * returned; 0 where k keeps its samples (one was taken before, or a
+ * task of the thread has the new name already).
+ */
+static int renamed_before(struct collector *c, uint32_t k,
+			  const struct thread *t, uint64_t time)
+{
+	size_t i;
+
+	if (c->tasks[k].first <= time)
+		return 0;
+	for (i = 0; i < c->ntasks; i++)
+		if (c->tasks[i].tid == t->tid && c->tasks[i].pid == t->pid &&
+		    !memcmp(c->tasks[i].comm, t->comm, sizeof(t->comm)))
+			return 0;
+	memcpy(c->tasks[k].comm, t->comm, sizeof(t->comm));
+	return 1;
+}
+
 void collector_comm(struct collector *c, uint32_t pid, uint32_t tid,
 		    const char *comm, int exec, uint64_t time)
 {
@@ -322,8 +345,13 @@ void collector_comm(struct collector *c, uint32_t pid, uint32_t tid,
 	struct thread *t = collect_thread_get(c, pid, tid);
 
 	if (t) {
+		uint32_t k = t->task;
+
 		collect_thread_name(t, comm);
 		t->recorded = true;
+		if (t->task == NO_TASK && k != NO_TASK &&
+		    renamed_before(c, k, t, time))
+			t->task = k;
 	}
 	if (!exec)
 		return;
@@ -512,7 +540,7 @@ void collector_sample(struct collector *c, const struct collect_sample *s)
 	if (s->stat >= c->nstats)
 		return;
 	/* Named now: a name it takes later is not this sample's. */
-	task = collect_task_of(c, s->pid, s->tid);
+	task = collect_task_of(c, s->pid, s->tid, s->time);
 	switch (s->cpumode) {
 	case PERF_RECORD_MISC_KERNEL:
 		count_mode(c, s->cpu, s->pid == 0 ? PROF_MODE_IDLE :

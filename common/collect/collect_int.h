@@ -119,10 +119,12 @@ struct thread {
 				 * only from /proc */
 };
 
-/* What samples are charged to: a thread under one name. */
+/* What samples are charged to: a thread under one name; first: the
+ * time of the earliest sample charged to it. */
 struct task {
 	uint32_t pid, tid;
 	char comm[COMM_LEN];
+	uint64_t first;
 };
 
 struct parked {
@@ -286,7 +288,8 @@ struct thread *collect_thread_get(struct collector *c, uint32_t pid,
 void collect_thread_name(struct thread *t, const char *comm);
 /* The task a sample of pid/tid is charged to: its thread under the name
  * it has now; NO_TASK out of memory. */
-uint32_t collect_task_of(struct collector *c, uint32_t pid, uint32_t tid);
+uint32_t collect_task_of(struct collector *c, uint32_t pid, uint32_t tid,
+			 uint64_t time);
 /* Add k to its entry (made when new), and to the time stream when time
  * is kept. */
 void collect_aggregate(struct collector *c, const struct charge *k);

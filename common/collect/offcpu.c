@@ -229,7 +229,7 @@ static void charge(struct collector *c, struct collect_offcpu *o,
 	 * while it was off CPU, and a rename before its switch out (an
 	 * exec) may have come in a later drain than the sample taken at
 	 * the switch out (another CPU's ring), never later than this. */
-	uint32_t task = collect_task_of(c, t->pid, t->tid);
+	uint32_t task = collect_task_of(c, t->pid, t->tid, from);
 
 	if (to <= from)
 		return;
