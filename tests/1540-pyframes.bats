@@ -826,14 +826,16 @@ check_uprofile() {
 		assert_line --regexp "^ +[0-9.]+ +[0-9.]+ +[0-9]+ +$fn( +\\([0-9]+ more not shown\\))?\$"
 	done
 	# The eval loop's frames, only where a sample kept its native
-	# frames (with the BPF program, one drained too late to read its
-	# frames from the process: the interpreter's start under load), at
-	# most 1% of the samples.
+	# frames: with the BPF program, one of a thread the program was not
+	# told of yet (the interpreter's start), drained too late to read
+	# its frames from the process.  At most 5% of the samples (2.1% in
+	# a CI run of the sanitizer build beside other tests, under 1%
+	# alone; a splice that fails has them in all).
 	local n big
 	n=$(sed -n 's/^ *cpu-clock.*: \([0-9]*\) samples.*/\1/p' <<<"$output")
-	big=$(awk -v n="$n" '/_PyEval_EvalFrameDefault/ && $3 * 100 > n' <<<"$output")
+	big=$(awk -v n="$n" '/_PyEval_EvalFrameDefault/ && $3 * 20 > n' <<<"$output")
 	[[ -n $n && -z $big ]] ||
-		fail "the eval loop's frames in more than 1% of $n samples: $big"
+		fail "the eval loop's frames in more than 5% of $n samples: $big"
 }
 
 @test "pyframes 3.9: uprofile -g shows the Python functions, in their shares" {
