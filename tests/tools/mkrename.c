@@ -26,6 +26,7 @@
 #include "common/profile/profile.h"
 #include "common/stats/stats.h"
 #include "common/util/error.h"
+#include "mkprofile.h"
 
 #define MS 1000000ull
 #define PID 100
@@ -48,8 +49,7 @@ int main(int argc, char **argv)
 		.flags = PROF_STAT_TIME,
 	};
 	struct collector *c;
-	struct profile *tpl, **ps = NULL;
-	int n, err;
+	struct profile *tpl;
 
 	if (argc != 3) {
 		fprintf(stderr, "usage: mkrename OUT PROG\n");
@@ -75,16 +75,5 @@ int main(int argc, char **argv)
 	sample(c, 101, 8 * MS);
 	sample(c, 102, 8 * MS);
 	sample(c, 101, 9 * MS);
-	n = collector_build(c, tpl, &ps);
-	err = n != 1 ? (n < 0 ? n : -PROF_EFORMAT) :
-	      profile_write(ps[0], argv[1]);
-	if (err) {
-		fprintf(stderr, "mkrename: %s\n", prof_error(err));
-		return 1;
-	}
-	profile_free(ps[0]);
-	free(ps);
-	profile_free(tpl);
-	collector_free(c);
-	return 0;
+	return mk_write_one("mkrename", c, tpl, argv[1]);
 }

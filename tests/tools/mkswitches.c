@@ -25,6 +25,7 @@
 #include "common/profile/profile.h"
 #include "common/stats/stats.h"
 #include "common/util/error.h"
+#include "mkprofile.h"
 
 #define MS 1000000ull
 #define PID 100
@@ -74,8 +75,7 @@ int main(int argc, char **argv)
 	const uint64_t regs1[] = { 0, 0x7ffc00000000, 0x7f0000001234 };
 	const uint64_t regs3[] = { 0, 0x7ffc00000000, 0x400100 };
 	struct collector *c;
-	struct profile *tpl, **ps = NULL;
-	int n, err;
+	struct profile *tpl;
 
 	if (argc != 3) {
 		fprintf(stderr, "usage: mkswitches OUT PROG\n");
@@ -101,16 +101,5 @@ int main(int argc, char **argv)
 	switch_out(c, 4 * MS, NULL, 0, KTEXT + 0x300, NULL);
 	switch_out(c, 7 * MS, chain3, 4, KTEXT + 0x400, regs3);
 	collector_switch_end(c, 10 * MS);
-	n = collector_build(c, tpl, &ps);
-	err = n != 1 ? (n < 0 ? n : -PROF_EFORMAT) :
-	      profile_write(ps[0], argv[1]);
-	if (err) {
-		fprintf(stderr, "mkswitches: %s\n", prof_error(err));
-		return 1;
-	}
-	profile_free(ps[0]);
-	free(ps);
-	profile_free(tpl);
-	collector_free(c);
-	return 0;
+	return mk_write_one("mkswitches", c, tpl, argv[1]);
 }
