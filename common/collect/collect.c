@@ -326,7 +326,8 @@ static int renamed_before(struct collector *c, uint32_t k,
 {
 	size_t i;
 
-	if (c->tasks[k].first <= time)
+	/* (A record without its time, 0, says nothing of the order.) */
+	if (!time || c->tasks[k].first <= time)
 		return 0;
 	for (i = 0; i < c->ntasks; i++)
 		if (c->tasks[i].tid == t->tid && c->tasks[i].pid == t->pid &&
